@@ -1,0 +1,16 @@
+"""leaderboard: is the winner of a machine-learning competition the best model, or the luckiest?
+
+The pipeline, one module per stage::
+
+    ingest (read_leaderboard) -> noise (build_noise_model) -> tiers (leader_anchored_tiers)
+    -> report (write_html, write_json)
+
+:func:`analyze` runs the statistics end to end and returns an :class:`Analysis`.
+"""
+from leaderboard.analysis import Analysis, Settings, analyze
+from leaderboard.errors import InputError
+from leaderboard.metrics import Metric, get_metric
+
+__version__ = "0.1.0"
+
+__all__ = ["Analysis", "InputError", "Metric", "Settings", "analyze", "get_metric", "__version__"]

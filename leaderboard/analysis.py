@@ -1,0 +1,185 @@
+"""The pipeline in one call: ingest -> noise -> tiers, returning an :class:`Analysis`.
+
+The command line and the report both consume :class:`Analysis`; nothing here imports the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from leaderboard.errors import InputError
+from leaderboard.ingest import Leaderboard
+from leaderboard.metrics import Metric
+from leaderboard.noise import NoiseModel
+from leaderboard.noise.grid import build_noise_model
+from leaderboard.progress import Progress
+from leaderboard.tiers import Tiers, leader_anchored_tiers
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the user chose, echoed in the report and the JSON."""
+
+    metric: Metric
+    higher_is_better: bool
+    n_test: int | None
+    prevalence: float | None
+    alpha: float = 0.05
+    draws: int = 2000
+    seed: int = 0
+    correlation: float = 0.0
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The result of analysing one leaderboard.
+
+    Attributes
+    ----------
+    leaderboard : Leaderboard
+        What was read, with every dropped row accounted for.
+    settings : Settings
+    table : DataFrame
+        One row per entry in rank order with columns ``rank`` (ties share the best rank), ``team``,
+        ``score``, ``ci_low``, ``ci_high``, ``sd``, ``d95``, ``p_vs_anchor``, ``tier`` and, when the
+        input has them, ``public_score`` and ``private_score``. Interval columns are NaN and
+        ``tier`` is 0 when no noise model applies.
+    noise : NoiseModel or None
+        The simulated noise, or None with the reason in ``notes``.
+    tiers : Tiers or None
+    d95 : float or None
+        d95 at the leader's score.
+    notes : tuple of str
+        Plain sentences for the reader (why there are no intervals, what was assumed).
+    """
+
+    leaderboard: Leaderboard
+    settings: Settings
+    table: pd.DataFrame
+    noise: NoiseModel | None
+    tiers: Tiers | None
+    d95: float | None
+    notes: tuple[str, ...] = ()
+
+
+def rank_entries(entries: pd.DataFrame, higher_is_better: bool) -> pd.DataFrame:
+    """Sort entries best first (stable, so equal scores keep file order); equal scores share a rank.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"team": list("abcd"), "score": [0.7, 0.9, 0.7, 0.8]})
+    >>> rank_entries(df, True)[["team", "rank"]].values.tolist()
+    [['b', 1], ['d', 2], ['a', 3], ['c', 3]]
+    """
+    ordered = entries.sort_values("score", ascending=not higher_is_better, kind="stable")
+    ordered = ordered.reset_index(drop=True)
+    ranks = ordered["score"].rank(method="min", ascending=not higher_is_better)
+    ordered.insert(0, "rank", ranks.astype(int))
+    return ordered
+
+
+def scores_only_p_values(scores: np.ndarray, sd: np.ndarray, correlation: float,
+                         higher_is_better: bool):
+    """One-sided p-values for "entry j is at least as good as the anchor", from scores alone.
+
+    The difference of two observed scores is taken as normal with variance
+    ``sd_a**2 + sd_j**2 - 2 * correlation * sd_a * sd_j``. With ``correlation = 0`` (each entry
+    as if on its own test set) the variance is the largest it can be for positively correlated
+    entries, so the test is conservative when entries share one test set, as on a leaderboard.
+    """
+    sign = 1.0 if higher_is_better else -1.0
+
+    def p_value(anchor: int, others: np.ndarray) -> np.ndarray:
+        gap = sign * (scores[anchor] - scores[others])
+        var = sd[anchor] ** 2 + sd[others] ** 2 - 2 * correlation * sd[anchor] * sd[others]
+        se = np.sqrt(np.maximum(var, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
+        return norm.sf(z)
+
+    return p_value
+
+
+def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True) -> Analysis:
+    """Rank a leaderboard, simulate its sampling noise, and cut it into tiers.
+
+    Parameters
+    ----------
+    leaderboard : Leaderboard
+        From :func:`leaderboard.ingest.read_leaderboard`.
+    settings : Settings
+    quiet : bool
+        No progress bar when True.
+
+    Returns
+    -------
+    Analysis
+    """
+    _check_settings(settings)
+    table = rank_entries(leaderboard.entries, settings.higher_is_better)
+    metric = settings.metric
+    scores = table["score"].to_numpy(dtype=float)
+    _check_scores_in_range(table, metric, leaderboard.source)
+    notes: list[str] = []
+    for column in ("ci_low", "ci_high", "sd", "d95", "p_vs_anchor"):
+        table[column] = np.nan
+    table["tier"] = 0
+
+    noise = tiers = d95 = None
+    if metric.noise_model is None:
+        notes.append(f"Intervals and tiers are not available for {metric.label} yet: the project has "
+                     "no noise model for it, so entries are ranked but not compared.")
+    elif settings.n_test is None:
+        notes.append("No test-set size was given (--n-test), so the sampling noise cannot be "
+                     "simulated: entries are ranked but not compared.")
+    else:
+        progress = Progress("simulating test sets", quiet=quiet)
+        noise = build_noise_model(metric, scores, n_test=settings.n_test,
+                                  prevalence=settings.prevalence, draws=settings.draws,
+                                  seed=settings.seed, alpha=settings.alpha, progress=progress)
+        progress.close()
+        table["ci_low"], table["ci_high"] = noise.interval(scores)
+        table["sd"] = noise.sd_at(scores)
+        table["d95"] = noise.d95_at(scores)
+        p_value = scores_only_p_values(scores, table["sd"].to_numpy(), settings.correlation,
+                                       settings.higher_is_better)
+        tiers = leader_anchored_tiers(len(table), p_value, settings.alpha)
+        table["tier"] = tiers.tier
+        table["p_vs_anchor"] = tiers.p_vs_anchor
+        d95 = noise.leader.d95
+        if settings.correlation == 0:
+            notes.append("Comparisons assume each entry's score moves independently, as if every "
+                         "entry had its own test set. Entries scored on one shared test set are "
+                         "positively correlated, so the real differences are less noisy than "
+                         "assumed: tiers are conservative (wider) and no difference is overstated.")
+        else:
+            notes.append(f"Comparisons assume a correlation of {settings.correlation:g} between "
+                         "entries' scores (--correlation), as entries on one shared test set have.")
+    return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
+                    tiers=tiers, d95=d95, notes=tuple(notes))
+
+
+def _check_settings(settings: Settings) -> None:
+    if not 0 < settings.alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {settings.alpha:g}")
+    if settings.draws < 100:
+        raise InputError(f"--draws must be at least 100, got {settings.draws}")
+    if not -1 < settings.correlation < 1:
+        raise InputError(f"--correlation must be in (-1, 1), got {settings.correlation:g}")
+    if settings.n_test is not None and settings.n_test < 2:
+        raise InputError(f"--n-test must be at least 2, got {settings.n_test}")
+    if settings.prevalence is not None and not 0 < settings.prevalence < 1:
+        raise InputError(f"--prevalence must be strictly between 0 and 1, got {settings.prevalence:g}")
+
+
+def _check_scores_in_range(table: pd.DataFrame, metric: Metric, source: str) -> None:
+    bad = (table["score"] < metric.lower_bound) | (table["score"] > metric.upper_bound)
+    if bad.any():
+        row = table.loc[bad].iloc[0]
+        raise InputError(f"score {row['score']:g} of team {row['team']!r} is outside the range of "
+                         f"{metric.label} [{metric.lower_bound:g}, {metric.upper_bound:g}]; "
+                         f"{int(bad.sum())} row(s) out of range — is --metric right?",
+                         file=source, row=int(row["line"]))

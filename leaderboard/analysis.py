@@ -137,7 +137,8 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                      "simulated: entries are ranked but not compared.")
     else:
         progress = Progress("simulating test sets", quiet=quiet)
-        noise = build_noise_model(metric, scores, n_test=settings.n_test,
+        noise = build_noise_model(metric, scores, leader_score=float(scores[0]),
+                                  n_test=settings.n_test,
                                   prevalence=settings.prevalence, draws=settings.draws,
                                   seed=settings.seed, alpha=settings.alpha, progress=progress)
         progress.close()

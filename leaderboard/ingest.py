@@ -1,12 +1,38 @@
 """Stage 1, ingest: read a leaderboard file into a :class:`Leaderboard`.
 
-(Implementation in progress: see the helper's brief.)
+Two layouts are understood: Kaggle's leaderboard download (``TeamId,TeamName,SubmissionDate,Score``,
+a history of each team's improvements) and a plain table of teams and scores, optionally with
+``public_score``/``private_score`` columns. Every problem with the file is an :class:`InputError`
+naming the file, the line and the column, never a traceback.
+
+Line numbers assume one physical line per record (no line breaks inside quoted fields), which holds
+for leaderboard exports. Blank lines are skipped but still counted, so numbers match an editor's.
 """
 from __future__ import annotations
 
+import lzma
+import os
+import re
+import warnings
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from leaderboard.errors import InputError
+
+KAGGLE_COLUMNS = ("TeamId", "TeamName", "SubmissionDate", "Score")
+TEAM_COLUMNS = ("team", "team_name", "teamname", "name", "participant", "model", "entry")
+SCORE_COLUMNS = ("score",)
+PUBLIC_COLUMNS = ("public_score", "public")
+PRIVATE_COLUMNS = ("private_score", "private")
+# Spellings of "no value" accepted in the *other* split's column (not in the analysed one).
+_MISSING = {"", "nan", "na", "n/a", "null", "none", "-"}
+_MAX_LINES = 20  # DroppedRows keeps at most this many line numbers
+_SHOW = 5  # bad lines / values quoted in an error message
+_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # pandas decompresses these by suffix
 
 
 @dataclass(frozen=True)
@@ -53,3 +79,278 @@ class Leaderboard:
     split: str | None
     rows_read: int
     dropped: tuple[DroppedRows, ...] = ()
+
+
+def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
+                     team_col: str | None = None, score_col: str | None = None,
+                     public_col: str | None = None, private_col: str | None = None,
+                     split: str = "private") -> Leaderboard:
+    """Read a leaderboard CSV (UTF-8, with or without a BOM).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The CSV file; ``.zip``/``.gz``/... holding one CSV (as Kaggle serves downloads) also work.
+        Columns exactly ``TeamId,TeamName,SubmissionDate,Score`` mean a Kaggle download: the
+        best row of each ``TeamId`` is kept, the others are reported in ``dropped``.
+    higher_is_better : bool
+        Direction of the metric; decides which of a team's submissions is its best in a Kaggle
+        download (equal best scores: the earliest ``SubmissionDate`` is kept).
+    team_col, score_col : str, optional
+        Columns of a plain table; auto-detected when not given (team: the first of ``team``,
+        ``team_name``, ``teamname``, ``name``, ``participant``, ``model``, ``entry``; score:
+        ``score``), case-insensitively. An explicit ``score_col`` always wins. Team names are
+        stripped of surrounding spaces; repeated names stay separate entries.
+    public_col, private_col : str, optional
+        The public and private score columns; auto-detected as ``public_score``/``private_score``
+        or ``public``/``private``. With both, ``split`` picks the one analysed; with one, that
+        one is used.
+    split : {"private", "public"}
+        Which score ranks when the table has both. The other is kept in the entries, and may be
+        blank for some rows; the analysed one may not.
+
+    Returns
+    -------
+    Leaderboard
+        With ``rows_read == len(entries) + sum(d.count for d in dropped)``.
+
+    Raises
+    ------
+    InputError
+        Missing, unreadable or empty file; a column not found (the message lists those present);
+        a score that is not a finite number; an empty team name.
+
+    Examples
+    --------
+    >>> from leaderboard.resources import data_dir
+    >>> lb = read_leaderboard(data_dir() / "example_kaggle_download.csv", higher_is_better=True)
+    >>> lb.format, lb.score_column, len(lb.entries)
+    ('kaggle-download', 'Score', 40)
+    >>> lb.rows_read == len(lb.entries) + sum(d.count for d in lb.dropped)
+    True
+    >>> lb = read_leaderboard(data_dir() / "example_leaderboard.csv", higher_is_better=True)
+    >>> lb.format, lb.score_column, lb.split, list(lb.entries.columns)
+    ('table', 'private_score', 'private', ['team', 'score', 'line', 'public_score', 'private_score'])
+    """
+    source = str(path)
+    if split not in ("private", "public"):
+        raise InputError(f"split must be 'private' or 'public', not {split!r}", file=source)
+    raw = _read_csv(Path(path), source)
+    if not _is_kaggle(raw.columns):
+        return _read_table(raw, source, team_col, score_col, public_col, private_col, split)
+    if public_col is not None or private_col is not None:
+        raise InputError("this is a Kaggle leaderboard download, with one score column 'Score' "
+                         "and no public/private columns; drop the public/private column options",
+                         file=source)
+    for given, expected in ((team_col, "TeamName"), (score_col, "Score")):
+        if given is not None and given.strip().lower() != expected.lower():
+            raise InputError(f"this is a Kaggle leaderboard download: its column is {expected!r}, "
+                             f"not {given!r}; drop that option", file=source)
+    return _read_kaggle(raw, source, higher_is_better)
+
+
+def _read_csv(path: Path, source: str) -> pd.DataFrame:
+    """Every cell as a string, blank lines dropped, indexed by 1-based line number in the file."""
+    if not path.exists():
+        raise InputError("file not found; check the path", file=source)
+    if path.is_dir():
+        raise InputError("is a directory, not a CSV file", file=source)
+    try:
+        # Strings first so that bad scores can be quoted back exactly. Blank lines are kept here
+        # (and dropped below) so that the row index maps to the file's line numbers.
+        # index_col=False: else pandas silently makes a first column of a row with one field too
+        # many the index; it warns instead, and the warning is turned into an error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            raw = pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False,
+                              skip_blank_lines=False, index_col=False)
+    except pd.errors.EmptyDataError:
+        raise InputError("the file is empty: expected a header line and data rows",
+                         file=source) from None
+    except UnicodeDecodeError:
+        raise _decode_error(path, source) from None
+    except pd.errors.ParserWarning:  # only for the first data row, which is line 2
+        raise InputError("not a well-formed CSV: this line has more fields than the header; "
+                         "quote any field that contains a comma", file=source, row=2) from None
+    except pd.errors.ParserError as err:
+        raise _parser_error(str(err), source) from None
+    except (EOFError, ValueError, zipfile.BadZipFile, lzma.LZMAError) as err:
+        # pandas decompresses .gz/.zip/... by suffix (Kaggle's downloads come zipped); a damaged
+        # archive or a zip holding several files ends up here.
+        raise InputError(f"not a readable CSV file ({_first_line(err)})", file=source) from None
+    except OSError as err:  # includes gzip.BadGzipFile
+        raise InputError(f"cannot be read: {err.strerror or _first_line(err)}",
+                         file=source) from None
+    if len(raw.columns) == 0:
+        raise InputError("the first line is blank; the header (column names) must be on line 1",
+                         file=source, row=1)
+    raw = raw.fillna("")
+    raw.index = pd.RangeIndex(2, len(raw) + 2)  # the header is line 1
+    raw = raw[~raw.apply(lambda col: col.str.strip() == "").all(axis=1)]
+    if raw.empty:
+        raise InputError("no data rows: nothing below the header line", file=source)
+    return raw
+
+
+def _first_line(err: BaseException | str) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else "unknown error"
+
+
+def _decode_error(path: Path, source: str) -> InputError:
+    if path.suffix.lower() in _COMPRESSED:
+        return InputError("the compressed file does not hold UTF-8 text; is it a CSV file? "
+                          "Save it as 'CSV UTF-8'", file=source)
+    # pandas decodes in chunks, so its error offset is not the file's: decode the bytes here.
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        return InputError(f"not UTF-8 text (byte 0x{data[err.start]:02x}); is it a CSV file? "
+                          "Save it as 'CSV UTF-8'", file=source, row=line)
+    return InputError("not UTF-8 text; save it as 'CSV UTF-8'", file=source)
+
+
+def _parser_error(message: str, source: str) -> InputError:
+    m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
+    if m:
+        return InputError(f"not a well-formed CSV: this line has {m[3]} fields but the header has "
+                          f"{m[1]}; quote any field that contains a comma", file=source,
+                          row=int(m[2]))
+    m = re.search(r"EOF inside string starting at row (\d+)", message)
+    if m:  # pandas counts rows from 0 at the header
+        return InputError("not a well-formed CSV: a quoted field starting on this line is never "
+                          "closed", file=source, row=int(m[1]) + 1)
+    return InputError(f"not a readable CSV file ({_first_line(message)})", file=source)
+
+
+def _is_kaggle(columns: pd.Index) -> bool:
+    return tuple(columns) == KAGGLE_COLUMNS
+
+
+def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Leaderboard:
+    _require_nonempty(raw, "TeamId", source, "every submission needs its team's id")
+    _require_nonempty(raw, "TeamName", source, "every entry needs a team name")
+    score = _numbers(raw, "Score", source, allow_missing=False)
+    # Earliest submission first among equal best scores; unparseable dates go last, then file order.
+    when = pd.to_datetime(raw["SubmissionDate"], errors="coerce", format="ISO8601")
+    order = pd.DataFrame({"team_id": raw["TeamId"].str.strip(), "score": score, "when": when,
+                          "line": raw.index})
+    order = order.sort_values(["score", "when", "line"], na_position="last", kind="stable",
+                              ascending=[not higher_is_better, True, True])
+    best = order.drop_duplicates("team_id", keep="first").sort_values("line")
+    entries = pd.DataFrame({"team": raw.loc[best["line"], "TeamName"].str.strip().to_numpy(),
+                            "score": best["score"].to_numpy(dtype=float),
+                            "line": best["line"].to_numpy(dtype=int)})
+    superseded = np.setdiff1d(raw.index.to_numpy(), entries["line"].to_numpy())
+    dropped = ()
+    if len(superseded):
+        dropped = (DroppedRows("superseded by the team's better submission", len(superseded),
+                               tuple(int(x) for x in superseded[:_MAX_LINES])),)
+    return Leaderboard(entries=entries, source=source, format="kaggle-download",
+                       score_column="Score", split=None, rows_read=len(raw), dropped=dropped)
+
+
+def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col: str | None,
+                public_col: str | None, private_col: str | None, split: str) -> Leaderboard:
+    team = _column(raw, team_col, TEAM_COLUMNS, "team", "team_col", source)
+    public = _column(raw, public_col, PUBLIC_COLUMNS, None, "public_col", source)
+    private = _column(raw, private_col, PRIVATE_COLUMNS, None, "private_col", source)
+    chosen_split = None
+    if score_col is not None:
+        score = _column(raw, score_col, (), "score", "score_col", source)
+        if public and private and score in (public, private):
+            chosen_split = "private" if score == private else "public"
+    elif public and private:
+        score, chosen_split = (private, "private") if split == "private" else (public, "public")
+    else:
+        found = _column(raw, None, SCORE_COLUMNS, None, "score_col", source)
+        score = found or public or private
+        if score is None:
+            raise InputError(f"no score column: name it 'score' (or public_score/private_score) or "
+                             f"give score_col; columns in the file: {_list(raw)}", file=source)
+    _require_nonempty(raw, team, source, "every entry needs a team name")
+    entries = pd.DataFrame({"team": raw[team].str.strip(),
+                            "score": _numbers(raw, score, source, allow_missing=False),
+                            "line": raw.index.to_numpy(dtype=int)})
+    for name, col in (("public_score", public), ("private_score", private)):
+        if col is not None:
+            entries[name] = _numbers(raw, col, source, allow_missing=col != score)
+    entries = entries.reset_index(drop=True)
+    return Leaderboard(entries=entries, source=source, format="table", score_column=score,
+                       split=chosen_split, rows_read=len(raw))
+
+
+def _column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...], role: str | None,
+            option: str, source: str) -> str | None:
+    """The file's column for ``given`` (exact, else unique case-insensitive match) or candidates.
+
+    Raises when ``given`` is not found, or when nothing is found and ``role`` is set (required).
+    """
+    columns = list(raw.columns)
+    if given is not None:
+        if given in columns:
+            return given
+        loose = [c for c in columns if c.strip().lower() == given.strip().lower()]
+        if len(loose) == 1:
+            return loose[0]
+        raise InputError(f"column {given!r} ({option}) not found; columns in the file: "
+                         f"{_list(raw)}{_separator_hint(columns)}", file=source)
+    by_key = {c.strip().lower(): c for c in reversed(columns)}  # reversed: the first one wins
+    for cand in candidates:
+        if cand in by_key:
+            return by_key[cand]
+    if role is not None:
+        raise InputError(f"no {role} column: name it one of {', '.join(candidates)} or give "
+                         f"{option}; columns in the file: {_list(raw)}{_separator_hint(columns)}",
+                         file=source)
+    return None
+
+
+def _list(raw: pd.DataFrame, limit: int = 20) -> str:
+    names = [" ".join(str(c).split()) or "''" for c in raw.columns]
+    more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def _separator_hint(columns: list[str]) -> str:
+    # A semicolon- or tab-separated file reads as one column whose name holds every header.
+    if len(columns) == 1:
+        for sep, word in ((";", "semicolons"), ("\t", "tabs")):
+            if sep in columns[0]:
+                return f" (the file seems separated by {word}; save it comma-separated)"
+    return ""
+
+
+def _lines(mask: pd.Series) -> tuple[int, str]:
+    """How many rows ``mask`` selects, and "line 4" or "lines 4, 9, ..." naming the first few."""
+    lines = mask.index[mask.to_numpy()].tolist()
+    shown = ", ".join(map(str, lines[:_SHOW])) + (", ..." if len(lines) > _SHOW else "")
+    return len(lines), f"line{'s' if len(lines) > 1 else ''} {shown}"
+
+
+def _require_nonempty(raw: pd.DataFrame, col: str, source: str, why: str) -> None:
+    empty = raw[col].str.strip() == ""
+    n, where = _lines(empty)
+    if n:
+        raise InputError(f"{n} {'row is' if n == 1 else 'rows are'} empty ({where}); {why}",
+                         file=source, row=int(empty.idxmax()), column=col)
+
+
+def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool) -> pd.Series:
+    """Column ``col`` as finite floats; blanks become NaN only when ``allow_missing``."""
+    text = raw[col].str.strip()
+    values = pd.to_numeric(text, errors="coerce").astype(float)
+    bad = ~np.isfinite(values)
+    if allow_missing:
+        missing = text.str.lower().isin(_MISSING)
+        values[missing] = np.nan
+        bad &= ~missing
+    n, where = _lines(bad)
+    if n:
+        quoted = ", ".join(repr(v[:20]) for v in raw.loc[bad, col].head(_SHOW))
+        rows = "row is not a number" if n == 1 else "rows are not numbers"
+        raise InputError(f"{n} {rows} ({where}): {quoted}; fix or delete them", file=source,
+                         row=int(bad.idxmax()), column=col)
+    return values

@@ -103,5 +103,6 @@ def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05
             if kept.size:
                 end = int(kept.max())
         tier[start:end + 1] = current
+        p_vs_anchor[start] = np.nan  # an anchor is not tested against anyone in its own tier
         start, current = end + 1, current + 1
     return Tiers(tier=tier, p_vs_anchor=p_vs_anchor, method="leader-anchored, Holm", alpha=alpha)

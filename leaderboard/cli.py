@@ -1,0 +1,145 @@
+"""Command line: a thin layer over :func:`leaderboard.analyze` and the report writers.
+
+Every user mistake surfaces as one line on stderr and exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from leaderboard import __version__
+from leaderboard.analysis import Analysis, Settings, analyze
+from leaderboard.errors import InputError
+from leaderboard.ingest import read_leaderboard
+from leaderboard.metrics import get_metric, metric_names
+from leaderboard.resources import data_dir
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, like every other input error
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="leaderboard", description="Is the winner the best model, or the "
+                     "luckiest? Sampling-noise intervals and tiers for competition leaderboards.")
+    parser.add_argument("--version", action="version", version=f"leaderboard {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("analyze", help="analyse a leaderboard file: intervals, d95, tiers, "
+                              "HTML report and JSON")
+    run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
+                     "(TeamId,TeamName,SubmissionDate,Score) or a table of teams and scores")
+    run.add_argument("--example", action="store_true", help="analyse the bundled example (its "
+                     "metric, --n-test and --prevalence are preset; options given here override)")
+    run.add_argument("--metric", help=f"metric that ranks the board: {', '.join(metric_names())}")
+    run.add_argument("--n-test", type=int, help="rows in the test set that ranks the board")
+    run.add_argument("--prevalence", type=float, help="share of positives in that test set (AUC)")
+    run.add_argument("--team-col", help="column of team names (default: detected)")
+    run.add_argument("--score-col", help="column of scores (default: detected)")
+    run.add_argument("--public-col", help="column of public-board scores")
+    run.add_argument("--private-col", help="column of private-board scores")
+    run.add_argument("--split", choices=("private", "public"), default="private",
+                     help="with both public and private columns, the one that ranks (default: "
+                          "private)")
+    direction = run.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,
+                           help="override the metric's direction")
+    direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
+    run.add_argument("--alpha", type=float, default=0.05, help="error rate of intervals and tiers "
+                     "(default 0.05)")
+    run.add_argument("--draws", type=int, default=2000, help="simulated test sets per score level "
+                     "(default 2000)")
+    run.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    run.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between "
+                     "entries' scores (default 0: independent, the conservative choice)")
+    run.add_argument("-o", "--output", default="report.html", help="HTML report path "
+                     "(default report.html)")
+    run.add_argument("--json", help="also write the results as JSON to this path")
+    run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    return parser
+
+
+def _example_defaults(args: argparse.Namespace) -> None:
+    preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
+    if args.file is not None:
+        raise InputError("give either a FILE or --example, not both")
+    args.file = str(data_dir() / preset["file"])
+    for option in ("metric", "n_test", "prevalence"):
+        if getattr(args, option) is None:
+            setattr(args, option, preset[option])
+
+
+def run_analyze(args: argparse.Namespace) -> Analysis:
+    """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
+    from leaderboard.report import write_html, write_json  # the report is the last stage
+
+    if args.example:
+        _example_defaults(args)
+    if args.file is None:
+        raise InputError("no leaderboard file given (or use --example)")
+    if args.metric is None:
+        raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
+    metric = get_metric(args.metric)
+    higher = metric.higher_is_better if args.higher is None else args.higher
+    settings = Settings(metric=metric, higher_is_better=higher, n_test=args.n_test,
+                        prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
+                        seed=args.seed, correlation=args.correlation)
+    board = read_leaderboard(args.file, higher_is_better=higher, team_col=args.team_col,
+                             score_col=args.score_col, public_col=args.public_col,
+                             private_col=args.private_col, split=args.split)
+    result = analyze(board, settings, quiet=args.quiet)
+    _write(write_html, result, args.output)
+    if args.json:
+        _write(write_json, result, args.json)
+    if not args.quiet:
+        print(summary(result, args.output, args.json))
+    return result
+
+
+def _write(writer, result: Analysis, path: str) -> None:
+    try:
+        writer(result, path)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def summary(result: Analysis, html_path: str | None = None, json_path: str | None = None) -> str:
+    """A few plain lines for the terminal."""
+    board, settings, table = result.leaderboard, result.settings, result.table
+    direction = "higher" if settings.higher_is_better else "lower"
+    lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
+             f"({settings.metric.label}, {direction} is better)"]
+    if result.d95 is not None:
+        lines.append(f"d95 at the leader's score {table['score'].iloc[0]:.6g}: "
+                     f"{result.d95:.4g} (two equally good models differ by more than this one "
+                     "time in twenty)")
+        top = table.loc[table["tier"] == 1, "team"].tolist()
+        shown = ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
+        lines.append(f"tier 1, statistically tied for first: {len(top)} "
+                     f"entr{'y' if len(top) == 1 else 'ies'}: {shown}")
+    lines.extend(result.notes[:1] if result.noise is None else [])
+    written = [p for p in (html_path, json_path) if p]
+    if written:
+        lines.append("wrote " + " and ".join(written))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``leaderboard`` command; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "analyze":
+            run_analyze(args)
+    except InputError as error:
+        print(f"leaderboard: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("leaderboard: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

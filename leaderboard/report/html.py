@@ -1,0 +1,301 @@
+"""The self-contained HTML report: words and numbers here, geometry in charts.py, layout in the template.
+
+The page has no scripts and loads nothing (CSS inlined, charts as inline SVG), so it works offline.
+Team names and file names are untrusted: they only ever reach the page through Jinja2 autoescaping.
+Nothing time-dependent is printed, so the same analysis always renders to the same bytes.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jinja2
+import numpy as np
+
+from leaderboard.metrics import Metric
+from leaderboard.report import charts
+from leaderboard.report.json_out import anchor_mask
+from leaderboard.resources import templates_dir
+
+if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
+    from leaderboard.analysis import Analysis
+
+TEMPLATE = "report.html.j2"
+SCROLL_ABOVE = 100  # entries; longer tables scroll inside their own box
+
+
+@lru_cache(maxsize=4)
+def _environment(folder: str) -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), autoescape=True,
+                              undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def render_html(analysis: Analysis) -> str:
+    """The report as one HTML string (deterministic for a given analysis)."""
+    env = _environment(str(templates_dir()))
+    return env.get_template(TEMPLATE).render(r=build_context(analysis))
+
+
+def write_html(analysis: Analysis, path) -> None:
+    """Write :func:`render_html` to ``path`` as UTF-8."""
+    Path(path).write_text(render_html(analysis), encoding="utf-8")
+
+
+# --- numbers in words ---------------------------------------------------------------------------
+
+class Numbers:
+    """Formats scores with a precision that suits the metric and the noise.
+
+    Scores of metrics bounded within [-1, 1] (AUC, accuracy, ...) get 4 decimals; others get about 4
+    significant figures. Either way d95 keeps at least 2 significant figures (up to 6 decimals).
+    """
+
+    def __init__(self, metric: Metric, scores: np.ndarray, d95: float | None):
+        finite = np.abs(scores[np.isfinite(scores)])
+        if metric.lower_bound >= -1 and metric.upper_bound <= 1:
+            decimals = 4
+        else:
+            top = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+            decimals = min(max(3 - math.floor(math.log10(top)), 0), 6)
+        if d95 is not None and d95 > 0:
+            decimals = max(decimals, min(1 - math.floor(math.log10(d95)), 6))
+        self.decimals = decimals
+        self.percent_points = metric.lower_bound == 0 and metric.upper_bound == 1
+
+    def score(self, value) -> str:
+        if value is None or not np.isfinite(value):
+            return "\u2014"
+        text = f"{float(value):.{self.decimals}f}"
+        return text.lstrip("-") if float(text) == 0 else text
+
+    def d95(self, value: float) -> str:
+        if self.percent_points:
+            return f"{self.score(value)} ({100 * value:.{max(self.decimals - 2, 1)}f} percentage points)"
+        return self.score(value)
+
+
+def _pct(fraction: float) -> str:
+    return f"{100 * fraction:.3g}%"
+
+
+def _p_value(p: float, anchor: bool) -> str:
+    if anchor:
+        return "anchor"
+    if not np.isfinite(p):
+        return "\u2014"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+# --- the page's parts ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: str
+    items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    team: str
+    score: str
+    interval: str
+    tier: str
+    chip: str
+    p: str
+    public: str
+    private: str
+    starts_tier: bool
+
+
+def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
+    t = a.table
+    n, lead = len(t), t.iloc[0]
+    label = a.settings.metric.label
+    if a.tiers is None:
+        return ("Ranking only: intervals and tiers are not available for this leaderboard.",
+                [*a.notes[:1], f"{lead['team']} ranks first of {n:,} entries with a {label} of "
+                 f"{num.score(lead['score'])}; the table ranks every entry by its observed score."])
+    tier = t["tier"].to_numpy()
+    k, n_tiers = int((tier == 1).sum()), int(tier.max())
+    last = t.iloc[k - 1]
+    said = [f"The leader, {lead['team']}, scored {num.score(lead['score'])}; its {conf} interval "
+            f"for the true score runs from {num.score(lead['ci_low'])} to "
+            f"{num.score(lead['ci_high'])}."]
+    if n == 1:
+        return "There is only one entry, so there is no one to be tied with.", said
+    if k == 1:
+        head = "The leader is alone in tier 1: every other entry is shown to be worse than it."
+    elif k == n:
+        head = f"All {n:,} entries are statistically tied for first place (tier 1)."
+        said.append("This test set is too small to tell any of them apart.")
+    else:
+        head = f"{k:,} entries are statistically tied for first place (tier 1)."
+        said.append(f"The top {k:,} (scores {num.score(lead['score'])} down to "
+                    f"{num.score(last['score'])}) include every entry not shown to be worse than "
+                    "the leader, so this test set does not settle which of them is truly best.")
+    if n_tiers > 1:
+        said.append(f"The {n:,} entries form {n_tiers:,} tiers.")
+    return head, said
+
+
+def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
+    s = a.settings
+    if a.d95 is None or s.n_test is None:
+        return None
+    where = f"{s.n_test:,} rows" + (f", {_pct(s.prevalence)} positives" if s.prevalence else "")
+    return (f"On this test set ({where}), two equally good models differ by more than "
+            f"{num.d95(a.d95)} one time in twenty (d95).")
+
+
+def _facts(a: Analysis, conf: str) -> list[Fact]:
+    lb, s, m = a.leaderboard, a.settings, a.settings.metric
+    kaggle = lb.format == "kaggle-download"
+    facts = [Fact("File", str(lb.source)),
+             Fact("Format", "Kaggle leaderboard download: the best submission of each team is kept"
+                  if kaggle else "table of teams and scores"),
+             Fact("Score column", lb.score_column + (
+                 f" ({lb.split} leaderboard: the file has public and private scores, the {lb.split}"
+                 " one ranks)" if lb.split else "")),
+             Fact("Metric", f"{m.label} ({'higher' if s.higher_is_better else 'lower'} is better)"),
+             Fact("Test set", (f"{s.n_test:,} rows" if s.n_test else "size not given") + (
+                 f", {_pct(s.prevalence)} positives" if s.prevalence else "")),
+             Fact("Entries", f"{len(lb.entries):,} analysed, from {lb.rows_read:,} rows read")]
+    dropped = sum(d.count for d in lb.dropped)
+    items = tuple(_dropped(d) for d in lb.dropped)
+    facts.append(Fact("Rows dropped", f"{dropped:,}" if dropped else "none", items))
+    if a.noise is not None:
+        facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
+                          f"{s.seed}"))
+        facts.append(Fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's "
+                          f"family-wise error at most {_pct(s.alpha)}"))
+        facts.append(Fact("Correlation between entries", f"{s.correlation:g}" + (
+            " (independent: the conservative choice)" if s.correlation == 0 else " (assumed)")))
+    return facts
+
+
+def _dropped(d) -> str:
+    lines = ", ".join(str(x) for x in d.lines[:10])
+    if d.count > min(len(d.lines), 10):
+        lines += ", \u2026"
+    plural = "s" if d.count != 1 else ""
+    return f"{d.reason}: {d.count:,} row{plural}" + (f" (line{plural} {lines})" if d.lines else "")
+
+
+def _rows(a: Analysis, num: Numbers) -> list[Row]:
+    t = a.table
+    has_tiers = a.tiers is not None
+    anchors = anchor_mask(t["tier"].to_numpy()) if has_tiers else np.zeros(len(t), bool)
+    public = t["public_score"] if "public_score" in t.columns else [math.nan] * len(t)
+    private = t["private_score"] if "private_score" in t.columns else [math.nan] * len(t)
+    rows = []
+    for i, (rank, team, score, lo, hi, tier, p, pub, prv) in enumerate(zip(
+            t["rank"], t["team"], t["score"], t["ci_low"], t["ci_high"], t["tier"],
+            t["p_vs_anchor"], public, private)):
+        interval = (f"{num.score(lo)} \u2013 {num.score(hi)}" if np.isfinite(lo) and np.isfinite(hi)
+                    else "\u2014")
+        rows.append(Row(int(rank), str(team), num.score(score), interval,
+                        str(int(tier)) if has_tiers else "\u2014", charts.tier_class(int(tier)),
+                        _p_value(float(p), bool(anchors[i])) if has_tiers else "\u2014",
+                        num.score(pub), num.score(prv), bool(anchors[i]) and i > 0))
+    return rows
+
+
+def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
+    s = a.settings
+    alpha = _pct(s.alpha)
+    method = a.tiers.method if a.tiers is not None else "leader-anchored, Holm"
+    corr = ("Entries are compared as if each had its own test set (correlation 0). On a real "
+            "leaderboard they share one test set, so their scores move together and true "
+            "differences are less noisy than assumed: the tiers come out wider than necessary, "
+            "never narrower. That is the conservative choice."
+            if s.correlation == 0 else
+            f"Entries are compared assuming a correlation of {s.correlation:g} between their scores, "
+            "as entries scored on one shared test set have. If the real correlation is lower, "
+            "tiers are narrower than they should be.")
+    return [
+        Fact("Score", "The entry's score on this one test set, as the leaderboard shows it. A "
+             "different test set drawn the same way would give a somewhat different score."),
+        Fact(f"{conf} interval", f"A {conf} confidence interval for the entry's true score (its "
+             "score on the whole population the test set was drawn from), found by inverting the "
+             "simulated sampling distribution: the interval holds every true score that could "
+             f"plausibly have produced the observed one. If the simulated universe describes how the "
+             f"test set was drawn, such intervals cover the true score {conf} of the time (up to "
+             "simulation error)."),
+        Fact("d95", "How far apart two equally good models land by chance: each scored on its own "
+             "test set of this size, they differ by more than d95 only one time in twenty. Gaps "
+             "smaller than d95 between two entries are weak evidence that one is better."),
+        Fact("Tier", f"Method: {method}. The best remaining entry anchors a tier; every entry "
+             "below it is tested against it, and Holm's procedure decides which are shown to be "
+             f"worse, with family-wise error at most {alpha}. A tier runs from its anchor down to "
+             "the lowest-ranked entry not shown to be worse, so it holds every entry the data "
+             f"cannot separate from the anchor. The truly best entry is left out of tier 1 "
+             f"at most about {alpha} of the time. Tiers after the first depend on the earlier cuts "
+             "and carry no separate guarantee."),
+        Fact("p vs tier anchor", "The one-sided p-value of the test \u201cthis entry is at least as "
+             "good as its tier's anchor\u201d (unadjusted; Holm adjusts the threshold). Small "
+             "values are evidence the entry is worse than the anchor. The anchor itself has none."),
+        Fact("Correlation assumption", corr),
+        Fact("What is not covered", "Only the luck of which rows ended up in the test set. "
+             "Overfitting to a public leaderboard, leakage, label noise and a test set unlike "
+             "future data are outside this analysis."),
+    ]
+
+
+def build_context(a: Analysis) -> dict:
+    """Everything the template prints, already formatted."""
+    s, t = a.settings, a.table
+    num = Numbers(s.metric, t["score"].to_numpy(dtype=float), a.d95)
+    conf = _pct(1 - s.alpha)
+    head, said = _answer(a, num, conf)
+    better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"
+    dots = charts.dot_chart(t, num.score, f"{s.metric.label} ({better})", f"{conf} interval")
+    shown_tiers = sorted({int(x) for x in t["tier"].head(dots.shown)} - {0})
+    n_tiers = int(t["tier"].max())
+    legend_note = ""
+    if shown_tiers and n_tiers > shown_tiers[-1]:
+        below = (f"tier {n_tiers}" if n_tiers == shown_tiers[-1] + 1
+                 else f"tiers {shown_tiers[-1] + 1}\u2013{n_tiers}")
+        legend_note = f"{below} below the chart, in the table"
+    if n_tiers > len(charts.PALETTE):
+        legend_note += ("; " if legend_note else "") + (
+            f"colours repeat every {len(charts.PALETTE)} tiers")
+    context = {
+        "title": f"Best model or luckiest? {s.metric.label} leaderboard",
+        "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
+        "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
+        "has_noise": a.noise is not None,
+        "facts": _facts(a, conf), "dots": dots,
+        "legend": [(f"tier {k}", charts.tier_class(k)) for k in shown_tiers],
+        "legend_note": legend_note,
+        "more_notes": list(a.notes if a.noise is not None else a.notes[1:]),
+        "rows": _rows(a, num), "scroll": len(t) > SCROLL_ABOVE,
+        "has_public": "public_score" in t.columns, "has_private": "private_score" in t.columns,
+        "palette": [(f"c{i}", colour) for i, colour in enumerate(charts.PALETTE)],
+        "no_tier": charts.NO_TIER, "how": _how_to_read(a, conf),
+        "universe": None, "hist": None, "ecdf": None,
+        "seed": s.seed,
+    }
+    if a.noise is not None:
+        lead = a.noise.leader
+        q_low, q_mid, q_high = np.quantile(lead.draws, [0.025, 0.5, 0.975])
+        context["universe"] = {"name": a.noise.universe, "assumptions": a.noise.assumptions,
+                               "method": a.noise.method}
+        context["hist"] = charts.histogram(lead.draws, lead.true_score, q_low, q_high, num.score,
+                                           f"{s.metric.label} on a simulated test set",
+                                           ("2.5%:", "97.5%:"))
+        context["ecdf"] = charts.ecdf(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95, num.score,
+                                      f"|difference| in {s.metric.label} between two draws")
+        context["leader"] = {"score": num.score(lead.true_score), "sd": num.score(lead.sd),
+                             "median": num.score(q_mid), "q_low": num.score(q_low),
+                             "q_high": num.score(q_high), "d95": num.d95(lead.d95),
+                             "draws": f"{len(lead.draws):,}"}
+    from leaderboard import __version__  # here, not at the top: leaderboard/__init__ may import us
+
+    context["version"] = __version__
+    return context

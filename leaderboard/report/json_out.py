@@ -1,0 +1,121 @@
+"""The analysis as plain JSON: strict (no NaN or Infinity tokens), Python numbers only.
+
+Top-level keys::
+
+    version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
+    correlation, d95, tier_method, notes, source, noise, entries
+
+``entries`` are in rank order; ``tier`` is 1 for the top tier, null (as are ``d95`` and the
+interval fields) when there is no noise model. A tier's anchor (its first entry) has
+``is_anchor: true`` and ``p_vs_anchor: null``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
+    from leaderboard.analysis import Analysis
+
+
+def _num(value: Any) -> float | None:
+    """A finite Python float, or None for None/NaN/infinity."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def anchor_mask(tiers: np.ndarray) -> np.ndarray:
+    """True for the first entry of each tier (tiers > 0, in rank order)."""
+    tiers = np.asarray(tiers, dtype=int)
+    mask = np.zeros(tiers.size, dtype=bool)
+    if tiers.size:
+        mask[0] = tiers[0] > 0
+        mask[1:] = (tiers[1:] != tiers[:-1]) & (tiers[1:] > 0)
+    return mask
+
+
+def _entries(analysis: Analysis) -> list[dict]:
+    table = analysis.table
+    has_tiers = analysis.tiers is not None
+    anchors = anchor_mask(table["tier"].to_numpy()) if has_tiers else np.zeros(len(table), bool)
+    extra = [c for c in ("public_score", "private_score") if c in table.columns]
+    columns = ["rank", "team", "score", "ci_low", "ci_high", "sd", "d95", "p_vs_anchor", "tier"]
+    out = []
+    for i, row in enumerate(table[columns + extra].itertuples(index=False, name=None)):
+        rank, team, score, lo, hi, sd, d95, p, tier, *rest = row
+        entry = {"team": str(team), "score": _num(score), "rank": int(rank),
+                 "ci_low": _num(lo), "ci_high": _num(hi),
+                 "tier": int(tier) if has_tiers else None,
+                 "sd": _num(sd), "d95": _num(d95),
+                 "p_vs_anchor": None if anchors[i] else _num(p),
+                 "is_anchor": bool(anchors[i])}
+        for name, value in zip(extra, rest):
+            entry[name] = _num(value)
+        out.append(entry)
+    return out
+
+
+def _noise(analysis: Analysis) -> dict | None:
+    noise = analysis.noise
+    if noise is None:
+        return None
+    leader = noise.leader
+    draws = np.asarray(leader.draws, dtype=float)
+    q = np.quantile(draws, [0.025, 0.5, 0.975]) if draws.size else [math.nan] * 3
+    return {"universe": noise.universe, "assumptions": noise.assumptions, "method": noise.method,
+            "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
+            "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),
+            "quantiles": {"2.5": _num(q[0]), "50": _num(q[1]), "97.5": _num(q[2])}}
+
+
+def _source(analysis: Analysis) -> dict:
+    lb = analysis.leaderboard
+    return {"file": str(lb.source), "format": lb.format, "score_column": lb.score_column,
+            "rows_read": int(lb.rows_read), "entries": int(len(lb.entries)), "split": lb.split,
+            "dropped": [{"reason": d.reason, "count": int(d.count),
+                         "lines": [int(x) for x in d.lines]} for d in lb.dropped]}
+
+
+def to_json_dict(analysis: Analysis) -> dict:
+    """Everything the report says, as a JSON-ready dict (see the module docstring)."""
+    from leaderboard import __version__
+
+    s = analysis.settings
+    entries = _entries(analysis)
+    n_tiers = max((e["tier"] for e in entries if e["tier"] is not None), default=None)
+    return {
+        "version": __version__,
+        "metric": s.metric.name,
+        "metric_label": s.metric.label,
+        "higher_is_better": bool(s.higher_is_better),
+        "n_test": _int(s.n_test),
+        "prevalence": _num(s.prevalence),
+        "alpha": float(s.alpha),
+        "draws": int(s.draws),
+        "seed": int(s.seed),
+        "correlation": float(s.correlation),
+        "d95": _num(analysis.d95),
+        "n_tiers": n_tiers,
+        "tier1_size": sum(1 for e in entries if e["tier"] == 1) if n_tiers else None,
+        "tier_method": analysis.tiers.method if analysis.tiers is not None else None,
+        "notes": list(analysis.notes),
+        "source": _source(analysis),
+        "noise": _noise(analysis),
+        "entries": entries,
+    }
+
+
+def write_json(analysis: Analysis, path) -> None:
+    """Write :func:`to_json_dict` to ``path`` as UTF-8, strictly valid JSON."""
+    text = json.dumps(to_json_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False)
+    Path(path).write_text(text + "\n", encoding="utf-8")

@@ -1,0 +1,324 @@
+"""The HTML and JSON reports, on hand-made analyses (no dependence on the noise simulation)."""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import leaderboard
+from leaderboard.analysis import Analysis, Settings, rank_entries, scores_only_p_values
+from leaderboard.ingest import DroppedRows, Leaderboard
+from leaderboard.metrics import get_metric
+from leaderboard.noise import NoiseModel, ScoreDistribution
+from leaderboard.report import render_html, to_json_dict, write_html, write_json
+from leaderboard.report.charts import PALETTE, Scale, _bin_edges, dot_chart
+from leaderboard.report.html import Numbers
+from leaderboard.tiers import leader_anchored_tiers
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = '"><img src=x onerror=alert(1)>'
+N_TEST, PREVALENCE = 2000, 0.3
+
+
+def _auc_sd(auc, n_pos, n_neg):
+    """Hanley and McNeil's standard deviation of an observed AUC."""
+    q1, q2 = auc / (2 - auc), 2 * auc ** 2 / (1 + auc)
+    var = (auc * (1 - auc) + (n_pos - 1) * (q1 - auc ** 2) + (n_neg - 1) * (q2 - auc ** 2))
+    return np.sqrt(var / (n_pos * n_neg))
+
+
+def _noise_model(leader_score, draws=2000, seed=0, alpha=0.05):
+    n_pos = int(N_TEST * PREVALENCE)
+    levels = np.linspace(0.5, 0.999, 200)
+    sd = _auc_sd(levels, n_pos, N_TEST - n_pos)
+    rng = np.random.default_rng(seed)
+    lead_sd = float(_auc_sd(leader_score, n_pos, N_TEST - n_pos))
+    sims = np.sort(np.clip(rng.normal(leader_score, lead_sd, draws), 0, 1))
+    i, j = rng.integers(0, draws, size=(2, 20000))
+    diffs = np.sort(np.abs(sims[i] - sims[j]))
+    frac = np.arange(1, diffs.size + 1) / diffs.size
+    lead = ScoreDistribution(true_score=float(leader_score), draws=sims, sd=float(sims.std()),
+                             exact_sd=lead_sd, d95=float(np.quantile(diffs, 0.95)),
+                             pair_ecdf=(diffs, frac))
+    return NoiseModel(metric="auc", universe="test-normal", method="Hand-made normal grid for tests.",
+                      assumptions="Observed AUC is normal around the true AUC with Hanley and "
+                                  "McNeil's standard deviation.",
+                      n_test=N_TEST, prevalence=PREVALENCE, draws=draws, seed=seed, alpha=alpha,
+                      levels=levels, lower=levels - 1.96 * sd, upper=levels + 1.96 * sd, sd=sd,
+                      d95=2.772 * sd, leader=lead)
+
+
+def make_leaderboard(n, *, seed=1, hostile=False, split=False, low=False, spread=0.12):
+    rng = np.random.default_rng(seed)
+    if low:  # log loss: lower is better
+        score = np.round(0.25 + 0.2 * np.sqrt(np.arange(n) / n) + rng.normal(0, 0.004, n), 5)
+    else:
+        true = 0.93 - spread * np.sqrt(np.arange(n) / max(n, 1))
+        score = np.round(np.clip(true + rng.normal(0, 0.006, n), 0.5, 0.999), 5)
+    teams = [f"team_{k:04d}" for k in range(n)]
+    teams[min(1, n - 1)] = "R&D \u00c9quipe \u00absuper\u00bb"
+    if hostile:
+        teams[min(2, n - 1)], teams[min(4, n - 1)] = SCRIPT, IMG
+    order = rng.permutation(n)
+    df = pd.DataFrame({"team": np.array(teams, dtype=object)[order], "score": score[order],
+                       "line": order + 2})
+    if split:
+        df["private_score"] = df["score"]
+        df["public_score"] = np.round(df["score"] + rng.normal(0, 0.01, n), 5)
+    dropped = (DroppedRows("duplicate submission of a team (best kept)", 57, tuple(range(3, 23))),
+               DroppedRows("score is not a number", 2, (17, 41)))
+    return Leaderboard(entries=df, source="data/example-comp/leaderboard.csv",
+                       format="kaggle-download" if split else "table",
+                       score_column="PrivateScore" if split else "Score",
+                       split="private" if split else None, rows_read=n + 59, dropped=dropped)
+
+
+def make_analysis(n=40, **kw) -> Analysis:
+    """What analyze() returns for an AUC leaderboard, with a hand-made noise model."""
+    lb = make_leaderboard(n, **kw)
+    settings = Settings(metric=get_metric("auc"), higher_is_better=True, n_test=N_TEST,
+                        prevalence=PREVALENCE, draws=2000, seed=0)
+    table = rank_entries(lb.entries, True)
+    scores = table["score"].to_numpy(dtype=float)
+    noise = _noise_model(scores[0])
+    table["ci_low"], table["ci_high"] = noise.interval(scores)
+    table["sd"], table["d95"] = noise.sd_at(scores), noise.d95_at(scores)
+    tiers = leader_anchored_tiers(n, scores_only_p_values(scores, table["sd"].to_numpy(), 0.0, True))
+    table["p_vs_anchor"], table["tier"] = tiers.p_vs_anchor, tiers.tier
+    notes = ("Comparisons assume each entry's score moves independently; tiers are conservative.",)
+    return Analysis(leaderboard=lb, settings=settings, table=table, noise=noise, tiers=tiers,
+                    d95=noise.leader.d95, notes=notes)
+
+
+def make_plain_analysis(n=25, **kw) -> Analysis:
+    """A log-loss leaderboard: no noise model, so ranking only."""
+    lb = make_leaderboard(n, low=True, **kw)
+    settings = Settings(metric=get_metric("logloss"), higher_is_better=False, n_test=N_TEST,
+                        prevalence=None)
+    table = rank_entries(lb.entries, False)
+    for column in ("ci_low", "ci_high", "sd", "d95", "p_vs_anchor"):
+        table[column] = np.nan
+    table["tier"] = 0
+    note = ("Intervals and tiers are not available for log loss yet: the project has no noise "
+            "model for it, so entries are ranked but not compared.")
+    return Analysis(leaderboard=lb, settings=settings, table=table, noise=None, tiers=None,
+                    d95=None, notes=(note,))
+
+
+@pytest.fixture(scope="module")
+def noisy():
+    return make_analysis(40, hostile=True, split=True)
+
+
+@pytest.fixture(scope="module")
+def plain():
+    return make_plain_analysis(25, hostile=True)
+
+
+def _strict_loads(text):
+    def reject(token):
+        raise ValueError(f"non-standard JSON token {token}")
+    return json.loads(text, parse_constant=reject)
+
+
+# --- JSON ---------------------------------------------------------------------------------------
+
+def test_json_has_required_keys_and_python_types(noisy):
+    out = to_json_dict(noisy)
+    for key in ("metric", "higher_is_better", "n_test", "prevalence", "alpha", "d95", "entries",
+                "metric_label", "draws", "seed", "correlation", "source", "noise", "tier_method",
+                "notes", "version"):
+        assert key in out, key
+    assert out["metric"] == "auc" and out["higher_is_better"] is True and out["n_test"] == N_TEST
+    assert out["version"] == leaderboard.__version__
+    assert type(out["d95"]) is float and out["d95"] == pytest.approx(noisy.d95)
+    assert out["source"]["dropped"][0] == {"reason": "duplicate submission of a team (best kept)",
+                                          "count": 57, "lines": list(range(3, 23))}
+    assert out["source"]["split"] == "private" and out["source"]["rows_read"] == 99
+    assert set(out["noise"]["quantiles"]) == {"2.5", "50", "97.5"}
+    assert out["noise"]["quantiles"]["2.5"] < out["noise"]["leader_score"] < out["noise"]["quantiles"]["97.5"]
+    entry = out["entries"][0]
+    for key in ("team", "score", "rank", "ci_low", "ci_high", "tier", "sd", "d95", "p_vs_anchor",
+                "public_score", "private_score"):
+        assert key in entry, key
+    for e in out["entries"]:
+        assert type(e["rank"]) is int and type(e["tier"]) is int and type(e["score"]) is float
+        assert type(e["ci_low"]) is float and e["ci_low"] <= e["score"] <= e["ci_high"]
+
+
+def test_json_entries_in_rank_order_with_tier_one_on_top(noisy):
+    entries = to_json_dict(noisy)["entries"]
+    assert [e["rank"] for e in entries] == sorted(e["rank"] for e in entries)
+    assert [e["team"] for e in entries] == noisy.table["team"].tolist()
+    assert entries[0]["tier"] == 1 and entries[0]["is_anchor"] and entries[0]["p_vs_anchor"] is None
+    tiers = [e["tier"] for e in entries]
+    assert tiers == sorted(tiers) and tiers[-1] > 1
+    for prev, e in zip(entries, entries[1:]):  # each tier's first entry is its anchor
+        assert e["is_anchor"] == (e["tier"] != prev["tier"])
+        assert (e["p_vs_anchor"] is None) == e["is_anchor"]
+
+
+def test_json_is_strict_and_round_trips(noisy, tmp_path):
+    path = tmp_path / "report.json"
+    write_json(noisy, path)
+    assert _strict_loads(path.read_text(encoding="utf-8")) == _strict_loads(json.dumps(to_json_dict(noisy)))
+
+
+def test_json_no_noise_model_gives_nulls(plain, tmp_path):
+    path = tmp_path / "plain.json"
+    write_json(plain, path)
+    text = path.read_text(encoding="utf-8")
+    assert "NaN" not in text and "Infinity" not in text
+    out = _strict_loads(text)
+    assert out["d95"] is None and out["noise"] is None and out["tier_method"] is None
+    assert out["prevalence"] is None and out["higher_is_better"] is False
+    assert out["notes"] == list(plain.notes)
+    for e in out["entries"]:
+        assert e["tier"] is None and e["ci_low"] is None and e["ci_high"] is None
+        assert e["p_vs_anchor"] is None and type(e["score"]) is float
+    assert out["entries"][0]["score"] == min(e["score"] for e in out["entries"])
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+def test_html_is_self_contained(noisy, plain):
+    for analysis in (noisy, plain):
+        html = render_html(analysis)
+        assert html.startswith("<!DOCTYPE html>")
+        assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+        assert "http://" not in html and "https://" not in html
+        assert "<script" not in html and "<link" not in html and "@import" not in html
+        assert "<style>" in html and ".c0{background:" + PALETTE[0] + "}" in html
+
+
+def test_html_answer_and_d95_sentence(noisy):
+    html = render_html(noisy)
+    k = int((noisy.table["tier"] == 1).sum())
+    assert f"{k} entries are statistically tied for first place (tier 1)." in html
+    sentence = (f"On this test set (2,000 rows, 30% positives), two equally good models differ by "
+                f"more than {noisy.d95:.4f} ({100 * noisy.d95:.2f} percentage points) one time in "
+                "twenty (d95).")
+    assert sentence in html
+    assert html.index(sentence) < html.index("What was analysed")
+
+
+def test_html_sections_in_order(noisy):
+    html = render_html(noisy)
+    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table",
+             "What chance alone does", "How to read this report", "<footer>"]
+    positions = [html.index(m) for m in marks]
+    assert positions == sorted(positions)
+    for text in ("Kaggle leaderboard download", "ROC AUC (higher is better)", "PrivateScore",
+                 "private leaderboard", "score is not a number: 2 rows (lines 17, 41)",
+                 "57 rows (lines 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, \u2026)", "test-normal",
+                 "leader-anchored, Holm", "<th>Public</th>", "<th>Private</th>"):
+        assert text in html, text
+
+
+def test_html_escapes_hostile_team_names(noisy, plain):
+    for analysis in (noisy, plain):
+        html = render_html(analysis)
+        assert SCRIPT not in html and IMG not in html and "<img" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
+        assert "R&amp;D \u00c9quipe" in html and "R&D" not in html
+        # inside the SVG too: the chart's row titles and labels
+        svg = html[html.index("<svg"):html.index("</svg>")]
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg and SCRIPT not in svg
+
+
+def test_html_without_noise_model_shows_note_and_ranking(plain):
+    html = render_html(plain)
+    assert "Ranking only: intervals and tiers are not available" in html
+    assert "Intervals and tiers are not available for log loss yet" in html
+    assert "log loss (lower is better)" in html and "On this test set" not in html
+    best = plain.table.iloc[0]
+    assert f"<td>1</td><td>{best['team']}</td><td>{best['score']:.4f}</td>" in html
+    assert "Not available: without a noise model" in html
+
+
+def test_html_is_byte_identical_on_rerender(noisy, tmp_path):
+    write_html(noisy, tmp_path / "a.html")
+    write_html(make_analysis(40, hostile=True, split=True), tmp_path / "b.html")
+    assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+    assert render_html(noisy) == render_html(noisy)
+
+
+def test_html_5000_entries_stays_small():
+    analysis = make_analysis(5000)
+    html = render_html(analysis)
+    # The chart and the distribution plots are fixed-size (60 rows at most, 240-point curve); the
+    # table costs about 200 bytes a row. 400 bytes per entry plus 150 kB leaves room for longer
+    # team names while keeping a 5000-entry page near 2 MB, which any browser opens instantly.
+    assert len(html.encode()) < 150_000 + 400 * 5000
+    assert "Showing the top 60 of 5,000 entries" in html
+    assert html.count("<tr") == 5001 and html.count('<circle class="dot"') == 60
+
+
+def test_tier_colours_match_between_chart_and_table(noisy):
+    html = render_html(noisy)
+    tiers = noisy.table["tier"].to_numpy()
+    assert f'fill="{PALETTE[0]}"' in html and '<i class="c0"></i>1<' in html
+    if tiers.max() >= 2:
+        assert f'fill="{PALETTE[1]}"' in html and '<i class="c1"></i>2<' in html
+
+
+# --- formatting and geometry --------------------------------------------------------------------
+
+def test_numbers_suit_the_metric():
+    auc = Numbers(get_metric("auc"), np.array([0.91234, 0.9]), 0.0123)
+    assert auc.score(0.912345) == "0.9123" and auc.score(math.nan) == "\u2014"
+    assert auc.d95(0.0123) == "0.0123 (1.23 percentage points)"
+    rmse = Numbers(get_metric("rmse"), np.array([1234.5, 1300.0]), 12.3)  # ~4 significant figures
+    assert rmse.score(1234.6) == "1235" and rmse.d95(12.3) == "12"
+    loss = Numbers(get_metric("logloss"), np.array([0.2512, 0.3]), 0.0041)
+    assert loss.score(0.25123) == "0.2512" and loss.d95(0.0041) == "0.0041"
+    tiny = Numbers(get_metric("accuracy"), np.array([0.99]), 0.00042)
+    assert tiny.d95(0.00042) == "0.00042 (0.042 percentage points)"
+
+
+def test_ticks_are_round_and_inside_the_plot():
+    ticks = Scale(0.8, 0.95, 100, 500).ticks(6)
+    assert [t.label for t in ticks] == ["0.800", "0.825", "0.850", "0.875", "0.900", "0.925", "0.950"]
+    assert all(100 <= t.pos <= 500 for t in ticks)
+    assert [t.label for t in Scale(0, 1, 0, 1).ticks(5, percent=True)][-1] == "100%"
+
+
+def test_histogram_bins_follow_a_lattice():
+    draws = np.random.default_rng(0).binomial(500, 0.8, 3000) / 500  # accuracy on 500 rows
+    edges = _bin_edges(draws)
+    counts, _ = np.histogram(draws, bins=edges)
+    assert counts.sum() == draws.size
+    per_bin = np.diff(np.floor(edges * 500 + 1e-6))
+    assert len(set(per_bin.tolist())) == 1  # every bin holds the same number of lattice points
+
+
+def test_dot_chart_caps_rows_and_orders_best_first(noisy):
+    chart = dot_chart(noisy.table, str, "AUC", "95% interval", max_rows=10)
+    assert chart.shown == 10 and chart.total == 40 and len(chart.rows) == 10
+    assert [r.y for r in chart.rows] == sorted(r.y for r in chart.rows)
+    assert chart.rows[0].x == chart.leader_x
+    assert all(chart.left <= r.lo <= r.x <= r.hi <= chart.right for r in chart.rows)
+
+
+def test_svg_charts_are_well_formed_xml(noisy, plain):
+    import xml.etree.ElementTree as ET
+
+    for analysis, count in ((noisy, 3), (plain, 1)):
+        svgs = re.findall(r"<svg\b.*?</svg>", render_html(analysis), re.S)
+        assert len(svgs) == count
+        for svg in svgs:
+            root = ET.fromstring(svg)
+            assert root.find("title") is not None and root.get("viewBox")
+
+
+def test_many_tiers_reuse_the_palette_and_say_so():
+    analysis = make_analysis(300, spread=0.4)
+    assert analysis.table["tier"].max() > len(PALETTE)
+    html = render_html(analysis)
+    assert f"colours repeat every {len(PALETTE)} tiers" in html and "below the chart" in html
+    assert f'<i class="c0"></i>{len(PALETTE) + 1}<' in html

@@ -108,13 +108,19 @@ class TierBand:
 
 
 @dataclass(frozen=True)
-class DotChart:
+class PlotBox:
+    """An SVG canvas and the plot area inside it."""
+
     width: int
     height: int
     left: float
     right: float
     top: float
     bottom: float
+
+
+@dataclass(frozen=True)
+class DotChart(PlotBox):
     rank_x: float
     name_x: float
     tier_x: float
@@ -190,15 +196,9 @@ class Marker:
 
 
 @dataclass(frozen=True)
-class Frame:
+class Frame(PlotBox):
     """A plot area with axes, shared by the histogram and the ECDF."""
 
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
     x_ticks: list[Tick]
     y_ticks: list[Tick]
     x_label: str

@@ -237,7 +237,7 @@ def test_html_without_noise_model_shows_note_and_ranking(plain):
     assert "Intervals and tiers are not available for log loss yet" in html
     assert "log loss (lower is better)" in html and "On this test set" not in html
     best = plain.table.iloc[0]
-    assert f"<td>1</td><td>{best['team']}</td><td>{best['score']:.4f}</td>" in html
+    assert f"<td>1</td><td>{best['team']}</td><td>{best['score']:.5f}</td>" in html  # as given
     assert "Not available: without a noise model" in html
 
 
@@ -270,11 +270,16 @@ def test_tier_colours_match_between_chart_and_table(noisy):
 # --- formatting and geometry --------------------------------------------------------------------
 
 def test_numbers_suit_the_metric():
-    auc = Numbers(get_metric("auc"), np.array([0.91234, 0.9]), 0.0123)
+    auc = Numbers(get_metric("auc"), np.array([0.9123, 0.9]), 0.0123)
     assert auc.score(0.912345) == "0.9123" and auc.score(math.nan) == "\u2014"
+    kaggle = Numbers(get_metric("auc"), np.array([0.91234, 0.9]), 0.0123)  # shown as given
+    assert kaggle.score(0.91234) == "0.91234" and kaggle.d95(0.0123) == "0.0123 (1.23 percentage points)"
+    junk = Numbers(get_metric("rmsle"), np.array([0.29755, 0.30069, 0.31, 35.09]), None)
+    assert junk.score(0.29755) == "0.29755"  # one junk submission does not cost precision
     assert auc.d95(0.0123) == "0.0123 (1.23 percentage points)"
-    rmse = Numbers(get_metric("rmse"), np.array([1234.5, 1300.0]), 12.3)  # ~4 significant figures
+    rmse = Numbers(get_metric("rmse"), np.array([1234.0, 1300.0]), 12.3)  # ~4 significant figures
     assert rmse.score(1234.6) == "1235" and rmse.d95(12.3) == "12"
+    assert Numbers(get_metric("rmse"), np.array([1234.5, 1300.0]), 12.3).score(1234.5) == "1234.5"
     loss = Numbers(get_metric("logloss"), np.array([0.2512, 0.3]), 0.0041)
     assert loss.score(0.25123) == "0.2512" and loss.d95(0.0041) == "0.0041"
     tiny = Numbers(get_metric("accuracy"), np.array([0.99]), 0.00042)

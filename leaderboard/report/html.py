@@ -48,21 +48,27 @@ def write_html(analysis: Analysis, path) -> None:
 # --- numbers in words ---------------------------------------------------------------------------
 
 class Numbers:
-    """Formats scores with a precision that suits the metric and the noise.
+    """Formats scores with a precision that suits the metric, the data and the noise.
 
-    Scores of metrics bounded within [-1, 1] (AUC, accuracy, ...) get 4 decimals; others get about 4
-    significant figures. Either way d95 keeps at least 2 significant figures (up to 6 decimals).
+    Scores are shown with as many decimals as the leaderboard gave them (Kaggle rounds to 5), at
+    least 4 for metrics bounded within [-1, 1] or about 4 significant figures of the median score
+    otherwise, and at most 6. d95 keeps at least 2 significant figures.
     """
 
     def __init__(self, metric: Metric, scores: np.ndarray, d95: float | None):
-        finite = np.abs(scores[np.isfinite(scores)])
+        finite = scores[np.isfinite(scores)]
         if metric.lower_bound >= -1 and metric.upper_bound <= 1:
             decimals = 4
         else:
-            top = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
-            decimals = min(max(3 - math.floor(math.log10(top)), 0), 6)
+            # the median, not the maximum: one junk submission (RMSLE 35) must not cost precision
+            typical = float(np.median(np.abs(finite))) if finite.size else 1.0
+            decimals = min(max(3 - math.floor(math.log10(typical)), 0), 6) if typical > 0 else 4
         if d95 is not None and d95 > 0:
             decimals = max(decimals, min(1 - math.floor(math.log10(d95)), 6))
+        self.noise_decimals = decimals
+        while decimals < 6 and not np.allclose(finite, np.round(finite, decimals), rtol=0,
+                                               atol=1e-12):
+            decimals += 1
         self.decimals = decimals
         self.percent_points = metric.lower_bound == 0 and metric.upper_bound == 1
 
@@ -73,9 +79,10 @@ class Numbers:
         return text.lstrip("-") if float(text) == 0 else text
 
     def d95(self, value: float) -> str:
+        text = f"{float(value):.{self.noise_decimals}f}"
         if self.percent_points:
-            return f"{self.score(value)} ({100 * value:.{max(self.decimals - 2, 1)}f} percentage points)"
-        return self.score(value)
+            return f"{text} ({100 * value:.{max(self.noise_decimals - 2, 1)}f} percentage points)"
+        return text
 
 
 def _pct(fraction: float) -> str:
@@ -119,7 +126,7 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
     label = a.settings.metric.label
     if a.tiers is None:
         return ("Ranking only: intervals and tiers are not available for this leaderboard.",
-                [*a.notes[:1], f"{lead['team']} ranks first of {n:,} entries with a {label} of "
+                [*a.notes[:1], f"{lead['team']} ranks first of {n:,} entries with {label} "
                  f"{num.score(lead['score'])}; the table ranks every entry by its observed score."])
     tier = t["tier"].to_numpy()
     k, n_tiers = int((tier == 1).sum()), int(tier.max())

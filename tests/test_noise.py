@@ -167,3 +167,11 @@ def test_bad_settings_are_input_errors():
     with pytest.raises(InputError, match="at least one of each"):
         build_noise_model(get_metric("auc"), np.array([0.8]), leader_score=0.8, n_test=100,
                           prevalence=0.001)
+
+
+@pytest.mark.parametrize("n_test,prevalence", [(120_000, 0.5), (120_000, 0.05)])
+def test_large_test_sets_drawn_as_counts_keep_the_exact_variance(n_test, prevalence):
+    """Above 50,000 rows per class the draws are multinomial counts; same law, bounded memory."""
+    draws = UNIVERSE.simulate(np.array([0.8]), n_test, prevalence, draws=640, seed=13)[0]
+    assert abs(draws.std(ddof=1) - UNIVERSE.exact_sd(0.8, n_test, prevalence)) < sd_tolerance(draws)
+    assert abs(draws.mean() - UNIVERSE.universe_auc(0.8)) < 4 * draws.std(ddof=1) / np.sqrt(640)

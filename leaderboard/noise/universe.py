@@ -102,16 +102,16 @@ class SeedsAUCUniverse:
                  progress=None) -> np.ndarray:
         """Observed AUCs, shape (len(levels), draws): the same test sets at every level.
 
-        A test set is a multiset of positive and negative indices of the universe. For each block of
-        draws, the cumulative count of drawn negatives below every universe index is built once;
-        then at each level, a positive's count of negatives below it is one lookup, so the whole
-        block costs O(draws * positives) per level with no per-draw Python loop.
+        A test set is a multiset of positive and negative individuals of the universe. For each block
+        of draws, the cumulative count of drawn negatives below every universe index is built once;
+        then at each level a positive's count of negatives below it is one lookup, so a block costs
+        O(draws * positives) per level with no per-draw Python loop. A class with more rows than the
+        universe has individuals is drawn as how many times each individual was picked (exactly
+        multinomial), so memory and time stop growing with the test set's size.
         """
         levels = np.asarray(levels, dtype=float)
         m, k = class_counts(n_test, prevalence)
-        half_neg = self.size - self.size // 2
-        half_pos = self.size // 2
-        mirrored = levels < 0.5
+        half_neg, half_pos = self.size - self.size // 2, self.size // 2
         placements = [self._placements(max(a, 1 - a)) for a in levels]
         out = np.empty((levels.size, draws))
         n_blocks = -(-draws // BLOCK)
@@ -119,28 +119,61 @@ class SeedsAUCUniverse:
             progress.start(n_blocks)
         for b in range(n_blocks):
             # Always draw a whole block, so that fewer draws are a prefix of more draws.
-            rows, keep = BLOCK, min(BLOCK, draws - b * BLOCK)
+            keep = min(BLOCK, draws - b * BLOCK)
             rng = block_rng(seed, 0, b)
-            neg_idx = rng.integers(0, half_neg, size=(rows, k))
-            # Sorted positives make the lookups below walk memory in order (cache-friendly).
-            pos_idx = np.sort(rng.integers(0, half_pos, size=(rows, m)), axis=1)
-            # below_count[r, j] = how many of draw r's negatives have universe index < j
-            offsets = (np.arange(rows) * (half_neg + 1))[:, None]
-            counts = np.bincount((neg_idx + 1 + offsets).ravel(), minlength=rows * (half_neg + 1))
-            below_count = np.cumsum(counts.reshape(rows, half_neg + 1), axis=1, dtype=np.int32)
-            flat = below_count.ravel()
-            for g, (below, at_or_below) in enumerate(placements):
-                where = below[pos_idx] + offsets
-                wins = flat[where].sum(axis=1, dtype=np.int64).astype(float)
-                tied = (at_or_below - below)[pos_idx].astype(bool)
-                if tied.any():  # a positive level with a negative: half credit per tied negative
-                    wins += 0.5 * np.where(tied, flat[np.minimum(where + 1, flat.size - 1)]
-                                           - flat[where], 0).sum(axis=1)
+            neg_counts = _as_counts(_picks(rng, k, half_neg), k, half_neg)
+            pos = _picks(rng, m, half_pos)
+            # below[r, j] = how many of draw r's negatives have universe index < j
+            below = np.zeros((BLOCK, half_neg + 1), dtype=np.int32)
+            np.cumsum(neg_counts, axis=1, out=below[:, 1:])
+            for g, (lt, le) in enumerate(placements):
+                wins = _wins(below, lt, le - lt, pos, counts=m > half_pos)
                 out[g, b * BLOCK:b * BLOCK + keep] = (wins / (m * k))[:keep]
             if progress is not None:
                 progress.advance()
+        mirrored = levels < 0.5
         out[mirrored] = 1.0 - out[mirrored]
         return out
+
+
+def _picks(rng: np.random.Generator, rows: int, individuals: int) -> np.ndarray:
+    """One block of test-set draws of ``rows`` rows from ``individuals``, with replacement.
+
+    Few rows: the drawn indices, sorted per draw (so later lookups walk memory in order), shape
+    (BLOCK, rows). More rows than individuals: how often each individual was drawn, shape
+    (BLOCK, individuals). The negatives are always wanted as counts, so small draws are counted.
+    """
+    if rows > individuals:
+        return rng.multinomial(rows, np.full(individuals, 1.0 / individuals), size=BLOCK)
+    return np.sort(rng.integers(0, individuals, size=(BLOCK, rows)), axis=1)
+
+
+def _wins(below: np.ndarray, lt: np.ndarray, tied: np.ndarray, pos: np.ndarray,
+          counts: bool) -> np.ndarray:
+    """Per draw: sum over drawn positives of (negatives below) + 1/2 (negatives tied)."""
+    if counts:  # pos[r, p] = times positive p was drawn
+        at = below[:, lt]
+        wins = (pos * at).sum(axis=1, dtype=np.int64).astype(float)
+        if tied.any():  # a positive level with a negative: half credit per tied negative
+            wins += 0.5 * (pos[:, tied == 1] * (below[:, lt[tied == 1] + 1]
+                                                - at[:, tied == 1])).sum(axis=1)
+        return wins
+    flat = below.ravel()  # flat lookups with row offsets are faster than 2-D fancy indexing
+    where = lt[pos] + (np.arange(below.shape[0]) * below.shape[1])[:, None]
+    wins = flat[where].sum(axis=1, dtype=np.int64).astype(float)
+    is_tied = tied[pos].astype(bool)
+    if is_tied.any():  # a tied positive's index + 1 stays in its row: it is below a negative
+        wins += 0.5 * np.where(is_tied, flat[where + 1] - flat[where], 0).sum(axis=1)
+    return wins
+
+
+def _as_counts(picks: np.ndarray, rows: int, individuals: int) -> np.ndarray:
+    """Counts per individual, shape (BLOCK, individuals), from what :func:`_picks` returned."""
+    if rows > individuals:
+        return picks
+    offsets = (np.arange(BLOCK) * individuals)[:, None]
+    return np.bincount((picks + offsets).ravel(), minlength=BLOCK * individuals).reshape(
+        BLOCK, individuals)
 
 
 @dataclass(frozen=True)

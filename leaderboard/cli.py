@@ -119,7 +119,8 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         shown = ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
         lines.append(f"tier 1, statistically tied for first: {len(top)} "
                      f"entr{'y' if len(top) == 1 else 'ies'}: {shown}")
-    lines.extend(result.notes[:1] if result.noise is None else [])
+    if result.noise is None and result.notes:
+        lines.append(result.notes[0])  # why there are no intervals
     written = [p for p in (html_path, json_path) if p]
     if written:
         lines.append("wrote " + " and ".join(written))

@@ -55,9 +55,9 @@ def test_seeds_d95_for_an_entry_at_080(tmp_path, n_test, prevalence, seed_figure
     result, _ = run([board(tmp_path, [0.80, 0.78, 0.75]), "--metric", "auc", "--n-test",
                      str(n_test), "--prevalence", str(prevalence), "--draws", "4000"], tmp_path)
     exact = norm.ppf(0.975) * np.sqrt(2) * SeedsAUCUniverse().exact_sd(0.80, n_test, prevalence)
-    # Monte Carlo SE of d95 from 4000 draws is below 1.5% (measured over seeds in test_noise);
-    # 1% more for the difference's departure from normality.
-    assert result["d95"] == pytest.approx(exact, rel=4 * 0.015 / 2 + 0.01)
+    # Relative Monte Carlo SE of d95 from 4000 draws: 0.85% and 1.14% for these two cases, measured
+    # over 20 seeds; allow 4 of 1.2%, plus 1% for the difference's departure from normality.
+    assert result["d95"] == pytest.approx(exact, rel=4 * 0.012 + 0.01)
     assert result["d95"] == pytest.approx(seed_figure, rel=0.15)
 
 

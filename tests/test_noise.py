@@ -175,3 +175,17 @@ def test_large_test_sets_drawn_as_counts_keep_the_exact_variance(n_test, prevale
     draws = UNIVERSE.simulate(np.array([0.8]), n_test, prevalence, draws=640, seed=13)[0]
     assert abs(draws.std(ddof=1) - UNIVERSE.exact_sd(0.8, n_test, prevalence)) < sd_tolerance(draws)
     assert abs(draws.mean() - UNIVERSE.universe_auc(0.8)) < 4 * draws.std(ddof=1) / np.sqrt(640)
+
+
+def test_accuracy_interval_coverage_with_known_truth():
+    """Binomial scores are discrete: the inverted interval must still cover at the nominal rate."""
+    rng = np.random.default_rng(100)
+    n_test, truths, per_truth, draws = 300, np.array([0.7, 0.9, 0.97]), 2000, 4000
+    observed = rng.binomial(n_test, np.repeat(truths, per_truth)) / n_test
+    model = build_noise_model(get_metric("accuracy"), observed, leader_score=observed.max(),
+                              n_test=n_test, prevalence=None, draws=draws, seed=7)
+    low, high = model.interval(observed)
+    truth = np.repeat(truths, per_truth)
+    coverage = np.mean((low <= truth) & (truth <= high))
+    tolerance = 3 * np.sqrt(0.95 * 0.05 / observed.size) + 3 * 2 * np.sqrt(0.025 * 0.975 / draws)
+    assert coverage > 0.95 - tolerance

@@ -13,9 +13,11 @@ from scipy.stats import norm
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import Metric
-from leaderboard.noise import NoiseModel
+from leaderboard.noise import NoiseModel, ScoreDistribution
+from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.progress import Progress
+from leaderboard.submissions import SubmissionSet
 from leaderboard.tiers import Tiers, leader_anchored_tiers
 
 
@@ -31,6 +33,8 @@ class Settings:
     draws: int = 2000
     seed: int = 0
     correlation: float = 0.0
+    replicates: int = 2000
+    resample: str = "plain"
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,10 @@ class Analysis:
         d95 at the leader's score.
     notes : tuple of str
         Plain sentences for the reader (why there are no intervals, what was assumed).
+    bootstrap : BootstrapResult or None
+        Submissions mode: the paired bootstrap of the ranking split, entries in ``table`` order.
+    submissions : SubmissionSet or None
+        Submissions mode: every file found, with its validation status.
     """
 
     leaderboard: Leaderboard
@@ -63,6 +71,20 @@ class Analysis:
     tiers: Tiers | None
     d95: float | None
     notes: tuple[str, ...] = ()
+    bootstrap: BootstrapResult | None = None
+    submissions: SubmissionSet | None = None
+
+    @property
+    def mode(self) -> str:
+        """``"submissions"`` (predictions scored and resampled) or ``"scores"`` (a leaderboard)."""
+        return "scores" if self.submissions is None else "submissions"
+
+    @property
+    def leader_distribution(self) -> ScoreDistribution | None:
+        """Chance alone at the leader: simulated (scores) or resampled (submissions)."""
+        if self.bootstrap is not None:
+            return self.bootstrap.distribution(0)
+        return None if self.noise is None else self.noise.leader
 
 
 def rank_entries(entries: pd.DataFrame, higher_is_better: bool) -> pd.DataFrame:
@@ -168,6 +190,8 @@ def _check_settings(settings: Settings) -> None:
         raise InputError(f"--alpha must be between 0 and 1, got {settings.alpha:g}")
     if settings.draws < 100:
         raise InputError(f"--draws must be at least 100, got {settings.draws}")
+    if settings.replicates < 100:
+        raise InputError(f"--replicates must be at least 100, got {settings.replicates}")
     if not -1 < settings.correlation < 1:
         raise InputError(f"--correlation must be in (-1, 1), got {settings.correlation:g}")
     if settings.n_test is not None and settings.n_test < 2:

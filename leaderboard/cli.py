@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from leaderboard import __version__
 from leaderboard.analysis import Analysis, Settings, analyze
@@ -31,8 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "HTML report and JSON")
     run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
                      "(TeamId,TeamName,SubmissionDate,Score) or a table of teams and scores")
-    run.add_argument("--example", action="store_true", help="analyse the bundled example (its "
-                     "metric, --n-test and --prevalence are preset; options given here override)")
+    run.add_argument("--example", nargs="?", const="scores", choices=("scores", "submissions"),
+                     help="analyse a bundled example: 'scores' (the default, a leaderboard file) or "
+                          "'submissions' (a solution and 43 submission files, generated into a "
+                          "temporary folder); its settings are preset, options given here override")
     run.add_argument("--metric", help=f"metric that ranks the board: {', '.join(metric_names())}")
     run.add_argument("--n-test", type=int, help="rows in the test set that ranks the board")
     run.add_argument("--prevalence", type=float, help="share of positives in that test set (AUC)")
@@ -41,8 +44,25 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--public-col", help="column of public-board scores")
     run.add_argument("--private-col", help="column of private-board scores")
     run.add_argument("--split", choices=("private", "public"), default="private",
-                     help="with both public and private columns, the one that ranks (default: "
-                          "private)")
+                     help="with public and private scores (columns, or Usage in the solution), the "
+                          "one that ranks (default: private)")
+    sub = run.add_argument_group("submissions mode (predictions scored against a solution)")
+    sub.add_argument("--solution", help="solution CSV: id column, target column(s), optional "
+                     "Usage (Public/Private/Ignored)")
+    sub.add_argument("--submissions", help="a folder of submission CSVs, a zip of them, or a "
+                     "manifest CSV with columns team,file[,selected]")
+    sub.add_argument("--id-col", help="id column of the solution and submissions (default: "
+                     "detected)")
+    sub.add_argument("--target-col", action="append", help="target column of the solution "
+                     "(repeat for several; default: all but id, Usage and --group-col)")
+    sub.add_argument("--pred-col", action="append", help="prediction column of the submissions "
+                     "(repeat for several; default: the target column names)")
+    sub.add_argument("--group-col", help="solution column of group ids (for --resample grouped)")
+    sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
+                     help="paired bootstrap of test rows: plain, stratified by class (fixed "
+                          "prevalence) or grouped by --group-col (default: plain)")
+    sub.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates "
+                     "(default 2000)")
     direction = run.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,
                            help="override the metric's direction")
@@ -62,13 +82,36 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _example_defaults(args: argparse.Namespace) -> None:
-    preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
-    if args.file is not None:
-        raise InputError("give either a FILE or --example, not both")
-    args.file = str(data_dir() / preset["file"])
-    for option in ("metric", "n_test", "prevalence"):
+    if args.file is not None or args.solution is not None or args.submissions is not None:
+        raise InputError("give either input files or --example, not both")
+    if args.example == "submissions":
+        preset = _make_submissions_example()
+        args.solution, args.submissions = preset["solution"], preset["submissions"]
+        options = ("metric",)
+    else:
+        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
+        args.file = str(data_dir() / preset["file"])
+        options = ("metric", "n_test", "prevalence")
+    for option in options:
         if getattr(args, option) is None:
             setattr(args, option, preset[option])
+
+
+def _make_submissions_example() -> dict:
+    """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
+    import importlib.util
+    import tempfile
+
+    script = data_dir() / "make_submissions_example.py"
+    spec = importlib.util.spec_from_file_location("make_submissions_example", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
+    module.main(folder)
+    preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
+    preset["solution"] = str(folder / preset["solution"])
+    preset["submissions"] = str(folder / preset["submissions"])
+    return preset
 
 
 def run_analyze(args: argparse.Namespace) -> Analysis:
@@ -77,25 +120,53 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
 
     if args.example:
         _example_defaults(args)
-    if args.file is None:
-        raise InputError("no leaderboard file given (or use --example)")
+    submissions_mode = args.solution is not None or args.submissions is not None
+    if submissions_mode and (args.file is not None):
+        raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
+    if not submissions_mode and args.file is None:
+        raise InputError("no leaderboard file given (or use --example, or --solution with "
+                         "--submissions)")
     if args.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
     metric = get_metric(args.metric)
     higher = metric.higher_is_better if args.higher is None else args.higher
     settings = Settings(metric=metric, higher_is_better=higher, n_test=args.n_test,
                         prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
-                        seed=args.seed, correlation=args.correlation)
-    board = read_leaderboard(args.file, higher_is_better=higher, team_col=args.team_col,
-                             score_col=args.score_col, public_col=args.public_col,
-                             private_col=args.private_col, split=args.split)
-    result = analyze(board, settings, quiet=args.quiet)
+                        seed=args.seed, correlation=args.correlation,
+                        replicates=args.replicates, resample=args.resample)
+    if submissions_mode:
+        result = _run_submissions(args, settings)
+    else:
+        board = read_leaderboard(args.file, higher_is_better=higher, team_col=args.team_col,
+                                 score_col=args.score_col, public_col=args.public_col,
+                                 private_col=args.private_col, split=args.split)
+        result = analyze(board, settings, quiet=args.quiet)
     _write(write_html, result, args.output)
     if args.json:
         _write(write_json, result, args.json)
     if not args.quiet:
         print(summary(result, args.output, args.json))
     return result
+
+
+def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
+    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.submissions import read_solution, read_submissions
+
+    if args.solution is None or args.submissions is None:
+        raise InputError("submissions mode needs both --solution and --submissions")
+    metric = settings.metric
+    if not metric.can_score:
+        raise InputError(f"{metric.label} can rank a leaderboard of scores, but scoring its "
+                         "predictions is not supported")
+    if args.resample == "grouped" and args.group_col is None:
+        raise InputError("--resample grouped needs --group-col (the solution column of group ids)")
+    solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
+                             group_col=args.group_col, kind=metric.kind)
+    submissions = read_submissions(args.submissions, solution, kind=metric.kind,
+                                   pred_cols=args.pred_col, id_col=args.id_col)
+    return analyze_submissions(solution, submissions, settings, split=args.split,
+                               quiet=args.quiet)
 
 
 def _write(writer, result: Analysis, path: str) -> None:
@@ -115,16 +186,27 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         lines.append(f"d95 at the leader's score {table['score'].iloc[0]:.6g}: "
                      f"{result.d95:.4g} (two equally good models differ by more than this one "
                      "time in twenty)")
-        top = table.loc[table["tier"] == 1, "team"].tolist()
+        top = [_printable(t) for t in table.loc[table["tier"] == 1, "team"]]
         shown = ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
         lines.append(f"tier 1, statistically tied for first: {len(top)} "
                      f"entr{'y' if len(top) == 1 else 'ies'}: {shown}")
-    if result.noise is None and result.notes:
+    if result.tiers is None and result.notes:
         lines.append(result.notes[0])  # why there are no intervals
+    if result.submissions is not None:
+        files = result.submissions.files
+        bad = [f for f in files if f.status == "rejected"]
+        lines.append(f"submission files: {len(files):,} found, {len(table):,} scored, "
+                     f"{len(bad):,} rejected" + (f" (first: {_printable(bad[0].file)}: "
+                                                  f"{_printable(bad[0].reason)})" if bad else ""))
     written = [p for p in (html_path, json_path) if p]
     if written:
         lines.append("wrote " + " and ".join(written))
     return "\n".join(lines)
+
+
+def _printable(text) -> str:
+    """Untrusted names with control characters replaced, so they cannot drive the terminal."""
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,7 +16,7 @@ import jinja2
 import numpy as np
 
 from leaderboard.metrics import Metric
-from leaderboard.report import charts
+from leaderboard.report import charts, submissions_text
 from leaderboard.report.json_out import anchor_mask
 from leaderboard.resources import templates_dir
 
@@ -161,6 +161,8 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
 
 
 def _facts(a: Analysis, conf: str) -> list[Fact]:
+    if a.mode == "submissions":
+        return submissions_text.facts(a, conf, Fact)
     lb, s, m = a.leaderboard, a.settings, a.settings.metric
     kaggle = lb.format == "kaggle-download"
     facts = [Fact("File", str(lb.source)),
@@ -225,7 +227,7 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
             f"Entries are compared assuming a correlation of {s.correlation:g} between their scores, "
             "as entries scored on one shared test set have. If the real correlation is lower, "
             "tiers are narrower than they should be.")
-    return [
+    facts = [
         Fact("Score", "The entry's score on this one test set, as the leaderboard shows it. A "
              "different test set drawn the same way would give a somewhat different score."),
         Fact(f"{conf} interval", f"A {conf} confidence interval for the entry's true score (its "
@@ -252,6 +254,12 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
              "Overfitting to a public leaderboard, leakage, label noise and a test set unlike "
              "future data are outside this analysis."),
     ]
+    if a.mode == "submissions":  # same labels, the paired bootstrap's meaning
+        words = submissions_text.how_to_read(conf)
+        replace = {f"{conf} interval": words["interval"], "d95": words["d95"],
+                   "p vs tier anchor": words["p"], "Correlation assumption": words["correlation"]}
+        facts = [Fact(f.label, replace.get(f.label, f.value)) for f in facts]
+    return facts
 
 
 def build_context(a: Analysis) -> dict:
@@ -276,26 +284,30 @@ def build_context(a: Analysis) -> dict:
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
         "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
-        "has_noise": a.noise is not None,
+        "has_noise": a.tiers is not None, "mode": a.mode,
         "facts": _facts(a, conf), "dots": dots,
         "legend": [(f"tier {k}", charts.tier_class(k)) for k in shown_tiers],
         "legend_note": legend_note,
-        "more_notes": list(a.notes if a.noise is not None else a.notes[1:]),
+        "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": _rows(a, num), "scroll": len(t) > SCROLL_ABOVE,
         "has_public": "public_score" in t.columns, "has_private": "private_score" in t.columns,
         "palette": [(f"c{i}", colour) for i, colour in enumerate(charts.PALETTE)],
         "no_tier": charts.NO_TIER, "how": _how_to_read(a, conf),
         "universe": None, "hist": None, "ecdf": None,
         "seed": s.seed,
+        "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
     }
     if a.noise is not None:
-        lead = a.noise.leader
-        q_low, q_mid, q_high = np.quantile(lead.draws, [0.025, 0.5, 0.975])
         context["universe"] = {"name": a.noise.universe, "assumptions": a.noise.assumptions,
                                "method": a.noise.method}
+    elif a.bootstrap is not None:
+        context["universe"] = submissions_text.resampling_box(a)
+    lead = a.leader_distribution
+    if lead is not None:
+        q_low, q_mid, q_high = np.quantile(lead.draws, [0.025, 0.5, 0.975])
+        where = "a simulated test set" if a.noise is not None else "a bootstrap replicate"
         context["hist"] = charts.histogram(lead.draws, lead.true_score, q_low, q_high, num.score,
-                                           f"{s.metric.label} on a simulated test set",
-                                           ("2.5%:", "97.5%:"))
+                                           f"{s.metric.label} on {where}", ("2.5%:", "97.5%:"))
         context["ecdf"] = charts.ecdf(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95, num.score,
                                       f"|difference| in {s.metric.label} between two draws")
         context["leader"] = {"score": num.score(lead.true_score), "sd": num.score(lead.sd),

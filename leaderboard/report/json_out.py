@@ -8,6 +8,11 @@ Top-level keys::
 ``entries`` are in rank order; ``tier`` is 1 for the top tier, null (as are ``d95`` and the
 interval fields) when there is no noise model. A tier's anchor (its first entry) has
 ``is_anchor: true`` and ``p_vs_anchor: null``.
+
+Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files`` (every
+file found with its status and reason). Its entries carry ``file``, ``public_score``,
+``private_score`` and ``status`` (``"ok"``); files that were not scored follow the ranked entries
+with ``rank: null`` and ``status`` set to the rejection reason (or ``"not selected"``).
 """
 from __future__ import annotations
 
@@ -48,7 +53,7 @@ def _entries(analysis: Analysis) -> list[dict]:
     table = analysis.table
     has_tiers = analysis.tiers is not None
     anchors = anchor_mask(table["tier"].to_numpy()) if has_tiers else np.zeros(len(table), bool)
-    extra = [c for c in ("public_score", "private_score") if c in table.columns]
+    extra = [c for c in ("file", "public_score", "private_score") if c in table.columns]
     columns = ["rank", "team", "score", "ci_low", "ci_high", "sd", "d95", "p_vs_anchor", "tier"]
     out = []
     for i, row in enumerate(table[columns + extra].itertuples(index=False, name=None)):
@@ -60,19 +65,57 @@ def _entries(analysis: Analysis) -> list[dict]:
                  "p_vs_anchor": None if anchors[i] else _num(p),
                  "is_anchor": bool(anchors[i])}
         for name, value in zip(extra, rest):
-            entry[name] = _num(value)
+            entry[name] = str(value) if name == "file" else _num(value)
+        if analysis.submissions is not None:
+            entry["status"] = "ok"
         out.append(entry)
+    if analysis.submissions is not None:
+        out.extend(_unscored(analysis))
     return out
 
 
-def _noise(analysis: Analysis) -> dict | None:
-    noise = analysis.noise
-    if noise is None:
+def _unscored(analysis: Analysis) -> list[dict]:
+    """Files found but not scored, as entries without a rank."""
+    return [{"team": str(f.team), "file": str(f.file), "score": None, "rank": None,
+             "ci_low": None, "ci_high": None, "tier": None, "sd": None, "d95": None,
+             "p_vs_anchor": None, "is_anchor": False, "public_score": None,
+             "private_score": None, "status": str(f.reason or f.status)}
+            for f in analysis.submissions.files if f.status != "ok"]
+
+
+def _files(analysis: Analysis) -> list[dict] | None:
+    if analysis.submissions is None:
         return None
-    leader = noise.leader
+    return [{"team": str(f.team), "file": str(f.file), "status": str(f.status),
+             "reason": None if not f.reason else str(f.reason),
+             "rows": None if getattr(f, "rows", None) is None else int(f.rows)}
+            for f in analysis.submissions.files]
+
+
+def _resampling(analysis: Analysis) -> dict | None:
+    boot = analysis.bootstrap
+    if boot is None:
+        return None
+    return {"method": "paired bootstrap", "resample": boot.resample,
+            "replicates": int(boot.replicates.shape[1]), "rows": int(boot.n_rows),
+            "units": int(boot.n_units), "seed": int(boot.seed),
+            "interval": "percentile", "test": "paired z-test on bootstrap SE, Holm"}
+
+
+def _noise(analysis: Analysis) -> dict | None:
+    noise, leader = analysis.noise, analysis.leader_distribution
+    if leader is None:
+        return None
     draws = np.asarray(leader.draws, dtype=float)
     q = np.quantile(draws, [0.025, 0.5, 0.975]) if draws.size else [math.nan] * 3
-    return {"universe": noise.universe, "assumptions": noise.assumptions, "method": noise.method,
+    if noise is None:  # submissions mode: the leader's bootstrap replicates
+        described = {"universe": "paired bootstrap", "assumptions": "test rows are a random "
+                     "sample of the population", "method": f"{analysis.bootstrap.resample} "
+                     "resampling of the test rows"}
+    else:
+        described = {"universe": noise.universe, "assumptions": noise.assumptions,
+                     "method": noise.method}
+    return {**described,
             "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
             "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),
             "quantiles": {"2.5": _num(q[0]), "50": _num(q[1]), "97.5": _num(q[2])}}
@@ -111,6 +154,10 @@ def to_json_dict(analysis: Analysis) -> dict:
         "notes": list(analysis.notes),
         "source": _source(analysis),
         "noise": _noise(analysis),
+        "mode": analysis.mode,
+        "replicates": int(s.replicates) if analysis.bootstrap is not None else None,
+        "resampling": _resampling(analysis),
+        "files": _files(analysis),
         "entries": entries,
     }
 

@@ -1,0 +1,155 @@
+"""Submissions mode: score every valid submission on the public and private rows, resample the
+ranking split with a paired bootstrap, and cut tiers from paired tests.
+
+ingest (:mod:`leaderboard.submissions`) -> metrics (point scores) -> noise
+(:mod:`leaderboard.noise.bootstrap`) -> tiers. Nothing here imports the report.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.analysis import Analysis, Settings, _check_settings, rank_entries
+from leaderboard.errors import InputError
+from leaderboard.ingest import DroppedRows, Leaderboard
+from leaderboard.noise.bootstrap import BootstrapResult, paired_bootstrap
+from leaderboard.progress import Progress
+from leaderboard.submissions import Solution, SubmissionSet
+from leaderboard.tiers import leader_anchored_tiers
+
+SPLITS = ("private", "public")
+
+
+def split_scores(metric, solution: Solution, preds: list[np.ndarray], split: str) -> np.ndarray:
+    """Point scores of every entry on one split's rows (NaN for all if the split has no rows)."""
+    mask = solution.usage == split
+    if not mask.any() or not preds:
+        return np.full(len(preds), np.nan)
+    impl = metric.impl
+    prepared = impl.prepare(solution.target[mask], [p[mask] for p in preds])
+    return impl.evaluate(prepared, np.ones((1, int(mask.sum()))))[:, 0]
+
+
+def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings: Settings, *,
+                        split: str = "private", quiet: bool = True) -> Analysis:
+    """Score, resample and tier the valid submissions.
+
+    Parameters
+    ----------
+    solution : Solution
+        From :func:`leaderboard.submissions.read_solution`.
+    submissions : SubmissionSet
+        From :func:`leaderboard.submissions.read_submissions`; rejected files are carried along
+        (listed in the report and JSON) but not scored.
+    settings : Settings
+        ``replicates``, ``resample``, ``seed`` and ``alpha`` drive the bootstrap; ``n_test`` and
+        ``prevalence`` are filled in from the solution.
+    split : {"private", "public"}
+        The rows that rank the entries; the other split is scored for display.
+
+    Returns
+    -------
+    Analysis
+        ``table`` has one row per valid entry in rank order; ``bootstrap`` holds the paired
+        replicates in the same order.
+    """
+    _check_settings(settings)
+    if split not in SPLITS:
+        raise InputError(f"--split must be private or public, got {split!r}")
+    metric = settings.metric
+    mask = solution.usage == split
+    if not mask.any():
+        other = next(s for s in SPLITS if s != split)
+        hint = f" (it has {int((solution.usage == other).sum()):,} {other} rows: --split {other})"
+        raise InputError(f"the solution has no {split} rows to rank by{hint}",
+                         file=solution.source, column=solution.usage_column)
+    entries = submissions.scored
+    preds = [f.prediction for f in entries]
+    y = solution.target[mask]
+    settings = replace(settings, n_test=int(mask.sum()), prevalence=_prevalence(y))
+
+    frame = pd.DataFrame({
+        "entry": np.arange(len(entries)),
+        "team": [f.label for f in entries], "file": [f.file for f in entries],
+        "public_score": split_scores(metric, solution, preds, "public"),
+        "private_score": split_scores(metric, solution, preds, "private"),
+        "line": np.arange(1, len(entries) + 1)})
+    frame["score"] = frame[f"{split}_score"]
+    table = rank_entries(frame, settings.higher_is_better)
+    order = table["entry"].to_numpy()
+
+    progress = Progress("resampling test rows", quiet=quiet)
+    groups = solution.groups[mask] if solution.groups is not None else None
+    strata = _strata(y) if settings.resample == "stratified" else None
+    try:
+        boot = paired_bootstrap(metric.impl, y, [preds[i][mask] for i in order],
+                                replicates=settings.replicates, seed=settings.seed,
+                                resample=settings.resample, strata=strata, groups=groups,
+                                progress=progress)
+    except ValueError as error:  # e.g. grouped resampling without groups: a user mistake
+        raise InputError(str(error)) from None
+    finally:
+        progress.close()
+
+    low, high = boot.percentile_interval(settings.alpha)
+    table["ci_low"], table["ci_high"] = low, high
+    table["sd"] = boot.sd
+    table["d95"] = boot.d95()
+    tiers = leader_anchored_tiers(len(table), boot.p_values(settings.higher_is_better),
+                                  settings.alpha)
+    table["tier"] = tiers.tier
+    table["p_vs_anchor"] = tiers.p_vs_anchor
+    table = table.drop(columns=["entry", "line"])
+
+    board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
+                        format="submissions", score_column=f"{split} rows of the solution",
+                        split=split, rows_read=len(submissions.files),
+                        dropped=_not_scored(submissions))
+    return Analysis(leaderboard=board, settings=settings, table=table, noise=None, tiers=tiers,
+                    d95=float(table["d95"].iloc[0]), notes=tuple(_notes(boot, settings, solution)),
+                    bootstrap=boot, submissions=submissions)
+
+
+def _prevalence(y: np.ndarray) -> float | None:
+    """Share of positives for a binary 0/1 target, else None."""
+    if y.ndim != 1 or not np.issubdtype(np.asarray(y).dtype, np.number):
+        return None
+    values = np.unique(y)
+    if values.size == 2 and set(values.tolist()) <= {0, 1}:
+        return float(np.mean(y))
+    return None
+
+
+def _strata(y: np.ndarray) -> np.ndarray | None:
+    """Class of each row for stratified resampling (rows of a multi-column truth as tuples)."""
+    y = np.asarray(y)
+    if y.ndim == 1:
+        return y
+    _, codes = np.unique(y.reshape(len(y), -1), axis=0, return_inverse=True)
+    return codes.ravel()
+
+
+def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:
+    """Files not analysed, grouped by status, in the leaderboard's accounting form."""
+    counts: dict[str, int] = {}
+    for f in submissions.files:
+        if f.status != "ok":
+            counts[f.status] = counts.get(f.status, 0) + 1
+    return tuple(DroppedRows(reason=status, count=count, lines=())
+                 for status, count in counts.items())
+
+
+def _notes(boot: BootstrapResult, settings: Settings, solution: Solution) -> list[str]:
+    notes = []
+    undefined = boot.undefined
+    if undefined.any():
+        notes.append(f"On {int(undefined.max()):,} of {boot.replicates.shape[1]:,} replicates the "
+                     f"metric was undefined for some entry (e.g. no positives were drawn); those "
+                     "replicates are left out of that entry's interval. Stratified resampling "
+                     "(--resample stratified) avoids this.")
+    if (solution.usage == "ignored").any():
+        notes.append(f"{int((solution.usage == 'ignored').sum()):,} solution rows marked Ignored "
+                     "are not scored.")
+    return notes

@@ -1,0 +1,111 @@
+"""The report's words for submissions mode: what was scored, how it was resampled, every file's fate.
+
+Scores-only wording lives in html.py; this module holds only what differs when predictions were
+scored against a solution and resampled with the paired bootstrap.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from leaderboard.analysis import Analysis
+
+RESAMPLING_WORDS = {
+    "plain": "rows drawn with replacement from the test rows",
+    "stratified": "rows drawn with replacement within each class, so every replicate keeps the "
+                  "test set's class counts",
+    "grouped": "whole groups drawn with replacement, every row of a drawn group counted, because "
+               "rows within a group are not independent",
+}
+
+
+@dataclass(frozen=True)
+class FileRow:
+    team: str
+    file: str
+    status: str
+    reason: str
+    rows: str
+    css: str
+
+
+def _pct(fraction: float) -> str:
+    return f"{100 * fraction:.3g}%"
+
+
+def facts(a: Analysis, conf: str, fact) -> list:
+    """The "What was analysed" list for submissions mode (``fact`` builds one item)."""
+    s, boot, subs = a.settings, a.bootstrap, a.submissions
+    files = subs.files
+    by_status: dict[str, int] = {}
+    for f in files:
+        by_status[f.status] = by_status.get(f.status, 0) + 1
+    split = a.leaderboard.split
+    rows = f"{s.n_test:,} {split} rows" + (f", {_pct(s.prevalence)} positives"
+                                            if s.prevalence is not None else "")
+    status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
+    out = [fact("Solution", str(a.leaderboard.source)),
+           fact("Submissions", str(subs.source)),
+           fact("Metric", f"{s.metric.label} ({'higher' if s.higher_is_better else 'lower'} is "
+                "better)"),
+           fact("Ranking split", f"{rows}; the other split is scored for display only"),
+           fact("Files", f"{len(files):,} found: {status_text}"),
+           fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
+                f"{RESAMPLING_WORDS[boot.resample]}" + (
+                    f" ({boot.n_units:,} groups)" if boot.resample == "grouped" else "")
+                + f"; seed {s.seed}"),
+           fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's family-wise "
+                f"error at most {_pct(s.alpha)}")]
+    return out
+
+
+_STATUS_ORDER = {"rejected": 0, "not selected": 1, "skipped": 2, "ok": 3}
+
+
+def file_rows(a: Analysis) -> list[FileRow]:
+    """Every submission file found, valid or not: problems first, then in the order found."""
+    files = sorted(a.submissions.files, key=lambda f: _STATUS_ORDER.get(f.status, 0))
+    return [FileRow(team=str(f.team), file=str(f.file), status=str(f.status),
+                    reason=str(f.reason or ""), rows="" if f.rows is None else f"{f.rows:,}",
+                    css=f.status.replace(" ", "-"))
+            for f in files]
+
+
+def resampling_box(a: Analysis) -> dict:
+    boot = a.bootstrap
+    return {
+        "name": f"paired bootstrap ({boot.resample})",
+        "assumptions": (
+            "The test rows are taken as a random sample from the population the competition cares "
+            f"about ({'groups' if boot.resample == 'grouped' else 'rows'} independent of each "
+            "other). Each replicate redraws the test rows once "
+            f"({RESAMPLING_WORDS[boot.resample]}) and scores every entry on that same draw, so "
+            "differences between entries are measured on shared rows (paired). No model of the "
+            "scores is assumed: the noise comes from the predictions themselves."),
+        "method": (f"{boot.replicates.shape[1]:,} replicates of {boot.n_rows:,} rows, seed "
+                   f"{boot.seed}. Intervals are percentile intervals of each entry's replicates; "
+                   "tiers come from one-sided paired tests (difference over its paired bootstrap "
+                   "standard error) with Holm's procedure."),
+    }
+
+
+def how_to_read(conf: str) -> dict[str, str]:
+    """Explanations that replace the scores-only ones, keyed by label."""
+    return {
+        "interval": (f"A {conf} percentile bootstrap interval for the entry's true score (its score "
+                     "on the whole population the test rows were drawn from): the middle "
+                     f"{conf} of its scores over the bootstrap replicates. If the test rows are a "
+                     f"random sample of that population, it covers the true score about {conf} "
+                     "of the time."),
+        "d95": ("How far apart two equally good models land by chance, each scored on its own test "
+                "set of this size: the 95th percentile of the |difference| between two independent "
+                "bootstrap replicates of the entry's score. Comparisons between entries use paired "
+                "replicates instead, which are much less noisy."),
+        "p": ("The one-sided p-value of the paired test \u201cthis entry is at least as good as its "
+              "tier's anchor\u201d: the observed difference divided by the standard deviation of "
+              "the difference over the shared replicates (unadjusted; Holm adjusts the "
+              "threshold). The anchor itself has none."),
+        "correlation": ("None needed: every entry is scored on the same resampled rows, so the "
+                        "correlation between entries is in the data."),
+    }

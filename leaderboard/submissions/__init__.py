@@ -1,0 +1,19 @@
+"""Stage 1, submissions mode: read the solution and every team's prediction file.
+
+:func:`read_solution` reads the true answers (Kaggle's ``id, target..., Usage`` layout) into a
+:class:`Solution`; :func:`read_submissions` finds every submission file (a folder, a zip or a
+manifest), validates each one as a Kaggle scorer would for the metric's prediction kind and aligns
+it to the solution's rows, giving a :class:`SubmissionSet` in which every file found has a status
+and, when rejected, a one-line reason. Nothing here computes a metric.
+
+Modules: :mod:`~leaderboard.submissions.solution` (the solution file),
+:mod:`~leaderboard.submissions.files` (finding files, the result dataclasses),
+:mod:`~leaderboard.submissions.validate` (the checks per kind) and
+:mod:`~leaderboard.submissions.table` (bytes to a table, reasons).
+"""
+from leaderboard.submissions.files import (STATUSES, SubmissionFile, SubmissionSet,
+                                           read_submissions)
+from leaderboard.submissions.solution import Solution, read_solution
+
+__all__ = ["STATUSES", "Solution", "SubmissionFile", "SubmissionSet", "read_solution",
+           "read_submissions"]

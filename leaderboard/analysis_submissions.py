@@ -29,7 +29,7 @@ def split_scores(metric, solution: Solution, preds: list[np.ndarray], split: str
         return np.full(len(preds), np.nan)
     impl = metric.impl
     prepared = impl.prepare(solution.target[mask], [p[mask] for p in preds])
-    return impl.evaluate(prepared, np.ones((1, int(mask.sum()))))[:, 0]
+    return impl.point(prepared, int(mask.sum()))
 
 
 def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings: Settings, *,

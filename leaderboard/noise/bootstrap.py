@@ -273,7 +273,7 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
         progress.start(len(passes) * n_blocks)
     for entries in passes:
         prepared = impl.prepare(y_true, [preds[i] for i in entries])
-        point[entries.start:entries.stop] = impl.evaluate(prepared, np.ones((1, n)))[:, 0]
+        point[entries.start:entries.stop] = impl.point(prepared, n)
         for first in range(0, n_blocks, blocks_per_batch):
             blocks = range(first, min(first + blocks_per_batch, n_blocks))
             weights = np.vstack([weight_block(plan, seed, b) for b in blocks])

@@ -11,7 +11,7 @@ same numpy gives byte-identical files). Not committed (600 KB of random digits);
     One ``<team>.csv`` (``id,target``: the predicted probability, 4 decimals) per team of the
     competition in ``make_example.py`` (same teams, same binormal model with shared row difficulty),
     plus what real submission folders contain: a file with a missing id, one with a NaN, one that
-    repeats an id, and a ``README.txt`` that is not a submission.
+    repeats an id, one whose prediction column is misnamed, and a ``README.txt`` that is not a submission.
 ``example_submissions.json``
     The settings to analyse it with (metric AUC).
 """
@@ -85,6 +85,8 @@ def main(out_dir: str | Path) -> list[Path]:
     repeated = ids.copy()
     repeated[100] = repeated[99]
     members["submissions/copy-paste error.csv"] = _csv(repeated, base)           # id repeated
+    renamed = _csv(ids, base).replace(b"id,target", b"id,prediction", 1)
+    members["submissions/wrong header.csv"] = renamed                             # no 'target'
     members["submissions/README.txt"] = b"Final submissions of every team.\n"
     archive = out / "example_submissions.zip"
     buffer = io.BytesIO()
@@ -100,7 +102,7 @@ def main(out_dir: str | Path) -> list[Path]:
                                 f"predicted probabilities for {int(scored.sum())} scored rows "
                                 f"({N_POSITIVE / N_TEST:.0%} positives, "
                                 f"{PUBLIC_FRACTION:.0%} public), {N_IGNORED} ignored rows and "
-                                "three files a scorer must reject and one to skip. Made by "
+                                "four files a scorer must reject and one to skip. Made by "
                                 "data/make_submissions_example.py.")}
     meta = out / "example_submissions.json"
     meta.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")

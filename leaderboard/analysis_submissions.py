@@ -6,6 +6,7 @@ ingest (:mod:`leaderboard.submissions`) -> metrics (point scores) -> noise
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
 import numpy as np
@@ -101,15 +102,40 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
                                   settings.alpha)
     table["tier"] = tiers.tier
     table["p_vs_anchor"] = tiers.p_vs_anchor
+    table["identical_to"] = pd.Series(_identical_to([preds[i] for i in order],
+                                                    table["team"].tolist()),
+                                      index=table.index, dtype=object)
     table = table.drop(columns=["entry", "line"])
 
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
                         format="submissions", score_column=f"{split} rows of the solution",
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
+    notes = _notes(boot, settings, solution) + _identical_notes(table)
     return Analysis(leaderboard=board, settings=settings, table=table, noise=None, tiers=tiers,
-                    d95=float(table["d95"].iloc[0]), notes=tuple(_notes(boot, settings, solution)),
+                    d95=float(table["d95"].iloc[0]), notes=tuple(notes),
                     bootstrap=boot, submissions=submissions)
+
+
+def _identical_to(preds: list[np.ndarray], labels: list[str]) -> list[str | None]:
+    """For each entry (rank order), the first entry with byte-identical predictions, else None."""
+    first: dict[bytes, str] = {}
+    out: list[str | None] = []
+    for pred, label in zip(preds, labels):
+        digest = hashlib.sha256(np.ascontiguousarray(pred).tobytes()).digest()
+        out.append(first.get(digest))
+        first.setdefault(digest, label)
+    return out
+
+
+def _identical_notes(table: pd.DataFrame) -> list[str]:
+    groups: dict[str, list[str]] = {}
+    for team, same in zip(table["team"], table["identical_to"]):
+        if same is not None:
+            groups.setdefault(same, [same]).append(team)
+    return [f"Identical predictions: {', '.join(members)} submitted exactly the same predictions, "
+            "so their scores are equal on every replicate (difference 0) and they share a tier."
+            for members in groups.values()]
 
 
 def _prevalence(y: np.ndarray) -> float | None:

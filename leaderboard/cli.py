@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "prevalence) or grouped by --group-col (default: plain)")
     sub.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates "
                      "(default 2000)")
+    sub.add_argument("--beta", type=float, help="beta of the fbeta metrics (default 1)")
+    sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "
+                     "predicted class, e.g. '0,1;5,0' (default: 0/1 costs, the error rate)")
     direction = run.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,
                            help="override the metric's direction")
@@ -128,7 +131,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
                          "--submissions)")
     if args.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
-    metric = get_metric(args.metric)
+    metric = _configured(get_metric(args.metric), args)
     higher = metric.higher_is_better if args.higher is None else args.higher
     settings = Settings(metric=metric, higher_is_better=higher, n_test=args.n_test,
                         prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
@@ -147,6 +150,23 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if not args.quiet:
         print(summary(result, args.output, args.json))
     return result
+
+
+def _configured(metric, args: argparse.Namespace):
+    """The metric with --beta / --costs applied (a one-line error if it takes neither)."""
+    options = {}
+    if args.beta is not None:
+        options["beta"] = args.beta
+    if args.costs is not None:
+        try:
+            options["costs"] = tuple(tuple(float(x) for x in row.split(","))
+                                     for row in args.costs.split(";"))
+        except ValueError:
+            raise InputError(f"--costs {args.costs!r}: give rows of numbers like '0,1;5,0'") from None
+    try:
+        return metric.configure(**options) if options else metric
+    except ValueError as error:
+        raise InputError(str(error)) from None
 
 
 def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:

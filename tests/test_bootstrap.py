@@ -164,3 +164,29 @@ def test_bad_arguments_are_value_errors():
         paired_bootstrap(impl, y, [y * 1.0], resample="grouped")
     with pytest.raises(ValueError, match="entry 0"):
         paired_bootstrap(impl, y, [np.ones(3)])
+
+
+def test_paired_tiers_match_delong_with_holm():
+    """15 models on one 2000-row test set at about 6% prevalence: the tied-with-best set from
+    paired bootstrap tests equals the one from paired DeLong tests, both with Holm."""
+    from leaderboard.noise.delong import delong_paired_test
+    from leaderboard.tiers import leader_anchored_tiers
+
+    rng = np.random.default_rng(2024)
+    mus = np.r_[1.6, 1.58, 1.55, 1.5, 1.45, 1.4, 1.3, 1.2, 1.1, 1.0, 0.9, 0.8, 0.6, 0.4, 0.2]
+    y, scores = _binormal(rng, 2000, 0.06, mus, shared=0.7)
+    dl = delong(y, np.vstack(scores))
+    order = np.argsort(-dl.auc, kind="stable")
+    ranked = [scores[i] for i in order]
+    boot = paired_bootstrap(get_metric("auc").impl, y, ranked, replicates=4000, seed=8)
+    dl_ranked = delong(y, np.vstack(ranked))
+
+    def delong_p(anchor, others):
+        return delong_paired_test(dl_ranked, anchor, np.asarray(others)).p_value
+
+    by_boot = leader_anchored_tiers(len(mus), boot.p_values(True), 0.05)
+    by_delong = leader_anchored_tiers(len(mus), delong_p, 0.05)
+    tied_boot = set(np.flatnonzero(by_boot.tier == 1))
+    tied_delong = set(np.flatnonzero(by_delong.tier == 1))
+    assert tied_boot == tied_delong
+    assert 1 < len(tied_boot) < len(mus)          # a real test: neither everything nor nothing

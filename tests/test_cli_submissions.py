@@ -32,17 +32,18 @@ def test_example_accounts_for_every_file(example):
     data, _ = example
     assert data["mode"] == "submissions"
     files = data["files"]
-    assert len(files) == 44                                   # 43 CSVs and a README
+    assert len(files) == 45                                   # 44 CSVs and a README
     status = pd.Series([f["status"] for f in files]).value_counts().to_dict()
-    assert status == {"ok": 40, "rejected": 3, "skipped": 1}
+    assert status == {"ok": 40, "rejected": 4, "skipped": 1}
     ranked = [e for e in data["entries"] if e["rank"] is not None]
     unranked = [e for e in data["entries"] if e["rank"] is None]
-    assert len(ranked) == 40 and len(unranked) == 4
+    assert len(ranked) == 40 and len(unranked) == 5
     assert all(e["status"] == "ok" and e["file"].endswith(".csv") for e in ranked)
     reasons = {e["file"]: e["status"] for e in unranked}
     assert "duplicate id 10100 on lines 101 and 102" in reasons["submissions/copy-paste error.csv"]
     assert "missing 1 id" in reasons["submissions/late night fix.csv"]
     assert "line 43" in reasons["submissions/uncalibrated_boost.csv"]
+    assert "target" in reasons["submissions/wrong header.csv"]
     assert data["resampling"]["replicates"] == 300 and data["n_test"] == 2100
 
 
@@ -185,3 +186,47 @@ def test_insults_submissions_against_sklearn(shared_data, tmp_path):
     want = roc_auc_score(solution["Insult"][private], sub["Insult"][private])
     assert abs(leader["score"] - want) < 1e-9
     assert 1 <= data["tier1_size"] < 27
+
+
+@pytest.mark.usefixtures("shared_data")
+def test_insults_identical_files_share_a_tier_with_zero_difference(shared_data):
+    from leaderboard.analysis import Settings
+    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.metrics import get_metric
+    from leaderboard.submissions import read_solution, read_submissions
+
+    folder = shared_data / "kaggle_insults"
+    solution = read_solution(folder / "solution.csv", kind="scores")
+    subs = read_submissions(folder / "submissions", solution, kind="scores")
+    result = analyze_submissions(solution, subs, Settings(get_metric("auc"), True, None, None,
+                                                          replicates=500))
+    table, reps = result.table, result.bootstrap.replicates
+    copies = table.index[table["identical_to"].notna()]
+    assert len(copies) >= 3                          # the folder holds byte-identical files
+    for i in copies:
+        j = table.index[table["team"] == table.at[i, "identical_to"]][0]
+        assert table.at[i, "tier"] == table.at[j, "tier"]
+        assert np.all(reps[i] - reps[j] == 0)
+    assert any("Identical predictions" in note for note in result.notes)
+
+
+def test_metric_options_from_the_command_line(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    n = 200
+    y = rng.integers(0, 2, n)
+    _write_solution(tmp_path / "solution.csv", y, np.full(n, "Private"))
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    pred = np.where(rng.random(n) < 0.8, y, 1 - y)
+    pd.DataFrame({"id": np.arange(n), "target": pred}).to_csv(folder / "a.csv", index=False)
+    common = ["--solution", str(tmp_path / "solution.csv"), "--submissions", str(folder)]
+    code, data, _ = _run(tmp_path, *common, "--metric", "expected_cost", "--costs", "0,1;5,0")
+    assert code == 0
+    want = np.mean(np.where((y == 1) & (pred == 0), 5.0, np.where(y != pred, 1.0, 0.0)))
+    assert abs(data["entries"][0]["score"] - want) < 1e-12
+    code, data, _ = _run(tmp_path, *common, "--metric", "fbeta", "--beta", "2")
+    from sklearn.metrics import fbeta_score
+    assert abs(data["entries"][0]["score"] - fbeta_score(y, pred, beta=2)) < 1e-12
+    for bad in (["--metric", "auc", "--beta", "2"], ["--metric", "expected_cost", "--costs", "a"]):
+        assert main(["analyze", *common, *bad, "--quiet", "-o", str(tmp_path / "x.html")]) == 2
+        assert capsys.readouterr().err.count("\n") == 1

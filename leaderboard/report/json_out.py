@@ -11,7 +11,8 @@ interval fields) when there is no noise model. A tier's anchor (its first entry)
 
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files`` (every
 file found with its status and reason). Its entries carry ``file``, ``public_score``,
-``private_score`` and ``status`` (``"ok"``); files that were not scored follow the ranked entries
+``private_score``, ``status`` (``"ok"``) and ``identical_to`` (the better-ranked entry with
+byte-identical predictions, or null); files that were not scored follow the ranked entries
 with ``rank: null`` and ``status`` set to the rejection reason (or ``"not selected"``).
 """
 from __future__ import annotations
@@ -68,6 +69,8 @@ def _entries(analysis: Analysis) -> list[dict]:
             entry[name] = str(value) if name == "file" else _num(value)
         if analysis.submissions is not None:
             entry["status"] = "ok"
+            same = table["identical_to"].iloc[i]
+            entry["identical_to"] = None if same is None else str(same)
         out.append(entry)
     if analysis.submissions is not None:
         out.extend(_unscored(analysis))
@@ -79,7 +82,7 @@ def _unscored(analysis: Analysis) -> list[dict]:
     return [{"team": str(f.team), "file": str(f.file), "score": None, "rank": None,
              "ci_low": None, "ci_high": None, "tier": None, "sd": None, "d95": None,
              "p_vs_anchor": None, "is_anchor": False, "public_score": None,
-             "private_score": None, "status": str(f.reason or f.status)}
+             "private_score": None, "status": str(f.reason or f.status), "identical_to": None}
             for f in analysis.submissions.files if f.status != "ok"]
 
 

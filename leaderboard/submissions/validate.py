@@ -175,11 +175,14 @@ def _choose(fields: list[str], plan: Plan) -> tuple[str, tuple[str, ...], str]:
         found = [_find(fields, n) for n in plan.onehot]
         if all(found):
             return id_name, tuple(found), "onehot"
+    # As a scorer would: a column named like the solution's target is required; any single other
+    # column is taken only when there is no name to expect.
     others = [f for f in fields if f != id_name and f.strip()]
-    if len(others) == 1 and not plan.explicit:
+    if len(others) == 1 and not plan.explicit and not plan.names:
         return id_name, (others[0],), plan.mode
     wanted = quote(plan.names[0]) if plan.names else "(one prediction column)"
-    raise Rejected(f"missing prediction column {wanted} {listed}")
+    hint = "" if plan.explicit else " (--pred-col names it if it differs)"
+    raise Rejected(f"missing prediction column {wanted} {listed}{hint}")
 
 
 def _align(ids: pd.Series, column: str, plan: Plan) -> np.ndarray:

@@ -180,11 +180,12 @@ def test_insults_submissions_against_sklearn(shared_data, tmp_path):
     assert len(data["entries"]) == 27 and all(e["status"] == "ok" for e in data["entries"])
     assert data["n_test"] == 1985
     solution = pd.read_csv(folder / "solution.csv")
-    private = (solution["Usage"] == "PrivateTest").to_numpy()
-    leader = data["entries"][0]
-    sub = pd.read_csv(folder / "submissions" / (leader["file"].split("/")[-1]))
-    want = roc_auc_score(solution["Insult"][private], sub["Insult"][private])
-    assert abs(leader["score"] - want) < 1e-9
+    for entry in data["entries"]:                       # every file, both splits, vs scikit-learn
+        sub = pd.read_csv(folder / "submissions" / entry["file"].split("/")[-1])
+        for split, usage in (("public", "PublicTest"), ("private", "PrivateTest")):
+            rows = (solution["Usage"] == usage).to_numpy()
+            want = roc_auc_score(solution["Insult"][rows], sub["Insult"][rows])
+            assert abs(entry[f"{split}_score"] - want) < 1e-9
     assert 1 <= data["tier1_size"] < 27
 
 

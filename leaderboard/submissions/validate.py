@@ -181,7 +181,7 @@ def _choose(fields: list[str], plan: Plan) -> tuple[str, tuple[str, ...], str]:
     if len(others) == 1 and not plan.explicit and not plan.names:
         return id_name, (others[0],), plan.mode
     wanted = quote(plan.names[0]) if plan.names else "(one prediction column)"
-    hint = "" if plan.explicit else " (--pred-col names it if it differs)"
+    hint = "" if plan.explicit else "; use --pred-col if the name differs"
     raise Rejected(f"missing prediction column {wanted} {listed}{hint}")
 
 

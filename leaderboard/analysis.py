@@ -5,6 +5,7 @@ The command line and the report both consume :class:`Analysis`; nothing here imp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -79,7 +80,7 @@ class Analysis:
         """``"submissions"`` (predictions scored and resampled) or ``"scores"`` (a leaderboard)."""
         return "scores" if self.submissions is None else "submissions"
 
-    @property
+    @cached_property
     def leader_distribution(self) -> ScoreDistribution | None:
         """Chance alone at the leader: simulated (scores) or resampled (submissions)."""
         if self.bootstrap is not None:

@@ -49,20 +49,14 @@ def test_example_accounts_for_every_file(example):
 
 def test_example_scores_match_sklearn_on_each_split(tmp_path):
     """Point scores against an independent reference: scikit-learn on the split's rows."""
-    import importlib.util
+    from leaderboard.cli import _make_submissions_example
 
-    from leaderboard.resources import data_dir
-
-    spec = importlib.util.spec_from_file_location("gen", data_dir() / "make_submissions_example.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    gen.main(tmp_path)
-    code, data, _ = _run(tmp_path, "--solution", str(tmp_path / "example_solution.csv"),
-                         "--submissions", str(tmp_path / "example_submissions.zip"),
-                         "--metric", "auc")
+    preset = _make_submissions_example()
+    code, data, _ = _run(tmp_path, "--solution", preset["solution"], "--submissions",
+                         preset["submissions"], "--metric", "auc")
     assert code == 0
-    solution = pd.read_csv(tmp_path / "example_solution.csv")
-    with zipfile.ZipFile(tmp_path / "example_submissions.zip") as zf:
+    solution = pd.read_csv(preset["solution"])
+    with zipfile.ZipFile(preset["submissions"]) as zf:
         for entry in [e for e in data["entries"] if e["rank"] is not None][:6]:
             sub = pd.read_csv(zf.open(entry["file"])).set_index("id").loc[solution["id"]]
             for split, usage in (("public", "Public"), ("private", "Private")):

@@ -17,6 +17,7 @@ import numpy as np
 
 from leaderboard.metrics import Metric
 from leaderboard.report import charts, submissions_text
+from leaderboard.report.words import Fact, pct
 from leaderboard.report.json_out import anchor_mask
 from leaderboard.resources import templates_dir
 
@@ -85,10 +86,6 @@ class Numbers:
         return text
 
 
-def _pct(fraction: float) -> str:
-    return f"{100 * fraction:.3g}%"
-
-
 def _p_value(p: float, anchor: bool) -> str:
     if anchor:
         return "anchor"
@@ -98,13 +95,6 @@ def _p_value(p: float, anchor: bool) -> str:
 
 
 # --- the page's parts ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Fact:
-    label: str
-    value: str
-    items: tuple[str, ...] = ()
-
 
 @dataclass(frozen=True)
 class Row:
@@ -155,14 +145,14 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     s = a.settings
     if a.d95 is None or s.n_test is None:
         return None
-    where = f"{s.n_test:,} rows" + (f", {_pct(s.prevalence)} positives" if s.prevalence else "")
+    where = f"{s.n_test:,} rows" + (f", {pct(s.prevalence)} positives" if s.prevalence else "")
     return (f"On this test set ({where}), two equally good models differ by more than "
             f"{num.d95(a.d95)} one time in twenty (d95).")
 
 
 def _facts(a: Analysis, conf: str) -> list[Fact]:
     if a.mode == "submissions":
-        return submissions_text.facts(a, conf, Fact)
+        return submissions_text.facts(a, conf)
     lb, s, m = a.leaderboard, a.settings, a.settings.metric
     kaggle = lb.format == "kaggle-download"
     facts = [Fact("File", str(lb.source)),
@@ -173,7 +163,7 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
                  " one ranks)" if lb.split else "")),
              Fact("Metric", f"{m.label} ({'higher' if s.higher_is_better else 'lower'} is better)"),
              Fact("Test set", (f"{s.n_test:,} rows" if s.n_test else "size not given") + (
-                 f", {_pct(s.prevalence)} positives" if s.prevalence else "")),
+                 f", {pct(s.prevalence)} positives" if s.prevalence else "")),
              Fact("Entries", f"{len(lb.entries):,} analysed, from {lb.rows_read:,} rows read")]
     dropped = sum(d.count for d in lb.dropped)
     items = tuple(_dropped(d) for d in lb.dropped)
@@ -182,7 +172,7 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
         facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
                           f"{s.seed}"))
         facts.append(Fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's "
-                          f"family-wise error at most {_pct(s.alpha)}"))
+                          f"family-wise error at most {pct(s.alpha)}"))
         facts.append(Fact("Correlation between entries", f"{s.correlation:g}" + (
             " (independent: the conservative choice)" if s.correlation == 0 else " (assumed)")))
     return facts
@@ -217,7 +207,7 @@ def _rows(a: Analysis, num: Numbers) -> list[Row]:
 
 def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     s = a.settings
-    alpha = _pct(s.alpha)
+    alpha = pct(s.alpha)
     method = a.tiers.method if a.tiers is not None else "leader-anchored, Holm"
     corr = ("Entries are compared as if each had its own test set (correlation 0). On a real "
             "leaderboard they share one test set, so their scores move together and true "
@@ -266,7 +256,7 @@ def build_context(a: Analysis) -> dict:
     """Everything the template prints, already formatted."""
     s, t = a.settings, a.table
     num = Numbers(s.metric, t["score"].to_numpy(dtype=float), a.d95)
-    conf = _pct(1 - s.alpha)
+    conf = pct(1 - s.alpha)
     head, said = _answer(a, num, conf)
     better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"
     dots = charts.dot_chart(t, num.score, f"{s.metric.label} ({better})", f"{conf} interval")

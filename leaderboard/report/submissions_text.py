@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from leaderboard.report.words import Fact, pct
+
 if TYPE_CHECKING:
     from leaderboard.analysis import Analysis
 
@@ -30,33 +32,29 @@ class FileRow:
     css: str
 
 
-def _pct(fraction: float) -> str:
-    return f"{100 * fraction:.3g}%"
-
-
-def facts(a: Analysis, conf: str, fact) -> list:
-    """The "What was analysed" list for submissions mode (``fact`` builds one item)."""
+def facts(a: Analysis, conf: str) -> list[Fact]:
+    """The "What was analysed" list for submissions mode."""
     s, boot, subs = a.settings, a.bootstrap, a.submissions
     files = subs.files
     by_status: dict[str, int] = {}
     for f in files:
         by_status[f.status] = by_status.get(f.status, 0) + 1
     split = a.leaderboard.split
-    rows = f"{s.n_test:,} {split} rows" + (f", {_pct(s.prevalence)} positives"
+    rows = f"{s.n_test:,} {split} rows" + (f", {pct(s.prevalence)} positives"
                                             if s.prevalence is not None else "")
     status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
-    out = [fact("Solution", str(a.leaderboard.source)),
-           fact("Submissions", str(subs.source)),
-           fact("Metric", f"{s.metric.label} ({'higher' if s.higher_is_better else 'lower'} is "
+    out = [Fact("Solution", str(a.leaderboard.source)),
+           Fact("Submissions", str(subs.source)),
+           Fact("Metric", f"{s.metric.label} ({'higher' if s.higher_is_better else 'lower'} is "
                 "better)"),
-           fact("Ranking split", f"{rows}; the other split is scored for display only"),
-           fact("Files", f"{len(files):,} found: {status_text}"),
-           fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
+           Fact("Ranking split", f"{rows}; the other split is scored for display only"),
+           Fact("Files", f"{len(files):,} found: {status_text}"),
+           Fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
                 f"{RESAMPLING_WORDS[boot.resample]}" + (
                     f" ({boot.n_units:,} groups)" if boot.resample == "grouped" else "")
                 + f"; seed {s.seed}"),
-           fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's family-wise "
-                f"error at most {_pct(s.alpha)}")]
+           Fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's family-wise "
+                f"error at most {pct(s.alpha)}")]
     return out
 
 

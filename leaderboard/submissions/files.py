@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from leaderboard.errors import InputError
-from leaderboard.ingest import _column, _read_csv, _require_nonempty
+from leaderboard.ingest import _column, _first_line, _read_csv, _require_nonempty
 from leaderboard.submissions.solution import Solution
 from leaderboard.submissions.table import Rejected, column_list, header, show
 from leaderboard.submissions.validate import make_plan, validate
@@ -389,8 +389,3 @@ def _gunzip(data: bytes) -> bytes:
         return gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as err:
         raise Rejected(f"not a readable gzip file ({_first_line(err)})") from None
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0][:120] if text else type(err).__name__

@@ -19,7 +19,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from leaderboard.cli import main
-from leaderboard.noise.universe import SeedsAUCUniverse, class_counts
+from leaderboard.noise.universes import SeedsAUCUniverse, class_counts
 
 
 def naive_seconds_per_draw(auc: float, n_test: int, prevalence: float, draws: int = 50) -> float:

@@ -21,7 +21,7 @@ from sklearn.metrics import log_loss, roc_auc_score
 
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import _Plan, paired_bootstrap, weight_block
-from leaderboard.noise.universe import BLOCK
+from leaderboard.noise.rng import BLOCK
 
 
 def make_data(entries: int, rows: int, seed: int = 0):

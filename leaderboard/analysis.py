@@ -17,6 +17,7 @@ from leaderboard.metrics import Metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import SubmissionSet
 from leaderboard.tiers import Tiers, leader_anchored_tiers
@@ -36,6 +37,7 @@ class Settings:
     correlation: float = 0.0
     replicates: int = 2000
     resample: str = "plain"
+    universe: UniverseOptions = UniverseOptions()
 
 
 @dataclass(frozen=True)
@@ -152,9 +154,10 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     table["tier"] = 0
 
     noise = tiers = d95 = None
-    if metric.noise_model is None:
-        notes.append(f"Intervals and tiers are not available for {metric.label} yet: the project has "
-                     "no noise model for it, so entries are ranked but not compared.")
+    reason = not_simulable_reason(metric, settings.universe)
+    if reason is not None:
+        notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
+                     "not compared.")
     elif settings.n_test is None:
         notes.append("No test-set size was given (--n-test), so the sampling noise cannot be "
                      "simulated: entries are ranked but not compared.")
@@ -163,7 +166,8 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         noise = build_noise_model(metric, scores, leader_score=float(scores[0]),
                                   n_test=settings.n_test,
                                   prevalence=settings.prevalence, draws=settings.draws,
-                                  seed=settings.seed, alpha=settings.alpha, progress=progress)
+                                  seed=settings.seed, alpha=settings.alpha,
+                                  options=settings.universe, progress=progress)
         progress.close()
         table["ci_low"], table["ci_high"] = noise.interval(scores)
         table["sd"] = noise.sd_at(scores)
@@ -174,6 +178,12 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         table["tier"] = tiers.tier
         table["p_vs_anchor"] = tiers.p_vs_anchor
         d95 = noise.leader.d95
+        beyond = int(((scores < noise.levels[0]) | (scores > noise.levels[-1])).sum())
+        if beyond:
+            notes.append(f"{beyond} entr{'y scores' if beyond == 1 else 'ies score'} beyond what "
+                         f"the {noise.universe} universe can reach for these settings (from "
+                         f"{noise.levels[0]:.6g} to {noise.levels[-1]:.6g}); their intervals are "
+                         "clipped at that edge. Check those scores, or the universe options.")
         if settings.correlation == 0:
             notes.append("Comparisons assume each entry's score moves independently, as if every "
                          "entry had its own test set. Entries scored on one shared test set are "

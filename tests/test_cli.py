@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import norm
 
 from leaderboard.cli import main
-from leaderboard.noise.universe import SeedsAUCUniverse
+from leaderboard.noise.universes import SeedsAUCUniverse
 
 
 def run(args, tmp_path, name="out"):
@@ -69,11 +69,12 @@ def test_accuracy_board_uses_the_binomial(tmp_path):
     assert result["noise"]["universe"] == "binomial"
 
 
-def test_metric_without_noise_model_is_ranked_and_says_so(tmp_path):
-    result, html = run([board(tmp_path, [0.31, 0.29, 0.35]), "--metric", "rmsle"], tmp_path)
-    assert [e["team"] for e in result["entries"]] == ["t1", "t0", "t2"]
+def test_metric_without_a_universe_is_ranked_and_says_so(tmp_path):
+    result, html = run([board(tmp_path, [0.31, 0.29, 0.35]), "--metric", "ari", "--n-test",
+                        "1000"], tmp_path)
+    assert [e["team"] for e in result["entries"]] == ["t2", "t0", "t1"]
     assert result["d95"] is None and all(e["tier"] is None for e in result["entries"])
-    assert "not available for RMSLE yet" in html
+    assert "cannot be simulated from scores alone" in html
 
 
 def test_hostile_team_names_are_escaped(tmp_path):
@@ -127,4 +128,4 @@ def test_sberbank_kaggle_download(shared_data, tmp_path):
     assert result["higher_is_better"] is False and result["source"]["format"] == "kaggle-download"
     assert len(entries) == 3265 and entries[0]["score"] == pytest.approx(0.29755)
     assert all(a["score"] <= b["score"] for a, b in zip(entries, entries[1:]))
-    assert "not available for RMSLE yet" in html
+    assert "No test-set size was given" in html

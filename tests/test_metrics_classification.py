@@ -352,7 +352,7 @@ def test_single_class_replicates():
 
 def test_names_aliases_and_kinds():
     assert get_metric("log-loss").name == "logloss" and get_metric("mlogloss").name == "logloss"
-    assert get_metric("ACC").noise_model == "accuracy"
+    assert get_metric("ACC").noise_model == "binomial"
     assert get_metric("f1_score").name == "f1" and get_metric("Mean F Score").name == "f1"
     assert get_metric("sensitivity").name == "recall"
     assert get_metric("macro_f1").name == "f1_macro"

@@ -8,8 +8,8 @@ from sklearn.metrics import roc_auc_score
 from leaderboard.metrics import get_metric
 from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
 from leaderboard.noise.grid import build_noise_model
-from leaderboard.noise.universe import (BLOCK, BinomialAccuracyUniverse, SeedsAUCUniverse,
-                                        block_rng, class_counts)
+from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.universes import BinomialAccuracyUniverse, SeedsAUCUniverse, class_counts
 from leaderboard.errors import InputError
 
 UNIVERSE = SeedsAUCUniverse()

@@ -110,7 +110,11 @@ class RowSums(MetricImpl):
         return _SumsPlan(exact_columns(blocks), point_sums, blocks[0].shape[1], k)
 
     def evaluate(self, prepared: _SumsPlan, weights: np.ndarray) -> np.ndarray:
-        sums = np.asarray(weights, dtype=float) @ prepared.features    # one BLAS call
+        """Scores under ``weights``: a dense array, or a scipy.sparse matrix of row counts (a
+        simulated test set much smaller than its universe touches few rows)."""
+        if not hasattr(weights, "tocsr"):
+            weights = np.asarray(weights, dtype=float)
+        sums = np.asarray(weights @ prepared.features)    # one BLAS (or sparse) product
         return self._finalize_sums(sums, prepared.n_shared, prepared.k)
 
     def point(self, prepared: Any, n_rows: int) -> np.ndarray:
@@ -212,7 +216,9 @@ class Metric:
     lower_bound, upper_bound : float
         Range of possible values; scores outside it are rejected as input errors.
     noise_model : str or None
-        Key of the universe that simulates this metric's sampling noise from scores alone.
+        The universe that simulates this metric from scores alone when it is not the default of
+        its prediction kind (``"linspace"``: the seeds' AUC universe; ``"binomial"``: accuracy);
+        see :mod:`leaderboard.noise.universes`.
     kind : str
         The predictions it takes: one of :data:`KINDS`.
     factory : callable or None

@@ -350,7 +350,7 @@ def _prf_metrics() -> tuple[Metric, ...]:
 
 METRICS: tuple[Metric, ...] = (
     Metric("accuracy", "accuracy", True, ("acc", "categorization_accuracy", "accuracy_score"),
-           0.0, 1.0, noise_model="accuracy", kind="labels", factory=Accuracy),
+           0.0, 1.0, noise_model="binomial", kind="labels", factory=Accuracy),
     Metric("balanced_accuracy", "balanced accuracy", True,
            ("balanced_accuracy_score", "balanced_acc"), 0.0, 1.0, kind="labels",
            factory=BalancedAccuracy),

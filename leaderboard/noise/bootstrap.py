@@ -29,7 +29,7 @@ from scipy.stats import norm
 from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
 from leaderboard.noise.model import ScoreDistribution
-from leaderboard.noise.universe import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, block_rng
 
 RESAMPLING = ("plain", "stratified", "grouped")
 STREAM = 2  # random stream of the paired bootstrap (the universes use streams 0 and 1)

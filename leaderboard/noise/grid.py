@@ -12,23 +12,25 @@ import numpy as np
 from leaderboard.metrics import Metric
 from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
 from leaderboard.noise.model import NoiseModel, ScoreDistribution
-from leaderboard.noise.universe import get_universe
+from leaderboard.noise.rng import BLOCK
+from leaderboard.noise.universes import UniverseOptions, get_universe
 
 MAX_LEVELS = 41
 MIN_LEVELS = 9
 MARGIN_SDS = 5.0  # the grid reaches this many standard deviations past the extreme scores
 
 
-def grid_levels(scores: np.ndarray, leader_score: float, exact_sd, lower: float,
+def grid_levels(scores: np.ndarray, leader_score: float, sd_at, lower: float,
                 upper: float) -> np.ndarray:
     """True-score levels to simulate: evenly spaced over the scores +- a margin, plus the leader.
 
     The spacing aims at half a standard deviation (linear interpolation of the smooth quantile curves
     is then far more accurate than the Monte Carlo error), between ``MIN_LEVELS`` and ``MAX_LEVELS``.
     """
-    lo, hi = float(np.min(scores)), float(np.max(scores))
+    lo = min(max(float(np.min(scores)), lower), upper)
+    hi = max(min(float(np.max(scores)), upper), lower)
     probe = np.linspace(lo, hi, 5)
-    sds = np.array([exact_sd(p) for p in probe])
+    sds = np.asarray(sd_at(probe), dtype=float)
     lo = max(lower, lo - MARGIN_SDS * sds.max())
     hi = min(upper, hi + MARGIN_SDS * sds.max())
     smallest_sd = max(sds.min(), 1e-12)
@@ -38,13 +40,14 @@ def grid_levels(scores: np.ndarray, leader_score: float, exact_sd, lower: float,
 
 def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float, n_test: int,
                       prevalence: float | None, draws: int = 2000, seed: int = 0,
-                      alpha: float = 0.05, progress=None) -> NoiseModel:
+                      alpha: float = 0.05, options: UniverseOptions = UniverseOptions(),
+                      progress=None) -> NoiseModel:
     """Simulate the sampling noise of ``metric`` for a test set, at every score the board needs.
 
     Parameters
     ----------
     metric : Metric
-        Must have a ``noise_model`` (see :mod:`leaderboard.metrics.registry`).
+        Any metric that :func:`~leaderboard.noise.universes.get_universe` can simulate.
     scores : array of float
         The leaderboard's observed scores (any order).
     leader_score : float
@@ -60,6 +63,8 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
         Seed of the random test sets; the same seed gives the same numbers.
     alpha : float
         The intervals have coverage ``1 - alpha``.
+    options : UniverseOptions
+        Which universe, and its shape (class shares, residuals, threshold).
     progress : Progress, optional
 
     Returns
@@ -94,20 +99,19 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
     >>> bool(abs(coverage - 0.95) < tolerance)
     True
     """
-    universe = get_universe(metric.noise_model, n_test, prevalence)
-
-    def exact_sd(score: float) -> float:
-        return universe.exact_sd(score, n_test, prevalence)
-
-    levels = grid_levels(np.asarray(scores, dtype=float), leader_score, exact_sd,
-                         metric.lower_bound, metric.upper_bound)
+    universe = get_universe(metric, n_test, prevalence, options)
+    low_end, high_end = universe.reachable()
+    levels = grid_levels(np.asarray(scores, dtype=float), leader_score,
+                         lambda at: _sd_guess(universe, at, n_test, prevalence, seed),
+                         max(metric.lower_bound, low_end), min(metric.upper_bound, high_end))
     simulated = np.sort(universe.simulate(levels, n_test, prevalence, draws, seed, progress), axis=1)
     lower, upper = np.quantile(simulated, [alpha / 2, 1 - alpha / 2], axis=1)
     sd = simulated.std(axis=1, ddof=1)
     d95 = np.array([pairwise_abs_diff_quantile(row, 0.95) for row in simulated])
     at_leader = int(np.flatnonzero(levels == leader_score)[0])
     leader = ScoreDistribution(true_score=float(leader_score), draws=simulated[at_leader],
-                               sd=float(sd[at_leader]), exact_sd=exact_sd(leader_score),
+                               sd=float(sd[at_leader]),
+                               exact_sd=universe.exact_sd(leader_score, n_test, prevalence),
                                d95=float(d95[at_leader]),
                                pair_ecdf=pairwise_abs_diff_ecdf(simulated[at_leader]))
     method = (f"Monte Carlo: {draws} simulated test sets at each of {levels.size} true-score levels "
@@ -118,3 +122,14 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
                       assumptions=universe.assumptions(n_test, prevalence), method=method,
                       n_test=n_test, prevalence=prevalence, draws=draws, seed=seed, alpha=alpha,
                       levels=levels, lower=lower, upper=upper, sd=sd, d95=d95, leader=leader)
+
+
+def _sd_guess(universe, scores: np.ndarray, n_test: int, prevalence: float | None,
+              seed: int) -> np.ndarray:
+    """Standard deviation of the observed score at ``scores``, only to space the grid: exact where
+    the universe knows it, else from a small pilot simulation."""
+    exact = [universe.exact_sd(float(s), n_test, prevalence) for s in scores]
+    if all(sd is not None for sd in exact):
+        return np.array(exact, dtype=float)
+    pilot = universe.simulate(np.asarray(scores, dtype=float), n_test, prevalence, 4 * BLOCK, seed)
+    return np.nanstd(pilot, axis=1, ddof=1)

@@ -17,6 +17,7 @@ with ``rank: null`` and ``status`` set to the rejection reason (or ``"not select
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -117,7 +118,8 @@ def _noise(analysis: Analysis) -> dict | None:
                      "resampling of the test rows"}
     else:
         described = {"universe": noise.universe, "assumptions": noise.assumptions,
-                     "method": noise.method}
+                     "method": noise.method,
+                     "universe_options": dataclasses.asdict(analysis.settings.universe)}
     return {**described,
             "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
             "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),

@@ -1,30 +1,13 @@
-"""Universes whose true score is known, and test sets drawn from them.
-
-A *universe* is every row a model could ever be scored on. Its true score is the metric on all of
-it; a test set is a random draw from it, and the observed score is the metric on the draw. Each
-universe here can (1) simulate observed scores for many true scores at once, reusing the same random
-test sets at every level (common random numbers: smooth curves across levels and ordered draws),
-and (2) give the exact standard deviation of the observed score, which the tests hold the
-simulation to.
-
-Random numbers come in fixed blocks of draws, each block seeded by ``(seed, block index)``, so the
-numbers do not depend on how the work is chunked.
-"""
+"""The seed articles' universe for AUC, built exactly as they build it, with its exact variance."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
 from leaderboard.errors import InputError
-
-BLOCK = 32  # draws per random-number block; part of what a seed means, so never change it lightly
-
-
-def block_rng(seed: int, stream: int, block: int) -> np.random.Generator:
-    """The generator of one block of draws: depends only on (seed, stream, block)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block)))
+from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
+from leaderboard.noise.universes.exact import auc_sd
 
 
 @dataclass(frozen=True)
@@ -52,6 +35,10 @@ class SeedsAUCUniverse:
                 "distributions, and real models whose scores are distributed differently have a "
                 "somewhat different noise.")
 
+    def reachable(self) -> tuple[float, float]:
+        """The true scores this universe can be calibrated to."""
+        return 0.0, 1.0
+
     def _grids(self, auc: float) -> tuple[np.ndarray, np.ndarray]:
         half = self.size // 2
         neg = np.linspace(0.0, 1.0, self.size - half)
@@ -71,32 +58,12 @@ class SeedsAUCUniverse:
         return value if auc >= 0.5 else 1.0 - value
 
     def exact_sd(self, auc: float, n_test: int, prevalence: float) -> float:
-        """Exact standard deviation of the observed AUC on a test set drawn from this universe.
-
-        The observed AUC is a two-sample U-statistic with kernel psi(x, y) = 1[x > y] + 1/2 1[x = y]
-        over i.i.d. positives and negatives, so with m positives and k negatives
-
-            Var = [ (E psi^2 - A^2) + (m - 1)(Q1 - A^2) + (k - 1)(Q2 - A^2) ] / (m k),
-
-        where Q1 = P(two positives both outrank one negative) and Q2 = P(one positive outranks two
-        negatives), computed here exactly on the universe's grids (ties with half credit).
-        """
+        """Exact standard deviation of the observed AUC on a test set drawn from this universe
+        (the U-statistic variance with Q1 and Q2 computed on the universe's grids, see
+        :func:`~leaderboard.noise.universes.exact.auc_sd`)."""
         m, k = class_counts(n_test, prevalence)
-        a = max(auc, 1.0 - auc)  # the mirror has the same spread
-        neg, pos = self._grids(a)
-        below, at_or_below = self._placements(a)
-        ties = at_or_below - below
-        per_positive = (below + 0.5 * ties) / neg.size           # P(psi) given the positive
-        theta = per_positive.mean()
-        psi_sq = (below + 0.25 * ties).sum() / (pos.size * neg.size)
-        q2 = np.mean(per_positive ** 2)
-        pos_right = np.searchsorted(pos, neg, "right")
-        pos_left = np.searchsorted(pos, neg, "left")
-        per_negative = (pos.size - pos_right + 0.5 * (pos_right - pos_left)) / pos.size
-        q1 = np.mean(per_negative ** 2)
-        var = ((psi_sq - theta ** 2) + (m - 1) * (q1 - theta ** 2)
-               + (k - 1) * (q2 - theta ** 2)) / (m * k)
-        return float(np.sqrt(max(var, 0.0)))
+        neg, pos = self._grids(max(auc, 1.0 - auc))  # the mirror has the same spread
+        return auc_sd(neg, pos, m, k)
 
     def simulate(self, levels: np.ndarray, n_test: int, prevalence: float, draws: int, seed: int,
                  progress=None) -> np.ndarray:
@@ -121,8 +88,8 @@ class SeedsAUCUniverse:
             # Always draw a whole block, so that fewer draws are a prefix of more draws.
             keep = min(BLOCK, draws - b * BLOCK)
             rng = block_rng(seed, 0, b)
-            neg_counts = _as_counts(_picks(rng, k, half_neg), k, half_neg)
-            pos = _picks(rng, m, half_pos)
+            neg_counts = row_counts(draw_rows(rng, k, half_neg), k, half_neg)
+            pos = draw_rows(rng, m, half_pos)
             # below[r, j] = how many of draw r's negatives have universe index < j
             below = np.zeros((BLOCK, half_neg + 1), dtype=np.int32)
             np.cumsum(neg_counts, axis=1, out=below[:, 1:])
@@ -134,18 +101,6 @@ class SeedsAUCUniverse:
         mirrored = levels < 0.5
         out[mirrored] = 1.0 - out[mirrored]
         return out
-
-
-def _picks(rng: np.random.Generator, rows: int, individuals: int) -> np.ndarray:
-    """One block of test-set draws of ``rows`` rows from ``individuals``, with replacement.
-
-    Few rows: the drawn indices, sorted per draw (so later lookups walk memory in order), shape
-    (BLOCK, rows). More rows than individuals: how often each individual was drawn, shape
-    (BLOCK, individuals). The negatives are always wanted as counts, so small draws are counted.
-    """
-    if rows > individuals:
-        return rng.multinomial(rows, np.full(individuals, 1.0 / individuals), size=BLOCK)
-    return np.sort(rng.integers(0, individuals, size=(BLOCK, rows)), axis=1)
 
 
 def _wins(below: np.ndarray, lt: np.ndarray, tied: np.ndarray, pos: np.ndarray,
@@ -167,56 +122,6 @@ def _wins(below: np.ndarray, lt: np.ndarray, tied: np.ndarray, pos: np.ndarray,
     return wins
 
 
-def _as_counts(picks: np.ndarray, rows: int, individuals: int) -> np.ndarray:
-    """Counts per individual, shape (BLOCK, individuals), from what :func:`_picks` returned."""
-    if rows > individuals:
-        return picks
-    offsets = (np.arange(BLOCK) * individuals)[:, None]
-    return np.bincount((picks + offsets).ravel(), minlength=BLOCK * individuals).reshape(
-        BLOCK, individuals)
-
-
-@dataclass(frozen=True)
-class BinomialAccuracyUniverse:
-    """A universe in which every row is classified correctly with probability equal to the accuracy.
-
-    The number of correct rows in a test set of ``n_test`` is then Binomial(n_test, accuracy), so the
-    simulation and its exact variance, accuracy (1 - accuracy) / n_test, are the binomial's. If the
-    test set's classes are fixed in number and each class has the same accuracy, the count is still
-    this binomial, so the prevalence does not enter.
-    """
-
-    name: str = "binomial"
-
-    def assumptions(self, n_test: int, prevalence: float | None) -> str:
-        return (f"Every entry is scored on its own test set of {n_test} rows, each row classified "
-                "correctly with probability equal to the entry's true accuracy, independently of the "
-                "others; the number of correct rows is then binomial. Rows that are not independent "
-                "(several rows per patient, per user, per day) make the real noise larger.")
-
-    def exact_sd(self, accuracy: float, n_test: int, prevalence: float | None = None) -> float:
-        """Binomial standard deviation of the observed accuracy."""
-        return float(np.sqrt(accuracy * (1.0 - accuracy) / n_test))
-
-    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float | None, draws: int,
-                 seed: int, progress=None) -> np.ndarray:
-        """Observed accuracies, shape (len(levels), draws), by inverting the binomial CDF at uniforms
-        shared across levels (common random numbers)."""
-        levels = np.asarray(levels, dtype=float)
-        n_blocks = -(-draws // BLOCK)
-        uniforms = np.concatenate([block_rng(seed, 1, b).random(BLOCK) for b in range(n_blocks)])
-        uniforms = uniforms[:draws]
-        if progress is not None:
-            progress.start(1)
-        out = binom.ppf(uniforms[None, :], n_test, levels[:, None]) / n_test
-        if progress is not None:
-            progress.advance()
-        return out
-
-
-UNIVERSES = {"auc": SeedsAUCUniverse(), "accuracy": BinomialAccuracyUniverse()}
-
-
 def class_counts(n_test: int, prevalence: float) -> tuple[int, int]:
     """Positives and negatives in a test set, as the seeds count them: m = round(n * prevalence).
 
@@ -228,14 +133,3 @@ def class_counts(n_test: int, prevalence: float) -> tuple[int, int]:
         raise InputError(f"--n-test {n_test} with --prevalence {prevalence:g} gives {m} positives "
                          f"and {k} negatives; AUC needs at least one of each")
     return m, k
-
-
-def get_universe(noise_model: str, n_test: int, prevalence: float | None):
-    """The universe for a registry noise-model key, after checking the settings it needs."""
-    universe = UNIVERSES[noise_model]
-    if isinstance(universe, SeedsAUCUniverse):
-        if prevalence is None:
-            raise InputError("--prevalence is needed for AUC: the share of positives in the test set "
-                             "(e.g. --prevalence 0.1)")
-        class_counts(n_test, prevalence)
-    return universe

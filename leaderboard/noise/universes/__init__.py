@@ -1,0 +1,181 @@
+"""Universes whose true score is known, and test sets drawn from them.
+
+A *universe* is every row a model could ever be scored on. Its true score is the metric on all of
+it; a test set is a random draw of ``n_test`` rows from it, and the observed score is the metric on
+the draw. How far observed scores wander from the true one is the sampling noise of the test set.
+
+Every universe is *calibrated*: given a target score it solves for the one parameter (separation of
+the classes, or the residuals' scale) that makes the metric on the universe equal the target. The
+families:
+
+``linspace``   the seed articles' AUC universe, built exactly as they build it (AUC only).
+``binomial``   accuracy as a binomial count of correct rows (accuracy only).
+``binormal``   binary: scores normal within each class, predictions the calibrated probability
+               P(positive | score); labels are that probability thresholded. Serves every binary
+               metric: ranking (AUC, average precision), probabilities (log loss, Brier) and
+               labels (accuracy, F1, MCC, ...).
+``multiclass`` K classes: a normal score per class, predictions the calibrated softmax probabilities
+               (labels: the most probable class).
+``residuals``  regression: predictions are the truth plus residuals whose shape is selectable
+               (normal, Laplace, Student t); the residuals' scale is calibrated.
+
+Every universe answers :meth:`Universe.simulate` (observed scores at many true scores, the *same*
+random test sets at every level) and :meth:`Universe.exact_sd` (the exact standard deviation of the
+observed score where it is known, else None).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from leaderboard.errors import InputError
+from leaderboard.metrics import Metric
+from leaderboard.noise.universes.binomial import BinomialAccuracyUniverse
+from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
+
+UNIVERSE_NAMES = ("linspace", "binomial", "binormal", "multiclass", "residuals")
+RESIDUALS = ("normal", "laplace", "t")
+_CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
+
+
+class Universe(Protocol):
+    """What every universe offers (see the module docstring)."""
+
+    name: str
+
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        """One plain paragraph for the report: what the universe assumes."""
+
+    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float | None, draws: int,
+                 seed: int, progress=None) -> np.ndarray:
+        """Observed scores, shape ``(len(levels), draws)``; the same test sets at every level."""
+
+    def exact_sd(self, score: float, n_test: int, prevalence: float | None) -> float | None:
+        """Exact standard deviation of the observed score at true score ``score``, or None."""
+
+    def reachable(self) -> tuple[float, float]:
+        """The true scores the universe can be calibrated to (e.g. log loss up to the no-skill
+        model's)."""
+
+
+@dataclass(frozen=True)
+class UniverseOptions:
+    """How to build the universe; every field has a default that suits most boards.
+
+    Attributes
+    ----------
+    name : str or None
+        One of :data:`UNIVERSE_NAMES`; None picks the metric's default (``linspace`` for AUC, as the
+        seeds do; ``binomial`` for accuracy; otherwise by the metric's predictions).
+    class_shares : tuple of float or None
+        Multi-class: each class's share of the test set (sums to 1). None: binary.
+    residuals : str
+        Regression: the residuals' distribution, one of :data:`RESIDUALS`.
+    df : float
+        Degrees of freedom of Student-t residuals (above 4, so that RMSE's noise is finite).
+    threshold : float
+        Binary label metrics: a row is predicted positive when its calibrated probability is at
+        least this.
+    """
+
+    name: str | None = None
+    class_shares: tuple[float, ...] | None = None
+    residuals: str = "normal"
+    df: float = 5.0
+    threshold: float = 0.5
+
+
+def default_universe(metric: Metric, options: UniverseOptions = UniverseOptions()) -> str | None:
+    """The universe a metric uses unless told otherwise; None when it cannot be simulated."""
+    multiclass = options.class_shares is not None and len(options.class_shares) > 2
+    if metric.kind in _CLASSIFICATION_KINDS:
+        if multiclass:
+            return "multiclass"
+        return metric.noise_model or "binormal"
+    if metric.kind == "values":
+        return "residuals"
+    return None
+
+
+def not_simulable_reason(metric: Metric, options: UniverseOptions = UniverseOptions()) -> str | None:
+    """Why ``metric`` cannot be simulated with ``options``, in one sentence; None if it can."""
+    try:
+        _check(metric, options)
+    except InputError as error:
+        return str(error)
+    return None
+
+
+def get_universe(metric: Metric, n_test: int, prevalence: float | None,
+                 options: UniverseOptions = UniverseOptions()) -> Universe:
+    """The calibrated universe that simulates ``metric`` on a test set of ``n_test`` rows.
+
+    Raises :class:`~leaderboard.errors.InputError` with one sentence when the metric cannot be
+    simulated, or the settings it needs (``prevalence`` for binary metrics) are missing or invalid.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> get_universe(get_metric("auc"), 1000, 0.01).name
+    'seeds-linspace'
+    >>> get_universe(get_metric("accuracy"), 1000, None).name
+    'binomial'
+    """
+    name = _check(metric, options)
+    if name == "binomial":
+        return BinomialAccuracyUniverse()
+    if name in ("linspace", "binormal"):
+        if prevalence is None:
+            raise InputError(f"--prevalence is needed for {metric.label}: the share of positives in "
+                             "the test set (e.g. --prevalence 0.1)")
+        class_counts(n_test, prevalence)
+        if name == "linspace":
+            return SeedsAUCUniverse()
+        from leaderboard.noise.universes.binary import BinormalUniverse
+        return BinormalUniverse(metric, prevalence, threshold=options.threshold)
+    if name == "multiclass":
+        from leaderboard.noise.universes.multiclass import MulticlassUniverse
+        return MulticlassUniverse(metric, tuple(options.class_shares))
+    from leaderboard.noise.universes.regression import ResidualUniverse
+    return ResidualUniverse(metric, options.residuals, options.df)
+
+
+def _check(metric: Metric, options: UniverseOptions) -> str:
+    """The universe's name after checking that it fits the metric and options."""
+    name = options.name or default_universe(metric, options)
+    if name is None:
+        raise InputError(f"{metric.label} cannot be simulated from scores alone: it takes "
+                         f"{metric.kind} predictions, for which there is no universe (submit "
+                         "predictions instead, with --solution and --submissions)")
+    if name not in UNIVERSE_NAMES:
+        raise InputError(f"--universe {name!r} is not one of {', '.join(UNIVERSE_NAMES)}")
+    if not metric.can_score and name not in ("linspace", "binomial"):
+        raise InputError(f"{metric.label} cannot be simulated: the project cannot compute it")
+    fits = {"linspace": metric.name == "auc", "binomial": metric.name == "accuracy",
+            "binormal": metric.kind in _CLASSIFICATION_KINDS,
+            "multiclass": metric.kind in _CLASSIFICATION_KINDS,
+            "residuals": metric.kind == "values"}
+    if not fits[name]:
+        raise InputError(f"--universe {name} does not fit {metric.label} (its default universe is "
+                         f"{default_universe(metric, UniverseOptions()) or 'none'})")
+    shares = options.class_shares
+    if name == "multiclass":
+        if shares is None or len(shares) < 3:
+            raise InputError("--universe multiclass needs --classes K (3 or more) or --class-shares")
+        if min(shares) <= 0 or abs(sum(shares) - 1) > 1e-6:
+            raise InputError("--class-shares must be positive and sum to 1, got "
+                             + ",".join(f"{s:g}" for s in shares))
+    if options.residuals not in RESIDUALS:
+        raise InputError(f"--residuals {options.residuals!r} is not one of {', '.join(RESIDUALS)}")
+    if options.residuals == "t" and not options.df > 4:
+        raise InputError(f"--df must be above 4 (finite kurtosis), got {options.df:g}")
+    if not 0 < options.threshold < 1:
+        raise InputError(f"--threshold must be strictly between 0 and 1, got {options.threshold:g}")
+    return name
+
+
+__all__ = ["RESIDUALS", "UNIVERSE_NAMES", "BinomialAccuracyUniverse", "SeedsAUCUniverse",
+           "Universe", "UniverseOptions", "class_counts", "default_universe", "get_universe",
+           "not_simulable_reason"]

@@ -1,0 +1,108 @@
+"""The binormal universe: every binary metric from one calibrated model.
+
+Each row has a latent score, standard normal among negatives and normal with mean ``mu`` among
+positives. The model predicts the *calibrated* probability of the positive class given the score,
+
+    p(x) = P(y = 1 | x) = expit(mu * x - mu^2 / 2 + logit(prevalence)),
+
+so probability metrics (log loss, Brier) see an honest model, ranking metrics see AUC = Phi(mu/sqrt 2),
+and label metrics see ``p(x) >= threshold`` (0.5: the decision that maximises expected accuracy).
+``mu`` (0 = no skill) is solved so the metric on the universe equals the target. Each class is
+represented by its quantiles: 8192 evenly spaced quantiles of its normal distribution.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, logit
+from scipy.stats import norm
+
+from leaderboard.metrics import Metric
+from leaderboard.noise.universes.exact import auc_sd
+from leaderboard.noise.universes.finite import CalibratedUniverse
+from leaderboard.noise.universes.seeds import class_counts
+
+ROWS_PER_CLASS = 8192
+MAX_SEPARATION = 12.0   # mu at which AUC = Phi(12 / sqrt 2), 1 to within 1e-17
+
+
+class BinormalUniverse(CalibratedUniverse):
+    """Binary classification with normal scores per class and calibrated probabilities.
+
+    Parameters
+    ----------
+    metric : Metric
+        A binary metric of labels, scores or probabilities.
+    prevalence : float
+        Share of positives in the test set (and in the universe's truth).
+    threshold : float
+        Label metrics: a row is predicted positive when its probability is at least this.
+
+    Examples
+    --------
+    Calibrated to log loss 0.2 at 10% positives, the universe's truth is 0.2, and its AUC is then
+    what a calibrated binormal model with that log loss has:
+
+    >>> from leaderboard.metrics import get_metric
+    >>> u = BinormalUniverse(get_metric("log_loss"), 0.1)
+    >>> mu = u.calibrate([0.2])
+    >>> round(float(u.truth(mu)[0]), 10)
+    0.2
+    """
+
+    name = "binormal"
+
+    def __init__(self, metric: Metric, prevalence: float, threshold: float = 0.5) -> None:
+        super().__init__(metric)
+        self.prevalence, self.threshold = float(prevalence), float(threshold)
+        q = norm.ppf((np.arange(ROWS_PER_CLASS) + 0.5) / ROWS_PER_CLASS)
+        self._quantiles = q
+        self.y = np.repeat([0, 1], ROWS_PER_CLASS)
+        self.strata = [slice(0, ROWS_PER_CLASS), slice(ROWS_PER_CLASS, 2 * ROWS_PER_CLASS)]
+        self.shares = np.array([1.0 - self.prevalence, self.prevalence])
+        self.param_range = (0.0, MAX_SEPARATION)
+
+    def _latent(self, mu: float) -> np.ndarray:
+        return np.concatenate([self._quantiles, mu + self._quantiles])
+
+    def _log_odds(self, mu: float) -> np.ndarray:
+        return mu * self._latent(mu) - 0.5 * mu * mu + logit(self.prevalence)
+
+    def predictions(self, params: np.ndarray) -> list[np.ndarray]:
+        kind = self.metric.kind
+        out = []
+        for mu in np.atleast_1d(params):
+            log_odds = self._log_odds(float(mu))
+            if kind == "scores":      # a decision function: the log-odds (AUC sees the same order)
+                out.append(log_odds)
+            elif kind == "probabilities":
+                out.append(expit(log_odds))
+            else:
+                out.append((expit(log_odds) >= self.threshold).astype(int))
+        return out
+
+    def test_counts(self, n_test: int, prevalence: float | None) -> list[int]:
+        m, k = class_counts(n_test, self.prevalence)   # the seeds' rounding of the positives
+        return [k, m]
+
+    def exact_sd(self, score: float, n_test: int, prevalence: float | None) -> float | None:
+        """Exact SD for row means (log loss, Brier, accuracy, ...) and for AUC and Gini (the
+        U-statistic variance over the universe's scores); None otherwise."""
+        if self.metric.name not in ("auc", "gini"):
+            return super().exact_sd(score, n_test, prevalence)
+        mu = float(self.calibrate([score])[0])
+        k, m = self.test_counts(n_test, prevalence)
+        sd = auc_sd(self._quantiles, mu + self._quantiles, m, k)
+        return 2.0 * sd if self.metric.name == "gini" else sd
+
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        k, m = self.test_counts(n_test, prevalence)
+        labels = (f" Labels are the probability thresholded at {self.threshold:g}."
+                  if self.metric.kind == "labels" else "")
+        return (f"Every entry is scored on its own test set of {n_test} rows with exactly {m} "
+                f"positives and {k} negatives, drawn with replacement from a binormal universe: "
+                "each row's latent score is normal with unit variance, its mean shifted among the "
+                "positives by the amount that makes the metric on the universe equal the true "
+                "score, and the model predicts the calibrated probability of the positive class "
+                f"given the score.{labels} Real models whose scores are skewed, miscalibrated or "
+                "tied have a somewhat different noise, and rows that are not independent (several "
+                "per patient or per user) make it larger.")

@@ -1,0 +1,51 @@
+"""The binomial universe of accuracy: every row right with probability equal to the true accuracy."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import binom
+
+from leaderboard.noise.rng import BLOCK, block_rng
+
+
+@dataclass(frozen=True)
+class BinomialAccuracyUniverse:
+    """A universe in which every row is classified correctly with probability equal to the accuracy.
+
+    The number of correct rows in a test set of ``n_test`` is then Binomial(n_test, accuracy), so the
+    simulation and its exact variance, accuracy (1 - accuracy) / n_test, are the binomial's. If the
+    test set's classes are fixed in number and each class has the same accuracy, the count is still
+    this binomial, so the prevalence does not enter.
+    """
+
+    name: str = "binomial"
+
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        return (f"Every entry is scored on its own test set of {n_test} rows, each row classified "
+                "correctly with probability equal to the entry's true accuracy, independently of the "
+                "others; the number of correct rows is then binomial. Rows that are not independent "
+                "(several rows per patient, per user, per day) make the real noise larger.")
+
+    def reachable(self) -> tuple[float, float]:
+        """The true scores this universe can be calibrated to."""
+        return 0.0, 1.0
+
+    def exact_sd(self, accuracy: float, n_test: int, prevalence: float | None = None) -> float:
+        """Binomial standard deviation of the observed accuracy."""
+        return float(np.sqrt(accuracy * (1.0 - accuracy) / n_test))
+
+    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float | None, draws: int,
+                 seed: int, progress=None) -> np.ndarray:
+        """Observed accuracies, shape (len(levels), draws), by inverting the binomial CDF at uniforms
+        shared across levels (common random numbers)."""
+        levels = np.asarray(levels, dtype=float)
+        n_blocks = -(-draws // BLOCK)
+        uniforms = np.concatenate([block_rng(seed, 1, b).random(BLOCK) for b in range(n_blocks)])
+        uniforms = uniforms[:draws]
+        if progress is not None:
+            progress.start(1)
+        out = binom.ppf(uniforms[None, :], n_test, levels[:, None]) / n_test
+        if progress is not None:
+            progress.advance()
+        return out

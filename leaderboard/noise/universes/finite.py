@@ -1,0 +1,249 @@
+"""The engine shared by the calibrated universes: a finite universe of rows in strata (classes),
+one parameter that sets the model's quality, calibration to a target score, and simulation with the
+metric registry's weighted form.
+
+A universe here is a fixed table of rows ``(y, prediction)``: each stratum (a class, or all rows for
+regression) holds a few thousand rows built from quantiles or a fixed random sample of its
+distribution. A test set of ``n_test`` rows takes a fixed number of rows from each stratum (its share
+of the test set), drawn with replacement, which is exactly a vector of row *counts*. So a block of
+simulated test sets is a count matrix ``(BLOCK, rows)`` and the metric under it is
+``impl.evaluate(prepared, counts)``: the same code that scores submissions under bootstrap weights,
+one matrix product for row-sum metrics and one sorted pass for rank metrics, every level at once.
+
+The true score is the metric on the whole universe with each stratum weighted by its share of the
+test set, so that e.g. accuracy's truth is prevalence * TPR + (1 - prevalence) * TNR.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+from leaderboard.errors import InputError
+from scipy import sparse
+
+from leaderboard.metrics import Metric, RowMean, RowSums
+from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
+from leaderboard.noise.universes.exact import stratified_mean_sd
+
+STREAM = 3            # random stream of these universes (seeds' 0, binomial 1, bootstrap 2)
+_MAX_ROUNDS = 200     # calibration iterations (each one batched over every level)
+_SCAN = 25           # parameter values scanned to bracket the levels before refining
+
+
+class CalibratedUniverse(ABC):
+    """A finite universe whose quality parameter is solved for each target score.
+
+    Subclasses set the truth ``y``, the strata (:attr:`strata`, contiguous rows) and their
+    :attr:`shares` of a test set, the parameter's range ``(no_skill, best)``, and give
+    :meth:`predictions` for an array of parameter values.
+    """
+
+    name: str
+    metric: Metric
+    y: np.ndarray
+    strata: list[slice]          # universe rows of each stratum, contiguous
+    shares: np.ndarray           # each stratum's share of a test set (sums to 1)
+    param_range: tuple[float, float]  # (no skill, best)
+
+    def __init__(self, metric: Metric) -> None:
+        self.metric = metric
+        self.impl = metric.impl
+
+    # --- what subclasses provide ----------------------------------------------------------------
+
+    @abstractmethod
+    def predictions(self, params: np.ndarray) -> list[np.ndarray]:
+        """The universe's predictions for each parameter value (same rows as ``y``)."""
+
+    @abstractmethod
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        """One plain paragraph for the report."""
+
+    # --- calibration ----------------------------------------------------------------------------
+
+    def _truth_weights(self) -> np.ndarray:
+        w = np.empty(self.y.shape[0])
+        for s, share in zip(self.strata, self.shares):
+            w[s] = share / (s.stop - s.start)
+        return w
+
+    def truth(self, params: Sequence[float]) -> np.ndarray:
+        """The metric on the whole universe at each parameter value: the true scores."""
+        params = np.asarray(params, dtype=float)
+        prepared = self.impl.prepare(self.y, self.predictions(params))
+        return self.impl.evaluate(prepared, self._truth_weights()[None, :])[:, 0]
+
+    def reachable(self) -> tuple[float, float]:
+        """The true scores this universe can be calibrated to, low to high."""
+        ends = self.truth(np.array(self.param_range))
+        return float(ends.min()), float(ends.max())
+
+    def calibrate(self, levels: Sequence[float]) -> np.ndarray:
+        """The parameter at which the universe's true score equals each level (remembered, since
+        the grid, the exact SD and the simulation all ask for the same levels)."""
+        target = np.asarray(levels, dtype=float)
+        cache = self.__dict__.setdefault("_calibrated", {})
+        new = np.unique(target[[t not in cache for t in target.tolist()]])
+        if new.size:
+            cache.update(zip(new.tolist(), self._solve(new).tolist()))
+        return np.array([cache[t] for t in target.tolist()])
+
+    def _scan(self) -> tuple[np.ndarray, np.ndarray]:
+        if "_scanned" not in self.__dict__:
+            scan = np.linspace(*self.param_range, _SCAN)
+            self._scanned = scan, self.truth(scan)
+        return self._scanned
+
+    def _solve(self, levels: np.ndarray) -> np.ndarray:
+        """The parameter at which the universe's true score equals each level.
+
+        Solved for all levels at once by the Illinois variant of false position, with a bisection
+        step every third round so that it also converges on a metric that moves in small steps
+        (labels on a finite universe change the score by about 1/rows at a time). Raises
+        InputError for a level the universe cannot reach.
+        """
+        target = np.asarray(levels, dtype=float)
+        lo, hi = self.param_range
+        # A coarse scan brackets every level between neighbouring parameters (the score is
+        # monotone in the parameter), so the refinement starts narrow.
+        scan, values = self._scan()
+        low, high = np.nanmin(values), np.nanmax(values)
+        spread = high - low
+        outside = (target < low - 1e-12 * spread) | (target > high + 1e-12 * spread)
+        if outside.any():
+            bad = float(target[outside][0])
+            raise InputError(f"{self.metric.label} {bad:g} cannot be reached by the {self.name} "
+                             f"universe: it spans {values[0]:.6g} (no skill) to {values[-1]:.6g} "
+                             f"({self._best_words()}) for these settings")
+        rising = values[-1] >= values[0]
+        position = np.searchsorted(values if rising else values[::-1], target)
+        position = np.clip(position if rising else _SCAN - position, 1, _SCAN - 1)
+        a, b = scan[position - 1], scan[position]
+        fa, fb = values[position - 1] - target, values[position] - target
+        done = (fa == 0) | (fb == 0) | (np.sign(fa) == np.sign(fb))
+        best = np.where(np.abs(fa) <= np.abs(fb), a, b)
+        tolerance, acceptable = self._tolerance(target)
+        width = 1e-12 * abs(hi - lo)
+        self.rounds = 0
+        for round_ in range(_MAX_ROUNDS):
+            active = np.flatnonzero(~done)
+            if active.size == 0:
+                break
+            a_, b_, fa_, fb_ = a[active], b[active], fa[active], fb[active]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c = b_ - fb_ * (b_ - a_) / (fb_ - fa_)
+            midpoint = 0.5 * (a_ + b_)
+            bad = ~np.isfinite(c) | (c <= np.minimum(a_, b_)) | (c >= np.maximum(a_, b_))
+            c = np.where(bad | (round_ % 3 == 2), midpoint, c)
+            fc = self.truth(c) - target[active]
+            self.rounds += 1
+            crossed = np.sign(fc) != np.sign(fb_)
+            # Illinois: keep the bracket; halve the stale end's value when the same end stays.
+            a[active] = np.where(crossed, b_, a_)
+            fa[active] = np.where(crossed, fb_, 0.5 * fa_)
+            b[active], fb[active] = c, fc
+            best[active] = c
+            done[active] = ((np.abs(fc) <= tolerance[active])
+                            | (np.abs(b[active] - a[active]) <= width))
+        # A label metric on a finite universe moves in steps of about 1/rows: land within a step.
+        missed = ~(np.abs(self.truth(best) - target) <= np.maximum(tolerance, acceptable))
+        if missed.any():
+            raise InputError(f"could not calibrate the {self.name} universe to {self.metric.label} "
+                             f"{float(target[missed][0]):g}")
+        return best
+
+    def _tolerance(self, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How close to the target the truth is solved, and how close it must end.
+
+        Probabilities and values move smoothly with the parameter and are solved to 1e-10
+        relative. Labels move in steps of one row's weight, and rank metrics in steps of one
+        pair (AUC, about 1e-8) up to one row near the top of the ranking (average precision): they
+        are solved as closely as the universe allows and must end within a few rows' weight,
+        which is far below any test set's sampling noise.
+        """
+        scale = np.maximum(np.abs(target), 1e-3)
+        if self.metric.kind not in ("labels", "scores"):
+            return 1e-10 * scale, 1e-10 * scale
+        step = max(share / (s.stop - s.start) for s, share in zip(self.strata, self.shares))
+        acceptable = 4.0 * step * np.maximum(scale, 1.0)
+        if self.metric.kind == "labels":
+            return acceptable, acceptable
+        return 1e-7 * np.maximum(scale, 1.0), acceptable
+
+    def _best_words(self) -> str:
+        return "a perfect model"
+
+    # --- simulation -----------------------------------------------------------------------------
+
+    def test_counts(self, n_test: int, prevalence: float | None) -> list[int]:
+        """Rows each stratum gives a test set: its share of ``n_test``, rounded so they add up
+        (largest remainders); every stratum must get at least one row."""
+        shares = self.shares
+        raw = n_test * shares
+        counts = np.floor(raw).astype(int)
+        counts[np.argsort(-(raw - counts), kind="stable")[:n_test - counts.sum()]] += 1
+        if counts.min() < 1:
+            raise InputError(f"--n-test {n_test} leaves a class without rows (shares "
+                             + ", ".join(f"{s:.3g}" for s in shares) + "); use a larger test set")
+        return [int(c) for c in counts]
+
+    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float | None, draws: int,
+                 seed: int, progress=None) -> np.ndarray:
+        """Observed scores, shape ``(len(levels), draws)``: the same test sets at every level.
+
+        Each block of :data:`~leaderboard.noise.rng.BLOCK` test sets is one count matrix drawn from
+        ``(seed, block)``, scored for every level in one weighted evaluation. Draws where the metric
+        is undefined on the test set are NaN.
+        """
+        levels = np.asarray(levels, dtype=float)
+        counts = self.test_counts(n_test, prevalence)
+        prepared = self.impl.prepare(self.y, self.predictions(self.calibrate(levels)))
+        out = np.empty((levels.size, draws))
+        n_blocks = -(-draws // BLOCK)
+        if progress is not None:
+            progress.start(n_blocks)
+        for block in range(n_blocks):
+            keep = min(BLOCK, draws - block * BLOCK)  # whole blocks: fewer draws are a prefix
+            weights = self._count_block(block_rng(seed, STREAM, block), counts)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[:, block * BLOCK:block * BLOCK + keep] = self.impl.evaluate(
+                    prepared, weights)[:, :keep]
+            if progress is not None:
+                progress.advance()
+        return out
+
+    def _count_block(self, rng: np.random.Generator, counts: list[int]):
+        """One block of test sets as row counts: dense, or sparse when a test set touches few of
+        the universe's rows and the metric is a sum over rows (then the product costs the test
+        set's size, not the universe's). Both hold the same counts from the same random numbers."""
+        sizes = [s.stop - s.start for s in self.strata]
+        if (type(self.impl).evaluate is RowSums.evaluate
+                and all(4 * rows <= size for rows, size in zip(counts, sizes))):
+            picks = [draw_rows(rng, rows, size) + s.start
+                     for s, rows, size in zip(self.strata, counts, sizes)]
+            columns = np.concatenate(picks, axis=1)
+            n = columns.shape[1]
+            matrix = sparse.csr_matrix((np.ones(columns.size), columns.ravel(),
+                                        np.arange(0, BLOCK * n + 1, n)),
+                                       shape=(BLOCK, self.y.shape[0]))
+            matrix.sum_duplicates()
+            return matrix
+        weights = np.empty((BLOCK, self.y.shape[0]))
+        for s, rows in zip(self.strata, counts):
+            size = s.stop - s.start
+            weights[:, s] = row_counts(draw_rows(rng, rows, size), rows, size)
+        return weights
+
+    # --- exact variance -------------------------------------------------------------------------
+
+    def exact_sd(self, score: float, n_test: int, prevalence: float | None) -> float | None:
+        """Exact SD of the observed score for a mean of per-row values (log loss, Brier, accuracy,
+        MAE, ...); None for other metrics."""
+        probe = np.array([0.25, 4.0])
+        if not (isinstance(self.impl, RowMean) and np.array_equal(self.impl.transform(probe), probe)):
+            return None
+        param = self.calibrate([score])
+        values = np.asarray(self.impl.row_values(self.y, self.predictions(param)[0]), dtype=float)
+        return stratified_mean_sd(values, self.strata, self.test_counts(n_test, prevalence))

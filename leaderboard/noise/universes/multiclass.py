@@ -1,0 +1,64 @@
+"""The multi-class universe: a normal score per class and calibrated softmax probabilities.
+
+A row of class c has a score vector s ~ N(mu * e_c, I): its own class's score is shifted by ``mu``.
+The model predicts the calibrated probabilities P(class j | s), which are softmax(mu * s_j +
+log share_j), and labels are the most probable class. ``mu`` (0 = no skill) is solved so the metric
+on the universe equals the target. Each class holds a fixed sample of score vectors (a fixed seed, part
+of the universe), so the universe is the same on every run.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import softmax
+
+from leaderboard.metrics import Metric
+from leaderboard.noise.universes.finite import CalibratedUniverse
+
+ROWS = 32768                 # all classes together (at least 1024 per class)
+MAX_SEPARATION = 12.0
+_SAMPLE_SEED = 20260403      # fixes the universe's score vectors
+
+
+class MulticlassUniverse(CalibratedUniverse):
+    """K-class classification with calibrated probabilities.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> u = MulticlassUniverse(get_metric("accuracy"), (0.5, 0.3, 0.2))
+    >>> mu = u.calibrate([0.8])
+    >>> bool(abs(u.truth(mu)[0] - 0.8) < 1e-3)
+    True
+    """
+
+    name = "multiclass"
+
+    def __init__(self, metric: Metric, class_shares: tuple[float, ...]) -> None:
+        super().__init__(metric)
+        self.shares = np.asarray(class_shares, dtype=float)
+        k = self.shares.size
+        per_class = max(1024, ROWS // k)
+        self.y = np.repeat(np.arange(k), per_class)
+        self.strata = [slice(c * per_class, (c + 1) * per_class) for c in range(k)]
+        self._noise = np.random.default_rng(_SAMPLE_SEED).standard_normal((self.y.size, k))
+        self._own = np.eye(k)[self.y]
+        self.param_range = (0.0, MAX_SEPARATION)
+
+    def predictions(self, params: np.ndarray) -> list[np.ndarray]:
+        out = []
+        for mu in np.atleast_1d(params):
+            mu = float(mu)
+            probabilities = softmax(mu * (mu * self._own + self._noise) + np.log(self.shares), axis=1)
+            out.append(probabilities.argmax(axis=1) if self.metric.kind == "labels"
+                       else probabilities)
+        return out
+
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        counts = self.test_counts(n_test, prevalence)
+        return (f"Every entry is scored on its own test set of {n_test} rows with a fixed number of "
+                f"rows of each of the {self.shares.size} classes ({', '.join(map(str, counts))}), "
+                "drawn with replacement from a universe in which each row has one normal score per "
+                "class, its own class's shifted by the amount that makes the metric on the universe "
+                "equal the true score, and the model predicts the calibrated class probabilities "
+                "(labels: the most probable class). Models whose errors concentrate on a few "
+                "confusable classes have a somewhat different noise.")

@@ -1,0 +1,101 @@
+"""The residual universe for regression: predictions are the truth plus residuals of a chosen shape.
+
+The universe holds 16384 rows. The truth ``y`` takes evenly spaced quantiles of a standard normal
+(or, for metrics on a log or percentage scale, of a standard log-normal, so that every value is
+positive). The residuals take evenly spaced quantiles of the chosen distribution with unit variance
+(normal, Laplace, or Student t with ``df`` degrees of freedom), paired with the truths in a fixed
+random order, so that they are independent of ``y``. One scale ``sigma`` is solved so the metric on the
+universe equals the target:
+
+    additive scale (MAE, RMSE, MSE, MedAE, R^2, explained variance):  pred = y + sigma * e
+    multiplicative (MAPE, SMAPE, MSLE, RMSLE):                        pred = y * exp(sigma * e)
+
+The shape matters: heavy-tailed residuals (Laplace, t) make squared-error metrics noisier at the same
+score, which is why it is selectable.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import laplace, norm, t as student_t
+
+from leaderboard.metrics import Metric
+from leaderboard.noise.universes.finite import CalibratedUniverse
+
+ROWS = 16384
+_MULTIPLICATIVE = ("mape", "smape", "msle", "rmsle")
+_PAIRING_SEED = 20260402  # fixes which residual goes with which truth; part of the universe
+
+
+def _unit_residuals(shape: str, df: float) -> np.ndarray:
+    """Evenly spaced quantiles of the residual distribution scaled to unit variance."""
+    u = (np.arange(ROWS) + 0.5) / ROWS
+    if shape == "normal":
+        e = norm.ppf(u)
+    elif shape == "laplace":
+        e = laplace.ppf(u) / np.sqrt(2.0)
+    else:
+        e = student_t.ppf(u, df) * np.sqrt((df - 2.0) / df)
+    e = e - e.mean()
+    return e / np.sqrt(np.mean(e * e))  # exactly unit root mean square on the grid
+
+
+class ResidualUniverse(CalibratedUniverse):
+    """Regression with residuals independent of the truth, their scale calibrated.
+
+    Parameters
+    ----------
+    metric : Metric
+        A regression metric (predictions of kind ``values``).
+    residuals : str
+        ``"normal"``, ``"laplace"`` or ``"t"``.
+    df : float
+        Degrees of freedom of t residuals.
+
+    Examples
+    --------
+    RMSE is the residuals' scale times their root mean square, so the calibrated scale is the
+    target itself (the residuals have unit variance):
+
+    >>> from leaderboard.metrics import get_metric
+    >>> u = ResidualUniverse(get_metric("rmse"), "normal")
+    >>> log_sigma = u.calibrate([2.5])
+    >>> round(float(np.exp(log_sigma[0])), 6)
+    2.5
+    """
+
+    def __init__(self, metric: Metric, residuals: str = "normal", df: float = 5.0) -> None:
+        super().__init__(metric)
+        self.residuals, self.df = residuals, float(df)
+        self.name = f"residuals-{residuals}" + (f"(df={df:g})" if residuals == "t" else "")
+        self.multiplicative = metric.name in _MULTIPLICATIVE
+        z = norm.ppf((np.arange(ROWS) + 0.5) / ROWS)
+        self.y = np.exp(z) if self.multiplicative else z
+        order = np.random.default_rng(_PAIRING_SEED).permutation(ROWS)
+        self._residuals = _unit_residuals(residuals, self.df)[order]
+        self.strata = [slice(0, ROWS)]
+        self.shares = np.array([1.0])
+        # The parameter is log(sigma), from useless to nearly exact; a multiplicative error of
+        # exp(4 sigma) already misses by orders of magnitude, and beyond it exp() overflows.
+        self.param_range = (1.5 if self.multiplicative else 5.0, -25.0)
+
+    def predictions(self, params: np.ndarray) -> list[np.ndarray]:
+        out = []
+        for log_sigma in np.atleast_1d(params):
+            step = np.exp(float(log_sigma)) * self._residuals
+            out.append(self.y * np.exp(step) if self.multiplicative else self.y + step)
+        return out
+
+    def _best_words(self) -> str:
+        return "a nearly exact model"
+
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        scale = ("its truth times exp(scale x residual)" if self.multiplicative
+                 else "its truth plus scale x residual")
+        shape = {"normal": "normal", "laplace": "Laplace (heavier tails than normal)",
+                 "t": f"Student t with {self.df:g} degrees of freedom (heavy tails)"}[self.residuals]
+        return (f"Every entry is scored on its own test set of {n_test} rows drawn with replacement "
+                f"from a universe of {ROWS:,} rows in which each prediction is {scale}; the "
+                f"residuals are {shape}, independent of the truth, and their scale is set so that "
+                "the metric on the universe equals the true score. Residuals with heavier tails "
+                "than assumed (outliers) make squared-error metrics noisier than shown; rows that "
+                "are not independent make every metric noisier.")

@@ -1,0 +1,180 @@
+"""The calibrated universes: their truth, their exact variances and their simulations.
+
+Independent references: scikit-learn computes each universe's true score (with the strata weights),
+closed forms give the noise (row-mean variances, the U-statistic variance of AUC, the delta method
+for RMSE), and a plain loop of scikit-learn calls on test sets drawn with ``numpy`` checks a ratio
+metric (F1) whose variance has no closed form. Tolerances come from the Monte Carlo error of an SD
+estimated from B draws: its relative standard error is sqrt((kurtosis - 1) / (4 B)), about
+1/sqrt(2B) for near-normal draws; we allow 4 of them.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+from leaderboard.errors import InputError
+from leaderboard.metrics import get_metric
+from leaderboard.noise.rng import block_rng, draw_rows, row_counts
+from leaderboard.noise.universes import (UniverseOptions, default_universe, get_universe,
+                                         not_simulable_reason)
+from leaderboard.noise.universes.finite import STREAM
+
+SHARES3 = (0.5, 0.3, 0.2)
+
+
+def _universe(metric_name, prevalence=0.1, **options):
+    return get_universe(get_metric(metric_name), 1000, prevalence, UniverseOptions(**options))
+
+
+def _sd_tolerance(draws: np.ndarray) -> float:
+    """Four standard errors of the relative SD, from the draws' own kurtosis."""
+    x = draws[np.isfinite(draws)]
+    z = (x - x.mean()) / x.std()
+    kurtosis = np.mean(z ** 4)
+    return 4 * np.sqrt((kurtosis - 1) / (4 * x.size))
+
+
+@pytest.mark.parametrize("name", ["auc", "accuracy", "log_loss", "rmse", "ari", "f1_macro"])
+def test_default_universe_by_metric(name):
+    expected = {"auc": "linspace", "accuracy": "binomial", "log_loss": "binormal",
+                "rmse": "residuals", "ari": None, "f1_macro": "binormal"}[name]
+    assert default_universe(get_metric(name)) == expected
+    if name == "f1_macro":
+        assert default_universe(get_metric(name), UniverseOptions(class_shares=SHARES3)) == \
+            "multiclass"
+
+
+def test_metrics_without_a_universe_say_why():
+    assert "clusters predictions" in not_simulable_reason(get_metric("ari"))
+    assert "cannot compute it" in not_simulable_reason(get_metric("dice"))
+    assert not_simulable_reason(get_metric("rmse")) is None
+    with pytest.raises(InputError, match="does not fit"):
+        get_universe(get_metric("rmse"), 100, None, UniverseOptions(name="binormal"))
+    with pytest.raises(InputError, match="--prevalence is needed"):
+        get_universe(get_metric("log_loss"), 100, None)
+    with pytest.raises(InputError, match="--df must be above 4"):
+        get_universe(get_metric("rmse"), 100, None, UniverseOptions(residuals="t", df=3))
+
+
+# --- the truth: scikit-learn on the whole universe, strata weighted by their test-set shares ----
+
+TRUTH_CASES = [
+    ("roc_auc_score", "auc", 0.8, dict(name="binormal")),
+    ("log_loss", "log_loss", 0.25, {}),
+    ("brier_score_loss", "brier", 0.07, {}),
+    ("f1_score", "f1", 0.55, {}),
+    ("matthews_corrcoef", "mcc", 0.45, {}),
+    ("average_precision_score", "average_precision", 0.5, {}),
+    ("accuracy_score", "accuracy", 0.8, dict(class_shares=SHARES3)),
+    ("log_loss", "log_loss", 0.7, dict(class_shares=SHARES3)),
+    ("mean_absolute_error", "mae", 1.3, dict(residuals="laplace")),
+    ("root_mean_squared_error", "rmse", 0.4, dict(residuals="t", df=6)),
+    ("r2_score", "r2", 0.75, {}),
+    ("mean_absolute_percentage_error", "mape", 0.15, {}),
+]
+
+
+@pytest.mark.parametrize("sk_name, name, target, options", TRUTH_CASES)
+def test_calibrated_truth_matches_scikit_learn(sk_name, name, target, options):
+    prevalence = None if ("class_shares" in options or get_metric(name).kind == "values") else 0.1
+    u = _universe(name, prevalence, **options)
+    param = u.calibrate([target])
+    prediction = u.predictions(param)[0]
+    weights = u._truth_weights()
+    value = getattr(skm, sk_name)(u.y, prediction, sample_weight=weights)
+    _, acceptable = u._tolerance(np.array([target]))
+    assert value == pytest.approx(target, abs=max(acceptable[0], 1e-9))
+
+
+def test_unreachable_scores_are_one_line_errors():
+    with pytest.raises(InputError, match="cannot be reached.*no skill"):
+        _universe("log_loss").calibrate([0.9])   # worse than predicting the base rate (0.325)
+    low, high = _universe("log_loss").reachable()
+    assert low == pytest.approx(0, abs=1e-9)
+    p = 0.1
+    assert high == pytest.approx(-(p * np.log(p) + (1 - p) * np.log(1 - p)), rel=1e-9)
+
+
+# --- the noise: exact variances, closed forms and an independent scikit-learn loop --------------
+
+EXACT_CASES = [("log_loss", 0.2, {}), ("brier", 0.06, {}), ("accuracy", 0.93, dict(name="binormal")),
+               ("auc", 0.85, dict(name="binormal")), ("gini", 0.6, dict(name="binormal")),
+               ("mae", 2.0, {}), ("mae", 2.0, dict(residuals="laplace")),
+               ("accuracy", 0.75, dict(class_shares=SHARES3))]
+
+
+@pytest.mark.parametrize("name, score, options", EXACT_CASES)
+def test_simulated_sd_matches_the_exact_sd(name, score, options):
+    prevalence = None if ("class_shares" in options or get_metric(name).kind == "values") else 0.1
+    u = _universe(name, prevalence, **options)
+    draws = u.simulate(np.array([score]), 1000, prevalence, 1600, seed=3)[0]
+    exact = u.exact_sd(score, 1000, prevalence)
+    assert exact is not None
+    assert draws.std(ddof=1) == pytest.approx(exact, rel=_sd_tolerance(draws))
+    if get_metric(name).kind != "scores":   # means of row values are unbiased
+        assert draws.mean() == pytest.approx(score, abs=4 * exact / np.sqrt(draws.size))
+
+
+@pytest.mark.parametrize("residuals, kurtosis", [("normal", 3.0), ("laplace", 6.0)])
+def test_rmse_noise_matches_the_delta_method(residuals, kurtosis):
+    """RMSE = sqrt(mean e^2): SD ~ RMSE * sqrt(kurtosis - 1) / (2 sqrt(n)) to first order."""
+    u = _universe("rmse", None, residuals=residuals)
+    n = 2000
+    draws = u.simulate(np.array([1.5]), n, None, 1600, seed=4)[0]
+    delta = 1.5 * np.sqrt(kurtosis - 1) / (2 * np.sqrt(n))
+    # first-order: the next term is O(1/n) relative, under 1% here
+    assert draws.std(ddof=1) == pytest.approx(delta, rel=_sd_tolerance(draws) + 0.01)
+
+
+def test_f1_noise_matches_a_plain_scikit_learn_loop():
+    """F1 has no closed-form variance: draw test sets with numpy, score each with scikit-learn."""
+    u = _universe("f1", 0.2)
+    mu = u.calibrate([0.6])
+    labels = u.predictions(mu)[0]
+    rng = np.random.default_rng(11)
+    pos, neg = np.flatnonzero(u.y == 1), np.flatnonzero(u.y == 0)
+    loop = []
+    for _ in range(400):
+        rows = np.concatenate([rng.choice(pos, 100), rng.choice(neg, 400)])
+        loop.append(skm.f1_score(u.y[rows], labels[rows]))
+    loop = np.array(loop)
+    ours = u.simulate(np.array([0.6]), 500, 0.2, 1600, seed=5)[0]
+    # two independent SD estimates: combine their relative standard errors
+    tolerance = np.hypot(_sd_tolerance(loop), _sd_tolerance(ours))
+    assert ours.std(ddof=1) == pytest.approx(loop.std(ddof=1), rel=tolerance)
+    se_means = 4 * np.hypot(loop.std() / np.sqrt(loop.size), ours.std() / np.sqrt(ours.size))
+    assert ours.mean() == pytest.approx(loop.mean(), abs=se_means)
+
+
+# --- engineering: determinism, prefixes, the sparse path -----------------------------------------
+
+def test_same_seed_same_draws_and_fewer_draws_are_a_prefix():
+    u = _universe("log_loss")
+    levels = np.array([0.2, 0.25])
+    a = u.simulate(levels, 500, 0.1, 100, seed=9)
+    b = _universe("log_loss").simulate(levels, 500, 0.1, 100, seed=9)
+    c = u.simulate(levels, 500, 0.1, 40, seed=9)
+    single = u.simulate(levels[1:], 500, 0.1, 100, seed=9)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a[:, :40], c)
+    np.testing.assert_array_equal(a[1], single[0])  # a level's draws do not depend on the others
+
+
+def test_sparse_and_dense_count_blocks_hold_the_same_counts():
+    u = _universe("log_loss")
+    counts = u.test_counts(200, 0.1)
+    sparse = u._count_block(block_rng(1, STREAM, 0), counts).toarray()
+    rng = block_rng(1, STREAM, 0)
+    dense = np.concatenate([row_counts(draw_rows(rng, rows, s.stop - s.start), rows,
+                                       s.stop - s.start) for s, rows in zip(u.strata, counts)],
+                           axis=1)
+    np.testing.assert_array_equal(sparse, dense)
+    assert (sparse.sum(axis=1) == 200).all()
+
+
+def test_test_counts_follow_the_shares():
+    u = _universe("accuracy", None, class_shares=SHARES3)
+    assert u.test_counts(1001, None) == [501, 300, 200]
+    with pytest.raises(InputError, match="leaves a class without rows"):
+        u.test_counts(2, None)

@@ -154,7 +154,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     table["tier"] = 0
 
     noise = tiers = d95 = None
-    reason = not_simulable_reason(metric, settings.universe)
+    reason = not_simulable_reason(metric)  # bad --universe options fail loudly below instead
     if reason is not None:
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
                      "not compared.")

@@ -48,6 +48,7 @@ def test_default_universe_by_metric(name):
 def test_metrics_without_a_universe_say_why():
     assert "clusters predictions" in not_simulable_reason(get_metric("ari"))
     assert "cannot compute it" in not_simulable_reason(get_metric("dice"))
+    assert "click-through rate" in not_simulable_reason(get_metric("kl_ctr"))
     assert not_simulable_reason(get_metric("rmse")) is None
     with pytest.raises(InputError, match="does not fit"):
         get_universe(get_metric("rmse"), 100, None, UniverseOptions(name="binormal"))

@@ -38,6 +38,8 @@ from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
 UNIVERSE_NAMES = ("linspace", "binomial", "binormal", "multiclass", "residuals")
 RESIDUALS = ("normal", "laplace", "t")
 _CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
+_NO_UNIVERSE = {"kl_ctr": "its truth is a click-through rate per row, which no universe here "
+                          "models (submit predictions instead)"}
 
 
 class Universe(Protocol):
@@ -151,6 +153,9 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
                          "predictions instead, with --solution and --submissions)")
     if name not in UNIVERSE_NAMES:
         raise InputError(f"--universe {name!r} is not one of {', '.join(UNIVERSE_NAMES)}")
+    if metric.name in _NO_UNIVERSE:
+        raise InputError(f"{metric.label} cannot be simulated from scores alone: "
+                         f"{_NO_UNIVERSE[metric.name]}")
     if not metric.can_score and name not in ("linspace", "binomial"):
         raise InputError(f"{metric.label} cannot be simulated: the project cannot compute it")
     fits = {"linspace": metric.name == "auc", "binomial": metric.name == "accuracy",

@@ -11,23 +11,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from leaderboard import __version__
+from leaderboard import cli_plan, cli_simulate
 from leaderboard.analysis import Analysis, Settings, analyze
+from leaderboard.cli_common import Parser, add_universe_options, universe_options
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.resources import data_dir
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other input error
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="leaderboard", description="Is the winner the best model, or the "
+    parser = Parser(prog="leaderboard", description="Is the winner the best model, or the "
                      "luckiest? Sampling-noise intervals and tiers for competition leaderboards.")
     parser.add_argument("--version", action="version", version=f"leaderboard {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     run = commands.add_parser("analyze", help="analyse a leaderboard file: intervals, d95, tiers, "
                               "HTML report and JSON")
     run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
@@ -38,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "temporary folder); its settings are preset, options given here override")
     run.add_argument("--metric", help=f"metric that ranks the board: {', '.join(metric_names())}")
     run.add_argument("--n-test", type=int, help="rows in the test set that ranks the board")
-    run.add_argument("--prevalence", type=float, help="share of positives in that test set (AUC)")
+    run.add_argument("--prevalence", type=float, help="share of positives in that test set (binary "
+                     "metrics)")
     run.add_argument("--team-col", help="column of team names (default: detected)")
     run.add_argument("--score-col", help="column of scores (default: detected)")
     run.add_argument("--public-col", help="column of public-board scores")
@@ -81,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "(default report.html)")
     run.add_argument("--json", help="also write the results as JSON to this path")
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    add_universe_options(run)
+    cli_simulate.add_parser(commands)
+    cli_plan.add_parser(commands)
     return parser
 
 
@@ -136,7 +137,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     settings = Settings(metric=metric, higher_is_better=higher, n_test=args.n_test,
                         prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
                         seed=args.seed, correlation=args.correlation,
-                        replicates=args.replicates, resample=args.resample)
+                        replicates=args.replicates, resample=args.resample,
+                        universe=universe_options(args))
     if submissions_mode:
         result = _run_submissions(args, settings)
     else:
@@ -235,6 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "analyze":
             run_analyze(args)
+        elif args.command == "simulate":
+            cli_simulate.run(args)
+        elif args.command == "plan":
+            cli_plan.run(args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2

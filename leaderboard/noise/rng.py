@@ -16,16 +16,18 @@ def block_rng(seed: int, stream: int, block: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block)))
 
 
-def draw_rows(rng: np.random.Generator, rows: int, individuals: int) -> np.ndarray:
+def draw_rows(rng: np.random.Generator, rows: int, individuals: int,
+              sort: bool = True) -> np.ndarray:
     """One block of test-set draws of ``rows`` rows from ``individuals``, with replacement.
 
-    Few rows: the drawn indices, sorted per draw (so later lookups walk memory in order), shape
-    (BLOCK, rows). More rows than individuals: how often each individual was drawn, shape
-    (BLOCK, individuals). The negatives are always wanted as counts, so small draws are counted.
+    Few rows: the drawn indices, shape (BLOCK, rows), sorted per draw unless ``sort`` is False
+    (sorted, later lookups walk memory in order; the random numbers are the same either way). More
+    rows than individuals: how often each individual was drawn, shape (BLOCK, individuals).
     """
     if rows > individuals:
         return rng.multinomial(rows, np.full(individuals, 1.0 / individuals), size=BLOCK)
-    return np.sort(rng.integers(0, individuals, size=(BLOCK, rows)), axis=1)
+    picks = rng.integers(0, individuals, size=(BLOCK, rows))
+    return np.sort(picks, axis=1) if sort else picks
 
 
 def row_counts(picks: np.ndarray, rows: int, individuals: int) -> np.ndarray:

@@ -36,6 +36,7 @@ from leaderboard.noise.universes.binomial import BinomialAccuracyUniverse
 from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
 
 UNIVERSE_NAMES = ("linspace", "binomial", "binormal", "multiclass", "residuals")
+BINARY_UNIVERSES = ("linspace", "binormal")  # the universes that need a prevalence
 RESIDUALS = ("normal", "laplace", "t")
 _CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
 _NO_UNIVERSE = {"kl_ctr": "its truth is a click-through rate per row, which no universe here "
@@ -110,6 +111,11 @@ def not_simulable_reason(metric: Metric, options: UniverseOptions = UniverseOpti
     return None
 
 
+def universe_name(metric: Metric, options: UniverseOptions = UniverseOptions()) -> str:
+    """The name of the universe :func:`get_universe` would build (InputError if none fits)."""
+    return _check(metric, options)
+
+
 def get_universe(metric: Metric, n_test: int, prevalence: float | None,
                  options: UniverseOptions = UniverseOptions()) -> Universe:
     """The calibrated universe that simulates ``metric`` on a test set of ``n_test`` rows.
@@ -128,7 +134,7 @@ def get_universe(metric: Metric, n_test: int, prevalence: float | None,
     name = _check(metric, options)
     if name == "binomial":
         return BinomialAccuracyUniverse()
-    if name in ("linspace", "binormal"):
+    if name in BINARY_UNIVERSES:
         if prevalence is None:
             raise InputError(f"--prevalence is needed for {metric.label}: the share of positives in "
                              "the test set (e.g. --prevalence 0.1)")
@@ -181,6 +187,6 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
     return name
 
 
-__all__ = ["RESIDUALS", "UNIVERSE_NAMES", "BinomialAccuracyUniverse", "SeedsAUCUniverse",
+__all__ = ["BINARY_UNIVERSES", "RESIDUALS", "UNIVERSE_NAMES", "BinomialAccuracyUniverse", "SeedsAUCUniverse",
            "Universe", "UniverseOptions", "class_counts", "default_universe", "get_universe",
-           "not_simulable_reason"]
+           "not_simulable_reason", "universe_name"]

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def auc_sd(neg: np.ndarray, pos: np.ndarray, m: int, k: int) -> float:
+def auc_sd(neg: np.ndarray, pos: np.ndarray, m: int, k: int, presorted: bool = False) -> float:
     """Exact standard deviation of the AUC of ``m`` positives and ``k`` negatives drawn with
-    replacement from the universe's positive scores ``pos`` and negative scores ``neg``.
+    replacement from the universe's positive scores ``pos`` and negative scores ``neg`` (sorted
+    ascending already when ``presorted``).
 
     The observed AUC is a two-sample U-statistic with kernel psi(x, y) = 1[x > y] + 1/2 1[x = y]
     over i.i.d. positives and negatives, so
@@ -29,7 +30,8 @@ def auc_sd(neg: np.ndarray, pos: np.ndarray, m: int, k: int) -> float:
     >>> bool(np.isclose(sd ** 2, 0.75 * 0.25))
     True
     """
-    neg, pos = np.sort(np.asarray(neg, dtype=float)), np.sort(np.asarray(pos, dtype=float))
+    if not presorted:
+        neg, pos = np.sort(np.asarray(neg, dtype=float)), np.sort(np.asarray(pos, dtype=float))
     below = np.searchsorted(neg, pos, "left")
     ties = np.searchsorted(neg, pos, "right") - below
     per_positive = (below + 0.5 * ties) / neg.size           # P(psi) given the positive

@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+from numba import njit, prange
 
 from leaderboard.errors import InputError
 from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.exact import auc_sd
+
+
+MERGE_COST = 0.6  # cost per element of sorting and merging relative to a running count (measured)
 
 
 @dataclass(frozen=True)
@@ -40,10 +45,7 @@ class SeedsAUCUniverse:
         return 0.0, 1.0
 
     def _grids(self, auc: float) -> tuple[np.ndarray, np.ndarray]:
-        half = self.size // 2
-        neg = np.linspace(0.0, 1.0, self.size - half)
-        pos = np.linspace(2.0 * auc - 1.0, 1.0, half)
-        return neg, pos
+        return _seeds_grids(self.size, float(auc))
 
     def _placements(self, auc: float) -> tuple[np.ndarray, np.ndarray]:
         """For each positive of the universe: how many negatives score below it, and at or below."""
@@ -62,8 +64,7 @@ class SeedsAUCUniverse:
         (the U-statistic variance with Q1 and Q2 computed on the universe's grids, see
         :func:`~leaderboard.noise.universes.exact.auc_sd`)."""
         m, k = class_counts(n_test, prevalence)
-        neg, pos = self._grids(max(auc, 1.0 - auc))  # the mirror has the same spread
-        return auc_sd(neg, pos, m, k)
+        return _exact_sd(self.size, max(float(auc), 1.0 - float(auc)), m, k)
 
     def simulate(self, levels: np.ndarray, n_test: int, prevalence: float, draws: int, seed: int,
                  progress=None) -> np.ndarray:
@@ -80,6 +81,7 @@ class SeedsAUCUniverse:
         m, k = class_counts(n_test, prevalence)
         half_neg, half_pos = self.size - self.size // 2, self.size // 2
         placements = [self._placements(max(a, 1 - a)) for a in levels]
+        stacked = tuple(np.stack([p[i] for p in placements]).astype(np.int64) for i in (0, 1))
         out = np.empty((levels.size, draws))
         n_blocks = -(-draws // BLOCK)
         if progress is not None:
@@ -88,14 +90,20 @@ class SeedsAUCUniverse:
             # Always draw a whole block, so that fewer draws are a prefix of more draws.
             keep = min(BLOCK, draws - b * BLOCK)
             rng = block_rng(seed, 0, b)
-            neg_counts = row_counts(draw_rows(rng, k, half_neg), k, half_neg)
-            pos = draw_rows(rng, m, half_pos)
-            # below[r, j] = how many of draw r's negatives have universe index < j
-            below = np.zeros((BLOCK, half_neg + 1), dtype=np.int32)
-            np.cumsum(neg_counts, axis=1, out=below[:, 1:])
-            for g, (lt, le) in enumerate(placements):
-                wins = _wins(below, lt, le - lt, pos, counts=m > half_pos)
-                out[g, b * BLOCK:b * BLOCK + keep] = (wins / (m * k))[:keep]
+            neg = draw_rows(rng, k, half_neg, sort=False)
+            pos = draw_rows(rng, m, half_pos, sort=False)
+            counted = m > half_pos
+            if not counted:
+                pos = _sorted_indices(pos, half_pos)
+            if k <= half_neg and not counted and _merging_is_cheaper(k, m, levels.size, half_neg):
+                wins = _wins_by_merge(neg, pos, stacked, half_neg)
+            else:
+                # below[r, j] = how many of draw r's negatives have universe index < j
+                below = np.zeros((BLOCK, half_neg + 1), dtype=np.int32)
+                np.cumsum(row_counts(neg, k, half_neg), axis=1, out=below[:, 1:])
+                wins = [_wins(below, lt, le - lt, pos, counts=counted) for lt, le in placements]
+            for g, level_wins in enumerate(wins):
+                out[g, b * BLOCK:b * BLOCK + keep] = (level_wins / (m * k))[:keep]
             if progress is not None:
                 progress.advance()
         mirrored = levels < 0.5
@@ -120,6 +128,82 @@ def _wins(below: np.ndarray, lt: np.ndarray, tied: np.ndarray, pos: np.ndarray,
     if is_tied.any():  # a tied positive's index + 1 stays in its row: it is below a negative
         wins += 0.5 * np.where(is_tied, flat[where + 1] - flat[where], 0).sum(axis=1)
     return wins
+
+
+@lru_cache(maxsize=64)
+def _seeds_grids(size: int, auc: float) -> tuple[np.ndarray, np.ndarray]:
+    """The universe's negative and positive scores (read-only: they are shared by the cache)."""
+    half = size // 2
+    neg = np.linspace(0.0, 1.0, size - half)
+    pos = np.linspace(2.0 * auc - 1.0, 1.0, half)
+    neg.flags.writeable = pos.flags.writeable = False
+    return neg, pos
+
+
+@lru_cache(maxsize=256)
+def _exact_sd(size: int, auc: float, m: int, k: int) -> float:
+    neg, pos = _seeds_grids(size, auc)   # the mirror (auc below 0.5) has the same spread
+    return auc_sd(neg, pos, m, k, presorted=True)
+
+
+def _merging_is_cheaper(k: int, m: int, n_levels: int, individuals: int) -> bool:
+    """Sorting each draw's k negatives and walking them beside the positives costs about
+    k + levels * (k + m) per draw; the running count over the universe costs about
+    ``individuals`` per draw. Both give identical counts from the same random numbers."""
+    return MERGE_COST * (k + n_levels * (k + m)) < individuals
+
+
+def _sorted_indices(picks: np.ndarray, individuals: int) -> np.ndarray:
+    """Each draw's indices in ascending order; 16-bit keys when they fit (numpy radix-sorts them)."""
+    small = np.uint16 if individuals <= np.iinfo(np.uint16).max else np.int64
+    return np.sort(picks.astype(small), axis=1, kind="stable")
+
+
+def _wins_by_merge(neg: np.ndarray, pos: np.ndarray, placements: tuple[np.ndarray, np.ndarray],
+                   individuals: int) -> list:
+    """Per level, per draw: sum over drawn positives of (negatives below) + 1/2 (negatives tied),
+    by sorting each draw's negatives once and galloping through them beside the (sorted)
+    positives."""
+    neg = _sorted_indices(neg, individuals)
+    lt, le = placements
+    out = np.empty((lt.shape[0], neg.shape[0]))
+    _merge_wins(neg, np.ascontiguousarray(pos), lt, le, out)
+    return list(out)
+
+
+@njit(cache=True, parallel=True)
+def _merge_wins(neg, pos, lt, le, out):  # pragma: no cover - compiled
+    rows, k = neg.shape
+    m = pos.shape[1]
+    for r in prange(rows):
+        for g in range(lt.shape[0]):
+            below = 0
+            total = 0
+            tied = 0
+            for p in range(m):  # positives ascend, so their thresholds do: one pass per level
+                t = lt[g, pos[r, p]]
+                if below < k and neg[r, below] < t:
+                    # gallop then bisect: O(m log(k / m)), fast for few and for many positives
+                    low, step = below, 1
+                    high = low + 1
+                    while high < k and neg[r, high] < t:
+                        low, step = high, 2 * step
+                        high = low + step
+                    high = min(high, k)
+                    while high - low > 1:   # neg[low] < t, and high == k or neg[high] >= t
+                        mid = (low + high) // 2
+                        if neg[r, mid] < t:
+                            low = mid
+                        else:
+                            high = mid
+                    below = high
+                total += below
+                if le[g, pos[r, p]] > t:  # negatives at exactly this score: half credit each
+                    at = below
+                    while at < k and neg[r, at] == t:
+                        at += 1
+                    tied += at - below
+            out[g, r] = total + 0.5 * tied
 
 
 def class_counts(n_test: int, prevalence: float) -> tuple[int, int]:

@@ -1,0 +1,76 @@
+"""`leaderboard plan`: how many test rows separate two entries, and how small a gap n rows resolve.
+
+Asked before a competition starts; see :mod:`leaderboard.plan` for the method and
+:mod:`leaderboard.report.plan_report` for the words, the page and the JSON.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from leaderboard.cli_common import add_universe_options, universe_options
+from leaderboard.errors import InputError
+from leaderboard.metrics import get_metric, metric_names
+from leaderboard.plan import Plan, PlanSettings, plan
+from leaderboard.progress import Progress
+
+
+def add_parser(commands) -> None:
+    """Register the `plan` command on the top-level subparsers."""
+    p = commands.add_parser(
+        "plan", help="before a competition: the test-set size that tells apart entries a given "
+                     "difference apart, and the smallest difference a test set resolves",
+        description="Minimum test-set size to detect a difference --delta between two entries, "
+                    "and the minimum detectable difference (MDD) for --n-test rows (give either or "
+                    "both), from the normal approximation delta >= (z_{1-alpha/2} + z_power) * "
+                    "sd_diff(n), checked by simulation.")
+    p.add_argument("--metric", required=True, help=f"the metric: {', '.join(metric_names())}")
+    p.add_argument("--score", type=float, required=True, help="true score of the weaker entry")
+    p.add_argument("--prevalence", type=float, help="share of positives (binary metrics)")
+    p.add_argument("--delta", type=float, help="difference in true score to detect (the better "
+                   "entry is --score + delta in the metric's better direction)")
+    p.add_argument("--n-test", type=int, help="rows in the test set: gives its minimum detectable "
+                   "difference")
+    p.add_argument("--alpha", type=float, default=0.05, help="two-sided test level (default 0.05)")
+    p.add_argument("--power", type=float, default=0.8, help="chance of detecting the difference "
+                   "(default 0.8)")
+    p.add_argument("--public-fraction", type=float, help="share of the test rows that score the "
+                   "public board, e.g. 0.3")
+    p.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between the "
+                   "entries' scores (default 0: independent, the conservative choice)")
+    p.add_argument("--draws", type=int, default=2000, help="simulated test sets per score level "
+                   "(default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
+    p.add_argument("--json", help="write the results as JSON here")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no terminal output")
+    add_universe_options(p)
+
+
+def run(args: argparse.Namespace) -> Plan:
+    """Run `leaderboard plan` from parsed arguments; returns the plan it wrote."""
+    from leaderboard.report.plan_report import terminal_text, write_html, write_json
+
+    settings = PlanSettings(metric=get_metric(args.metric), score=args.score,
+                            prevalence=args.prevalence, delta=args.delta, n_test=args.n_test,
+                            alpha=args.alpha, power=args.power,
+                            public_fraction=args.public_fraction,
+                            correlation=args.correlation, draws=args.draws, seed=args.seed,
+                            universe=universe_options(args))
+    progress = Progress("simulating", quiet=args.quiet)
+    try:
+        result = plan(settings, progress=progress)
+    finally:
+        progress.close()
+    for writer, path in ((write_html, args.output), (write_json, args.json)):
+        if path:
+            try:
+                writer(result, path)
+            except OSError as error:
+                raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+    if not args.quiet:
+        print(terminal_text(result))
+        written = [str(Path(x)) for x in (args.output, args.json) if x]
+        if written:
+            print("wrote " + " and ".join(written))
+    return result

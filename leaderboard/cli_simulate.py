@@ -1,0 +1,159 @@
+"""`leaderboard simulate`: the seeds' experiment for any simulable metric.
+
+Draws many test sets from a universe whose true score is known and reports how far the observed
+score wanders (95% range, d95), whether the truly better of several models finishes ahead, and in
+grid mode how d95 depends on the true score, the test-set size and the prevalence.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+
+from leaderboard.cli_common import add_universe_options, universe_options
+from leaderboard.errors import InputError
+from leaderboard.experiment import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
+                                    Experiment, grid_lists, needs_prevalence, run_experiment)
+from leaderboard.metrics import get_metric, metric_names
+from leaderboard.progress import Progress
+
+DRAWS, GRID_DRAWS = 5000, 2000
+
+
+def _csv(values) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
+def add_parser(commands) -> None:
+    """Register the `simulate` command on the top-level subparsers."""
+    p = commands.add_parser(
+        "simulate", help="simulate test sets from a universe whose true score is known: the "
+                         "spread of observed scores, d95, and how often the better model wins",
+        description="Simulate the noise of a test set: draw many test sets from a universe whose "
+                    "true score is known and report the 95%% range of the observed score, d95 (the "
+                    "gap two equally good models exceed one time in 20) and, for several true "
+                    "scores, how often the truly better one is observed ahead.")
+    p.add_argument("--metric", default="auc", help="metric to simulate (default auc): "
+                   + ", ".join(metric_names()))
+    p.add_argument("--score", help="true score(s), comma separated, e.g. 0.75,0.80,0.81 "
+                   f"(with --grid default {_csv(DEFAULT_SCORES)})")
+    p.add_argument("--n-test", help="rows per test set, comma separated (with --grid default "
+                   f"{_csv(DEFAULT_N_TESTS)})")
+    p.add_argument("--prevalence", help="share of positives in the test set, comma separated; "
+                   "binary metrics only (with --grid default "
+                   f"{_csv(DEFAULT_PREVALENCES)})")
+    p.add_argument("--grid", action="store_true", help="every combination of the lists; any list "
+                   "not given takes the seeds' values (27 cases for AUC)")
+    p.add_argument("--draws", type=int, help=f"simulated test sets per case (default {DRAWS:,}; "
+                   f"{GRID_DRAWS:,} with --grid, which has many cases)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0); the same seed "
+                   "gives the same numbers, and a case the same numbers alone as in a grid")
+    p.add_argument("-o", "--output", default="simulate.html", help="HTML report path (default "
+                   "simulate.html)")
+    p.add_argument("--json", help="also write the results as JSON to this path")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    add_universe_options(p)
+
+
+def _list(text: str | None, option: str, kind) -> list | None:
+    """A comma-separated option as numbers (percent signs allowed for prevalence), or None."""
+    if text is None:
+        return None
+    values = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            if kind is int:
+                number = float(item)
+                if number != int(number):
+                    raise ValueError
+                values.append(int(number))
+            elif item.endswith("%") and option == "--prevalence":
+                values.append(float(item[:-1]) / 100)
+            else:
+                values.append(float(item))
+        except (ValueError, OverflowError):
+            raise InputError(f"{option} {text!r}: {item!r} is not "
+                             f"{'a whole number' if kind is int else 'a number'}") from None
+    return values
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command that reproduces this run (shell-quoted)."""
+    words = ["leaderboard", "simulate", "--metric", args.metric]
+    for option, value in (("--score", args.score), ("--n-test", args.n_test),
+                          ("--prevalence", args.prevalence)):
+        if value is not None:
+            words += [option, value]
+    if args.grid:
+        words.append("--grid")
+    if args.draws is not None:
+        words += ["--draws", str(args.draws)]
+    words += ["--seed", str(args.seed)]
+    for option, value, default in (("--universe", args.universe, None),
+                                   ("--classes", args.classes, None),
+                                   ("--class-shares", args.class_shares, None),
+                                   ("--residuals", args.residuals, "normal"),
+                                   ("--df", args.df, 5.0), ("--threshold", args.threshold, 0.5)):
+        if value != default:
+            words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
+    words += ["-o", args.output] + (["--json", args.json] if args.json else [])
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> Experiment:
+    """Run `leaderboard simulate` from parsed arguments; returns the experiment it wrote."""
+    from leaderboard.report.simulate_report import write_html, write_json  # last stage
+
+    metric = get_metric(args.metric)
+    if args.seed < 0:
+        raise InputError(f"--seed must be 0 or more, got {args.seed}")
+    options = universe_options(args)
+    scores = _list(args.score, "--score", float)
+    n_tests = _list(args.n_test, "--n-test", int)
+    prevalences = _list(args.prevalence, "--prevalence", float)
+    if args.grid:
+        scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
+                                                  needs_prevalence(metric, options))
+    draws = args.draws if args.draws is not None else (GRID_DRAWS if args.grid else DRAWS)
+    progress = Progress("simulating", quiet=args.quiet)
+    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences, draws=draws,
+                                seed=args.seed, options=options,
+                                grid=True if args.grid else None, progress=progress)
+    _write(lambda path: write_html(experiment, path, command_line(args)), args.output)
+    if args.json:
+        _write(lambda path: write_json(experiment, path), args.json)
+    if not args.quiet:
+        print(summary(experiment, [p for p in (args.output, args.json) if p]))
+    return experiment
+
+
+def _write(writer, path: str) -> None:
+    try:
+        writer(path)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def summary(e: Experiment, written=()) -> str:
+    """A few plain lines for the terminal: per case the d95 and the 95% range."""
+    from leaderboard.report.simulate_report import Fmt, setting_words
+
+    f = Fmt(e)
+    lines = [f"{e.metric_label}: {len(e.cases)} case{'s' if len(e.cases) != 1 else ''}, "
+             f"{e.draws:,} simulated test sets each, universe {e.universe}, seed {e.seed}"]
+    width = max(len(f"{c.score:g}") for c in e.cases)
+    where = {c.setting: setting_words(*c.setting) for c in e.cases}
+    pad = max(len(w) for w in where.values())
+    for c in e.cases:
+        lines.append(f"  true {c.score:<{width}g}  {where[c.setting]:<{pad}}  d95 {f(c.d95)}  "
+                     f"95% of observed scores in [{f(c.quantiles[0])}, {f(c.quantiles[2])}]")
+    if not e.grid:
+        for a in e.ahead:
+            lines.append(f"  true {a.better:g} observed ahead of true {a.worse:g} on independent "
+                         f"test sets: {100 * a.probability:.1f}%")
+    if e.partial:
+        lines.append("  partial correlation with d95: " + ", ".join(
+            f"{k} {v:+.2f}" if v is not None else f"{k} undefined" for k, v in e.partial.items()))
+    if written:
+        lines.append("wrote " + " and ".join(written))
+    return "\n".join(lines)

@@ -8,12 +8,14 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from leaderboard import __version__
 from leaderboard import cli_plan, cli_simulate
 from leaderboard.analysis import Analysis, Settings, analyze
-from leaderboard.cli_common import Parser, add_universe_options, universe_options
+from leaderboard.cli_common import (Parser, add_output_options, add_universe_options,
+                                    universe_options, write_output)
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
@@ -75,10 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     run.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between "
                      "entries' scores (default 0: independent, the conservative choice)")
-    run.add_argument("-o", "--output", default="report.html", help="HTML report path "
-                     "(default report.html)")
-    run.add_argument("--json", help="also write the results as JSON to this path")
-    run.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    add_output_options(run, "report.html")
     add_universe_options(run)
     cli_simulate.add_parser(commands)
     cli_plan.add_parser(commands)
@@ -146,9 +145,9 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
                                  score_col=args.score_col, public_col=args.public_col,
                                  private_col=args.private_col, split=args.split)
         result = analyze(board, settings, quiet=args.quiet)
-    _write(write_html, result, args.output)
+    write_output(partial(write_html, result), args.output)
     if args.json:
-        _write(write_json, result, args.json)
+        write_output(partial(write_json, result), args.json)
     if not args.quiet:
         print(summary(result, args.output, args.json))
     return result
@@ -189,13 +188,6 @@ def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
                                    pred_cols=args.pred_col, id_col=args.id_col)
     return analyze_submissions(solution, submissions, settings, split=args.split,
                                quiet=args.quiet)
-
-
-def _write(writer, result: Analysis, path: str) -> None:
-    try:
-        writer(result, path)
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def summary(result: Analysis, html_path: str | None = None, json_path: str | None = None) -> str:

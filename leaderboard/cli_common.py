@@ -1,7 +1,9 @@
-"""Pieces every command shares: the one-line-error parser and the universe options."""
+"""Pieces every command shares: the one-line-error parser, the output and universe options, and
+writing an output file."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from leaderboard.errors import InputError
 from leaderboard.noise.universes import RESIDUALS, UNIVERSE_NAMES, UniverseOptions
@@ -12,6 +14,40 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> None:
+    """``-o/--output`` (the HTML report, ``html_default`` unless given), ``--json`` and ``--quiet``.
+
+    Examples
+    --------
+    >>> parser = Parser(prog="leaderboard simulate")
+    >>> add_output_options(parser, "simulate.html")
+    >>> args = parser.parse_args(["--json", "out.json"])
+    >>> args.output, args.json, args.quiet
+    ('simulate.html', 'out.json', False)
+    """
+    parser.add_argument("-o", "--output", default=html_default, help="HTML report path "
+                        f"(default {html_default})")
+    parser.add_argument("--json", help="also write the results as JSON to this path")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+
+
+def write_output(writer: Callable[[str], object], path: str) -> None:
+    """Call ``writer(path)``; a file that cannot be written is a one-line :class:`InputError`.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> write_output(lambda path: Path(path).write_text("<html>"), "/no/such/dir/r.html")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: cannot write /no/such/dir/r.html: No such file or directory
+    """
+    try:
+        writer(path)
+    except OSError as error:
+        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def add_universe_options(parser: argparse.ArgumentParser) -> None:

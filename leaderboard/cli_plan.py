@@ -6,10 +6,10 @@ Asked before a competition starts; see :mod:`leaderboard.plan` for the method an
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 
-from leaderboard.cli_common import add_universe_options, universe_options
-from leaderboard.errors import InputError
+from leaderboard.cli_common import add_universe_options, universe_options, write_output
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.plan import Plan, PlanSettings, plan
 from leaderboard.progress import Progress
@@ -64,10 +64,7 @@ def run(args: argparse.Namespace) -> Plan:
         progress.close()
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
-            try:
-                writer(result, path)
-            except OSError as error:
-                raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+            write_output(partial(writer, result), path)
     if not args.quiet:
         print(terminal_text(result))
         written = [str(Path(x)) for x in (args.output, args.json) if x]

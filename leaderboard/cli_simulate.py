@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from leaderboard.cli_common import add_universe_options, universe_options
+from leaderboard.cli_common import (add_output_options, add_universe_options, universe_options,
+                                    write_output)
 from leaderboard.errors import InputError
 from leaderboard.experiment import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
@@ -29,7 +30,7 @@ def add_parser(commands) -> None:
         "simulate", help="simulate test sets from a universe whose true score is known: the "
                          "spread of observed scores, d95, and how often the better model wins",
         description="Simulate the noise of a test set: draw many test sets from a universe whose "
-                    "true score is known and report the 95%% range of the observed score, d95 (the "
+                    "true score is known and report the 95% range of the observed score, d95 (the "
                     "gap two equally good models exceed one time in 20) and, for several true "
                     "scores, how often the truly better one is observed ahead.")
     p.add_argument("--metric", default="auc", help="metric to simulate (default auc): "
@@ -47,10 +48,7 @@ def add_parser(commands) -> None:
                    f"{GRID_DRAWS:,} with --grid, which has many cases)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0); the same seed "
                    "gives the same numbers, and a case the same numbers alone as in a grid")
-    p.add_argument("-o", "--output", default="simulate.html", help="HTML report path (default "
-                   "simulate.html)")
-    p.add_argument("--json", help="also write the results as JSON to this path")
-    p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    add_output_options(p, "simulate.html")
     add_universe_options(p)
 
 
@@ -119,19 +117,12 @@ def run(args: argparse.Namespace) -> Experiment:
     experiment = run_experiment(metric, scores or [], n_tests or [], prevalences, draws=draws,
                                 seed=args.seed, options=options,
                                 grid=True if args.grid else None, progress=progress)
-    _write(lambda path: write_html(experiment, path, command_line(args)), args.output)
+    write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
     if args.json:
-        _write(lambda path: write_json(experiment, path), args.json)
+        write_output(lambda path: write_json(experiment, path), args.json)
     if not args.quiet:
         print(summary(experiment, [p for p in (args.output, args.json) if p]))
     return experiment
-
-
-def _write(writer, path: str) -> None:
-    try:
-        writer(path)
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def summary(e: Experiment, written=()) -> str:

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import jinja2
 import numpy as np
 
 from leaderboard.metrics import Metric
 from leaderboard.report import charts, submissions_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.json_out import anchor_mask
-from leaderboard.resources import templates_dir
+from leaderboard.report.render import render_page
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.analysis import Analysis
@@ -28,17 +26,9 @@ TEMPLATE = "report.html.j2"
 SCROLL_ABOVE = 100  # entries; longer tables scroll inside their own box
 
 
-@lru_cache(maxsize=4)
-def _environment(folder: str) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
-
-
 def render_html(analysis: Analysis) -> str:
     """The report as one HTML string (deterministic for a given analysis)."""
-    env = _environment(str(templates_dir()))
-    return env.get_template(TEMPLATE).render(r=build_context(analysis))
+    return render_page(TEMPLATE, build_context(analysis))
 
 
 def write_html(analysis: Analysis, path) -> None:

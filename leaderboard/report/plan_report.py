@@ -17,24 +17,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
-
-import jinja2
 
 from leaderboard.plan import Plan, bound
 from leaderboard.report.charts import Frame, Scale, Tick
+from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
-from leaderboard.resources import templates_dir
 
 TEMPLATE = "plan.html.j2"
-
-
-@lru_cache(maxsize=4)
-def _environment(folder: str) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
 
 
 def num(x: float | None) -> str:
@@ -306,8 +296,7 @@ def build_context(p: Plan) -> dict:
 
 def render_html(p: Plan) -> str:
     """The plan as one HTML string (deterministic for a given plan)."""
-    env = _environment(str(templates_dir()))
-    return env.get_template(TEMPLATE).render(r=build_context(p))
+    return render_page(TEMPLATE, build_context(p))
 
 
 def write_html(p: Plan, path) -> None:

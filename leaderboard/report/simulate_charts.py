@@ -13,13 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.report.charts import PALETTE, Frame, Scale, Tick
+from leaderboard.report.charts import PALETTE, Frame, Scale, Tick, padded, px
 
 _W, _H, _L, _R, _T, _B = 540, 330, 58.0, 520.0, 30.0, 280.0
-
-
-def _r(value: float) -> float:
-    return round(float(value), 1)
 
 
 def score_colour(index: int) -> str:
@@ -105,13 +101,6 @@ def _outline(edge: np.ndarray, heights: np.ndarray, xs: Scale, ys: Scale) -> str
     return "".join(parts)
 
 
-def _span(lo: float, hi: float, pad: float) -> tuple[float, float]:
-    if not hi > lo:
-        half = max(abs(lo) * 0.01, 1e-3)
-        return lo - half, hi + half
-    return lo - pad * (hi - lo), hi + pad * (hi - lo)
-
-
 def overlay(series: Sequence[tuple[str, float, np.ndarray]], x_label: str) -> Overlay:
     """Overlaid histograms of several true scores' sorted draws, on shared bins.
 
@@ -122,7 +111,7 @@ def overlay(series: Sequence[tuple[str, float, np.ndarray]], x_label: str) -> Ov
     shares = [np.histogram(d, bins=edge)[0] / d.size for _, _, d in series]
     top = max(float(s.max()) for s in shares) * 1.08 or 1.0
     truths = [s for _, s, _ in series]
-    xs = Scale(*_span(min(edge[0], *truths), max(edge[-1], *truths), 0.03), _L, _R)
+    xs = Scale(*padded(min(edge[0], *truths), max(edge[-1], *truths), 0.03), _L, _R)
     ys = Scale(0.0, top, _B, _T)
     curves = [Curve(score_colour(i), label, _outline(edge, share, xs, ys), xs(true))
               for i, ((label, true, _), share) in enumerate(zip(series, shares))]
@@ -169,7 +158,7 @@ def facets(panels: Sequence[tuple[str, Sequence[tuple[float, np.ndarray, str]]]]
     lo = min(min(e[0] for e, _ in row) for row in binned)
     hi = max(max(e[-1] for e, _ in row) for row in binned)
     truths = [s for _, items in panels for s, _, _ in items]
-    xs = Scale(*_span(min(lo, *truths), max(hi, *truths), 0.02), _PL, _PR)
+    xs = Scale(*padded(min(lo, *truths), max(hi, *truths), 0.02), _PL, _PR)
     out = []
     for k, ((title, items), row) in enumerate(zip(panels, binned)):
         dens = [(edge, np.histogram(d, bins=edge)[0] / (d.size * np.diff(edge)))
@@ -178,7 +167,7 @@ def facets(panels: Sequence[tuple[str, Sequence[tuple[float, np.ndarray, str]]]]
         ys = Scale(0.0, top, _PB, _PT)
         curves = [Curve(score_colour(i), f"{s:g}", _outline(edge, h, xs, ys), xs(s))
                   for i, ((s, _, _), (edge, h)) in enumerate(zip(items, dens))]
-        out.append(Panel(_r((k % columns) * _PW), _r((k // columns) * _PH), title, curves,
+        out.append(Panel(px((k % columns) * _PW), px((k // columns) * _PH), title, curves,
                          [(score_colour(i), text) for i, (_, _, text) in enumerate(items)]))
     rows = -(-len(panels) // columns)
     return Facets(int(columns * _PW), int(rows * _PH + 24), _PW, _PL, _PR, _PT, _PB, out,

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import math
-from functools import lru_cache
 from pathlib import Path
 
-import jinja2
 import numpy as np
 
 from leaderboard.experiment import PARAMETERS, Case, Experiment
 from leaderboard.report import charts, simulate_charts
+from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
-from leaderboard.resources import templates_dir
 
 TEMPLATE = "simulate.html.j2"
 PARAMETER_WORDS = {"score": "true score", "n_test": "test-set size (rows)",
@@ -222,13 +220,6 @@ def _how(e: Experiment) -> list[Fact]:
     return how
 
 
-@lru_cache(maxsize=4)
-def _environment(folder: str) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
-
-
 # --- the page -----------------------------------------------------------------------------------
 
 def _mode(e: Experiment) -> str:
@@ -322,8 +313,7 @@ def _grid_parts(e: Experiment, f: Fmt, observed: str) -> dict:
 
 
 def render_html(e: Experiment, command: str | None = None) -> str:
-    env = _environment(str(templates_dir()))
-    return env.get_template(TEMPLATE).render(r=build_context(e, command))
+    return render_page(TEMPLATE, build_context(e, command))
 
 
 def write_html(e: Experiment, path, command: str | None = None) -> None:

@@ -98,8 +98,8 @@ class BinormalUniverse(CalibratedUniverse):
         k, m = self.test_counts(n_test, prevalence)
         labels = (f" Labels are the probability thresholded at {self.threshold:g}."
                   if self.metric.kind == "labels" else "")
-        return (f"Every entry is scored on its own test set of {n_test} rows with exactly {m} "
-                f"positives and {k} negatives, drawn with replacement from a binormal universe: "
+        return (f"Every entry is scored on its own test set of {n_test:,} rows with exactly {m:,} "
+                f"positives and {k:,} negatives, drawn with replacement from a binormal universe: "
                 "each row's latent score is normal with unit variance, its mean shifted among the "
                 "positives by the amount that makes the metric on the universe equal the true "
                 "score, and the model predicts the calibrated probability of the positive class "

@@ -22,7 +22,7 @@ class BinomialAccuracyUniverse:
     name: str = "binomial"
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
-        return (f"Every entry is scored on its own test set of {n_test} rows, each row classified "
+        return (f"Every entry is scored on its own test set of {n_test:,} rows, each row classified "
                 "correctly with probability equal to the entry's true accuracy, independently of the "
                 "others; the number of correct rows is then binomial. Rows that are not independent "
                 "(several rows per patient, per user, per day) make the real noise larger.")

@@ -54,9 +54,9 @@ class MulticlassUniverse(CalibratedUniverse):
         return out
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
-        counts = self.test_counts(n_test, prevalence)
-        return (f"Every entry is scored on its own test set of {n_test} rows with a fixed number of "
-                f"rows of each of the {self.shares.size} classes ({', '.join(map(str, counts))}), "
+        counts = ", ".join(f"{c:,}" for c in self.test_counts(n_test, prevalence))
+        return (f"Every entry is scored on its own test set of {n_test:,} rows with a fixed number of "
+                f"rows of each of the {self.shares.size} classes ({counts}), "
                 "drawn with replacement from a universe in which each row has one normal score per "
                 "class, its own class's shifted by the amount that makes the metric on the universe "
                 "equal the true score, and the model predicts the calibrated class probabilities "

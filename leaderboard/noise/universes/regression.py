@@ -93,7 +93,7 @@ class ResidualUniverse(CalibratedUniverse):
                  else "its truth plus scale x residual")
         shape = {"normal": "normal", "laplace": "Laplace (heavier tails than normal)",
                  "t": f"Student t with {self.df:g} degrees of freedom (heavy tails)"}[self.residuals]
-        return (f"Every entry is scored on its own test set of {n_test} rows drawn with replacement "
+        return (f"Every entry is scored on its own test set of {n_test:,} rows drawn with replacement "
                 f"from a universe of {ROWS:,} rows in which each prediction is {scale}; the "
                 f"residuals are {shape}, independent of the truth, and their scale is set so that "
                 "the metric on the universe equals the true score. Residuals with heavier tails "

@@ -32,8 +32,8 @@ class SeedsAUCUniverse:
 
     def assumptions(self, n_test: int, prevalence: float) -> str:
         m, k = class_counts(n_test, prevalence)
-        return (f"Every entry is scored on its own test set of {n_test} rows with exactly {m} "
-                f"positives and {k} negatives, drawn with replacement from a universe of "
+        return (f"Every entry is scored on its own test set of {n_test:,} rows with exactly {m:,} "
+                f"positives and {k:,} negatives, drawn with replacement from a universe of "
                 f"{self.size:,} rows (half positive) in which the negatives' scores are evenly spaced "
                 "on [0, 1] and the positives' on [2 AUC - 1, 1], so the universe's AUC is the true "
                 "score. This is the seed articles' universe: it fixes the shape of the score "

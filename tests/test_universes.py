@@ -14,7 +14,7 @@ import pytest
 from sklearn import metrics as skm
 
 from leaderboard.errors import InputError
-from leaderboard.metrics import get_metric
+from leaderboard.metrics import METRICS, get_metric
 from leaderboard.noise.rng import block_rng, draw_rows, row_counts
 from leaderboard.noise.universes import (UniverseOptions, default_universe, get_universe,
                                          not_simulable_reason)
@@ -179,3 +179,36 @@ def test_test_counts_follow_the_shares():
     assert u.test_counts(1001, None) == [501, 300, 200]
     with pytest.raises(InputError, match="leaves a class without rows"):
         u.test_counts(2, None)
+
+
+# --- the whole registry: every metric is simulated sensibly, or says why not --------------------
+
+_NO_UNIVERSE_KINDS = ("multilabel", "rankings", "clusters")
+
+
+@pytest.mark.parametrize("metric", METRICS, ids=lambda m: m.name)
+def test_every_registry_metric_simulates_or_says_why(metric):
+    reason = not_simulable_reason(metric)
+    if reason is not None:
+        assert metric.kind in _NO_UNIVERSE_KINDS or metric.name in ("kl_ctr",) \
+            or not metric.can_score
+        assert metric.label in reason
+        return
+    prevalence = 0.2 if default_universe(metric) in ("linspace", "binormal") else None
+    u = get_universe(metric, 500, prevalence)
+    low, high = u.reachable()
+    high = min(high, low + 10.0)
+    level = low + (0.7 if metric.higher_is_better else 0.3) * (high - low)
+    draws = u.simulate(np.array([level]), 500, prevalence, 64, seed=0)[0]
+    assert np.isfinite(draws).mean() > 0.9
+    finite = draws[np.isfinite(draws)]
+    # the draws centre on the truth: within 3 SDs (a gross miscalibration lands far outside)
+    assert abs(np.median(finite) - level) < 3 * finite.std() + 1e-9
+
+
+def test_binary_metrics_refuse_several_classes_and_jumps_are_refused():
+    with pytest.raises(InputError, match="takes binary predictions"):
+        get_universe(get_metric("brier"), 500, None, UniverseOptions(class_shares=SHARES3))
+    with pytest.raises(InputError, match="sits at a jump"):
+        # precision at threshold 0.5 starts at 0 (nothing predicted positive) and leaps upwards
+        _universe("precision", 0.2).calibrate([0.3])

@@ -150,6 +150,18 @@ def get_universe(metric: Metric, n_test: int, prevalence: float | None,
     return ResidualUniverse(metric, options.residuals, options.df)
 
 
+def _takes_multiclass(metric: Metric) -> bool:
+    """Whether the metric scores three classes (tried on a tiny example: the registry knows)."""
+    y = np.array([0, 1, 2, 0, 1, 2])
+    pred = (y if metric.kind == "labels"
+            else np.eye(3)[y] * 0.7 + 0.1)   # rows of probabilities that sum to 1
+    try:
+        metric.impl.score(y, pred)
+    except ValueError:
+        return False
+    return True
+
+
 def _check(metric: Metric, options: UniverseOptions) -> str:
     """The universe's name after checking that it fits the metric and options."""
     name = options.name or default_universe(metric, options)
@@ -178,6 +190,10 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
         if min(shares) <= 0 or abs(sum(shares) - 1) > 1e-6:
             raise InputError("--class-shares must be positive and sum to 1, got "
                              + ",".join(f"{s:g}" for s in shares))
+        if not _takes_multiclass(metric):
+            raise InputError(f"{metric.label} takes binary predictions; it cannot be simulated "
+                             f"with {len(shares)} classes (give --prevalence for a binary test set, "
+                             "or use a metric that averages over the classes)")
     if options.residuals not in RESIDUALS:
         raise InputError(f"--residuals {options.residuals!r} is not one of {', '.join(RESIDUALS)}")
     if options.residuals == "t" and not options.df > 4:

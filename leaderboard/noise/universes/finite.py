@@ -150,9 +150,28 @@ class CalibratedUniverse(ABC):
         # A label metric on a finite universe moves in steps of about 1/rows: land within a step.
         missed = ~(np.abs(self.truth(best) - target) <= np.maximum(tolerance, acceptable))
         if missed.any():
-            raise InputError(f"could not calibrate the {self.name} universe to {self.metric.label} "
-                             f"{float(target[missed][0]):g}")
+            raise InputError(self._jump_message(float(target[missed][0])))
+        if self.metric.kind == "labels":
+            self._check_no_jump(best, target, spread)
         return best
+
+    def _check_no_jump(self, params: np.ndarray, target: np.ndarray, spread: float) -> None:
+        """Labels can make the truth jump: e.g. precision goes from 0 (nothing predicted
+        positive) to at least the threshold as soon as one row is. A target inside such a jump is
+        met only by a model that predicts almost nothing, whose test sets mostly score 0: refuse
+        it rather than simulate that."""
+        step = 1e-3 * abs(self.param_range[1] - self.param_range[0])
+        lo, hi = self.param_range
+        around = np.clip(np.concatenate([params - step, params + step]), min(lo, hi), max(lo, hi))
+        values = self.truth(around).reshape(2, -1)
+        jump = np.abs(values[1] - values[0]) > 0.05 * spread
+        if jump.any():
+            raise InputError(self._jump_message(float(target[jump][0])))
+
+    def _jump_message(self, level: float) -> str:
+        return (f"{self.metric.label} {level:g} sits at a jump of the {self.name} universe: its "
+                "score leaps past this value (e.g. from predicting no rows of a class to "
+                "predicting some); choose another score, or another --threshold")
 
     def _tolerance(self, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """How close to the target the truth is solved, and how close it must end.

@@ -277,12 +277,15 @@ def test_metrics_without_prevalence_and_their_grid():
     ("log_loss", ["--score", "0.3", "--n-test", "1000", "--prevalence", "0.2"]),
     ("f1", ["--score", "0.7", "--n-test", "1000", "--prevalence", "0.2"]),
 ])
-def test_other_metrics_run_when_their_universe_exists(tmp_path, name, args):
-    if not_simulable_reason(get_metric(name)) is not None:
-        pytest.skip(f"{name} is not simulable yet")
-    status, out = _run(tmp_path, "--metric", name, *args, "--draws", "200")
+def test_other_metrics_simulate_with_their_universe(tmp_path, name, args):
+    assert not_simulable_reason(get_metric(name)) is None
+    status, out = _run(tmp_path, "--metric", name, *args, "--draws", "400")
     data = json.loads(out.read_text(encoding="utf-8"))
     assert status == 0 and all(c["d95"] > 0 for c in data["cases"])
+    for c in data["cases"]:  # log loss and MAE have exact SDs: 4 relative SEs of an SD from 400
+        if c["exact_sd"] is not None:
+            assert c["sd"] == pytest.approx(c["exact_sd"], rel=4 / np.sqrt(2 * 399))
+    assert (name in ("log_loss", "mae")) == all(c["exact_sd"] is not None for c in data["cases"])
     for a in data["ahead"]:  # the lower score is the better one for an error metric
         assert (a["better"] < a["worse"]) == (not data["higher_is_better"])
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
+from leaderboard.noise.model import ScoreDistribution
 from leaderboard.noise.universes import (BINARY_UNIVERSES, UniverseOptions, get_universe,
                                          universe_name)
 
@@ -242,14 +242,11 @@ def summarize(metric: str, score: float, n_test: int, prevalence: float | None, 
                          f"{observed.size:,} simulated test sets at score {score:g} and "
                          f"{n_test} rows; try a larger --n-test")
     q = np.quantile(finite, [0.025, 0.5, 0.975])
-    exact = universe.exact_sd(score, n_test, prevalence)
+    dist = ScoreDistribution.from_draws(score, finite, universe.exact_sd(score, n_test, prevalence))
     return Case(metric=metric, score=float(score), n_test=int(n_test), prevalence=prevalence,
-                universe=universe.name, draws=finite, undefined=int(observed.size - finite.size),
-                mean=float(finite.mean()), sd=float(finite.std(ddof=1)),
-                exact_sd=None if exact is None else float(exact),
-                d95=pairwise_abs_diff_quantile(finite, 0.95),
-                quantiles=(float(q[0]), float(q[1]), float(q[2])),
-                pair_ecdf=pairwise_abs_diff_ecdf(finite))
+                universe=universe.name, draws=dist.draws, undefined=int(observed.size - finite.size),
+                mean=float(finite.mean()), sd=dist.sd, exact_sd=dist.exact_sd, d95=dist.d95,
+                quantiles=(float(q[0]), float(q[1]), float(q[2])), pair_ecdf=dist.pair_ecdf)
 
 
 def check_inputs(metric: Metric, scores, n_tests, prevalences, draws: int) -> None:

@@ -189,3 +189,17 @@ def test_accuracy_interval_coverage_with_known_truth():
     coverage = np.mean((low <= truth) & (truth <= high))
     tolerance = 3 * np.sqrt(0.95 * 0.05 / observed.size) + 3 * 2 * np.sqrt(0.025 * 0.975 / draws)
     assert coverage > 0.95 - tolerance
+
+
+def test_merge_and_running_count_paths_give_identical_aucs(monkeypatch):
+    """The seeds' universe counts negatives below each positive either by a running count over the
+    universe or by merging each draw's sorted negatives; both must give the same numbers, ties
+    included (at 0.5 every positive ties a negative; at 0.75 every other one does)."""
+    import leaderboard.noise.universes.seeds as seeds
+
+    levels = np.array([0.5, 0.75, 0.8])
+    runs = {}
+    for name, cost in (("merge", 0.0), ("running count", 1e12)):
+        monkeypatch.setattr(seeds, "MERGE_COST", cost)
+        runs[name] = SeedsAUCUniverse().simulate(levels, 3000, 0.2, 2 * BLOCK, seed=5)
+    np.testing.assert_array_equal(runs["merge"], runs["running count"])

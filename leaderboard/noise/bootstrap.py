@@ -27,7 +27,7 @@ import numpy as np
 from scipy.stats import norm
 
 from leaderboard.metrics.base import MetricImpl
-from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
+from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.model import ScoreDistribution
 from leaderboard.noise.rng import BLOCK, block_rng
 
@@ -108,11 +108,7 @@ class BootstrapResult:
 
     def distribution(self, entry: int) -> ScoreDistribution:
         """One entry's replicates as a :class:`ScoreDistribution` (for the report's charts)."""
-        draws = np.sort(self.replicates[entry][np.isfinite(self.replicates[entry])])
-        return ScoreDistribution(true_score=float(self.point[entry]), draws=draws,
-                                 sd=float(draws.std(ddof=1)), exact_sd=None,
-                                 d95=pairwise_abs_diff_quantile(draws, 0.95),
-                                 pair_ecdf=pairwise_abs_diff_ecdf(draws))
+        return ScoreDistribution.from_draws(self.point[entry], self.replicates[entry])
 
     def d95(self) -> np.ndarray:
         """Per entry, the seeds' d95 from the replicates: the 95th percentile of |difference| of two

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from leaderboard.metrics import Metric
-from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
+from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.model import NoiseModel, ScoreDistribution
 from leaderboard.noise.rng import BLOCK
 from leaderboard.noise.universes import UniverseOptions, get_universe
@@ -105,15 +105,13 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
                          lambda at: _sd_guess(universe, at, n_test, prevalence, seed),
                          max(metric.lower_bound, low_end), min(metric.upper_bound, high_end))
     simulated = np.sort(universe.simulate(levels, n_test, prevalence, draws, seed, progress), axis=1)
-    lower, upper = np.quantile(simulated, [alpha / 2, 1 - alpha / 2], axis=1)
-    sd = simulated.std(axis=1, ddof=1)
-    d95 = np.array([pairwise_abs_diff_quantile(row, 0.95) for row in simulated])
+    # NaN draws (a metric undefined on that test set) sort last and are left out
+    lower, upper = np.nanquantile(simulated, [alpha / 2, 1 - alpha / 2], axis=1)
+    sd = np.nanstd(simulated, axis=1, ddof=1)
+    d95 = np.array([pairwise_abs_diff_quantile(row[np.isfinite(row)], 0.95) for row in simulated])
     at_leader = int(np.flatnonzero(levels == leader_score)[0])
-    leader = ScoreDistribution(true_score=float(leader_score), draws=simulated[at_leader],
-                               sd=float(sd[at_leader]),
-                               exact_sd=universe.exact_sd(leader_score, n_test, prevalence),
-                               d95=float(d95[at_leader]),
-                               pair_ecdf=pairwise_abs_diff_ecdf(simulated[at_leader]))
+    leader = ScoreDistribution.from_draws(leader_score, simulated[at_leader],
+                                          universe.exact_sd(leader_score, n_test, prevalence))
     method = (f"Monte Carlo: {draws} simulated test sets at each of {levels.size} true-score levels "
               f"from {levels[0]:.4g} to {levels[-1]:.4g}, the same test sets at every level; each "
               "entry's values are interpolated linearly between levels, and the leader's level is "

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
+
 
 @dataclass(frozen=True)
 class ScoreDistribution:
@@ -33,6 +35,25 @@ class ScoreDistribution:
     exact_sd: float | None
     d95: float
     pair_ecdf: tuple[np.ndarray, np.ndarray]
+
+    @classmethod
+    def from_draws(cls, true_score: float, draws: np.ndarray,
+                   exact_sd: float | None = None) -> ScoreDistribution:
+        """Summarise observed scores (any order; NaN draws, where the metric was undefined, are
+        left out).
+
+        Examples
+        --------
+        >>> d = ScoreDistribution.from_draws(0.5, np.array([0.6, np.nan, 0.4, 0.5]))
+        >>> d.draws.tolist(), round(d.sd, 3)
+        ([0.4, 0.5, 0.6], 0.1)
+        """
+        draws = np.asarray(draws, dtype=float)
+        finite = np.sort(draws[np.isfinite(draws)])
+        return cls(true_score=float(true_score), draws=finite, sd=float(finite.std(ddof=1)),
+                   exact_sd=None if exact_sd is None else float(exact_sd),
+                   d95=pairwise_abs_diff_quantile(finite, 0.95),
+                   pair_ecdf=pairwise_abs_diff_ecdf(finite))
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 The pipeline, one module per stage::
 
-    ingest (read_leaderboard) -> noise (build_noise_model) -> tiers (leader_anchored_tiers)
+    ingest (read_leaderboard) -> noise (build_noise_model) -> tiers and ranks (rank_board)
     -> report (write_html, write_json)
 
 :func:`analyze` runs the statistics end to end and returns an :class:`Analysis`.

@@ -9,7 +9,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
 
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard
@@ -20,7 +19,8 @@ from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import SubmissionSet
-from leaderboard.tiers import Tiers, leader_anchored_tiers
+from leaderboard.tiers import RankReplicates, Tiers
+from leaderboard.tiers.ranking import TIER_METHODS, Ranking, rank_board
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,8 @@ class Settings:
     replicates: int = 2000
     resample: str = "plain"
     universe: UniverseOptions = UniverseOptions()
+    tier_method: str = "holm"
+    top_k: tuple[int, ...] = (3,)
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,9 @@ class Analysis:
     settings : Settings
     table : DataFrame
         One row per entry in rank order with columns ``rank`` (ties share the best rank), ``team``,
-        ``score``, ``ci_low``, ``ci_high``, ``sd``, ``d95``, ``p_vs_anchor``, ``tier`` and, when the
-        input has them, ``public_score`` and ``private_score``. Interval columns are NaN and
-        ``tier`` is 0 when no noise model applies.
+        ``score``, ``ci_low``, ``ci_high``, ``sd``, ``d95``, ``p_vs_anchor``, ``tier``, the rank
+        columns of :func:`join_ranking` and, when the input has them, ``public_score`` and
+        ``private_score``. Interval columns are NaN and ``tier`` is 0 when no noise model applies.
     noise : NoiseModel or None
         The simulated noise, or None with the reason in ``notes``.
     tiers : Tiers or None
@@ -65,6 +67,8 @@ class Analysis:
         Submissions mode: the paired bootstrap of the ranking split, entries in ``table`` order.
     submissions : SubmissionSet or None
         Submissions mode: every file found, with its validation status.
+    ranking : Ranking or None
+        Rank intervals, P(best), stability and the winner's curse (None without a noise model).
     """
 
     leaderboard: Leaderboard
@@ -76,6 +80,7 @@ class Analysis:
     notes: tuple[str, ...] = ()
     bootstrap: BootstrapResult | None = None
     submissions: SubmissionSet | None = None
+    ranking: Ranking | None = None
 
     @property
     def mode(self) -> str:
@@ -106,28 +111,6 @@ def rank_entries(entries: pd.DataFrame, higher_is_better: bool) -> pd.DataFrame:
     return ordered
 
 
-def scores_only_p_values(scores: np.ndarray, sd: np.ndarray, correlation: float,
-                         higher_is_better: bool):
-    """One-sided p-values for "entry j is at least as good as the anchor", from scores alone.
-
-    The difference of two observed scores is taken as normal with variance
-    ``sd_a**2 + sd_j**2 - 2 * correlation * sd_a * sd_j``. With ``correlation = 0`` (each entry
-    as if on its own test set) the variance is the largest it can be for positively correlated
-    entries, so the test is conservative when entries share one test set, as on a leaderboard.
-    """
-    sign = 1.0 if higher_is_better else -1.0
-
-    def p_value(anchor: int, others: np.ndarray) -> np.ndarray:
-        gap = sign * (scores[anchor] - scores[others])
-        var = sd[anchor] ** 2 + sd[others] ** 2 - 2 * correlation * sd[anchor] * sd[others]
-        se = np.sqrt(np.maximum(var, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
-        return norm.sf(z)
-
-    return p_value
-
-
 def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True) -> Analysis:
     """Rank a leaderboard, simulate its sampling noise, and cut it into tiers.
 
@@ -153,7 +136,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         table[column] = np.nan
     table["tier"] = 0
 
-    noise = tiers = d95 = None
+    noise = tiers = d95 = ranking = None
     reason = not_simulable_reason(metric)  # bad --universe options fail loudly below instead
     if reason is not None:
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
@@ -172,11 +155,13 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         table["ci_low"], table["ci_high"] = noise.interval(scores)
         table["sd"] = noise.sd_at(scores)
         table["d95"] = noise.d95_at(scores)
-        p_value = scores_only_p_values(scores, table["sd"].to_numpy(), settings.correlation,
-                                       settings.higher_is_better)
-        tiers = leader_anchored_tiers(len(table), p_value, settings.alpha)
-        table["tier"] = tiers.tier
-        table["p_vs_anchor"] = tiers.p_vs_anchor
+        reps = RankReplicates.normal(scores, table["sd"].to_numpy(), settings.correlation,
+                                     settings.higher_is_better, replicates=settings.replicates,
+                                     seed=settings.seed)
+        ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
+                             top_k=settings.top_k)
+        tiers = ranking.tiers
+        table = join_ranking(table, ranking)
         d95 = noise.leader.d95
         beyond = int(((scores < noise.levels[0]) | (scores > noise.levels[-1])).sum())
         if beyond:
@@ -193,7 +178,24 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             notes.append(f"Comparisons assume a correlation of {settings.correlation:g} between "
                          "entries' scores (--correlation), as entries on one shared test set have.")
     return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
-                    tiers=tiers, d95=d95, notes=tuple(notes))
+                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking)
+
+
+def join_ranking(table: pd.DataFrame, ranking: Ranking) -> pd.DataFrame:
+    """The table with the ranks stage's columns: ``tier``, ``p_vs_anchor``, ``rank_ci_low`` and
+    ``rank_ci_high`` (marginal rank confidence set), ``rank_sim_low`` and ``rank_sim_high``
+    (simultaneous), ``p_best``, ``p_top_<k>`` per prize line, and ``in_best_set``."""
+    table = table.copy()
+    table["tier"] = ranking.tiers.tier
+    table["p_vs_anchor"] = ranking.tiers.p_vs_anchor
+    table["rank_ci_low"], table["rank_ci_high"] = ranking.marginal.low, ranking.marginal.high
+    table["rank_sim_low"] = ranking.simultaneous.low
+    table["rank_sim_high"] = ranking.simultaneous.high
+    table["p_best"] = ranking.probabilities.p_best
+    for k in ranking.top_k:
+        table[f"p_top_{k}"] = ranking.probabilities.p_top[k]
+    table["in_best_set"] = ranking.in_best_set
+    return table
 
 
 def _check_settings(settings: Settings) -> None:
@@ -203,8 +205,15 @@ def _check_settings(settings: Settings) -> None:
         raise InputError(f"--draws must be at least 100, got {settings.draws}")
     if settings.replicates < 100:
         raise InputError(f"--replicates must be at least 100, got {settings.replicates}")
-    if not -1 < settings.correlation < 1:
-        raise InputError(f"--correlation must be in (-1, 1), got {settings.correlation:g}")
+    if not 0 <= settings.correlation < 1:
+        raise InputError(f"--correlation must be at least 0 and below 1, got "
+                         f"{settings.correlation:g}")
+    if settings.tier_method not in TIER_METHODS:
+        raise InputError(f"--tiers must be one of {', '.join(TIER_METHODS)}, got "
+                         f"{settings.tier_method!r}")
+    if any(k < 1 for k in settings.top_k):
+        raise InputError(f"--prizes and --top-k must be at least 1, got "
+                         f"{', '.join(map(str, settings.top_k))}")
     if settings.n_test is not None and settings.n_test < 2:
         raise InputError(f"--n-test must be at least 2, got {settings.n_test}")
     if settings.prevalence is not None and not 0 < settings.prevalence < 1:

@@ -12,13 +12,14 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis import Analysis, Settings, _check_settings, rank_entries
+from leaderboard.analysis import Analysis, Settings, _check_settings, join_ranking, rank_entries
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.noise.bootstrap import BootstrapResult, paired_bootstrap
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
-from leaderboard.tiers import leader_anchored_tiers
+from leaderboard.tiers import RankReplicates
+from leaderboard.tiers.ranking import rank_board
 
 SPLITS = ("private", "public")
 
@@ -98,10 +99,10 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
     table["ci_low"], table["ci_high"] = low, high
     table["sd"] = boot.sd
     table["d95"] = boot.d95()
-    tiers = leader_anchored_tiers(len(table), boot.p_values(settings.higher_is_better),
-                                  settings.alpha)
-    table["tier"] = tiers.tier
-    table["p_vs_anchor"] = tiers.p_vs_anchor
+    reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, settings.higher_is_better)
+    ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
+                         top_k=settings.top_k)
+    table = join_ranking(table, ranking)
     table["identical_to"] = pd.Series(_identical_to([preds[i] for i in order],
                                                     table["team"].tolist()),
                                       index=table.index, dtype=object)
@@ -112,9 +113,9 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table)
-    return Analysis(leaderboard=board, settings=settings, table=table, noise=None, tiers=tiers,
-                    d95=float(table["d95"].iloc[0]), notes=tuple(notes),
-                    bootstrap=boot, submissions=submissions)
+    return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
+                    tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
+                    bootstrap=boot, submissions=submissions, ranking=ranking)
 
 
 def _identical_to(preds: list[np.ndarray], labels: list[str]) -> list[str | None]:

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 
 from leaderboard import __version__
-from leaderboard import cli_plan, cli_simulate
+from leaderboard import cli_calibrate, cli_plan, cli_simulate
 from leaderboard.analysis import Analysis, Settings, analyze
 from leaderboard.cli_common import (Parser, add_output_options, add_universe_options,
                                     universe_options, write_output)
@@ -20,6 +20,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.resources import data_dir
+from leaderboard.tiers.ranking import TIER_METHODS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence) or grouped by --group-col (default: plain)")
-    sub.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates "
+    sub.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates; with "
+                     "scores only, the normal draws behind rank intervals, P(best) and stability "
                      "(default 2000)")
     sub.add_argument("--beta", type=float, help="beta of the fbeta metrics (default 1)")
     sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "
@@ -77,11 +79,29 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     run.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between "
                      "entries' scores (default 0: independent, the conservative choice)")
+    ranks = run.add_argument_group("tiers and ranks")
+    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="holm",
+                       help="how tiers are cut: holm (leader-anchored paired tests, Holm; the "
+                            "default), rank-sets (simultaneous rank confidence sets) or "
+                            "scott-knott (Scott-Knott ESD, a heuristic without an error guarantee)")
+    ranks.add_argument("--prizes", type=int, default=3, help="prize places: the report gives each "
+                       "entry's chance of finishing in the top PRIZES (default 3)")
+    ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
+                       "comma separated, e.g. medal lines '10,50'")
     add_output_options(run, "report.html")
     add_universe_options(run)
     cli_simulate.add_parser(commands)
     cli_plan.add_parser(commands)
+    cli_calibrate.add_parser(commands)
     return parser
+
+
+def _positive_ints(text: str) -> tuple[int, ...]:
+    """``'10,50'`` -> ``(10, 50)``; argparse turns the ValueError into a one-line error."""
+    values = tuple(int(part) for part in text.split(",") if part.strip())
+    if not values or min(values) < 1:
+        raise ValueError(text)
+    return values
 
 
 def _example_defaults(args: argparse.Namespace) -> None:
@@ -137,7 +157,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
                         prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
                         seed=args.seed, correlation=args.correlation,
                         replicates=args.replicates, resample=args.resample,
-                        universe=universe_options(args))
+                        universe=universe_options(args), tier_method=args.tiers,
+                        top_k=tuple(sorted({args.prizes, *args.top_k})))
     if submissions_mode:
         result = _run_submissions(args, settings)
     else:
@@ -233,6 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             cli_simulate.run(args)
         elif args.command == "plan":
             cli_plan.run(args)
+        elif args.command == "calibrate":
+            cli_calibrate.run(args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2

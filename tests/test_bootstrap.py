@@ -152,7 +152,7 @@ def test_identical_entries_are_never_separated():
     y, scores = _binormal(rng, 500, 0.3, [1.0])
     boot = paired_bootstrap(get_metric("auc").impl, y, [scores[0], scores[0].copy()],
                             replicates=300, seed=0)
-    assert boot.p_values(True)(0, np.array([1]))[0] == 0.5
+    assert _paired_p(boot)(0, np.array([1]))[0] == 0.5
 
 
 def test_bad_arguments_are_value_errors():
@@ -184,7 +184,7 @@ def test_paired_tiers_match_delong_with_holm():
     def delong_p(anchor, others):
         return delong_paired_test(dl_ranked, anchor, np.asarray(others)).p_value
 
-    by_boot = leader_anchored_tiers(len(mus), boot.p_values(True), 0.05)
+    by_boot = leader_anchored_tiers(len(mus), _paired_p(boot), 0.05)
     by_delong = leader_anchored_tiers(len(mus), delong_p, 0.05)
     tied_boot = set(np.flatnonzero(by_boot.tier == 1))
     tied_delong = set(np.flatnonzero(by_delong.tier == 1))
@@ -205,3 +205,11 @@ def test_d95_of_replicates_is_that_of_two_independent_normal_scores():
     expected = norm.ppf(0.975) * np.sqrt(2) * boot.sd[0]
     assert abs(boot.d95()[0] / expected - 1) < 3 * 0.011 + _sd_tolerance(R)
     assert boot.distribution(0).d95 == boot.d95()[0]
+
+
+def _paired_p(boot):
+    """The production path: the bootstrap's replicates as RankReplicates, paired z p-values."""
+    from leaderboard.tiers import RankReplicates
+    from leaderboard.tiers.holm import paired_p_values
+
+    return paired_p_values(RankReplicates.from_bootstrap(boot.point, boot.replicates, True))

@@ -10,14 +10,16 @@ import pandas as pd
 import pytest
 
 import leaderboard
-from leaderboard.analysis import Analysis, Settings, rank_entries, scores_only_p_values
+from leaderboard.analysis import Analysis, Settings, join_ranking, rank_entries
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import render_html, to_json_dict, write_html, write_json
 from leaderboard.report.charts import PALETTE, Scale, _bin_edges, dot_chart
 from leaderboard.report.html import Numbers
-from leaderboard.tiers import leader_anchored_tiers
+from leaderboard.tiers.holm import paired_p_values
+from leaderboard.tiers import RankReplicates
+from leaderboard.tiers.ranking import rank_board
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -87,11 +89,12 @@ def make_analysis(n=40, **kw) -> Analysis:
     noise = _noise_model(scores[0])
     table["ci_low"], table["ci_high"] = noise.interval(scores)
     table["sd"], table["d95"] = noise.sd_at(scores), noise.d95_at(scores)
-    tiers = leader_anchored_tiers(n, scores_only_p_values(scores, table["sd"].to_numpy(), 0.0, True))
-    table["p_vs_anchor"], table["tier"] = tiers.p_vs_anchor, tiers.tier
+    reps = RankReplicates.normal(scores, table["sd"].to_numpy(), 0.0, True, replicates=500)
+    ranking = rank_board(reps, alpha=settings.alpha)
+    table = join_ranking(table, ranking)
     notes = ("Comparisons assume each entry's score moves independently; tiers are conservative.",)
-    return Analysis(leaderboard=lb, settings=settings, table=table, noise=noise, tiers=tiers,
-                    d95=noise.leader.d95, notes=notes)
+    return Analysis(leaderboard=lb, settings=settings, table=table, noise=noise,
+                    tiers=ranking.tiers, d95=noise.leader.d95, notes=notes, ranking=ranking)
 
 
 def make_plain_analysis(n=25, **kw) -> Analysis:
@@ -208,14 +211,15 @@ def test_html_answer_and_d95_sentence(noisy):
 
 def test_html_sections_in_order(noisy):
     html = render_html(noisy)
-    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table",
+    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table", 'id="ranks"',
              "What chance alone does", "How to read this report", "<footer>"]
     positions = [html.index(m) for m in marks]
     assert positions == sorted(positions)
     for text in ("Kaggle leaderboard download", "ROC AUC (higher is better)", "PrivateScore",
                  "private leaderboard", "score is not a number: 2 rows (lines 17, 41)",
                  "57 rows (lines 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, \u2026)", "test-normal",
-                 "leader-anchored, Holm", "<th>Public</th>", "<th>Private</th>"):
+                 "Leader-anchored tests with Holm", "<th>Public</th>", "<th>Private</th>",
+                 "Rank interval", "P(top 3)", "Winner&#39;s curse", "Kendall&#39;s tau"):
         assert text in html, text
 
 
@@ -313,7 +317,7 @@ def test_dot_chart_caps_rows_and_orders_best_first(noisy):
 def test_svg_charts_are_well_formed_xml(noisy, plain):
     import xml.etree.ElementTree as ET
 
-    for analysis, count in ((noisy, 3), (plain, 1)):
+    for analysis, count in ((noisy, 7), (plain, 1)):
         svgs = re.findall(r"<svg\b.*?</svg>", render_html(analysis), re.S)
         assert len(svgs) == count
         for svg in svgs:
@@ -327,3 +331,10 @@ def test_many_tiers_reuse_the_palette_and_say_so():
     html = render_html(analysis)
     assert f"colours repeat every {len(PALETTE)} tiers" in html and "below the chart" in html
     assert f'<i class="c0"></i>{len(PALETTE) + 1}<' in html
+
+
+def scores_only_p_values(scores, sd, correlation, higher_is_better):
+    """Closed-form paired p-values for a scores-only board (the production path)."""
+    reps = RankReplicates.normal(np.asarray(scores, dtype=float), np.asarray(sd, dtype=float),
+                                 correlation, higher_is_better, replicates=32)
+    return paired_p_values(reps)

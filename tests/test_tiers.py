@@ -3,8 +3,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leaderboard.analysis import rank_entries, scores_only_p_values
-from leaderboard.tiers import holm_reject, leader_anchored_tiers
+from leaderboard.analysis import rank_entries
+from leaderboard.tiers.holm import paired_p_values
+from leaderboard.tiers import RankReplicates, holm_reject, leader_anchored_tiers
 
 
 def holm_by_adjusted_p(p, alpha):
@@ -78,3 +79,10 @@ def test_rank_entries_ties_share_the_best_rank_and_keep_file_order():
     ranked = rank_entries(df, higher_is_better=False)
     assert ranked["team"].tolist() == ["b", "e", "d", "a", "c"]
     assert ranked["rank"].tolist() == [1, 1, 3, 4, 4]
+
+
+def scores_only_p_values(scores, sd, correlation, higher_is_better):
+    """Closed-form paired p-values for a scores-only board (the production path)."""
+    reps = RankReplicates.normal(np.asarray(scores, dtype=float), np.asarray(sd, dtype=float),
+                                 correlation, higher_is_better, replicates=32)
+    return paired_p_values(reps)

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
@@ -82,29 +81,6 @@ class BootstrapResult:
         """
         low, high = np.nanquantile(self.replicates, [alpha / 2, 1 - alpha / 2], axis=1)
         return low, high
-
-    def p_values(self, higher_is_better: bool):
-        """One-sided paired p-values for "entry j is at least as good as the anchor".
-
-        The difference ``anchor - j`` (sign-adjusted so positive means the anchor is better) is
-        compared with its paired bootstrap standard error: ``p = 1 - Phi(d / se)``. Pairing removes
-        the noise both entries share, which is why these tests are much sharper than comparing two
-        intervals. The normal form (rather than counting replicates below zero) resolves the small
-        p-values Holm needs when there are many entries; for AUC it agrees with DeLong's paired test,
-        which the tests check.
-        """
-        sign = 1.0 if higher_is_better else -1.0
-        point, reps = self.point, self.replicates
-
-        def p_value(anchor: int, others: np.ndarray) -> np.ndarray:
-            others = np.asarray(others, dtype=int)
-            gap = sign * (point[anchor] - point[others])
-            se = np.nanstd(reps[anchor][None, :] - reps[others], axis=1, ddof=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
-            return norm.sf(z)
-
-        return p_value
 
     def distribution(self, entry: int) -> ScoreDistribution:
         """One entry's replicates as a :class:`ScoreDistribution` (for the report's charts)."""

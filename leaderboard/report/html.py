@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.metrics import Metric
-from leaderboard.report import charts, submissions_text
+from leaderboard.report import charts, ranks_text, submissions_text
+from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.json_out import anchor_mask
 from leaderboard.report.render import render_page
@@ -98,6 +99,10 @@ class Row:
     public: str
     private: str
     starts_tier: bool
+    rank_interval: str = "\u2014"
+    p_best: str = "\u2014"
+    p_top: tuple[str, ...] = ()
+    in_best_set: bool = False
 
 
 def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
@@ -161,8 +166,7 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
     if a.noise is not None:
         facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
                           f"{s.seed}"))
-        facts.append(Fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's "
-                          f"family-wise error at most {pct(s.alpha)}"))
+        facts.append(ranks_text.error_rate_fact(s))
         facts.append(Fact("Correlation between entries", f"{s.correlation:g}" + (
             " (independent: the conservative choice)" if s.correlation == 0 else " (assumed)")))
     return facts
@@ -191,14 +195,24 @@ def _rows(a: Analysis, num: Numbers) -> list[Row]:
         rows.append(Row(int(rank), str(team), num.score(score), interval,
                         str(int(tier)) if has_tiers else "\u2014", charts.tier_class(int(tier)),
                         _p_value(float(p), bool(anchors[i])) if has_tiers else "\u2014",
-                        num.score(pub), num.score(prv), bool(anchors[i]) and i > 0))
+                        num.score(pub), num.score(prv), bool(anchors[i]) and i > 0,
+                        **_rank_cells(a, i)))
     return rows
+
+
+def _rank_cells(a: Analysis, i: int) -> dict:
+    r = a.ranking
+    if r is None:
+        return {}
+    low, high = int(r.marginal.low[i]), int(r.marginal.high[i])
+    return {"rank_interval": f"{low}" if low == high else f"{low}\u2013{high}",
+            "p_best": share_text(r.probabilities.p_best[i]),
+            "p_top": tuple(share_text(r.probabilities.p_top[k][i]) for k in r.top_k),
+            "in_best_set": bool(r.in_best_set[i])}
 
 
 def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     s = a.settings
-    alpha = pct(s.alpha)
-    method = a.tiers.method if a.tiers is not None else "leader-anchored, Holm"
     corr = ("Entries are compared as if each had its own test set (correlation 0). On a real "
             "leaderboard they share one test set, so their scores move together and true "
             "differences are less noisy than assumed: the tiers come out wider than necessary, "
@@ -219,13 +233,7 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
         Fact("d95", "How far apart two equally good models land by chance: each scored on its own "
              "test set of this size, they differ by more than d95 only one time in twenty. Gaps "
              "smaller than d95 between two entries are weak evidence that one is better."),
-        Fact("Tier", f"Method: {method}. The best remaining entry anchors a tier; every entry "
-             "below it is tested against it, and Holm's procedure decides which are shown to be "
-             f"worse, with family-wise error at most {alpha}. A tier runs from its anchor down to "
-             "the lowest-ranked entry not shown to be worse, so it holds every entry the data "
-             f"cannot separate from the anchor. The truly best entry is left out of tier 1 "
-             f"at most about {alpha} of the time. Tiers after the first depend on the earlier cuts "
-             "and carry no separate guarantee."),
+        *ranks_text.how_to_read(a),
         Fact("p vs tier anchor", "The one-sided p-value of the test \u201cthis entry is at least as "
              "good as its tier's anchor\u201d (unadjusted; Holm adjusts the threshold). Small "
              "values are evidence the entry is worse than the anchor. The anchor itself has none."),
@@ -274,6 +282,7 @@ def build_context(a: Analysis) -> dict:
         "palette": [(f"c{i}", colour) for i, colour in enumerate(charts.PALETTE)],
         "no_tier": charts.NO_TIER, "how": _how_to_read(a, conf),
         "universe": None, "hist": None, "ecdf": None,
+        "ranks": ranks_text.context(a, num.score),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
     }

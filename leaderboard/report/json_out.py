@@ -3,11 +3,18 @@
 Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
-    correlation, d95, tier_method, notes, source, noise, entries
+    correlation, d95, tier_method, notes, source, noise, ranks, entries
 
 ``entries`` are in rank order; ``tier`` is 1 for the top tier, null (as are ``d95`` and the
 interval fields) when there is no noise model. A tier's anchor (its first entry) has
 ``is_anchor: true`` and ``p_vs_anchor: null``.
+
+With a noise model every entry also has ``rank_ci_low`` and ``rank_ci_high`` (its marginal rank
+confidence set), ``rank_sim_low`` and ``rank_sim_high`` (simultaneous, all entries at once),
+``p_best`` (share of resampled test sets on which it scores best), ``p_top`` (``{"k": share}`` for
+each prize line) and ``in_best_set`` (in the confidence set for the best entry); the top-level
+``ranks`` holds the tier method, the winner's-curse correction, Kendall's tau, the rank frequencies
+of the top entries and the pairwise significance map.
 
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files`` (every
 file found with its status and reason). Its entries carry ``file``, ``public_score``,
@@ -68,6 +75,7 @@ def _entries(analysis: Analysis) -> list[dict]:
                  "is_anchor": bool(anchors[i])}
         for name, value in zip(extra, rest):
             entry[name] = str(value) if name == "file" else _num(value)
+        entry.update(_rank_fields(analysis, i))
         if analysis.submissions is not None:
             entry["status"] = "ok"
             same = table["identical_to"].iloc[i]
@@ -78,12 +86,55 @@ def _entries(analysis: Analysis) -> list[dict]:
     return out
 
 
+def _rank_fields(analysis: Analysis, i: int | None) -> dict:
+    """Entry ``i``'s rank statistics (all null when there are none, or for unscored files)."""
+    ranking = analysis.ranking
+    if ranking is None or i is None:
+        return {"rank_ci_low": None, "rank_ci_high": None, "rank_sim_low": None,
+                "rank_sim_high": None, "p_best": None, "p_top": None, "in_best_set": None}
+    return {"rank_ci_low": int(ranking.marginal.low[i]),
+            "rank_ci_high": int(ranking.marginal.high[i]),
+            "rank_sim_low": int(ranking.simultaneous.low[i]),
+            "rank_sim_high": int(ranking.simultaneous.high[i]),
+            "p_best": _num(ranking.probabilities.p_best[i]),
+            "p_top": {str(k): _num(ranking.probabilities.p_top[k][i]) for k in ranking.top_k},
+            "in_best_set": bool(ranking.in_best_set[i])}
+
+
+def _ranks(analysis: Analysis) -> dict | None:
+    """The ranks stage's board-level results."""
+    ranking = analysis.ranking
+    if ranking is None:
+        return None
+    reps, curse, sig = ranking.replicates, ranking.curse, ranking.significance
+    taus = np.asarray(ranking.taus, dtype=float)
+    top = analysis.table["team"].astype(str).tolist()
+    return {
+        "tier_method": ranking.method,
+        "replicates": int(reps.n_replicates), "replicates_dropped": int(reps.dropped),
+        "errors_from": reps.source,
+        "best_set_size": int(ranking.in_best_set.sum()),
+        "winners_curse": {"observed": _num(reps.sign * curse.observed),
+                          "corrected": _num(ranking.corrected_leader_score),
+                          "bias": _num(reps.sign * curse.bias),
+                          "bound": _num(reps.sign * curse.lower_bound),
+                          "bound_side": "lower" if reps.sign > 0 else "upper"},
+        "kendall_tau": {"median": _num(np.median(taus)), "q2.5": _num(np.quantile(taus, 0.025)),
+                        "q97.5": _num(np.quantile(taus, 0.975))},
+        "rank_frequencies": {"teams": top[:len(ranking.frequencies)],
+                             "counts": np.asarray(ranking.frequencies).tolist()},
+        "significance_map": {"teams": top[:len(sig.significant)],
+                             "significant": np.asarray(sig.significant, dtype=bool).tolist()},
+    }
+
+
 def _unscored(analysis: Analysis) -> list[dict]:
     """Files found but not scored, as entries without a rank."""
     return [{"team": str(f.team), "file": str(f.file), "score": None, "rank": None,
              "ci_low": None, "ci_high": None, "tier": None, "sd": None, "d95": None,
              "p_vs_anchor": None, "is_anchor": False, "public_score": None,
-             "private_score": None, "status": str(f.reason or f.status), "identical_to": None}
+             "private_score": None, "status": str(f.reason or f.status), "identical_to": None,
+             **_rank_fields(analysis, None)}
             for f in analysis.submissions.files if f.status != "ok"]
 
 
@@ -163,6 +214,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "replicates": int(s.replicates) if analysis.bootstrap is not None else None,
         "resampling": _resampling(analysis),
         "files": _files(analysis),
+        "ranks": _ranks(analysis),
         "entries": entries,
     }
 

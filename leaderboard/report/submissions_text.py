@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from leaderboard.report import ranks_text
 from leaderboard.report.words import Fact, pct
 
 if TYPE_CHECKING:
@@ -53,8 +54,7 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
                 f"{RESAMPLING_WORDS[boot.resample]}" + (
                     f" ({boot.n_units:,} groups)" if boot.resample == "grouped" else "")
                 + f"; seed {s.seed}"),
-           Fact("Error rate", f"alpha = {s.alpha:g}: {conf} intervals; each tier's family-wise "
-                f"error at most {pct(s.alpha)}")]
+           ranks_text.error_rate_fact(s)]
     return out
 
 

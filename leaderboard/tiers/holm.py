@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 PValueFn = Callable[[int, np.ndarray], np.ndarray]
 
@@ -106,3 +107,25 @@ def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05
         p_vs_anchor[start] = np.nan  # an anchor is not tested against anyone in its own tier
         start, current = end + 1, current + 1
     return Tiers(tier=tier, p_vs_anchor=p_vs_anchor, method="leader-anchored, Holm", alpha=alpha)
+
+
+def paired_p_values(reps) -> PValueFn:
+    """One-sided p-values of "entry j is at least as good as the anchor" from a
+    :class:`~leaderboard.tiers.replicates.RankReplicates`.
+
+    The gap ``point[anchor] - point[j]`` (positive when the anchor is ahead) is compared with the
+    standard error of the difference: from the paired replicates when submissions were resampled
+    (pairing removes the noise both entries share, so these tests are much sharper than comparing
+    intervals; for AUC they agree with DeLong's paired test), or in closed form from the SDs and the
+    stated correlation for scores only. ``p = 1 - Phi(gap / se)``; the normal form resolves the small
+    p-values Holm needs when there are many entries. Equal predictions (``se = 0``, gap 0) give 0.5.
+    """
+    def p_value(anchor: int, others: np.ndarray) -> np.ndarray:
+        others = np.asarray(others, dtype=int)
+        gap = reps.point[anchor] - reps.point[others]
+        se = reps.pair_se(anchor, others)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
+        return norm.sf(z)
+
+    return p_value

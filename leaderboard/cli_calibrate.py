@@ -1,0 +1,134 @@
+"""`leaderboard calibrate`: rerun the calibration study and write its table (docs/calibration.md).
+
+The study itself is :mod:`leaderboard.calibration`; this module runs its designs with a progress
+bar and turns the results into the Markdown table the docs show, and optionally JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from leaderboard.calibration import MODES, SCENARIOS, Design, default_designs, run_design
+from leaderboard.cli_common import write_output
+from leaderboard.errors import InputError
+from leaderboard.progress import Progress
+from leaderboard.tiers.ranking import TIER_METHODS
+
+
+def add_parser(commands) -> None:
+    """Register the `calibrate` command on the top-level subparsers."""
+    p = commands.add_parser(
+        "calibrate", help="rerun the calibration study (simulated competitions with known truth) "
+                          "and write its table",
+        description="Simulated competitions with known true scores, scored by the real pipeline "
+                    "in both modes: how often each tier method puts the true best in tier 1, the "
+                    "coverage of score and rank intervals, and the size of tier 1.")
+    p.add_argument("-o", "--output", default="docs/calibration.md", help="Markdown table path "
+                   "(default docs/calibration.md)")
+    p.add_argument("--json", help="also write every measure and its Monte Carlo SE as JSON")
+    p.add_argument("--quick", action="store_true", help="a small version (a smoke run)")
+    p.add_argument("--entries", type=int, help="one board size only (with --competitions)")
+    p.add_argument("--competitions", type=int, help="competitions per cell (with --entries)")
+    p.add_argument("--alpha", type=float, default=0.05, help="error rate (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _designs(args: argparse.Namespace) -> list[Design]:
+    if (args.entries is None) != (args.competitions is None):
+        raise InputError("give --entries and --competitions together")
+    if args.entries is not None:
+        if args.entries < 2 or args.competitions < 2:
+            raise InputError("--entries and --competitions must be at least 2")
+        return [Design(s, args.entries, m, args.competitions) for m in MODES for s in SCENARIOS]
+    return default_designs(quick=args.quick)
+
+
+def run(args: argparse.Namespace) -> pd.DataFrame:
+    """Run the study from parsed arguments, write the table (and JSON); return the results."""
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
+    designs = _designs(args)
+    progress = Progress("simulated competitions", quiet=args.quiet)
+    progress.start(sum(d.competitions for d in designs))
+    rows = []
+    for design in designs:
+        rows.append(run_design(design, alpha=args.alpha, seed=args.seed))
+        progress.advance(design.competitions)
+    progress.close()
+    results = pd.DataFrame(rows)
+    write_output(lambda path: Path(path).write_text(markdown(results, args.alpha),
+                                                    encoding="utf-8"), args.output)
+    if args.json:
+        write_output(lambda path: Path(path).write_text(
+            json.dumps(results.to_dict(orient="records"), indent=2) + "\n", encoding="utf-8"),
+            args.json)
+    if not args.quiet:
+        print(f"{len(designs)} cells, {sum(d.competitions for d in designs):,} competitions; "
+              f"wrote {args.output}")
+    return results
+
+
+def _pct(value: float, se: float | None = None) -> str:
+    text = f"{100 * value:.1f}"
+    return text if se is None else f"{text} ± {100 * se:.1f}"
+
+
+def markdown(results: pd.DataFrame, alpha: float) -> str:
+    """The study as the Markdown page the docs ship (every rate with its Monte Carlo SE)."""
+    target = f"{100 * (1 - alpha):g}%"
+    methods = list(TIER_METHODS)
+    lines = [
+        "# Calibration study",
+        "",
+        "Regenerate with `leaderboard calibrate` (this whole page; `--quick` for a smoke run).",
+        "Simulated competitions with known true accuracies on one shared test set of "
+        f"{int(results['n_test'].iloc[0]):,} rows (see `leaderboard/calibration.py` for the "
+        "generator and the scenarios), scored by the real pipeline: *submissions* = paired "
+        "bootstrap of the predictions, *scores* = the observed accuracies only (binomial "
+        f"universe, entries assumed independent). alpha = {alpha:g}, so the target for every "
+        f"coverage below is {target}. Rates are percentages ± one Monte Carlo standard error.",
+        "",
+        "## Is the true best in tier 1? (target at least " + target + ")",
+        "",
+        "| mode | entries | scenario | competitions | " + " | ".join(
+            f"{m}: best in tier 1 | {m}: tier-1 size" for m in methods) + " |",
+        "|" + "---|" * (4 + 2 * len(methods)),
+    ]
+    for _, r in results.iterrows():
+        cells = [r["mode"], f"{int(r['entries']):,}", r["scenario"], f"{int(r['competitions'])}"]
+        for m in methods:
+            cells += [_pct(r[f"best_in_tier1[{m}]"], r[f"se:best_in_tier1[{m}]"]),
+                      f"{r[f'tier1_size[{m}]']:.1f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Intervals and sets (target at least " + target + ")",
+        "",
+        "| mode | entries | scenario | score intervals | rank sets, each entry | "
+        "rank sets, all at once | best set holds the best | best-set size | "
+        "leader: raw error | leader: corrected error |",
+        "|" + "---|" * 10,
+    ]
+    for _, r in results.iterrows():
+        lines.append("| " + " | ".join([
+            r["mode"], f"{int(r['entries']):,}", r["scenario"],
+            _pct(r["score_cover"], r["se:score_cover"]),
+            _pct(r["rank_cover"], r["se:rank_cover"]),
+            _pct(r["rank_cover_all"], r["se:rank_cover_all"]),
+            _pct(r["best_set_cover"], r["se:best_set_cover"]),
+            f"{r['best_set_size']:.1f}",
+            f"{r['leader_raw_error']:+.4f}", f"{r['leader_corrected_error']:+.4f}"]) + " |")
+    lines += [
+        "",
+        "Score intervals and each-entry rank sets are averaged over entries; the all-at-once "
+        "column counts competitions in which every entry's set held its true rank. The leader "
+        "columns are the mean of (estimate - the observed leader's true accuracy): the raw "
+        "score's error is the winner's curse, the corrected one what remains after the "
+        "correction.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,124 @@
+"""Everything the ranks stage says about one board, from one :class:`RankReplicates`.
+
+:func:`rank_board` runs, in order: the chosen tier method; marginal and simultaneous rank
+confidence sets and the confidence set for the best (:mod:`~leaderboard.tiers.rank_sets`); the
+chance of being first or in the top k, Kendall's tau against every resampled ranking, the rank
+frequencies of the top entries and the pairwise significance map
+(:mod:`~leaderboard.tiers.stability`); and the winner's-curse correction
+(:mod:`~leaderboard.tiers.winners_curse`). The result is one small dataclass the analysis joins to
+its table and the report draws.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.tiers.holm import Tiers, leader_anchored_tiers, paired_p_values
+from leaderboard.tiers.rank_sets import RankSets, best_set, rank_confidence_sets, rank_set_tiers
+from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.tiers.scott_knott import scott_knott_esd
+from leaderboard.tiers.stability import (RankProbabilities, SignificanceMap, kendall_taus,
+                                         rank_frequencies, rank_probabilities, significance_map)
+from leaderboard.tiers.winners_curse import WinnersCurse, winners_curse
+
+TIER_METHODS = {
+    "holm": "leader-anchored, Holm",
+    "rank-sets": "simultaneous rank confidence sets",
+    "scott-knott": "Scott-Knott ESD (heuristic)",
+}
+MAP_SIZE = 20    # entries in the pairwise significance map
+BLOB_SIZE = 20   # entries in the rank-frequency (blob) plot
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The ranks stage's results, entries in rank order.
+
+    Attributes
+    ----------
+    tiers : Tiers
+        From the chosen ``method``.
+    method : str
+        Key of :data:`TIER_METHODS`.
+    marginal, simultaneous : RankSets
+        Rank confidence sets: each entry's own (marginal) and all entries at once (simultaneous).
+    in_best_set : ndarray of bool
+        Membership in the confidence set for the best entry.
+    probabilities : RankProbabilities
+        P(first) and P(top k) under resampling.
+    top_k : tuple of int
+        The k of ``probabilities.p_top``.
+    taus : ndarray
+        Kendall's tau between the observed and each resampled ranking.
+    frequencies : ndarray
+        Rank frequencies of the best ``min(BLOB_SIZE, E)`` entries.
+    significance : SignificanceMap
+        Paired tests among the best ``min(MAP_SIZE, E)`` entries, Holm-adjusted.
+    curse : WinnersCurse
+        The leader's selection-corrected score (oriented: multiply by ``replicates.sign``).
+    replicates : RankReplicates
+        The input, kept for the report's wording (source, count, dropped replicates).
+    """
+
+    tiers: Tiers
+    method: str
+    marginal: RankSets
+    simultaneous: RankSets
+    in_best_set: np.ndarray
+    probabilities: RankProbabilities
+    top_k: tuple[int, ...]
+    taus: np.ndarray
+    frequencies: np.ndarray
+    significance: SignificanceMap
+    curse: WinnersCurse
+    replicates: RankReplicates
+
+    @property
+    def corrected_leader_score(self) -> float:
+        """The winner's-curse-corrected estimate of the leader's true score, in the metric's units."""
+        return float(self.replicates.sign * self.curse.corrected)
+
+
+def tier_entries(reps: RankReplicates, method: str, alpha: float,
+                 simultaneous: RankSets | None = None) -> Tiers:
+    """Tiers by ``method`` (a key of :data:`TIER_METHODS`)."""
+    if method == "holm":
+        return leader_anchored_tiers(reps.n_entries, paired_p_values(reps), alpha)
+    if method == "rank-sets":
+        sets = simultaneous or rank_confidence_sets(reps, alpha, simultaneous=True)
+        return rank_set_tiers(sets)
+    if method == "scott-knott":
+        return scott_knott_esd(reps, alpha)
+    raise ValueError(f"unknown tier method {method!r}; choose from {', '.join(TIER_METHODS)}")
+
+
+def rank_board(reps: RankReplicates, *, method: str = "holm", alpha: float = 0.05,
+               top_k: Sequence[int] = (3,)) -> Ranking:
+    """Tiers, rank intervals, P(best), stability and the winner's curse for one board.
+
+    Parameters
+    ----------
+    reps : RankReplicates
+        Scores and paired error draws, entries in rank order.
+    method : {"holm", "rank-sets", "scott-knott"}
+        How tiers are cut.
+    alpha : float
+        Error rate of every set, interval and test.
+    top_k : sequence of int
+        Prize or medal lines for P(top k); values above the number of entries are dropped.
+    """
+    if method not in TIER_METHODS:
+        raise ValueError(f"unknown tier method {method!r}; choose from {', '.join(TIER_METHODS)}")
+    n = reps.n_entries
+    lines = tuple(sorted({int(k) for k in top_k if 1 <= int(k) <= n}))
+    simultaneous = rank_confidence_sets(reps, alpha, simultaneous=True)
+    marginal = rank_confidence_sets(reps, alpha, simultaneous=False)
+    tiers = tier_entries(reps, method, alpha, simultaneous)
+    return Ranking(tiers=tiers, method=method, marginal=marginal, simultaneous=simultaneous,
+                   in_best_set=best_set(reps, alpha),
+                   probabilities=rank_probabilities(reps, lines), top_k=lines,
+                   taus=kendall_taus(reps), frequencies=rank_frequencies(reps, min(BLOB_SIZE, n)),
+                   significance=significance_map(reps, min(MAP_SIZE, n), alpha),
+                   curse=winners_curse(reps, alpha), replicates=reps)

@@ -1,0 +1,134 @@
+"""The one input every rank and tier method reads: scores and paired draws of their error.
+
+Two sources make it:
+
+- **submissions** (:meth:`RankReplicates.from_bootstrap`): the paired bootstrap's replicates, so
+  each column is one redraw of the test rows scored for every entry, and differences between
+  entries keep the correlation that a shared test set gives them;
+- **scores only** (:meth:`RankReplicates.normal`): each entry's error is normal with the standard
+  deviation the universe simulation gave at its score, and every pair of entries has the stated
+  correlation (``--correlation``; 0 means as if each entry had its own test set, the conservative
+  choice for entries that share one).
+
+Scores and errors are oriented so that higher is better whatever the metric, and entries are in rank
+order (entry 0 is the observed leader).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.noise.rng import BLOCK, block_rng
+
+STREAM = 4  # random stream of the scores-only normal draws (0-3 belong to the noise stage)
+
+
+@dataclass(frozen=True)
+class RankReplicates:
+    """Scores and paired draws of their estimation error, oriented so higher is better.
+
+    Attributes
+    ----------
+    point : ndarray, shape (E,)
+        Observed scores times ``sign`` (higher is better), entries in rank order.
+    errors : ndarray, shape (E, R)
+        Paired draws of "observed minus true" score, oriented like ``point``: column ``r`` of every
+        entry comes from the same draw. ``point[:, None] + errors`` are resampled scores.
+    sd : ndarray, shape (E,)
+        Standard error of each entry's score.
+    correlation : float or None
+        Scores only: the assumed correlation between any two entries' errors, which fixes the
+        standard error of every difference in closed form. None for the bootstrap.
+    sign : float
+        +1 if the metric's higher scores are better, -1 otherwise (to turn results back).
+    source : str
+        How the errors were made, in words.
+    dropped : int
+        Bootstrap replicates left out because the metric was undefined on them for some entry.
+    """
+
+    point: np.ndarray
+    errors: np.ndarray
+    sd: np.ndarray
+    correlation: float | None
+    sign: float
+    source: str
+    dropped: int = 0
+
+    @property
+    def n_entries(self) -> int:
+        return self.point.size
+
+    @property
+    def n_replicates(self) -> int:
+        return self.errors.shape[1]
+
+    def scores(self) -> np.ndarray:
+        """Resampled scores, shape (E, R), oriented so higher is better."""
+        return self.point[:, None] + self.errors
+
+    def pair_se(self, i: int, others: np.ndarray) -> np.ndarray:
+        """Standard error of ``point[i] - point[others]`` (closed form for scores only)."""
+        others = np.asarray(others, dtype=int)
+        if self.correlation is not None:
+            s_i, s_o = self.sd[i], self.sd[others]
+            var = s_i ** 2 + s_o ** 2 - 2 * self.correlation * s_i * s_o
+            return np.sqrt(np.maximum(var, 0.0))
+        return np.std(self.errors[i][None, :] - self.errors[others], axis=1, ddof=1)
+
+    @classmethod
+    def from_bootstrap(cls, point: np.ndarray, replicates: np.ndarray,
+                       higher_is_better: bool) -> RankReplicates:
+        """From a paired bootstrap: errors are replicates minus the point scores.
+
+        Replicates on which the metric was undefined (NaN) for any entry are left out, so every
+        column stays a draw for all entries at once (``dropped`` counts them).
+
+        Examples
+        --------
+        >>> reps = np.array([[0.9, 0.7, np.nan], [0.6, 0.5, 0.4]])
+        >>> rr = RankReplicates.from_bootstrap(np.array([0.8, 0.5]), reps, True)
+        >>> rr.errors.round(2).tolist(), rr.dropped
+        ([[0.1, -0.1], [0.1, 0.0]], 1)
+        """
+        sign = 1.0 if higher_is_better else -1.0
+        replicates = np.asarray(replicates, dtype=float)
+        keep = np.isfinite(replicates).all(axis=0)
+        errors = sign * (replicates[:, keep] - np.asarray(point, dtype=float)[:, None])
+        return cls(point=sign * np.asarray(point, dtype=float), errors=errors,
+                   sd=errors.std(axis=1, ddof=1), correlation=None, sign=sign,
+                   source="paired bootstrap of the test rows",
+                   dropped=int((~keep).sum()))
+
+    @classmethod
+    def normal(cls, point: np.ndarray, sd: np.ndarray, correlation: float, higher_is_better: bool,
+               *, replicates: int = 2000, seed: int = 0) -> RankReplicates:
+        """Scores only: normal errors with standard deviations ``sd`` and equal correlation.
+
+        Each draw is ``sd_i * (sqrt(c) * Z0 + sqrt(1 - c) * Z_i)`` with ``Z0`` shared by all
+        entries, so any two entries' errors have correlation ``c``. Draws come in seeded blocks,
+        so the numbers depend on ``seed`` and ``replicates`` only.
+
+        Examples
+        --------
+        >>> rr = RankReplicates.normal(np.array([0.8, 0.7]), np.array([0.01, 0.02]), 0.5, True,
+        ...                            replicates=20000, seed=1)
+        >>> bool(abs(np.corrcoef(rr.errors)[0, 1] - 0.5) < 0.03)
+        True
+        """
+        if not 0 <= correlation < 1:
+            raise ValueError(f"correlation must be in [0, 1), got {correlation:g}")
+        point = np.asarray(point, dtype=float)
+        sd = np.asarray(sd, dtype=float)
+        sign = 1.0 if higher_is_better else -1.0
+        blocks = []
+        for b in range(-(-int(replicates) // BLOCK)):
+            rng = block_rng(seed, STREAM, b)
+            shared = rng.standard_normal(BLOCK)
+            own = rng.standard_normal((BLOCK, point.size))
+            blocks.append(np.sqrt(correlation) * shared[:, None] + np.sqrt(1 - correlation) * own)
+        z = np.vstack(blocks)[:replicates].T
+        return cls(point=sign * point, errors=sd[:, None] * z, sd=sd, correlation=float(correlation),
+                   sign=sign, source=f"normal errors with correlation {correlation:g} between "
+                                     "entries, SDs from the simulated noise")

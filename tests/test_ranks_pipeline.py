@@ -1,0 +1,131 @@
+"""The ranks stage end to end: --tiers, --prizes and --top-k through the CLI in both modes, the
+JSON fields, and a small version of the calibration study (its rates against 1 - alpha)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from leaderboard.calibration import Design, run_design, true_scores
+from leaderboard.cli import main
+from leaderboard.tiers.ranking import TIER_METHODS
+
+ENTRY_FIELDS = ("rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high", "p_best", "p_top",
+                "in_best_set")
+
+
+def _run(tmp_path, *args):
+    out_html, out_json = tmp_path / "r.html", tmp_path / "r.json"
+    code = main(["analyze", *args, "-o", str(out_html), "--json", str(out_json), "--quiet",
+                 "--replicates", "400", "--draws", "400"])
+    data = json.loads(out_json.read_text(encoding="utf-8")) if code == 0 else None
+    return code, data, out_html
+
+
+@pytest.mark.parametrize("example", ["scores", "submissions"])
+@pytest.mark.parametrize("method", list(TIER_METHODS))
+def test_every_tier_method_runs_in_both_modes(tmp_path, example, method):
+    code, data, html = _run(tmp_path, "--example", example, "--tiers", method, "--prizes", "5",
+                            "--top-k", "10,2")
+    assert code == 0
+    ranked = [e for e in data["entries"] if e["rank"] is not None]
+    assert data["ranks"]["tier_method"] == method
+    for e in ranked:
+        assert set(ENTRY_FIELDS) <= set(e)
+        # surely better entries score better, so a set always holds the observed rank
+        assert 1 <= e["rank_ci_low"] <= e["rank"] <= e["rank_ci_high"] <= len(ranked)
+        # the simultaneous set contains the marginal one (a larger family, a larger critical value)
+        assert e["rank_sim_low"] <= e["rank_ci_low"] and e["rank_sim_high"] >= e["rank_ci_high"]
+        assert sorted(e["p_top"]) == ["10", "2", "5"]
+        assert e["p_top"]["2"] <= e["p_top"]["5"] <= e["p_top"]["10"]
+    assert sum(e["p_best"] for e in ranked) == pytest.approx(1.0)
+    tiers = [e["tier"] for e in ranked]
+    assert tiers[0] == 1 and all(0 <= b - a <= 1 for a, b in zip(tiers, tiers[1:]))
+    # the confidence set for the best holds the observed leader and is contiguous from the top
+    best = [e["in_best_set"] for e in ranked]
+    assert best[0] and data["ranks"]["best_set_size"] == sum(best)
+    curse = data["ranks"]["winners_curse"]
+    assert curse["corrected"] <= curse["observed"]  # AUC: selection flatters the leader
+    assert curse["bound"] <= curse["observed"] and curse["bound_side"] == "lower"
+    page = html.read_text(encoding="utf-8")
+    assert 'id="ranks"' in page and "P(top 10)" in page
+
+
+def test_rank_sets_tiers_are_no_finer_than_holm(tmp_path):
+    """Rank-set tiers cut only where every pair across the cut is separated, simultaneously: never
+    a smaller tier 1 than the leader-anchored Holm tiers on the same replicates."""
+    sizes = {}
+    for method in ("holm", "rank-sets"):
+        code, data, _ = _run(tmp_path, "--example", "submissions", "--tiers", method)
+        assert code == 0
+        sizes[method] = data["tier1_size"]
+    assert sizes["rank-sets"] >= sizes["holm"]
+
+
+def test_lower_is_better_turns_the_bound_around(tmp_path):
+    board = tmp_path / "board.csv"
+    rng = np.random.default_rng(3)
+    scores = np.sort(rng.uniform(0.30, 0.40, 12))
+    board.write_text("team,score\n" + "".join(f"t{i},{s:.5f}\n" for i, s in enumerate(scores)))
+    code, data, _ = _run(tmp_path, str(board), "--metric", "logloss", "--n-test", "3000",
+                         "--prevalence", "0.3")
+    assert code == 0
+    curse = data["ranks"]["winners_curse"]
+    assert curse["bound_side"] == "upper" and curse["bound"] >= curse["observed"]
+    assert curse["corrected"] >= curse["observed"]  # the leader's loss is better than its truth
+    assert data["entries"][0]["score"] == pytest.approx(scores[0], abs=1e-5)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--tiers", "friedman"], "invalid choice"),
+    (["--prizes", "0"], "--prizes"),
+    (["--top-k", "0,3"], "--top-k"),
+    (["--correlation", "-0.2"], "--correlation"),
+])
+def test_bad_rank_options_are_one_line_errors(tmp_path, capsys, args, message):
+    try:
+        code, _, _ = _run(tmp_path, "--example", *args)
+    except SystemExit as exit_:  # argparse's own errors exit from the parser
+        code = exit_.code
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_same_seed_same_numbers(tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        runs.append(_run(tmp_path / name, "--example")[1])
+    assert runs[0]["entries"] == runs[1]["entries"] and runs[0]["ranks"] == runs[1]["ranks"]
+
+
+# --- the calibration study, small ----------------------------------------------------------------
+
+def test_truth_scenarios_have_the_stated_shape():
+    assert (true_scores("ties", 6, 2000, 0.85)[:3] == 0.85).all()
+    gaps = -np.diff(true_scores("gaps", 6, 2000, 0.85))
+    assert np.allclose(gaps, 3 * np.sqrt(0.85 * 0.15 / 2000))
+
+
+@pytest.mark.parametrize("mode", ["submissions", "scores"])
+def test_calibration_small_version(mode):
+    """A cluster of five near-equal entries at the top of 12: every method with a guarantee keeps
+    the true best in tier 1, and every interval covers, at >= 1 - alpha within 3 Monte Carlo SEs
+    (the rates are means of 0/1 outcomes; the SE is the binomial one at the target rate)."""
+    alpha, competitions = 0.05, 60
+    design = Design("cluster", 12, mode, competitions, n_test=1000, replicates=300)
+    out = run_design(design, alpha=alpha, seed=11)
+    floor = 1 - alpha - 3 * np.sqrt(alpha * (1 - alpha) / competitions)
+    for method in ("holm", "rank-sets"):
+        assert out[f"best_in_tier1[{method}]"] >= floor, method
+    assert out["rank_cover_all"] >= floor
+    assert out["best_set_cover"] >= floor
+    # per-entry rates average 12 entries per competition: at least as precise as the floor above
+    assert out["rank_cover"] >= floor
+    assert out["score_cover"] >= floor
+    # tier 1 is informative: smaller than the board, and the cluster's five are hard to split
+    assert 1 <= out["tier1_size[holm]"] < 12
+    # the correction removes part of the winner's curse on average
+    assert out["leader_corrected_error"] < out["leader_raw_error"]

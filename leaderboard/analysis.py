@@ -38,7 +38,7 @@ class Settings:
     replicates: int = 2000
     resample: str = "plain"
     universe: UniverseOptions = UniverseOptions()
-    tier_method: str = "holm"
+    tier_method: str = "rank-sets"
     top_k: tuple[int, ...] = (3,)
 
 

@@ -80,9 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between "
                      "entries' scores (default 0: independent, the conservative choice)")
     ranks = run.add_argument_group("tiers and ranks")
-    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="holm",
-                       help="how tiers are cut: holm (leader-anchored paired tests, Holm; the "
-                            "default), rank-sets (simultaneous rank confidence sets) or "
+    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="rank-sets",
+                       help="how tiers are cut: rank-sets (simultaneous rank confidence sets; the "
+                            "default), holm (leader-anchored paired tests with Holm: smaller tier "
+                            "1, but with exact ties for first it can miss some of them) or "
                             "scott-knott (Scott-Knott ESD, a heuristic without an error guarantee)")
     ranks.add_argument("--prizes", type=int, default=3, help="prize places: the report gives each "
                        "entry's chance of finishing in the top PRIZES (default 3)")

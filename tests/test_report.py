@@ -90,7 +90,7 @@ def make_analysis(n=40, **kw) -> Analysis:
     table["ci_low"], table["ci_high"] = noise.interval(scores)
     table["sd"], table["d95"] = noise.sd_at(scores), noise.d95_at(scores)
     reps = RankReplicates.normal(scores, table["sd"].to_numpy(), 0.0, True, replicates=500)
-    ranking = rank_board(reps, alpha=settings.alpha)
+    ranking = rank_board(reps, method="holm", alpha=settings.alpha)  # p vs anchor is Holm's
     table = join_ranking(table, ranking)
     notes = ("Comparisons assume each entry's score moves independently; tiers are conservative.",)
     return Analysis(leaderboard=lb, settings=settings, table=table, noise=noise,

@@ -128,9 +128,14 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
         said.append("This test set is too small to tell any of them apart.")
     else:
         head = f"{k:,} entries are statistically tied for first place (tier 1)."
+        method = a.ranking.method if a.ranking is not None else a.settings.tier_method
+        why = {"holm": "include every entry not shown to be worse than the leader",
+               "rank-sets": "include every entry that no other entry is shown to beat",
+               "scott-knott": "form one group by Scott-Knott ESD, a heuristic without an error "
+                              "guarantee"}[method]
         said.append(f"The top {k:,} (scores {num.score(lead['score'])} down to "
-                    f"{num.score(last['score'])}) include every entry not shown to be worse than "
-                    "the leader, so this test set does not settle which of them is truly best.")
+                    f"{num.score(last['score'])}) {why}, so this test set does not settle which "
+                    "of them is truly best.")
     if n_tiers > 1:
         said.append(f"The {n:,} entries form {n_tiers:,} tiers.")
     return head, said
@@ -247,6 +252,8 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
         replace = {f"{conf} interval": words["interval"], "d95": words["d95"],
                    "p vs tier anchor": words["p"], "Correlation assumption": words["correlation"]}
         facts = [Fact(f.label, replace.get(f.label, f.value)) for f in facts]
+    if a.ranking is not None and a.ranking.method != "holm":  # the column is Holm's alone
+        facts = [f for f in facts if f.label != "p vs tier anchor"]
     return facts
 
 
@@ -273,6 +280,7 @@ def build_context(a: Analysis) -> dict:
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
         "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
         "has_noise": a.tiers is not None, "mode": a.mode,
+        "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
         "facts": _facts(a, conf), "dots": dots,
         "legend": [(f"tier {k}", charts.tier_class(k)) for k in shown_tiers],
         "legend_note": legend_note,

@@ -21,7 +21,8 @@ TIER_TEXT = {
         "decides which are shown to be worse with family-wise error at most {alpha}. A tier runs "
         "from its anchor down to the lowest-ranked entry not shown to be worse. Guarantee: the "
         "truly best entry is left out of tier 1 at most about {alpha} of the time (checked by the "
-        "calibration study). Tiers after the first depend on the earlier cuts and carry no "
+        "calibration study); when several entries tie for best, each of them is, but not "
+        "necessarily all at once. Tiers after the first depend on the earlier cuts and carry no "
         "separate guarantee. Cost: one test per entry and tier, so thousands of entries take "
         "well under a second."),
     "rank-sets": (
@@ -29,11 +30,12 @@ TIER_TEXT = {
         "ordered pair of entries is tested with a studentised paired difference; the critical "
         "value is the bootstrap quantile of the largest centred difference, stepped down. An "
         "entry's rank set runs from 1 + (entries surely better) to N \u2212 (entries surely "
-        "worse), and all sets hold the true ranks at once with probability at least {conf}. Tiers "
-        "are cut only where every entry above is surely better than every entry below, so tier 1 "
-        "holds the truly best entry with probability at least {conf}; the price is wider tiers "
-        "than Holm's. Cost: pairwise, but pairs far apart are settled by a Bonferroni screen, so "
-        "only near neighbours are examined."),
+        "worse), and all sets hold the true ranks at once with probability at least {conf}. The "
+        "first unplaced entry anchors a tier that runs down to the last entry whose set still "
+        "reaches the anchor's rank, so tier 1 is every entry no other entry is shown to beat and "
+        "holds the truly best entry with probability at least {conf}; being simultaneous, it is "
+        "usually wider than Holm's. Cost: every pair is visited once; a Bonferroni screen and "
+        "bounds on the critical value skip most of the work without changing the answer."),
     "scott-knott": (
         "Scott-Knott ESD, a heuristic. The sorted scores are split recursively where the "
         "between-group sum of squares is largest while Scott and Knott's test finds the split "

@@ -29,11 +29,14 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
   rejected (chance <= alpha); the other entries' tests cannot affect b, so no correction across
   entries is needed: every truly best entry is in the set with probability >= 1 - alpha (each
   of them, when several tie).
-* :func:`rank_set_tiers`: cut after position m iff every entry above has ``high <= m``. If no
-  true hypothesis is rejected, the entry above the cut with the lowest true score beats at least
-  E - m entries, all truly worse, hence all entries below; so every entry above is truly better
-  than every entry below. With simultaneous sets all cuts are right at once, and tier 1 holds
-  every truly best entry, with probability >= 1 - alpha.
+* :func:`rank_set_tiers`: anchored on the sets' lower ends. The first entry not yet placed, at
+  position s (rank s + 1), anchors a tier that runs down to the lowest-ranked entry whose set
+  still reaches rank s + 1 (``low <= s + 1``), and the next tier starts after it. Tier 1 is thus
+  every entry up to the last one that no other entry is shown to beat. If all sets hold (chance
+  >= 1 - alpha with simultaneous sets), a truly best entry has ``low = 1`` and is in tier 1; an
+  entry in a later tier has more entries shown to be better than the tier's top position allows,
+  so it is truly outranked by at least s entries. (Cutting only where *every* entry above beats
+  *every* entry below would never cut a dense board: neighbours always overlap.)
 
 **Scale, and why the answer is still exact.** The family has E(E-1) pairs (25 million at E =
 5000), so nothing E x E is held except the near pairs defined below.
@@ -423,11 +426,11 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
 
 
 def rank_set_tiers(sets: RankSets) -> Tiers:
-    """Tiers cut where the rank sets separate.
+    """Tiers from rank sets: each tier holds every entry whose set reaches the tier's top rank.
 
-    The rank-ordered list is cut after position m iff every entry above has ``high <= m``. With
-    simultaneous sets every cut is right (each entry above truly better than each below) with
-    probability >= 1 - alpha, so tier 1 holds every truly best entry (module docstring).
+    The first unplaced entry, at position ``s``, anchors a tier that runs to the last entry with
+    ``low <= s + 1``; tiers are contiguous. With simultaneous sets, tier 1 holds every truly best
+    entry with probability >= 1 - alpha (module docstring).
 
     Examples
     --------
@@ -435,9 +438,21 @@ def rank_set_tiers(sets: RankSets) -> Tiers:
     ...              np.full(3, 2.0))
     >>> rank_set_tiers(s).tier.tolist()
     [1, 1, 2]
+
+    A dense board: every set overlaps its neighbours', yet only the first two can be best.
+
+    >>> s = RankSets(np.array([1, 1, 2, 3, 4]), np.array([3, 4, 5, 5, 5]), True, 0.05, 1, 0, 0,
+    ...              np.zeros(5))
+    >>> rank_set_tiers(s).tier.tolist()
+    [1, 1, 2, 2, 3]
     """
-    high = np.asarray(sets.high)
-    n = high.size
-    cut = np.maximum.accumulate(high)[:-1] <= np.arange(1, n)
-    tier = 1 + np.concatenate(([0], np.cumsum(cut)))
+    low = np.asarray(sets.low)
+    n = low.size
+    tier = np.zeros(n, dtype=int)
+    start, current = 0, 1
+    while start < n:
+        reach = np.flatnonzero(low[start:] <= start + 1)
+        end = start + int(reach.max()) if reach.size else start
+        tier[start:end + 1] = current
+        start, current = end + 1, current + 1
     return Tiers(tier=tier, p_vs_anchor=np.full(n, np.nan), method=METHOD, alpha=sets.alpha)

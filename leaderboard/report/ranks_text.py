@@ -9,6 +9,7 @@ import numpy as np
 from leaderboard.report import rank_charts, rank_maps
 from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
+from leaderboard.tiers.ranking import TIER_METHODS
 
 if TYPE_CHECKING:  # annotations only
     from leaderboard.analysis import Analysis
@@ -47,15 +48,10 @@ TIER_TEXT = {
 }
 
 
-TIER_NAMES = {"holm": "leader-anchored tests with Holm's correction",
-              "rank-sets": "simultaneous rank confidence sets",
-              "scott-knott": "Scott-Knott ESD (a heuristic)"}
-
-
 def error_rate_fact(settings) -> Fact:
     """The "Error rate" line of "What was analysed"."""
     return Fact("Error rate", f"alpha = {settings.alpha:g}: {pct(1 - settings.alpha)} intervals "
-                f"and rank sets; tiers by {TIER_NAMES[settings.tier_method]}")
+                f"and rank sets; tiers by {TIER_METHODS[settings.tier_method]}")
 
 
 def tier_text(method: str, alpha: float) -> str:

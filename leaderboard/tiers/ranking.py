@@ -23,10 +23,11 @@ from leaderboard.tiers.stability import (RankProbabilities, SignificanceMap, ken
                                          rank_frequencies, rank_probabilities, significance_map)
 from leaderboard.tiers.winners_curse import WinnersCurse, winners_curse
 
+# Each --tiers key with its name in words (the report's "tiers by ..." line).
 TIER_METHODS = {
     "rank-sets": "simultaneous rank confidence sets",
-    "holm": "leader-anchored, Holm",
-    "scott-knott": "Scott-Knott ESD (heuristic)",
+    "holm": "leader-anchored tests with Holm's correction",
+    "scott-knott": "Scott-Knott ESD (a heuristic)",
 }
 MAP_SIZE = 20    # entries in the pairwise significance map
 BLOB_SIZE = 20   # entries in the rank-frequency (blob) plot

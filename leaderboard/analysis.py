@@ -10,6 +10,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from leaderboard.analysis_shakeup import Shakeup, has_both_scores, shakeup_from_scores
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import Metric
@@ -40,6 +41,9 @@ class Settings:
     universe: UniverseOptions = UniverseOptions()
     tier_method: str = "rank-sets"
     top_k: tuple[int, ...] = (3,)
+    n_public: int | None = None
+    n_private: int | None = None
+    two_stage: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,9 @@ class Analysis:
         Submissions mode: every file found, with its validation status.
     ranking : Ranking or None
         Rank intervals, P(best), stability and the winner's curse (None without a noise model).
+    shakeup : Shakeup or None
+        Public vs private: rank changes, the noise baseline and the overfitting test (None unless
+        the board has both scores).
     """
 
     leaderboard: Leaderboard
@@ -81,6 +88,7 @@ class Analysis:
     bootstrap: BootstrapResult | None = None
     submissions: SubmissionSet | None = None
     ranking: Ranking | None = None
+    shakeup: Shakeup | None = None
 
     @property
     def mode(self) -> str:
@@ -177,8 +185,25 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         else:
             notes.append(f"Comparisons assume a correlation of {settings.correlation:g} between "
                          "entries' scores (--correlation), as entries on one shared test set have.")
+    shakeup = _shakeup(table, settings, quiet) if has_both_scores(table) else None
     return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
-                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking)
+                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking, shakeup=shakeup)
+
+
+def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool) -> Shakeup:
+    """The post-mortem of a board with public and private scores (noise at each slice's size)."""
+    progress = Progress("simulating the shake-up", quiet=quiet)
+    try:
+        return shakeup_from_scores(
+            table["public_score"].to_numpy(float), table["private_score"].to_numpy(float),
+            metric=settings.metric, higher_is_better=settings.higher_is_better,
+            n_public=settings.n_public, n_private=settings.n_private,
+            prevalence=settings.prevalence, two_stage=settings.two_stage,
+            correlation=settings.correlation, alpha=settings.alpha, draws=settings.draws,
+            replicates=settings.replicates, seed=settings.seed, tier_method=settings.tier_method,
+            options=settings.universe, progress=progress)
+    finally:
+        progress.close()
 
 
 def join_ranking(table: pd.DataFrame, ranking: Ranking) -> pd.DataFrame:

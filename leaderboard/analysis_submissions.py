@@ -15,7 +15,8 @@ import pandas as pd
 from leaderboard.analysis import Analysis, Settings, _check_settings, join_ranking, rank_entries
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
-from leaderboard.noise.bootstrap import BootstrapResult, paired_bootstrap
+from leaderboard.analysis_shakeup import has_both_scores, shakeup_from_bootstrap
+from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, BootstrapResult, paired_bootstrap
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 from leaderboard.tiers import RankReplicates
@@ -113,9 +114,41 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table)
+    shakeup = None
+    if has_both_scores(table):
+        shakeup = _shakeup(solution, [preds[i] for i in order], boot, table, settings, split,
+                           groups_of=solution.groups, quiet=quiet)
     return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                     tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
-                    bootstrap=boot, submissions=submissions, ranking=ranking)
+                    bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup)
+
+
+def _shakeup(solution: Solution, preds: list[np.ndarray], boot: BootstrapResult,
+             table: pd.DataFrame, settings: Settings, split: str, *, groups_of, quiet: bool):
+    """Public vs private, with the other split resampled on its own random stream (its rows are
+    disjoint from the ranking split's, so its replicates must be independent of them)."""
+    other = "public" if split == "private" else "private"
+    mask = solution.usage == other
+    y = solution.target[mask]
+    progress = Progress(f"resampling the {other} rows", quiet=quiet)
+    try:
+        other_boot = paired_bootstrap(
+            settings.metric.impl, y, [p[mask] for p in preds], replicates=settings.replicates,
+            seed=settings.seed, resample=settings.resample,
+            strata=_strata(y) if settings.resample == "stratified" else None,
+            groups=groups_of[mask] if groups_of is not None else None,
+            stream=OTHER_SPLIT_STREAM, progress=progress)
+    except ValueError as error:
+        raise InputError(str(error)) from None
+    finally:
+        progress.close()
+    reps = {split: boot.replicates, other: other_boot.replicates}
+    return shakeup_from_bootstrap(table["public_score"].to_numpy(float),
+                                  table["private_score"].to_numpy(float), reps["public"],
+                                  reps["private"], higher_is_better=settings.higher_is_better,
+                                  n_public=int((solution.usage == "public").sum()),
+                                  n_private=int((solution.usage == "private").sum()),
+                                  alpha=settings.alpha, tier_method=settings.tier_method)
 
 
 def _identical_to(preds: list[np.ndarray], labels: list[str]) -> list[str | None]:

@@ -20,6 +20,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.resources import data_dir
+from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.tiers.ranking import TIER_METHODS
 
 
@@ -47,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--split", choices=("private", "public"), default="private",
                      help="with public and private scores (columns, or Usage in the solution), the "
                           "one that ranks (default: private)")
+    post = run.add_argument_group("post-mortem: public vs private (a board with both columns)")
+    post.add_argument("--n-public", type=int, help="rows of the public slice (the board teams saw)")
+    post.add_argument("--n-private", type=int, help="rows of the private slice (the final board)")
+    post.add_argument("--public-fraction", type=float, help="with --n-test as the whole test set: "
+                      "the share of its rows on the public board (e.g. 0.3)")
+    post.add_argument("--two-stage", action="store_true", help="the public board was scored on "
+                      "other data (a stage-1 test set), not on a slice of the private test set")
     sub = run.add_argument_group("submissions mode (predictions scored against a solution)")
     sub.add_argument("--solution", help="solution CSV: id column, target column(s), optional "
                      "Usage (Public/Private/Ignored)")
@@ -154,12 +162,14 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
     metric = _configured(get_metric(args.metric), args)
     higher = metric.higher_is_better if args.higher is None else args.higher
-    settings = Settings(metric=metric, higher_is_better=higher, n_test=args.n_test,
+    sizes = _sizes(args, submissions_mode)
+    settings = Settings(metric=metric, higher_is_better=higher, n_test=sizes.ranking,
                         prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
                         seed=args.seed, correlation=args.correlation,
                         replicates=args.replicates, resample=args.resample,
                         universe=universe_options(args), tier_method=args.tiers,
-                        top_k=tuple(sorted({args.prizes, *args.top_k})))
+                        top_k=tuple(sorted({args.prizes, *args.top_k})),
+                        n_public=sizes.public, n_private=sizes.private, two_stage=sizes.two_stage)
     if submissions_mode:
         result = _run_submissions(args, settings)
     else:
@@ -173,6 +183,20 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if not args.quiet:
         print(summary(result, args.output, args.json))
     return result
+
+
+def _sizes(args: argparse.Namespace, submissions_mode: bool) -> SliceSizes:
+    """The test slices' sizes from the options (a solution file gives its own)."""
+    given = [name for name in ("n_public", "n_private", "public_fraction")
+             if getattr(args, name) is not None] + (["two_stage"] if args.two_stage else [])
+    if submissions_mode:
+        if given:
+            raise InputError(f"--{given[0].replace('_', '-')}: in submissions mode the sizes come "
+                             "from the solution file (its Usage column)")
+        return SliceSizes(ranking=args.n_test, public=None, private=None)
+    return resolve_sizes(n_test=args.n_test, n_public=args.n_public, n_private=args.n_private,
+                         public_fraction=args.public_fraction, split=args.split,
+                         two_stage=args.two_stage)
 
 
 def _configured(metric, args: argparse.Namespace):

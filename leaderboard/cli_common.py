@@ -55,7 +55,8 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("simulated universe (scores only)")
     group.add_argument("--universe", choices=UNIVERSE_NAMES,
                        help="universe that simulates the metric (default: linspace for AUC as the "
-                            "seeds build it, binomial for accuracy, binormal for other binary "
+                            "seeds build it, binomial for accuracy, bounded for mean Dice and IoU "
+                            "(the largest noise a mean of [0, 1] values can have), binormal for other binary "
                             "metrics, multiclass with --classes, residuals for regression)")
     group.add_argument("--classes", type=int, help="multi-class: number of classes, equally common")
     group.add_argument("--class-shares", help="multi-class: each class's share of the test set, "

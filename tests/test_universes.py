@@ -47,7 +47,7 @@ def test_default_universe_by_metric(name):
 
 def test_metrics_without_a_universe_say_why():
     assert "clusters predictions" in not_simulable_reason(get_metric("ari"))
-    assert "cannot compute it" in not_simulable_reason(get_metric("dice"))
+    assert "cannot compute it" in not_simulable_reason(get_metric("log_mae"))
     assert "click-through rate" in not_simulable_reason(get_metric("kl_ctr"))
     assert not_simulable_reason(get_metric("rmse")) is None
     with pytest.raises(InputError, match="does not fit"):
@@ -56,6 +56,21 @@ def test_metrics_without_a_universe_say_why():
         get_universe(get_metric("log_loss"), 100, None)
     with pytest.raises(InputError, match="--df must be above 4"):
         get_universe(get_metric("rmse"), 100, None, UniverseOptions(residuals="t", df=3))
+
+
+def test_bounded_universe_is_the_noisiest_mean_of_unit_values():
+    """Mean Dice / IoU: the simulated SD is the binomial's, and any per-row distribution on [0, 1]
+    with the same mean (here Beta rows, a plain numpy simulation) is less noisy."""
+    universe = get_universe(get_metric("dice"), 400, None)
+    assert universe.name == "bounded" and get_universe(get_metric("iou"), 400, None).name == "bounded"
+    draws = universe.simulate(np.array([0.7]), 400, None, 4000, seed=3)[0]
+    bound = np.sqrt(0.7 * 0.3 / 400)
+    # SD of a 4000-draw sample SD: about sd / sqrt(2 * 4000); allow 4 of them.
+    assert abs(draws.std(ddof=1) - bound) < 4 * bound / np.sqrt(2 * 4000)
+    rng = np.random.default_rng(0)
+    for a in (0.3, 2.0, 20.0):  # U-shaped to concentrated rows, all with mean 0.7
+        rows = rng.beta(a, a * 0.3 / 0.7, size=(4000, 400))
+        assert rows.mean(axis=1).std(ddof=1) < bound
 
 
 # --- the truth: scikit-learn on the whole universe, strata weighted by their test-set shares ----

@@ -18,8 +18,9 @@ _INF = float("inf")
 # parse: they rank a leaderboard of scores; scoring submissions for them is not supported.
 SCORES_ONLY: tuple[Metric, ...] = (
     Metric("log_mae", "log MAE", False, ("logmae",), -_INF, _INF),
-    Metric("dice", "Dice coefficient", True, ("dice_coefficient", "mean_dice"), 0.0, 1.0),
-    Metric("iou", "intersection over union", True, ("mean_iou",), 0.0, 1.0),
+    Metric("dice", "Dice coefficient", True, ("dice_coefficient", "mean_dice"), 0.0, 1.0,
+           noise_model="bounded"),
+    Metric("iou", "intersection over union", True, ("mean_iou",), 0.0, 1.0, noise_model="bounded"),
 )
 
 METRICS: tuple[Metric, ...] = (*rank.METRICS, *classification.METRICS, *regression.METRICS,

@@ -32,6 +32,7 @@ from leaderboard.noise.rng import BLOCK, block_rng
 
 RESAMPLING = ("plain", "stratified", "grouped")
 STREAM = 2  # random stream of the paired bootstrap (the universes use streams 0 and 1)
+OTHER_SPLIT_STREAM = 8  # the second split's bootstrap (post-mortems resample public and private rows)
 _WEIGHT_BYTES = 64 * 2**20  # memory for one batch of float64 weights
 _FEATURE_BYTES = 512 * 2**20  # memory for one pass of prepared entries (rough, 8 bytes per row)
 
@@ -150,9 +151,9 @@ def _counts(draws: np.ndarray, size: int) -> np.ndarray:
     return flat.reshape(draws.shape[0], size)
 
 
-def weight_block(plan: _Plan, seed: int, block: int) -> np.ndarray:
+def weight_block(plan: _Plan, seed: int, block: int, stream: int = STREAM) -> np.ndarray:
     """Row weights of the :data:`BLOCK` replicates of block ``block``: shape (BLOCK, n), float64."""
-    rng = block_rng(seed, STREAM, block)
+    rng = block_rng(seed, stream, block)
     n = plan.n_rows
     if plan.resample == "grouped":
         drawn = _counts(rng.integers(0, plan.n_groups, size=(BLOCK, plan.n_groups)), plan.n_groups)
@@ -167,7 +168,7 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
                      replicates: int = 2000, seed: int = 0, resample: str = "plain",
                      strata: np.ndarray | None = None, groups: np.ndarray | None = None,
                      batch: int | None = None, entries_per_pass: int | None = None,
-                     progress=None) -> BootstrapResult:
+                     stream: int = STREAM, progress=None) -> BootstrapResult:
     """Paired bootstrap of every entry's score on one shared set of resampled test rows.
 
     Parameters
@@ -193,6 +194,9 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
     entries_per_pass : int, optional
         Entries prepared and scored together; weights are redrawn (identically) for each pass.
         Default: as many as fit in about 512 MB.
+    stream : int
+        Random stream of the weights. Resampling two disjoint splits of one test set (public and
+        private rows) uses two streams, so the splits' draws are independent, as their rows are.
     progress : Progress, optional
 
     Returns
@@ -248,7 +252,7 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
         point[entries.start:entries.stop] = impl.point(prepared, n)
         for first in range(0, n_blocks, blocks_per_batch):
             blocks = range(first, min(first + blocks_per_batch, n_blocks))
-            weights = np.vstack([weight_block(plan, seed, b) for b in blocks])
+            weights = np.vstack([weight_block(plan, seed, b, stream) for b in blocks])
             cols = slice(first * BLOCK, (first + len(blocks)) * BLOCK)
             out[entries.start:entries.stop, cols] = impl.evaluate(prepared, weights)
             if progress is not None:

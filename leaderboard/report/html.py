@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.metrics import Metric
-from leaderboard.report import charts, ranks_text, submissions_text
+from leaderboard.report import charts, ranks_text, shakeup_text, submissions_text
 from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.json_out import anchor_mask
@@ -291,6 +291,7 @@ def build_context(a: Analysis) -> dict:
         "no_tier": charts.NO_TIER, "how": _how_to_read(a, conf),
         "universe": None, "hist": None, "ecdf": None,
         "ranks": ranks_text.context(a, num.score),
+        "shakeup": shakeup_text.context(a, num.score),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
     }

@@ -16,6 +16,17 @@ each prize line) and ``in_best_set`` (in the confidence set for the best entry);
 ``ranks`` holds the tier method, the winner's-curse correction, Kendall's tau, the rank frequencies
 of the top entries and the pairwise significance map.
 
+With public and private scores (both columns, or a solution with Usage) the top-level ``shakeup``
+holds the post-mortem: ``spearman``, ``kendall``, ``mean_abs_rank_change`` and
+``mean_abs_rank_change_top10`` (mean |public rank - private rank| / N, over all entries and over the
+private top 10%), ``noise_mean_abs_rank_change`` and ``noise_spearman`` (medians over competitions
+simulated with noise alone), ``p_shakeup`` and ``p_spearman`` (how rarely noise alone shakes the
+board this much), ``p_overfit`` (the public top 10% beat their private scores by more than noise
+and selection explain), ``drivers`` (entries flagged by Holm), ``winner`` (the private winner's
+public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and the sizes; the noise
+fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
+median public-minus-private gap, oriented so positive means better on the public board.
+
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files`` (every
 file found with its status and reason). Its entries carry ``file``, ``public_score``,
 ``private_score``, ``status`` (``"ok"``) and ``identical_to`` (the better-ranked entry with
@@ -31,6 +42,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from leaderboard.report.shakeup_text import shakeup_json
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.analysis import Analysis
@@ -215,6 +228,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "resampling": _resampling(analysis),
         "files": _files(analysis),
         "ranks": _ranks(analysis),
+        "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
         "entries": entries,
     }
 

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.stats import norm
 
+from leaderboard.tiers._tau_kernel import inversions, tied_pairs
 from leaderboard.tiers.holm import holm_reject
 from leaderboard.tiers.replicates import RankReplicates
 
@@ -245,25 +246,8 @@ def _tau_b(ranks, run_starts, x_ties, out):
                     else:
                         joint += run * (run - 1) // 2
                         run = 1
-        counts = np.zeros(n + 1, dtype=np.int64)
-        for t in range(n):
-            counts[seq[t]] += 1
-        y_ties = 0
-        for v in range(n + 1):
-            y_ties += counts[v] * (counts[v] - 1) // 2
-        tree = np.zeros(n + 1, dtype=np.int64)
-        discordant = 0
-        for j in range(n):
-            k = seq[j]
-            at_most = 0
-            while k > 0:
-                at_most += tree[k]
-                k -= k & -k
-            discordant += j - at_most  # earlier entries with a strictly larger (worse) rank
-            k = seq[j]
-            while k <= n:
-                tree[k] += 1
-                k += k & -k
+        y_ties = tied_pairs(seq, n)
+        discordant = inversions(seq, n)  # earlier entries with a strictly larger (worse) rank
         denom = float(total - x_ties) * float(total - y_ties)
         if denom > 0:
             out[r] = (total - x_ties - y_ties + joint - 2 * discordant) / np.sqrt(denom)

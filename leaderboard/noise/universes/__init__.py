@@ -10,6 +10,8 @@ families:
 
 ``linspace``   the seed articles' AUC universe, built exactly as they build it (AUC only).
 ``binomial``   accuracy as a binomial count of correct rows (accuracy only).
+``bounded``    a mean of per-row values in [0, 1] (mean Dice, IoU) at its largest possible noise,
+               the binomial's: conservative intervals for segmentation boards.
 ``binormal``   binary: scores normal within each class, predictions the calibrated probability
                P(positive | score); labels are that probability thresholded. Serves every binary
                metric: ranking (AUC, average precision), probabilities (log loss, Brier) and
@@ -32,10 +34,10 @@ import numpy as np
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.noise.universes.binomial import BinomialAccuracyUniverse
+from leaderboard.noise.universes.binomial import BinomialAccuracyUniverse, BoundedMeanUniverse
 from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
 
-UNIVERSE_NAMES = ("linspace", "binomial", "binormal", "multiclass", "residuals")
+UNIVERSE_NAMES = ("linspace", "binomial", "bounded", "binormal", "multiclass", "residuals")
 BINARY_UNIVERSES = ("linspace", "binormal")  # the universes that need a prevalence
 RESIDUALS = ("normal", "laplace", "t")
 _CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
@@ -93,6 +95,8 @@ class UniverseOptions:
 def default_universe(metric: Metric, options: UniverseOptions = UniverseOptions()) -> str | None:
     """The universe a metric uses unless told otherwise; None when it cannot be simulated."""
     multiclass = options.class_shares is not None and len(options.class_shares) > 2
+    if metric.noise_model == "bounded":
+        return "bounded"
     if metric.kind in _CLASSIFICATION_KINDS:
         if multiclass:
             return "multiclass"
@@ -134,6 +138,8 @@ def get_universe(metric: Metric, n_test: int, prevalence: float | None,
     name = _check(metric, options)
     if name == "binomial":
         return BinomialAccuracyUniverse()
+    if name == "bounded":
+        return BoundedMeanUniverse()
     if name in BINARY_UNIVERSES:
         if prevalence is None:
             raise InputError(f"--prevalence is needed for {metric.label}: the share of positives in "
@@ -174,9 +180,10 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
     if metric.name in _NO_UNIVERSE:
         raise InputError(f"{metric.label} cannot be simulated from scores alone: "
                          f"{_NO_UNIVERSE[metric.name]}")
-    if not metric.can_score and name not in ("linspace", "binomial"):
+    if not metric.can_score and name not in ("linspace", "binomial", "bounded"):
         raise InputError(f"{metric.label} cannot be simulated: the project cannot compute it")
     fits = {"linspace": metric.name == "auc", "binomial": metric.name == "accuracy",
+            "bounded": metric.noise_model == "bounded",
             "binormal": metric.kind in _CLASSIFICATION_KINDS,
             "multiclass": metric.kind in _CLASSIFICATION_KINDS,
             "residuals": metric.kind == "values"}
@@ -203,6 +210,6 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
     return name
 
 
-__all__ = ["BINARY_UNIVERSES", "RESIDUALS", "UNIVERSE_NAMES", "BinomialAccuracyUniverse", "SeedsAUCUniverse",
+__all__ = ["BINARY_UNIVERSES", "RESIDUALS", "UNIVERSE_NAMES", "BinomialAccuracyUniverse", "BoundedMeanUniverse", "SeedsAUCUniverse",
            "Universe", "UniverseOptions", "class_counts", "default_universe", "get_universe",
            "not_simulable_reason", "universe_name"]

@@ -49,3 +49,33 @@ class BinomialAccuracyUniverse:
         if progress is not None:
             progress.advance()
         return out
+
+
+@dataclass(frozen=True)
+class BoundedMeanUniverse(BinomialAccuracyUniverse):
+    """The noisiest universe for a score that is a mean of per-row values in [0, 1].
+
+    Kaggle's segmentation scores (mean Dice or IoU per image) average one value in [0, 1] per row.
+    A value in [0, 1] with mean ``m`` has variance at most ``m (1 - m)`` (the Bhatia-Davis bound),
+    reached when every row scores exactly 0 or 1, so the observed mean of ``n_test`` independent rows
+    has standard deviation at most ``sqrt(m (1 - m) / n_test)``: the binomial's. Simulating that
+    extreme gives intervals and tiers that are conservative (never narrower than the truth's) for
+    any per-row distribution with that mean. Real boards, where many rows score in between, are
+    less noisy than this.
+
+    Examples
+    --------
+    >>> u = BoundedMeanUniverse()
+    >>> round(u.exact_sd(0.75, 1200), 5)  # the upper bound on the SD of a mean of 1,200 rows
+    0.0125
+    """
+
+    name: str = "bounded"
+
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        return (f"The score is a mean over {n_test:,} rows of a per-row value between 0 and 1 (e.g. "
+                "the Dice or IoU of each image). The simulation takes the noisiest such rows, each "
+                "scoring 0 or 1, so its spread is an upper bound for any rows with that mean score: "
+                "intervals are conservative (at least as wide as needed) when the rows are "
+                "independent. Rows that are not independent (several images per patient) make the "
+                "real noise larger.")

@@ -1,0 +1,182 @@
+"""Post-mortem stage of the pipeline: was the public-to-private shake-up luck or overfitting?
+
+Whenever a board has both public and private scores, :func:`shakeup_from_scores` (a leaderboard
+file, noise from the simulated universe at each slice's size) or :func:`shakeup_from_bootstrap`
+(submissions, noise from a paired bootstrap of each slice's rows) runs :mod:`leaderboard.shakeup`
+and returns a :class:`Shakeup`. Nothing here imports the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.metrics import Metric
+from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
+from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, ShakeupStats,
+                                 estimate_truth, overfit_test, risers_fallers, shakeup_baseline,
+                                 shakeup_stats)
+from leaderboard.tiers import RankReplicates
+from leaderboard.tiers.ranking import tier_entries
+
+PUBLIC_TOP = 10  # the public places whose order the report asks about
+MIN_ENTRIES = 3  # fewer entries with both scores: no correlations worth reporting
+
+
+@dataclass(frozen=True)
+class Shakeup:
+    """The shake-up of one board, every array aligned with the analysis table's rows.
+
+    Attributes
+    ----------
+    public, private : ndarray
+        Raw scores (NaN where an entry has only one).
+    stats : ShakeupStats
+        Rank changes, Spearman, Kendall, mean |rank change| / N (overall and private top 10%).
+    n_public, n_private : int or None
+        Rows of each slice; None when not given (then there is no noise baseline).
+    two_stage : bool
+        The public board was scored on other data than the private one.
+    baseline : ShakeupBaseline or None
+        The same statistics on competitions simulated with noise alone, and their p-values.
+    overfit : OverfitTest or None
+        Adaptive-overfitting test; its arrays are over the entries with both scores.
+    flagged : ndarray of bool
+        Entries whose public score beat their private one by more than noise allows (Holm).
+    risers, fallers : ndarray of int
+        Table rows of the biggest rises and falls, biggest first.
+    public_top : int
+        How many public places :attr:`public_top_tiers` describes (10, or fewer entries).
+    public_top_tiers : int or None
+        Statistical tiers among the public top places, at the public size (1: none of their places
+        could be told apart).
+    public_tier1_size : int or None
+        Entries in the public board's tier 1 at the public size.
+    noise : str
+        Where the noise came from, in words.
+    reason : str or None
+        Why there is no noise baseline, when there is none.
+    """
+
+    public: np.ndarray
+    private: np.ndarray
+    stats: ShakeupStats
+    n_public: int | None
+    n_private: int | None
+    two_stage: bool
+    baseline: ShakeupBaseline | None
+    overfit: OverfitTest | None
+    flagged: np.ndarray
+    risers: np.ndarray
+    fallers: np.ndarray
+    public_top: int
+    public_top_tiers: int | None
+    public_tier1_size: int | None
+    noise: str
+    reason: str | None
+
+
+def has_both_scores(table) -> bool:
+    """Whether a table carries enough entries with a public and a private score."""
+    if "public_score" not in table or "private_score" not in table:
+        return False
+    both = np.isfinite(table["public_score"].to_numpy(float)) & \
+        np.isfinite(table["private_score"].to_numpy(float))
+    return int(both.sum()) >= MIN_ENTRIES
+
+
+def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metric,
+                        higher_is_better: bool, n_public: int | None, n_private: int | None,
+                        prevalence: float | None, two_stage: bool = False,
+                        correlation: float = 0.0, alpha: float = 0.05, draws: int = 2000,
+                        replicates: int = 2000, seed: int = 0, tier_method: str = "rank-sets",
+                        options: UniverseOptions = UniverseOptions(),
+                        progress=None) -> Shakeup:
+    """The shake-up of a leaderboard file: observed statistics always; the noise baseline and the
+    overfitting test when both slice sizes are known and the metric can be simulated.
+
+    The noise is the universe's (:func:`~leaderboard.noise.grid.build_noise_model`) standard
+    deviation at each true score for each slice's size, drawn as normal errors with
+    ``correlation`` between entries (0: independent, which overstates the noise of differences, so
+    the shake-up looks more explainable by luck and the overfitting test errs on the cautious side).
+    The true scores are the private scores pulled together by
+    :func:`~leaderboard.shakeup.truth.estimate_truth`.
+    """
+    public, private = np.asarray(public, float), np.asarray(private, float)
+    stats = shakeup_stats(public, private, higher_is_better)
+    keep = stats.keep
+    reason = not_simulable_reason(metric, options)
+    if reason is None and (n_public is None or n_private is None):
+        reason = ("the sizes of the public and private slices were not given (--n-public and "
+                  "--n-private, or --n-test with --public-fraction)")
+    if reason is not None:
+        return _result(public, private, stats, None, None, n_public, n_private, two_stage,
+                       "none", reason, None)
+    scores = np.concatenate([public[keep], private[keep]])
+    leader = float(scores.max() if higher_is_better else scores.min())
+    models = [build_noise_model(metric, scores, leader_score=leader, n_test=n, prevalence=prevalence,
+                                draws=draws, seed=seed, alpha=alpha, options=options,
+                                progress=progress) for n in (n_public, n_private)]
+    # Only the noise entries do not share moves their ranks, so the truths are pulled together
+    # by the SD of that part (the shared part, sqrt(correlation) of it, moves every entry alike).
+    truth = estimate_truth(private[keep], models[1].sd_at(private[keep]) * np.sqrt(1 - correlation))
+    noise_draws = NoiseDraws.normal(truth, models[0].sd_at(truth), models[1].sd_at(truth),
+                                    higher_is_better, correlation=correlation,
+                                    replicates=replicates, seed=seed)
+    ordered = _best_first(public[keep], higher_is_better)
+    public_reps = RankReplicates.normal(ordered, models[0].sd_at(ordered), correlation,
+                                        higher_is_better, replicates=replicates, seed=seed)
+    return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
+                   two_stage, f"the {models[0].universe} universe at each slice's size, "
+                   f"{noise_draws.source}", None, (alpha, tier_method))
+
+
+def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,
+                           private_replicates: np.ndarray, *, higher_is_better: bool,
+                           n_public: int, n_private: int, alpha: float = 0.05,
+                           tier_method: str = "rank-sets") -> Shakeup:
+    """The shake-up of scored submissions: the noise is each slice's paired bootstrap (the
+    deviations of the replicates from the point scores), which keeps the correlation between
+    entries that share the rows. Rows of ``*_replicates`` align with ``public``/``private``."""
+    public, private = np.asarray(public, float), np.asarray(private, float)
+    stats = shakeup_stats(public, private, higher_is_better)
+    keep = stats.keep
+    # Entries scored on the same rows share much of their noise, and the shared part moves every
+    # entry alike: the truths are pulled together only by the noise of each entry against the
+    # board's mean (pulling by the whole SD would collapse a board of similar models).
+    private_reps = private_replicates[keep]
+    relative = private_reps - np.nanmean(private_reps, axis=0, keepdims=True)
+    truth = estimate_truth(private[keep], np.nanstd(relative, axis=1, ddof=1))
+    noise_draws = NoiseDraws.from_bootstrap(truth, public_replicates[keep], public[keep],
+                                            private_replicates[keep], private[keep],
+                                            higher_is_better)
+    order = np.argsort(-public[keep] if higher_is_better else public[keep], kind="stable")
+    public_reps = RankReplicates.from_bootstrap(public[keep][order],
+                                                public_replicates[keep][order], higher_is_better)
+    return _result(public, private, stats, noise_draws, public_reps, n_public, n_private, False,
+                   noise_draws.source, None, (alpha, tier_method))
+
+
+def _best_first(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    """Scores best first (the order :class:`RankReplicates` expects)."""
+    return np.sort(scores)[::-1] if higher_is_better else np.sort(scores)
+
+
+def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
+            noise, reason, tiering=None) -> Shakeup:
+    risers, fallers = risers_fallers(stats)
+    flagged = np.zeros(public.size, dtype=bool)
+    baseline = overfit = top_tiers = tier1 = None
+    top = min(PUBLIC_TOP, stats.n_entries)
+    if noise_draws is not None:
+        baseline = shakeup_baseline(noise_draws, stats)
+        overfit = overfit_test(public[stats.keep], private[stats.keep], noise_draws,
+                               stats.higher_is_better, alpha=tiering[0])
+        flagged[np.flatnonzero(stats.keep)[overfit.drivers]] = True
+        tiers = tier_entries(public_reps, tiering[1], tiering[0]).tier
+        top_tiers, tier1 = int(np.unique(tiers[:top]).size), int((tiers == 1).sum())
+    return Shakeup(public=public, private=private, stats=stats, n_public=n_public,
+                   n_private=n_private, two_stage=two_stage, baseline=baseline, overfit=overfit,
+                   flagged=flagged, risers=risers, fallers=fallers, public_top=top,
+                   public_top_tiers=top_tiers, public_tier1_size=tier1, noise=noise, reason=reason)

@@ -1,0 +1,191 @@
+"""Words, table rows, charts and JSON of the shake-up section (public vs private boards).
+
+Everything the reader sees about a post-mortem is decided here from
+:class:`~leaderboard.analysis_shakeup.Shakeup`; ``templates/report.html.j2`` lays it out and
+:mod:`leaderboard.report.json_out` embeds :func:`shakeup_json`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from leaderboard.report.shakeup_charts import shakeup_scatter
+from leaderboard.report.shakeup_rank_charts import rank_change_chart
+from leaderboard.report.words import pct
+
+if TYPE_CHECKING:
+    from leaderboard.analysis import Analysis
+    from leaderboard.analysis_shakeup import Shakeup
+
+CALM_SPEARMAN = 0.8  # below this, noise alone scrambles the public board (the "tiny slice" story)
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+
+
+def _place(rank: float) -> str:
+    rank = int(rank)
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+    return f"{rank:,}{suffix}"
+
+
+def _rows(n: int | None) -> str:
+    return f"{n:,} rows"
+
+
+def _winner(s: Shakeup) -> int:
+    """Table row of the private winner (the best public rank among tied private winners)."""
+    rank = np.where(s.stats.keep, s.stats.private_rank, np.inf)
+    first = np.flatnonzero(rank == np.nanmin(rank))
+    return int(first[np.argmin(s.stats.public_rank[first])])
+
+
+def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
+    """The section's plain-language findings, most important first."""
+    st, b = s.stats, s.baseline
+    said = [f"Public and private boards of the {st.n_entries:,} entries with both scores: "
+            f"Spearman {st.spearman:.2f}, Kendall {st.kendall:.2f}; entries moved "
+            f"{pct(st.mean_abs_rank_change)} of the board on average "
+            f"({pct(st.mean_abs_rank_change_top10)} in the private top {st.top_size:,})."]
+    win = _winner(s)
+    jump = (f"The private winner, {teams[win]}, "
+            + ("also led the public board." if st.public_rank[win] == 1 else
+               f"was ranked {_place(st.public_rank[win])} on the public board."))
+    if b is None:
+        said.append(jump)
+        said.append(f"No noise baseline: {s.reason}.")
+        return said
+    sizes = f"{_rows(s.n_public)} public and {_rows(s.n_private)} private"
+    lo, hi = np.quantile(b.spearman, [0.025, 0.975])
+    verdict = ("more shake-up than noise alone explains" if b.p_shakeup < alpha else
+               "no more shake-up than noise alone produces")
+    said.append(f"Noise alone, at {sizes}, gives Spearman {b.noise_spearman:.2f} (95% of simulated "
+                f"competitions between {lo:.2f} and {hi:.2f}) and moves entries "
+                f"{pct(b.noise_mean_abs_rank_change)} of the board on average: the observed board "
+                f"shows {verdict} (p = {_p(b.p_shakeup)}).")
+    if st.public_rank[win] > 1:
+        jump += (f" With {_rows(s.n_public)} on the public board, the private winner came from "
+                 f"that far down or further in {pct(b.p_winner_jump)} of simulated competitions.")
+    said.append(jump)
+    if b.noise_spearman < CALM_SPEARMAN and b.p_shakeup >= alpha:
+        said.append(f"Why: with only {_rows(s.n_public)}, the public board is mostly noise. Even "
+                    "with no overfitting at all its order agrees with the private one only at "
+                    f"Spearman about {b.noise_spearman:.2f}; the shake-up is the small public "
+                    "slice's doing, not the teams'.")
+    elif b.p_shakeup >= alpha:
+        said.append(f"Why: {_rows(s.n_public)} on the public board rank entries nearly as the "
+                    "private board does, and the teams did not fit the public board beyond what "
+                    "that allows: the final order is the public order plus ordinary noise.")
+    calm = 1 - b.p_spearman  # share of simulated competitions that kept the order at least as well
+    if calm < alpha / 2:
+        said.append(f"The boards agree more closely than noise at these sizes allows (only "
+                    f"{pct(max(calm, 1 / (1 + b.n_replicates)))} of simulated competitions kept the "
+                    "order as well): the noise model is wilder than the real test sets. "
+                    + ("The bounded universe is the worst case by design: real per-image scores "
+                       "are less noisy than 0-or-1 rows." if "bounded" in s.noise else
+                       "The slices may be larger than given, or the rows less noisy than the "
+                       "universe assumes."))
+    said.append(_overfit_sentence(s, teams, alpha))
+    if s.public_top_tiers is not None:
+        said.append(f"At {_rows(s.n_public)}, the public top {s.public_top} formed "
+                    + ("a single statistical tier: none of their places could be told apart"
+                       if s.public_top_tiers == 1 else
+                       f"{s.public_top_tiers} statistical tiers") + f" (tier 1 of the public board "
+                    f"held {s.public_tier1_size:,} entr{'y' if s.public_tier1_size == 1 else 'ies'}).")
+    return said
+
+
+def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
+    o = s.overfit
+    drivers = [teams[i] for i in np.flatnonzero(s.flagged)]
+    named = ", ".join(drivers[:8]) + (f" and {len(drivers) - 8} more" if len(drivers) > 8 else "")
+    if o.p_overfit < alpha:
+        text = (f"The public top {o.top_size:,} beat their private scores by more than noise and "
+                f"selection luck explain (p_overfit = {_p(o.p_overfit)}): a sign of fitting the "
+                "public board.")
+    else:
+        text = (f"The public top {o.top_size:,} lost no more from public to private than "
+                f"regression to the mean predicts (p_overfit = {_p(o.p_overfit)}): no sign of "
+                "adaptive overfitting.")
+    if drivers:
+        text += (f" {len(drivers)} entr{'y' if len(drivers) == 1 else 'ies'} individually beat "
+                 f"their private score by more than noise allows (Holm, \u03b1 = {alpha:g}): "
+                 f"{named}.")
+    if s.two_stage:
+        text += (" The public board was scored on other data (a two-stage competition), so a gap "
+                 "beyond noise can be a difference between the two test sets as much as overfitting;"
+                 " the common shift between them is removed before testing.")
+    return text
+
+
+def _moves(s: Shakeup, teams: list[str], which: np.ndarray, num) -> list[dict]:
+    st = s.stats
+    return [{"team": teams[i], "public_rank": f"{int(st.public_rank[i]):,}",
+             "private_rank": f"{int(st.private_rank[i]):,}",
+             "change": f"{int(st.rank_change[i]):+,}", "public": num(s.public[i]),
+             "private": num(s.private[i])} for i in which]
+
+
+def context(a: Analysis, num) -> dict | None:
+    """The template's shake-up section, or None when the board has no public and private pair."""
+    s = a.shakeup
+    if s is None:
+        return None
+    teams = a.table["team"].astype(str).tolist()
+    st = s.stats
+    labelled = {_winner(s): "private winner"}
+    if len(s.risers):
+        labelled.setdefault(int(s.risers[0]), "biggest riser")
+    if len(s.fallers):
+        labelled.setdefault(int(s.fallers[0]), "biggest faller")
+    band = s.overfit.band() if s.overfit is not None else None
+    scatter = shakeup_scatter(s.public, s.private, teams,
+                              band_x=None if band is None else band.x,
+                              band_low=None if band is None else band.low,
+                              band_high=None if band is None else band.high,
+                              flagged=s.flagged if s.overfit is not None else None,
+                              labelled=labelled, higher_is_better=a.settings.higher_is_better,
+                              fmt=num)
+    ranks = rank_change_chart(st.public_rank, st.private_rank, teams,
+                              band=None if s.baseline is None
+                              else s.baseline.private_rank_given_public_place)
+    return {"said": sentences(s, teams, a.settings.alpha), "scatter": scatter, "ranks": ranks,
+            "risers": _moves(s, teams, s.risers, num), "fallers": _moves(s, teams, s.fallers, num),
+            "excluded": st.n_excluded, "noise": s.noise}
+
+
+def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
+    """The ``shakeup`` object of the JSON (see :mod:`leaderboard.report.json_out`)."""
+    if s is None:
+        return None
+    st, b, o = s.stats, s.baseline, s.overfit
+    win = _winner(s)
+
+    def move(i: int) -> dict:
+        return {"team": teams[i], "public_rank": int(st.public_rank[i]),
+                "private_rank": int(st.private_rank[i]), "change": int(st.rank_change[i])}
+
+    out = {"spearman": float(st.spearman), "kendall": float(st.kendall),
+           "mean_abs_rank_change": float(st.mean_abs_rank_change),
+           "mean_abs_rank_change_top10": float(st.mean_abs_rank_change_top10),
+           "noise_mean_abs_rank_change": None if b is None else float(b.noise_mean_abs_rank_change),
+           "p_overfit": None if o is None else float(o.p_overfit),
+           "n_entries": int(st.n_entries), "n_excluded": int(st.n_excluded),
+           "n_public": s.n_public, "n_private": s.n_private, "two_stage": bool(s.two_stage),
+           "noise": s.noise, "reason": s.reason,
+           "winner": {**move(win), "p_jump": None if b is None else float(b.p_winner_jump)},
+           "risers": [move(int(i)) for i in s.risers], "fallers": [move(int(i)) for i in s.fallers]}
+    if b is not None:
+        out.update({"noise_spearman": float(b.noise_spearman),
+                    "noise_mean_abs_rank_change_top10":
+                        float(np.median(b.mean_abs_rank_change_top10)),
+                    "p_spearman": float(b.p_spearman), "p_shakeup": float(b.p_shakeup),
+                    "public_top": s.public_top, "public_top_tiers": s.public_top_tiers,
+                    "public_tier1_size": s.public_tier1_size,
+                    "overfit_shift": float(o.shift), "overfit_statistic": float(o.statistic),
+                    "drivers": [{"team": teams[i], "public_score": float(s.public[i]),
+                                 "private_score": float(s.private[i])}
+                                for i in np.flatnonzero(s.flagged)]})
+    return out

@@ -1,0 +1,271 @@
+"""The observed shake-up: how the order of a competition changed from the public to the private board.
+
+Every entry has a public score (the slice of the test set shown during the contest) and a private
+score (the slice that decides the prizes). :func:`shakeup_stats` ranks both boards and summarises
+how far apart they are; :func:`risers_fallers` names the entries that moved most.
+
+These are descriptions of one competition, with no claim attached; whether the shake-up is more than
+sampling noise would produce is the business of :mod:`leaderboard.shakeup.baseline` and
+:mod:`leaderboard.shakeup.overfit`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+from scipy.stats import kendalltau, rankdata, spearmanr
+
+from leaderboard.tiers._tau_kernel import inversions, tied_pairs
+
+
+@dataclass(frozen=True)
+class ShakeupStats:
+    """Rank changes and rank correlations between the public and the private board.
+
+    Arrays are aligned with the INPUT order. Excluded entries (a NaN public or private score) have
+    NaN ranks and rank change: a sentinel such as -1 would sort ahead of first place and slip into
+    any statistic computed from it, while NaN cannot be mistaken for a rank. Ranks of kept entries
+    are whole numbers stored as floats.
+
+    Attributes
+    ----------
+    n_entries : int
+        Entries kept (N): both scores finite.
+    n_excluded : int
+        Entries left out of everything because a score was NaN.
+    keep : ndarray of bool, shape (n_input,)
+        Which input entries were kept.
+    public_rank, private_rank : ndarray of float, shape (n_input,)
+        Competition ranking ("min"): 1 + the number of kept entries strictly better on that board,
+        so tied entries share the best place of their group. NaN for excluded entries.
+    rank_change : ndarray of float, shape (n_input,)
+        ``public_rank - private_rank``: positive means the entry rose on the private board.
+    spearman, kendall : float
+        Spearman's rho and Kendall's tau-b between the public and the private scores (ties allowed).
+        Both boards are turned the same way, so a perfectly kept order gives +1 for higher- and
+        lower-is-better metrics alike. NaN with fewer than 2 entries or a board that is all ties.
+    mean_abs_rank_change : float
+        Mean of ``|rank_change|`` over the kept entries, divided by N (0 = no change; a random
+        reshuffle gives about 1/3).
+    mean_abs_rank_change_top10 : float
+        The same mean over the private top: the entries whose private rank is at most
+        ``ceil(top_fraction * N)`` (at least 1; tied entries at the cut all count), divided by N.
+    top_fraction : float
+        Share of the board that makes the "top" of ``mean_abs_rank_change_top10``.
+    higher_is_better : bool
+    """
+
+    n_entries: int
+    n_excluded: int
+    keep: np.ndarray
+    public_rank: np.ndarray
+    private_rank: np.ndarray
+    rank_change: np.ndarray
+    spearman: float
+    kendall: float
+    mean_abs_rank_change: float
+    mean_abs_rank_change_top10: float
+    top_fraction: float
+    higher_is_better: bool
+
+    @property
+    def top_size(self) -> int:
+        """Private places that make the top: ``max(1, ceil(top_fraction * N))``."""
+        return top_count(self.n_entries, self.top_fraction)
+
+    @property
+    def winner_public_rank(self) -> float:
+        """Public rank of the private winner (the best one if several tie for first)."""
+        if self.n_entries == 0:
+            return math.nan
+        return float(np.nanmin(np.where(self.private_rank == 1, self.public_rank, np.nan)))
+
+
+def top_count(n_entries: int, top_fraction: float) -> int:
+    """How many places make the top ``top_fraction`` of ``n_entries``: ``ceil``, at least 1."""
+    # A hair below the product guards against 0.1 * 30 = 3.0000000000000004 becoming 4.
+    return max(1, math.ceil(top_fraction * n_entries - 1e-9))
+
+
+def _shakeup_iv(public, private, top_fraction):
+    public = np.asarray(public, dtype=float)
+    private = np.asarray(private, dtype=float)
+    if public.ndim != 1 or public.shape != private.shape:
+        raise ValueError(f"public and private must be 1-D arrays of one length, got shapes "
+                         f"{public.shape} and {private.shape}")
+    if not 0 < top_fraction <= 1:
+        raise ValueError(f"top_fraction must be in (0, 1], got {top_fraction:g}")
+    if np.isinf(public).any() or np.isinf(private).any():
+        raise ValueError("scores must be finite or NaN (NaN marks an entry to exclude)")
+    return public, private
+
+
+def shakeup_stats(public: np.ndarray, private: np.ndarray, higher_is_better: bool, *,
+                  top_fraction: float = 0.1) -> ShakeupStats:
+    """Rank changes and rank correlations between a competition's public and private boards.
+
+    Parameters
+    ----------
+    public, private : array_like, shape (n,)
+        Each entry's raw public and private score; an entry with a NaN in either is excluded.
+    higher_is_better : bool
+        Direction of the metric.
+    top_fraction : float
+        Share of the private board whose rank change is also reported on its own.
+
+    Returns
+    -------
+    ShakeupStats
+
+    Examples
+    --------
+    Lower is better; the third entry has no private score:
+
+    >>> st = shakeup_stats([0.10, 0.20, 0.30, 0.40], [0.25, 0.15, np.nan, 0.35], False)
+    >>> st.public_rank.tolist(), st.private_rank.tolist(), st.rank_change.tolist()
+    ([1.0, 2.0, nan, 3.0], [2.0, 1.0, nan, 3.0], [-1.0, 1.0, nan, 0.0])
+    >>> st.n_excluded, round(st.spearman, 3), round(st.mean_abs_rank_change, 3)
+    (1, 0.5, 0.222)
+    """
+    public, private = _shakeup_iv(public, private, top_fraction)
+    sign = 1.0 if higher_is_better else -1.0
+    keep = np.isfinite(public) & np.isfinite(private)
+    pub, priv = sign * public[keep], sign * private[keep]
+    n = int(keep.sum())
+    public_rank = np.full(public.size, np.nan)
+    private_rank = np.full(public.size, np.nan)
+    # "min" ranks of the negated scores: 1 + the number strictly better, ties share the best place.
+    public_rank[keep] = rankdata(-pub, method="min")
+    private_rank[keep] = rankdata(-priv, method="min")
+    change = public_rank - private_rank
+    spearman = kendall = math.nan
+    if n >= 2 and np.ptp(pub) > 0 and np.ptp(priv) > 0:
+        spearman = float(spearmanr(pub, priv).statistic)
+        kendall = float(kendalltau(pub, priv).statistic)  # tau-b is scipy's default
+    mean_abs = mean_abs_top = math.nan
+    if n:
+        moved = np.abs(change[keep])
+        mean_abs = float(moved.mean() / n)
+        in_top = private_rank[keep] <= top_count(n, top_fraction)
+        mean_abs_top = float(moved[in_top].mean() / n)
+    return ShakeupStats(n_entries=n, n_excluded=int(public.size - n), keep=keep,
+                        public_rank=public_rank, private_rank=private_rank, rank_change=change,
+                        spearman=spearman, kendall=kendall, mean_abs_rank_change=mean_abs,
+                        mean_abs_rank_change_top10=mean_abs_top, top_fraction=float(top_fraction),
+                        higher_is_better=bool(higher_is_better))
+
+
+def risers_fallers(stats: ShakeupStats, k: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The entries that rose and fell most from the public to the private board.
+
+    Only entries that actually moved qualify, so either list can be shorter than ``k`` (a board
+    with no movement has neither).
+
+    Parameters
+    ----------
+    stats : ShakeupStats
+    k : int
+        At most this many of each.
+
+    Returns
+    -------
+    risers, fallers : ndarray of int
+        Indices into the input order. Risers by rank change, biggest rise first; fallers biggest
+        fall first; equal moves are ordered by private rank (better first), then input order.
+
+    Examples
+    --------
+    >>> st = shakeup_stats([4.0, 3.0, 2.0, 1.0], [1.0, 4.0, 3.0, 2.0], True)
+    >>> st.rank_change.tolist()
+    [-3.0, 1.0, 1.0, 1.0]
+    >>> [r.tolist() for r in risers_fallers(st, k=2)]
+    [[1, 2], [0]]
+    """
+    if k < 0:
+        raise ValueError(f"k must be at least 0, got {k}")
+    change, place = stats.rank_change, stats.private_rank
+    rose = np.flatnonzero(change > 0)  # NaN compares False: excluded entries never qualify
+    fell = np.flatnonzero(change < 0)
+    # lexsort sorts by its last key first; it is stable, so input order breaks what remains.
+    risers = rose[np.lexsort((place[rose], -change[rose]))][:k]
+    fallers = fell[np.lexsort((place[fell], change[fell]))][:k]
+    return risers, fallers
+
+
+# Ranking machinery for many simulated boards at once (leaderboard.shakeup.baseline); the observed
+# board above uses scipy, which the tests also hold these against.
+
+def board_ranks(scores: np.ndarray):
+    """Ranks of each row of ``scores`` (shape (c, n), higher is better).
+
+    Returns the "min" ranks (int32: 1 + the number strictly better), the average ranks (float, for
+    Spearman) and the order of each row, best first.
+    """
+    c, n = scores.shape
+    order = np.argsort(-scores, axis=1)
+    ordered = np.take_along_axis(scores, order, axis=1)
+    new_group = np.ones((c, n), dtype=bool)
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new_group[:, 1:])
+    positions = np.arange(n, dtype=np.int32)
+    min_rank = np.empty((c, n), dtype=np.int32)
+    if new_group.all():  # no ties (the usual case): place = position, average rank = min rank
+        np.put_along_axis(min_rank, order, np.broadcast_to(positions + 1, (c, n)), axis=1)
+        return min_rank, min_rank.astype(float), order
+    first = np.maximum.accumulate(np.where(new_group, positions, 0), axis=1)
+    np.put_along_axis(min_rank, order, first + 1, axis=1)
+    group_end = np.ones((c, n), dtype=bool)
+    group_end[:, :-1] = new_group[:, 1:]
+    last = np.minimum.accumulate(np.where(group_end, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    avg = np.empty((c, n))
+    np.put_along_axis(avg, order, (first + last) / 2 + 1, axis=1)
+    return min_rank, avg, order
+
+
+def row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson correlation of ``a[r]`` and ``b[r]`` for every row; NaN for a constant row."""
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    denom = np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, np.einsum("ij,ij->i", a, b) / denom, np.nan)
+
+
+@njit(cache=True, parallel=True)
+def tau_b_rows(x, y, xy_order, out):
+    """Kendall's tau-b of ``x[r]`` and ``y[r]`` (int ranks in 1..n, shape (c, n)) for every row.
+
+    ``xy_order[r]`` sorts row ``r`` by (x, y) (numpy's sort is faster than a compiled one). In
+    that order the discordant pairs are the strict inversions of the y sequence (pairs tied in x
+    are sorted by y, so never inverted), counted with a Fenwick tree in O(n log n). NaN when
+    either ranking is all ties.
+    """
+    n_rows, n = x.shape
+    total = n * (n - 1) // 2
+    for r in prange(n_rows):
+        xr, yr, order = x[r], y[r], xy_order[r]
+        x_ties, joint, run_x, run_j = 0, 0, 1, 1
+        for t in range(1, n):
+            a, b = order[t - 1], order[t]
+            if xr[b] == xr[a]:
+                run_x += 1
+                if yr[b] == yr[a]:
+                    run_j += 1
+                else:
+                    joint += run_j * (run_j - 1) // 2
+                    run_j = 1
+            else:
+                x_ties += run_x * (run_x - 1) // 2
+                joint += run_j * (run_j - 1) // 2
+                run_x, run_j = 1, 1
+        x_ties += run_x * (run_x - 1) // 2
+        joint += run_j * (run_j - 1) // 2
+        y_ties = tied_pairs(yr, n)
+        # earlier in the x order with a strictly larger y: the discordant pairs
+        discordant = inversions(yr[order], n)
+        denom = float(total - x_ties) * float(total - y_ties)
+        if denom > 0:
+            out[r] = (total - x_ties - y_ties + joint - 2 * discordant) / np.sqrt(denom)
+        else:
+            out[r] = np.nan

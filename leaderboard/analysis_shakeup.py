@@ -57,6 +57,8 @@ class Shakeup:
         Where the noise came from, in words.
     reason : str or None
         Why there is no noise baseline, when there is none.
+    left_out : str or None
+        Entries with both scores that were nevertheless left out, and why.
     """
 
     public: np.ndarray
@@ -75,6 +77,7 @@ class Shakeup:
     public_tier1_size: int | None
     noise: str
     reason: str | None
+    left_out: str | None = None
 
 
 def has_both_scores(table) -> bool:
@@ -104,20 +107,27 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     :func:`~leaderboard.shakeup.truth.estimate_truth`.
     """
     public, private = np.asarray(public, float), np.asarray(private, float)
-    stats = shakeup_stats(public, private, higher_is_better)
-    keep = stats.keep
     reason = not_simulable_reason(metric, options)
     if reason is None and (n_public is None or n_private is None):
         reason = ("the sizes of the public and private slices were not given (--n-public and "
                   "--n-private, or --n-test with --public-fraction)")
     if reason is not None:
+        stats = shakeup_stats(public, private, higher_is_better)
         return _result(public, private, stats, None, None, n_public, n_private, two_stage,
                        "none", reason, None)
-    scores = np.concatenate([public[keep], private[keep]])
+    both = np.isfinite(public) & np.isfinite(private)
+    scores = np.concatenate([public[both], private[both]])
     leader = float(scores.max() if higher_is_better else scores.min())
     models = [build_noise_model(metric, scores, leader_score=leader, n_test=n, prevalence=prevalence,
                                 draws=draws, seed=seed, alpha=alpha, options=options,
                                 progress=progress) for n in (n_public, n_private)]
+    # Scores the universe cannot reach (e.g. a log loss worse than predicting the prevalence) have
+    # no simulated noise: they are left out of the post-mortem rather than given a made-up one.
+    lo, hi = max(m.levels[0] for m in models), min(m.levels[-1] for m in models)
+    beyond = both & ((np.minimum(public, private) < lo) | (np.maximum(public, private) > hi))
+    public, private = np.where(beyond, np.nan, public), np.where(beyond, np.nan, private)
+    stats = shakeup_stats(public, private, higher_is_better)
+    keep = stats.keep
     # Only the noise entries do not share moves their ranks, so the truths are pulled together
     # by the SD of that part (the shared part, sqrt(correlation) of it, moves every entry alike).
     truth = estimate_truth(private[keep], models[1].sd_at(private[keep]) * np.sqrt(1 - correlation))
@@ -127,9 +137,13 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     ordered = _best_first(public[keep], higher_is_better)
     public_reps = RankReplicates.normal(ordered, models[0].sd_at(ordered), correlation,
                                         higher_is_better, replicates=replicates, seed=seed)
+    left_out = (f"{int(beyond.sum()):,} entr{'y scores' if beyond.sum() == 1 else 'ies score'} "
+                f"beyond what the {models[0].universe} universe can reach ({lo:.6g} to {hi:.6g}) "
+                "on one board or both, so their noise cannot be simulated; they are left out"
+                if beyond.any() else None)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
-                   f"{noise_draws.source}", None, (alpha, tier_method))
+                   f"{noise_draws.source}", None, (alpha, tier_method), left_out)
 
 
 def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,
@@ -164,7 +178,7 @@ def _best_first(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
-            noise, reason, tiering=None) -> Shakeup:
+            noise, reason, tiering=None, left_out=None) -> Shakeup:
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)
     baseline = overfit = top_tiers = tier1 = None
@@ -179,4 +193,5 @@ def _result(public, private, stats, noise_draws, public_reps, n_public, n_privat
     return Shakeup(public=public, private=private, stats=stats, n_public=n_public,
                    n_private=n_private, two_stage=two_stage, baseline=baseline, overfit=overfit,
                    flagged=flagged, risers=risers, fallers=fallers, public_top=top,
-                   public_top_tiers=top_tiers, public_tier1_size=tier1, noise=noise, reason=reason)
+                   public_top_tiers=top_tiers, public_tier1_size=tier1, noise=noise, reason=reason,
+                   left_out=left_out)

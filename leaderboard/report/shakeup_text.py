@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 CALM_SPEARMAN = 0.8  # below this, noise alone scrambles the public board (the "tiny slice" story)
 
 
-def _p(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}" if p < 0.01 else f"{p:.2f}"
+def _p(p: float, name: str = "p") -> str:
+    """``p = 0.03``, or ``p < 0.001``."""
+    return f"{name} < 0.001" if p < 0.001 else f"{name} = {p:.3f}" if p < 0.01 else f"{name} = {p:.2f}"
 
 
 def _place(rank: float) -> str:
@@ -48,7 +49,8 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     said = [f"Public and private boards of the {st.n_entries:,} entries with both scores: "
             f"Spearman {st.spearman:.2f}, Kendall {st.kendall:.2f}; entries moved "
             f"{pct(st.mean_abs_rank_change)} of the board on average "
-            f"({pct(st.mean_abs_rank_change_top10)} in the private top {st.top_size:,})."]
+            f"({pct(st.mean_abs_rank_change_top10)} in the private top {st.top_size:,})."
+            + (f" {s.left_out}." if s.left_out else "")]
     win = _winner(s)
     jump = (f"The private winner, {teams[win]}, "
             + ("also led the public board." if st.public_rank[win] == 1 else
@@ -64,11 +66,15 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     said.append(f"Noise alone, at {sizes}, gives Spearman {b.noise_spearman:.2f} (95% of simulated "
                 f"competitions between {lo:.2f} and {hi:.2f}) and moves entries "
                 f"{pct(b.noise_mean_abs_rank_change)} of the board on average: the observed board "
-                f"shows {verdict} (p = {_p(b.p_shakeup)}).")
+                f"shows {verdict} ({_p(b.p_shakeup)}).")
     if st.public_rank[win] > 1:
         jump += (f" With {_rows(s.n_public)} on the public board, the private winner came from "
                  f"that far down or further in {pct(b.p_winner_jump)} of simulated competitions.")
     said.append(jump)
+    if s.two_stage and b.p_shakeup < alpha:
+        said.append("This was a two-stage competition: the private board is other data than the "
+                    "public one, so the extra shake-up can come from models that do better on one "
+                    "dataset than the other, not only from fitting the public board.")
     if b.noise_spearman < CALM_SPEARMAN and b.p_shakeup >= alpha:
         said.append(f"Why: with only {_rows(s.n_public)}, the public board is mostly noise. Even "
                     "with no overfitting at all its order agrees with the private one only at "
@@ -103,11 +109,11 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
     named = ", ".join(drivers[:8]) + (f" and {len(drivers) - 8} more" if len(drivers) > 8 else "")
     if o.p_overfit < alpha:
         text = (f"The public top {o.top_size:,} beat their private scores by more than noise and "
-                f"selection luck explain (p_overfit = {_p(o.p_overfit)}): a sign of fitting the "
+                f"selection luck explain ({_p(o.p_overfit, 'p_overfit')}): a sign of fitting the "
                 "public board.")
     else:
         text = (f"The public top {o.top_size:,} lost no more from public to private than "
-                f"regression to the mean predicts (p_overfit = {_p(o.p_overfit)}): no sign of "
+                f"regression to the mean predicts ({_p(o.p_overfit, 'p_overfit')}): no sign of "
                 "adaptive overfitting.")
     if drivers:
         text += (f" {len(drivers)} entr{'y' if len(drivers) == 1 else 'ies'} individually beat "
@@ -153,7 +159,9 @@ def context(a: Analysis, num) -> dict | None:
                               else s.baseline.private_rank_given_public_place)
     return {"said": sentences(s, teams, a.settings.alpha), "scatter": scatter, "ranks": ranks,
             "risers": _moves(s, teams, s.risers, num), "fallers": _moves(s, teams, s.fallers, num),
-            "excluded": st.n_excluded, "noise": s.noise}
+            "excluded": int((~np.isfinite(a.table["public_score"].to_numpy(float))
+                             | ~np.isfinite(a.table["private_score"].to_numpy(float))).sum()),
+            "noise": s.noise}
 
 
 def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
@@ -174,7 +182,7 @@ def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
            "p_overfit": None if o is None else float(o.p_overfit),
            "n_entries": int(st.n_entries), "n_excluded": int(st.n_excluded),
            "n_public": s.n_public, "n_private": s.n_private, "two_stage": bool(s.two_stage),
-           "noise": s.noise, "reason": s.reason,
+           "noise": s.noise, "reason": s.reason, "left_out": s.left_out,
            "winner": {**move(win), "p_jump": None if b is None else float(b.p_winner_jump)},
            "risers": [move(int(i)) for i in s.risers], "fallers": [move(int(i)) for i in s.fallers]}
     if b is not None:

@@ -6,7 +6,8 @@ Run ``python data/make_example.py [out_dir]`` (default: this folder). The output
 ``example_leaderboard.csv``
     ``team,public_score,private_score`` for 40 teams, rows shuffled (not in rank order).
 ``example_leaderboard.json``
-    The settings to analyse it with (metric, private test size and prevalence).
+    The settings to analyse it with (metric, private test size, both slices' sizes for the
+    post-mortem, and prevalence).
 ``example_kaggle_download.csv``
     The same competition as Kaggle's public-leaderboard download (``TeamId,TeamName,
     SubmissionDate,Score`` with a UTF-8 BOM): each team's improving submissions, 1 to 6 rows.
@@ -142,6 +143,7 @@ def main(out_dir: str | Path | None = None) -> list[Path]:
     private_y = sim["y"][~sim["public"]]
     settings = {
         "file": table.name, "metric": "auc", "n_test": int(len(private_y)),
+        "n_public": int(sim["public"].sum()), "n_private": int(len(private_y)),
         "prevalence": round(float(private_y.mean()), 6),
         "description": (f"Simulated binary-classification competition: {len(rows)} teams, "
                         f"{N_TEST} test rows at {N_POSITIVE / N_TEST:.0%} prevalence, split "

@@ -12,9 +12,9 @@ from functools import partial
 from pathlib import Path
 
 from leaderboard import __version__
-from leaderboard import cli_calibrate, cli_plan, cli_simulate
+from leaderboard import cli_calibrate, cli_choose, cli_plan, cli_simulate
 from leaderboard.analysis import Analysis, Settings, analyze
-from leaderboard.cli_common import (Parser, add_output_options, add_universe_options,
+from leaderboard.cli_common import (Parser, add_output_options, add_universe_options, printable,
                                     universe_options, write_output)
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_simulate.add_parser(commands)
     cli_plan.add_parser(commands)
     cli_calibrate.add_parser(commands)
+    cli_choose.add_parser(commands)
     return parser
 
 
@@ -123,7 +124,9 @@ def _example_defaults(args: argparse.Namespace) -> None:
     else:
         preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
         args.file = str(data_dir() / preset["file"])
-        options = ("metric", "n_test", "prevalence")
+        # the slices' sizes imply --n-test (the private slice ranks the board)
+        sized = args.n_test is None and args.public_fraction is None
+        options = ("metric", "prevalence") + (("n_public", "n_private") if sized else ("n_test",))
     for option in options:
         if getattr(args, option) is None:
             setattr(args, option, preset[option])
@@ -246,7 +249,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         lines.append(f"d95 at the leader's score {table['score'].iloc[0]:.6g}: "
                      f"{result.d95:.4g} (two equally good models differ by more than this one "
                      "time in twenty)")
-        top = [_printable(t) for t in table.loc[table["tier"] == 1, "team"]]
+        top = [printable(t) for t in table.loc[table["tier"] == 1, "team"]]
         shown = ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
         lines.append(f"tier 1, statistically tied for first: {len(top)} "
                      f"entr{'y' if len(top) == 1 else 'ies'}: {shown}")
@@ -256,17 +259,12 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         files = result.submissions.files
         bad = [f for f in files if f.status == "rejected"]
         lines.append(f"submission files: {len(files):,} found, {len(table):,} scored, "
-                     f"{len(bad):,} rejected" + (f" (first: {_printable(bad[0].file)}: "
-                                                  f"{_printable(bad[0].reason)})" if bad else ""))
+                     f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
+                                                  f"{printable(bad[0].reason)})" if bad else ""))
     written = [p for p in (html_path, json_path) if p]
     if written:
         lines.append("wrote " + " and ".join(written))
     return "\n".join(lines)
-
-
-def _printable(text) -> str:
-    """Untrusted names with control characters replaced, so they cannot drive the terminal."""
-    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -281,6 +279,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             cli_plan.run(args)
         elif args.command == "calibrate":
             cli_calibrate.run(args)
+        elif args.command == "choose":
+            cli_choose.run(args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2

@@ -33,6 +33,17 @@ def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> No
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
 
 
+def printable(text) -> str:
+    """Untrusted names with control characters replaced, so they cannot drive the terminal.
+
+    Examples
+    --------
+    >>> printable("team\x1b[31m")
+    'team?[31m'
+    """
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
+
+
 def write_output(writer: Callable[[str], object], path: str) -> None:
     """Call ``writer(path)``; a file that cannot be written is a one-line :class:`InputError`.
 

@@ -1,0 +1,238 @@
+"""`leaderboard choose`: which two final submissions should a team select?
+
+ingest (a table of public scores, and/or predictions with a solution) -> metrics (public scores)
+-> noise (the universe's SD at the public size, or a paired bootstrap of the public rows) ->
+:mod:`leaderboard.choose` (winner's-curse-corrected posterior, the pair, the ladder). Nothing here
+imports the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.analysis_submissions import split_scores
+from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
+from leaderboard.errors import InputError
+from leaderboard.ingest import Leaderboard
+from leaderboard.metrics import Metric
+from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
+from leaderboard.progress import Progress
+from leaderboard.submissions import Solution, SubmissionSet
+
+
+@dataclass(frozen=True)
+class ChooseSettings:
+    """What the team told us, echoed in the report and the JSON."""
+
+    metric: Metric
+    higher_is_better: bool
+    n_public: int | None = None
+    n_private: int | None = None
+    prevalence: float | None = None
+    correlation: float = 0.0
+    alpha: float = 0.05
+    replicates: int = 2000
+    draws: int = 20000
+    seed: int = 0
+    universe: UniverseOptions = UniverseOptions()
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The team's candidates, their public scores and the noise of those scores.
+
+    Attributes
+    ----------
+    names : list of str
+        One per candidate, in submission order (file order of the table, file-name order of the
+        predictions), which is the order the ladder walks.
+    scores : ndarray, shape (K,)
+        Public scores (raw scale).
+    cov : ndarray, shape (K, K)
+        Covariance of the public scores' sampling noise at the public size.
+    source : list of str
+        ``"predictions"`` (bootstrap of the public rows) or ``"table"`` (the universe's SD and the
+        assumed correlation) per candidate.
+    n_public, n_private : int
+        Rows seen (public) and rows that will decide (private).
+    hindsight : ndarray or None
+        Private scores, when the solution holds private labels: shown after the choice, never used
+        by it.
+    noise : str
+        How ``cov`` was obtained, in words.
+    """
+
+    names: list[str]
+    scores: np.ndarray
+    cov: np.ndarray
+    source: list[str]
+    n_public: int
+    n_private: int
+    hindsight: np.ndarray | None
+    noise: str
+
+
+@dataclass(frozen=True)
+class ChooseResult:
+    """Everything the report and the JSON of ``leaderboard choose`` show."""
+
+    settings: ChooseSettings
+    candidates: Candidates
+    posterior: Posterior
+    choice: Choice
+    ladder: Ladder
+    table: pd.DataFrame
+    notes: tuple[str, ...]
+    inputs: tuple[str, ...]
+
+
+def table_candidates(board: Leaderboard, settings: ChooseSettings, *,
+                     quiet: bool = True) -> Candidates:
+    """Candidates from a table of public scores: the SD of each score comes from the metric's
+    simulated universe at ``n_public`` rows, and any two candidates' noise is assumed to have
+    correlation ``settings.correlation`` (0 by default: the widest, most cautious choice)."""
+    metric = settings.metric
+    if settings.n_public is None:
+        raise InputError("--public-scores needs --n-public (the rows of the public board)")
+    reason = not_simulable_reason(metric, settings.universe)
+    if reason is not None:
+        raise InputError(f"{reason}; give the candidates' predictions (--solution, --submissions)")
+    scores = board.entries["score"].to_numpy(dtype=float)
+    progress = Progress("simulating test sets", quiet=quiet)
+    best = scores.max() if settings.higher_is_better else scores.min()
+    noise = build_noise_model(metric, scores, leader_score=float(best), n_test=settings.n_public,
+                              prevalence=settings.prevalence, draws=2000, seed=settings.seed,
+                              alpha=settings.alpha, options=settings.universe, progress=progress)
+    progress.close()
+    sd = noise.sd_at(scores)
+    rho = settings.correlation
+    cov = rho * np.outer(sd, sd)
+    np.fill_diagonal(cov, sd ** 2)
+    n_private = settings.n_private or settings.n_public
+    return Candidates(names=board.entries["team"].tolist(), scores=scores, cov=cov,
+                      source=["table"] * len(scores), n_public=settings.n_public,
+                      n_private=n_private, hindsight=None,
+                      noise=f"the {noise.universe} universe's SD at {settings.n_public:,} rows, "
+                            f"correlation {rho:g} between candidates (assumed)")
+
+
+def prediction_candidates(solution: Solution, submissions: SubmissionSet,
+                          settings: ChooseSettings, *, quiet: bool = True) -> Candidates:
+    """Candidates from their predictions: scored on the rows the team has seen (the public rows,
+    or every row when the solution has no Usage column), with the noise covariance from a paired
+    bootstrap of those rows, which measures how alike the candidates' errors are."""
+    metric = settings.metric
+    files = submissions.scored
+    if len(files) < 2:
+        raise InputError(f"choose needs at least two valid candidates, found {len(files)}",
+                         file=submissions.source)
+    preds = [f.prediction for f in files]
+    seen = solution.usage == "public"
+    has_split = bool(seen.any())
+    if not has_split:
+        seen = solution.usage != "ignored"
+    unseen = int((solution.usage == "private").sum()) if has_split else 0
+    n_public = int(seen.sum())
+    n_private = settings.n_private or unseen or n_public
+    progress = Progress("resampling the public rows", quiet=quiet)
+    try:
+        boot = paired_bootstrap(metric.impl, solution.target[seen], [p[seen] for p in preds],
+                                replicates=settings.replicates, seed=settings.seed,
+                                progress=progress)
+    finally:
+        progress.close()
+    reps = boot.replicates[:, np.isfinite(boot.replicates).all(axis=0)]
+    hindsight = split_scores(metric, solution, preds, "private") if has_split else None
+    return Candidates(names=[f.label for f in files], scores=boot.point, cov=np.cov(reps),
+                      source=["predictions"] * len(files), n_public=n_public,
+                      n_private=n_private, hindsight=hindsight,
+                      noise=f"a paired bootstrap of the {n_public:,} "
+                            f"{'public' if has_split else ''} rows ({reps.shape[1]:,} replicates)"
+                            .replace("  ", " "))
+
+
+def merge_candidates(predicted: Candidates, table: Candidates, correlation: float) -> Candidates:
+    """Both inputs at once: candidates with predictions keep their bootstrap covariance; those
+    only in the table join with the universe's SD and the assumed correlation to every other."""
+    if predicted.n_public != table.n_public:
+        raise InputError(f"--n-public {table.n_public:,} disagrees with the solution's "
+                         f"{predicted.n_public:,} public rows")
+    extra = [i for i, name in enumerate(table.names) if name not in set(predicted.names)]
+    k, m = len(predicted.names), len(extra)
+    sd = np.sqrt(np.concatenate([np.diag(predicted.cov), np.diag(table.cov)[extra]]))
+    cov = correlation * np.outer(sd, sd)
+    cov[:k, :k] = predicted.cov
+    cov[k:, k:] = table.cov[np.ix_(extra, extra)]
+    hindsight = None if predicted.hindsight is None else np.concatenate(
+        [predicted.hindsight, np.full(m, np.nan)])
+    return Candidates(names=predicted.names + [table.names[i] for i in extra],
+                      scores=np.concatenate([predicted.scores, table.scores[extra]]), cov=cov,
+                      source=predicted.source + ["table"] * m, n_public=predicted.n_public,
+                      n_private=predicted.n_private, hindsight=hindsight,
+                      noise=f"{predicted.noise}; for the {m} candidate(s) only in the table, "
+                            f"{table.noise}" if m else predicted.noise)
+
+
+def choose(candidates: Candidates, settings: ChooseSettings, *,
+           inputs: tuple[str, ...] = ()) -> ChooseResult:
+    """Correct every candidate for the winner's curse, pick the pair, replay the ladder.
+
+    Parameters
+    ----------
+    candidates : Candidates
+        From :func:`table_candidates`, :func:`prediction_candidates` or both merged.
+    settings : ChooseSettings
+    inputs : tuple of str
+        The input files, for the report.
+
+    Returns
+    -------
+    ChooseResult
+        ``table`` has one row per candidate in submission order with ``candidate``,
+        ``public_score``, ``expected`` (winner's-curse-corrected expected private score),
+        ``ci_low``/``ci_high`` (95% posterior interval of its true score), ``p_best``,
+        ``p_top_tier``, ``pick`` (1 and 2 for the recommended pair, else 0), ``safest``,
+        ``top_two_public``, ``identical_to``, ``ladder_step`` and, when the solution holds
+        private labels, ``private_hindsight``.
+    """
+    c, higher = candidates, settings.higher_is_better
+    if len(c.names) < 2:
+        raise InputError(f"choose needs at least two candidates, found {len(c.names)}")
+    posterior = candidate_posterior(c.scores, c.cov, higher)
+    try:
+        choice = choose_pair(posterior, c.cov * (c.n_public / c.n_private), higher,
+                             draws=settings.draws, seed=settings.seed, names=c.names)
+    except ValueError as error:  # e.g. every candidate a copy of one: nothing to choose between
+        raise InputError(f"cannot choose: {error}") from None
+    var = np.diag(c.cov)
+    sd_diff = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * c.cov, 0.0))
+    ladder = ladder_check(c.scores, sd_diff, higher, alpha=settings.alpha)
+    low, high = posterior.interval(settings.alpha)
+    pick = np.zeros(len(c.names), dtype=int)
+    pick[list(choice.recommended)] = (1, 2)
+    table = pd.DataFrame({
+        "candidate": c.names, "public_score": c.scores, "expected": choice.expected,
+        "ci_low": low, "ci_high": high, "p_best": choice.p_best, "p_top_tier": choice.p_top_tier,
+        "pick": pick, "safest": np.isin(np.arange(len(c.names)), choice.safest),
+        "top_two_public": np.isin(np.arange(len(c.names)), choice.top_two_public),
+        "identical_to": [None if k == i else c.names[k] for i, k in enumerate(posterior.copy_of)],
+        "ladder_step": ladder.is_step, "source": c.source})
+    # pandas turns a None among strings into NaN; keep "no original" as None
+    table["identical_to"] = pd.Series([None if k == i else c.names[k]
+                                       for i, k in enumerate(posterior.copy_of)], dtype=object)
+    if c.hindsight is not None:
+        table["private_hindsight"] = c.hindsight
+    notes = []
+    if posterior.copy_of.size and (posterior.copy_of != np.arange(len(c.names))).any():
+        notes.append("Candidates with identical predictions count as one: they are never "
+                     "recommended together, since the second would add nothing.")
+    if any(src == "table" for src in c.source) and settings.correlation == 0:
+        notes.append("Candidates given only by their public scores are assumed to have independent "
+                     "noise (--correlation 0). A team's submissions usually share most of their "
+                     "errors; giving their predictions (--solution, --submissions) measures that.")
+    return ChooseResult(settings=settings, candidates=c, posterior=posterior, choice=choice,
+                        ladder=ladder, table=table, notes=tuple(notes), inputs=inputs)

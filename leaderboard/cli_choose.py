@@ -1,0 +1,140 @@
+"""`leaderboard choose`: which two final submissions should a team select?
+
+Candidates come as a table of public scores (``--public-scores FILE --n-public N``), as predictions
+with the solution (``--solution FILE --submissions PATH``, as for ``analyze``), or both. See
+:mod:`leaderboard.analysis_choose` for the pipeline and :mod:`leaderboard.report.choose_report` for
+the words, the page and the JSON.
+"""
+from __future__ import annotations
+
+import argparse
+from functools import partial
+
+from leaderboard.analysis_choose import (ChooseResult, ChooseSettings, choose, merge_candidates,
+                                         prediction_candidates, table_candidates)
+from leaderboard.cli_common import (add_output_options, add_universe_options, printable,
+                                    universe_options, write_output)
+from leaderboard.errors import InputError
+from leaderboard.ingest import read_leaderboard
+from leaderboard.metrics import get_metric, metric_names
+
+
+def add_parser(commands) -> None:
+    """Register the `choose` command on the top-level subparsers."""
+    p = commands.add_parser(
+        "choose", help="for a team: which two submissions to select, corrected for the winner's "
+                       "curse, and how sure that choice is",
+        description="Pick the two final submissions: each candidate's public score corrected for "
+                    "having been picked as best, the pair with the highest expected best-of-two "
+                    "private score, the pair most likely to hold a top-tier candidate, and how much "
+                    "of the public climb was within noise.")
+    p.add_argument("--example", action="store_true", help="run on the bundled submissions "
+                   "example (its files as one team's candidates)")
+    p.add_argument("--public-scores", help="CSV of the candidates and their public scores, in "
+                   "submission order (columns detected as for analyze: team/name/model and score)")
+    p.add_argument("--name-col", help="column of candidate names in --public-scores")
+    p.add_argument("--score-col", help="column of public scores in --public-scores")
+    p.add_argument("--solution", help="solution CSV (with a Usage column, its public rows are "
+                   "what the team has seen; the private labels are never used for the choice)")
+    p.add_argument("--submissions", help="folder, zip or manifest of the candidates' prediction "
+                   "files")
+    p.add_argument("--id-col", help="id column of the solution and submissions")
+    p.add_argument("--target-col", action="append", help="target column(s) of the solution")
+    p.add_argument("--pred-col", action="append", help="prediction column(s) of the submissions")
+    p.add_argument("--metric", help=f"the metric: {', '.join(metric_names())}")
+    p.add_argument("--n-public", type=int, help="rows of the public board the scores come from")
+    p.add_argument("--n-private", type=int, help="rows of the private board that will decide "
+                   "(default: the solution's private rows, else --n-public)")
+    p.add_argument("--prevalence", type=float, help="share of positives (binary metrics, scores "
+                   "only)")
+    p.add_argument("--correlation", type=float, default=0.0, help="scores only: assumed "
+                   "correlation between two candidates' noise (default 0)")
+    direction = p.add_mutually_exclusive_group()
+    direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True)
+    direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
+    p.add_argument("--alpha", type=float, default=0.05, help="error rate of the intervals and the "
+                   "ladder's margin (default 0.05)")
+    p.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates of the "
+                   "public rows (default 2000)")
+    p.add_argument("--draws", type=int, default=20000, help="draws from the predictive "
+                   "distribution of the private scores (default 20000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_output_options(p, "choose.html")
+    add_universe_options(p)
+
+
+def _settings(args: argparse.Namespace) -> ChooseSettings:
+    if args.metric is None:
+        raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
+    metric = get_metric(args.metric)
+    for name in ("n_public", "n_private"):
+        value = getattr(args, name)
+        if value is not None and value < 2:
+            raise InputError(f"--{name.replace('_', '-')} must be at least 2, got {value}")
+    if not 0 <= args.correlation < 1:
+        raise InputError(f"--correlation must be at least 0 and below 1, got {args.correlation:g}")
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
+    if args.replicates < 100 or args.draws < 1000:
+        raise InputError("--replicates must be at least 100 and --draws at least 1000")
+    return ChooseSettings(metric=metric, higher_is_better=metric.higher_is_better
+                          if args.higher is None else args.higher,
+                          n_public=args.n_public, n_private=args.n_private,
+                          prevalence=args.prevalence, correlation=args.correlation,
+                          alpha=args.alpha, replicates=args.replicates, draws=args.draws,
+                          seed=args.seed, universe=universe_options(args))
+
+
+def run(args: argparse.Namespace) -> ChooseResult:
+    """Run `leaderboard choose` from parsed arguments; returns the result it wrote."""
+    from leaderboard.report.choose_report import terminal_text, write_html, write_json
+
+    if args.example:
+        if args.public_scores or args.solution or args.submissions:
+            raise InputError("give either input files or --example, not both")
+        from leaderboard.cli import _make_submissions_example
+        preset = _make_submissions_example()
+        args.solution, args.submissions = preset["solution"], preset["submissions"]
+        args.metric = args.metric or preset["metric"]
+    predicted = args.solution is not None or args.submissions is not None
+    if not predicted and args.public_scores is None:
+        raise InputError("give the candidates: --public-scores FILE (with --n-public), and/or "
+                         "--solution with --submissions (or use --example)")
+    settings = _settings(args)
+    parts, inputs = [], []
+    if predicted:
+        parts.append(_predicted(args, settings))
+        inputs += [args.solution, args.submissions]
+    if args.public_scores is not None:
+        board = read_leaderboard(args.public_scores, higher_is_better=settings.higher_is_better,
+                                 team_col=args.name_col, score_col=args.score_col)
+        parts.append(table_candidates(board, settings, quiet=args.quiet))
+        inputs.append(args.public_scores)
+    candidates = parts[0] if len(parts) == 1 else merge_candidates(parts[0], parts[1],
+                                                                   settings.correlation)
+    result = choose(candidates, settings, inputs=tuple(inputs))
+    for writer, path in ((write_html, args.output), (write_json, args.json)):
+        if path:
+            write_output(partial(writer, result), path)
+    if not args.quiet:
+        print("\n".join(printable(line) for line in
+                        terminal_text(result, [p for p in (args.output, args.json) if p]).split("\n")))
+    return result
+
+
+def _predicted(args: argparse.Namespace, settings: ChooseSettings):
+    from leaderboard.submissions import read_solution, read_submissions
+
+    if args.solution is None or args.submissions is None:
+        raise InputError("predictions need both --solution and --submissions")
+    metric = settings.metric
+    if not metric.can_score:
+        raise InputError(f"{metric.label} can rank scores, but scoring its predictions is not "
+                         "supported: give --public-scores instead")
+    solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
+                             kind=metric.kind)
+    submissions = read_submissions(args.submissions, solution, kind=metric.kind,
+                                   pred_cols=args.pred_col, id_col=args.id_col)
+    if args.n_public is not None and (solution.usage == "public").any():
+        raise InputError("--n-public: with a Usage column the public rows come from the solution")
+    return prediction_candidates(solution, submissions, settings, quiet=args.quiet)

@@ -253,6 +253,15 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         shown = ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
         lines.append(f"tier 1, statistically tied for first: {len(top)} "
                      f"entr{'y' if len(top) == 1 else 'ies'}: {shown}")
+    sk = result.shakeup
+    if sk is not None:
+        line = (f"public vs private: Spearman {sk.stats.spearman:.2f}, entries moved "
+                f"{100 * sk.stats.mean_abs_rank_change:.3g}% of the board on average")
+        if sk.baseline is not None:
+            line += (f" (noise alone: Spearman {sk.baseline.noise_spearman:.2f}, "
+                     f"{100 * sk.baseline.noise_mean_abs_rank_change:.3g}%); "
+                     f"p_overfit {sk.overfit.p_overfit:.3g}")
+        lines.append(line)
     if result.tiers is None and result.notes:
         lines.append(result.notes[0])  # why there are no intervals
     if result.submissions is not None:

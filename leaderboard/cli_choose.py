@@ -8,6 +8,7 @@ the words, the page and the JSON.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from functools import partial
 
 from leaderboard.analysis_choose import (ChooseResult, ChooseSettings, choose, merge_candidates,
@@ -108,6 +109,8 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.public_scores is not None:
         board = read_leaderboard(args.public_scores, higher_is_better=settings.higher_is_better,
                                  team_col=args.name_col, score_col=args.score_col)
+        if parts and settings.n_public is None:  # the table shares the solution's public rows
+            settings = replace(settings, n_public=parts[0].n_public, n_private=parts[0].n_private)
         parts.append(table_candidates(board, settings, quiet=args.quiet))
         inputs.append(args.public_scores)
     candidates = parts[0] if len(parts) == 1 else merge_candidates(parts[0], parts[1],
@@ -135,6 +138,6 @@ def _predicted(args: argparse.Namespace, settings: ChooseSettings):
                              kind=metric.kind)
     submissions = read_submissions(args.submissions, solution, kind=metric.kind,
                                    pred_cols=args.pred_col, id_col=args.id_col)
-    if args.n_public is not None and (solution.usage == "public").any():
-        raise InputError("--n-public: with a Usage column the public rows come from the solution")
+    if args.n_public is not None and args.public_scores is None:
+        raise InputError("--n-public: with predictions the public rows come from the solution")
     return prediction_candidates(solution, submissions, settings, quiet=args.quiet)

@@ -112,3 +112,22 @@ def test_insults_picks_a_pair_and_says_how_sure(shared_data, tmp_path):
     page = html.read_text(encoding="utf-8")
     assert ("can be told apart" in page) or ("cannot be told apart" in page)
     assert "In hindsight" in page
+
+
+def test_table_and_predictions_together(tmp_path, capsys):
+    """Candidates only in the table join the predicted ones with the universe's noise, on the
+    solution's public rows; a contradicting --n-public is a one-line error."""
+    from leaderboard.cli import _make_submissions_example
+
+    preset = _make_submissions_example()
+    table = _table(tmp_path, [0.86, 0.70], ["extra one", "extra two"])
+    base = ["--solution", preset["solution"], "--submissions", preset["submissions"],
+            "--metric", "auc", "--public-scores", str(table), "--prevalence", "0.1"]
+    code, data, _ = _choose(tmp_path, *base)
+    assert code == 0
+    _check_invariants(data)
+    sources = {c["name"]: c["source"] for c in data["candidates"]}
+    assert sources["extra one"] == sources["extra two"] == "table"
+    assert sum(s == "predictions" for s in sources.values()) == len(sources) - 2
+    code, *_ = _choose(tmp_path, *base, "--n-public", "500")
+    assert code == 2 and "disagrees with the solution's" in capsys.readouterr().err

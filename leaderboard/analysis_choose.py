@@ -24,6 +24,9 @@ from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 
 
+UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
+
+
 @dataclass(frozen=True)
 class ChooseSettings:
     """What the team told us, echoed in the report and the JSON."""
@@ -105,7 +108,7 @@ def table_candidates(board: Leaderboard, settings: ChooseSettings, *,
     progress = Progress("simulating test sets", quiet=quiet)
     best = scores.max() if settings.higher_is_better else scores.min()
     noise = build_noise_model(metric, scores, leader_score=float(best), n_test=settings.n_public,
-                              prevalence=settings.prevalence, draws=2000, seed=settings.seed,
+                              prevalence=settings.prevalence, draws=UNIVERSE_DRAWS, seed=settings.seed,
                               alpha=settings.alpha, options=settings.universe, progress=progress)
     progress.close()
     sd = noise.sd_at(scores)
@@ -219,7 +222,6 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
         "ci_low": low, "ci_high": high, "p_best": choice.p_best, "p_top_tier": choice.p_top_tier,
         "pick": pick, "safest": np.isin(np.arange(len(c.names)), choice.safest),
         "top_two_public": np.isin(np.arange(len(c.names)), choice.top_two_public),
-        "identical_to": [None if k == i else c.names[k] for i, k in enumerate(posterior.copy_of)],
         "ladder_step": ladder.is_step, "source": c.source})
     # pandas turns a None among strings into NaN; keep "no original" as None
     table["identical_to"] = pd.Series([None if k == i else c.names[k]

@@ -114,7 +114,7 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     if reason is not None:
         stats = shakeup_stats(public, private, higher_is_better)
         return _result(public, private, stats, None, None, n_public, n_private, two_stage,
-                       "none", reason, None)
+                       "none", reason)
     both = np.isfinite(public) & np.isfinite(private)
     scores = np.concatenate([public[both], private[both]])
     leader = float(scores.max() if higher_is_better else scores.min())
@@ -143,7 +143,7 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
                 if beyond.any() else None)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
-                   f"{noise_draws.source}", None, (alpha, tier_method), left_out)
+                   f"{noise_draws.source}", None, alpha, tier_method, left_out)
 
 
 def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,
@@ -169,7 +169,7 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
     public_reps = RankReplicates.from_bootstrap(public[keep][order],
                                                 public_replicates[keep][order], higher_is_better)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private, False,
-                   noise_draws.source, None, (alpha, tier_method))
+                   noise_draws.source, None, alpha, tier_method)
 
 
 def _best_first(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -178,7 +178,7 @@ def _best_first(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
-            noise, reason, tiering=None, left_out=None) -> Shakeup:
+            noise, reason, alpha=0.05, tier_method="rank-sets", left_out=None) -> Shakeup:
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)
     baseline = overfit = top_tiers = tier1 = None
@@ -186,9 +186,9 @@ def _result(public, private, stats, noise_draws, public_reps, n_public, n_privat
     if noise_draws is not None:
         baseline = shakeup_baseline(noise_draws, stats)
         overfit = overfit_test(public[stats.keep], private[stats.keep], noise_draws,
-                               stats.higher_is_better, alpha=tiering[0])
+                               stats.higher_is_better, alpha=alpha)
         flagged[np.flatnonzero(stats.keep)[overfit.drivers]] = True
-        tiers = tier_entries(public_reps, tiering[1], tiering[0]).tier
+        tiers = tier_entries(public_reps, tier_method, alpha).tier
         top_tiers, tier1 = int(np.unique(tiers[:top]).size), int((tiers == 1).sum())
     return Shakeup(public=public, private=private, stats=stats, n_public=n_public,
                    n_private=n_private, two_stage=two_stage, baseline=baseline, overfit=overfit,

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import kendalltau, spearmanr
+from scipy.stats import kendalltau, norm, spearmanr
 
 from leaderboard.cli import main
 
@@ -130,3 +130,34 @@ def test_real_boards_stable_vs_wild(shared_data, tmp_path):
     page = wild_html.read_text(encoding="utf-8")
     assert "Why: with only 30 rows, the public board is mostly noise" in page
     assert "was ranked 268th on the public board" in page
+
+
+def test_bootstrap_mode_p_overfit_keeps_its_level_with_known_truth():
+    """Submissions mode with no overfitting: entries with close true accuracies share row
+    difficulty (correlated, as on one test set); each split is bootstrapped on its own stream.
+    The share of competitions with p_overfit <= 0.05 stays within 3 binomial SEs of 5%."""
+    from leaderboard.analysis_shakeup import shakeup_from_bootstrap
+    from leaderboard.metrics import get_metric
+    from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, paired_bootstrap
+
+    impl, rng = get_metric("accuracy").impl, np.random.default_rng(11)
+    n_entries, n_public, n_private, trials = 30, 300, 900, 120
+    rejected = 0
+    for trial in range(trials):
+        truth = rng.uniform(0.80, 0.83, n_entries)
+        rows = n_public + n_private
+        easy = rng.normal(size=rows)  # shared row difficulty: entries' errors are correlated
+        latent = 0.7 * easy[None, :] + 0.7 * rng.normal(size=(n_entries, rows))
+        correct = latent > norm.ppf(1 - truth)[:, None]
+        y = np.ones(rows, dtype=int)
+        preds = [c.astype(int) for c in correct]
+        pub, priv = slice(0, n_public), slice(n_public, rows)
+        boots = [paired_bootstrap(impl, y[s], [p[s] for p in preds], replicates=200, seed=trial,
+                                  stream=stream)
+                 for s, stream in ((pub, 2), (priv, OTHER_SPLIT_STREAM))]
+        sk = shakeup_from_bootstrap(boots[0].point, boots[1].point, boots[0].replicates,
+                                    boots[1].replicates, higher_is_better=True,
+                                    n_public=n_public, n_private=n_private)
+        rejected += sk.overfit.p_overfit <= 0.05
+    print(f"p_overfit <= 0.05 in {rejected} of {trials}")
+    assert rejected / trials <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / trials)

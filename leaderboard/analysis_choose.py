@@ -22,6 +22,7 @@ from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
+from leaderboard.submissions.identical import identical_to
 
 
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
@@ -67,6 +68,10 @@ class Candidates:
         by it.
     noise : str
         How ``cov`` was obtained, in words.
+    identical_to : list of str or None
+        Per candidate, the first earlier candidate with byte-identical predictions over every row
+        (:func:`leaderboard.submissions.identical.identical_to`, as ``analyze`` uses), else None;
+        always None for candidates given only by a public score.
     """
 
     names: list[str]
@@ -77,6 +82,7 @@ class Candidates:
     n_private: int
     hindsight: np.ndarray | None
     noise: str
+    identical_to: list[str | None]
 
 
 @dataclass(frozen=True)
@@ -120,7 +126,8 @@ def table_candidates(board: Leaderboard, settings: ChooseSettings, *,
                       source=["table"] * len(scores), n_public=settings.n_public,
                       n_private=n_private, hindsight=None,
                       noise=f"the {noise.universe} universe's SD at {settings.n_public:,} rows, "
-                            f"correlation {rho:g} between candidates (assumed)")
+                            f"correlation {rho:g} between candidates (assumed)",
+                      identical_to=[None] * len(scores))
 
 
 def prediction_candidates(solution: Solution, submissions: SubmissionSet,
@@ -150,12 +157,14 @@ def prediction_candidates(solution: Solution, submissions: SubmissionSet,
         progress.close()
     reps = boot.replicates[:, np.isfinite(boot.replicates).all(axis=0)]
     hindsight = split_scores(metric, solution, preds, "private") if has_split else None
-    return Candidates(names=[f.label for f in files], scores=boot.point, cov=np.cov(reps),
+    names = [f.label for f in files]
+    return Candidates(names=names, scores=boot.point, cov=np.cov(reps),
                       source=["predictions"] * len(files), n_public=n_public,
                       n_private=n_private, hindsight=hindsight,
                       noise=f"a paired bootstrap of the {n_public:,} "
                             f"{'public' if has_split else ''} rows ({reps.shape[1]:,} replicates)"
-                            .replace("  ", " "))
+                            .replace("  ", " "),
+                      identical_to=identical_to(preds, names))
 
 
 def merge_candidates(predicted: Candidates, table: Candidates, correlation: float) -> Candidates:
@@ -177,7 +186,8 @@ def merge_candidates(predicted: Candidates, table: Candidates, correlation: floa
                       source=predicted.source + ["table"] * m, n_public=predicted.n_public,
                       n_private=predicted.n_private, hindsight=hindsight,
                       noise=f"{predicted.noise}; for the {m} candidate(s) only in the table, "
-                            f"{table.noise}" if m else predicted.noise)
+                            f"{table.noise}" if m else predicted.noise,
+                      identical_to=predicted.identical_to + [None] * m)
 
 
 def choose(candidates: Candidates, settings: ChooseSettings, *,
@@ -199,8 +209,11 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
         ``public_score``, ``expected`` (winner's-curse-corrected expected private score),
         ``ci_low``/``ci_high`` (95% posterior interval of its true score), ``p_best``,
         ``p_top_tier``, ``pick`` (1 and 2 for the recommended pair, else 0), ``safest``,
-        ``top_two_public``, ``identical_to``, ``ladder_step`` and, when the solution holds
-        private labels, ``private_hindsight``.
+        ``top_two_public``, ``identical_to`` (the first earlier candidate with byte-identical
+        predictions, as in ``analyze``), ``same_public_scores_as`` (the first candidate with the
+        same public score and noise, which the choice treats as one; identical files are, and so
+        are files that differ only where no public score can see it), ``ladder_step`` and, when
+        the solution holds private labels, ``private_hindsight``.
     """
     c, higher = candidates, settings.higher_is_better
     if len(c.names) < 2:
@@ -209,7 +222,7 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
     try:
         choice = choose_pair(posterior, c.cov * (c.n_public / c.n_private), higher,
                              draws=settings.draws, seed=settings.seed, names=c.names)
-    except ValueError as error:  # e.g. every candidate a copy of one: nothing to choose between
+    except ValueError as error:  # e.g. all with the same public scores: nothing to choose
         raise InputError(f"cannot choose: {error}") from None
     var = np.diag(c.cov)
     sd_diff = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2 * c.cov, 0.0))
@@ -224,17 +237,44 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
         "top_two_public": np.isin(np.arange(len(c.names)), choice.top_two_public),
         "ladder_step": ladder.is_step, "source": c.source})
     # pandas turns a None among strings into NaN; keep "no original" as None
-    table["identical_to"] = pd.Series([None if k == i else c.names[k]
-                                       for i, k in enumerate(posterior.copy_of)], dtype=object)
+    table["identical_to"] = pd.Series(c.identical_to, dtype=object)
+    table["same_public_scores_as"] = pd.Series(
+        [None if k == i else c.names[k] for i, k in enumerate(posterior.same_public_as)],
+        dtype=object)
     if c.hindsight is not None:
         table["private_hindsight"] = c.hindsight
-    notes = []
-    if posterior.copy_of.size and (posterior.copy_of != np.arange(len(c.names))).any():
-        notes.append("Candidates with identical predictions count as one: they are never "
-                     "recommended together, since the second would add nothing.")
+    notes = _group_notes(c.names, c.identical_to, posterior.same_public_as)
     if any(src == "table" for src in c.source) and settings.correlation == 0:
         notes.append("Candidates given only by their public scores are assumed to have independent "
                      "noise (--correlation 0). A team's submissions usually share most of their "
                      "errors; giving their predictions (--solution, --submissions) measures that.")
     return ChooseResult(settings=settings, candidates=c, posterior=posterior, choice=choice,
                         ladder=ladder, table=table, notes=tuple(notes), inputs=inputs)
+
+
+def _group_notes(names: list[str], identical: list[str | None],
+                 same_public: np.ndarray) -> list[str]:
+    """One sentence for byte-identical files, one for groups the public rows cannot tell apart
+    that are not all identical (both count as one candidate for the choice)."""
+    groups: dict[str, list[str]] = {}
+    for name, first in zip(names, identical):
+        if first is not None:
+            groups.setdefault(first, [first]).append(name)
+    loose: dict[int, list[str]] = {}
+    for i, k in enumerate(same_public):
+        loose.setdefault(int(k), []).append(names[i])
+    loose_only = [m for m in loose.values()
+                  if len(m) > 1 and not any(set(m) <= set(g) for g in groups.values())]
+    notes = []
+    if groups:
+        listed = "; ".join(", ".join(g) for g in groups.values())
+        notes.append(f"Identical predictions (byte for byte on every row, as analyze counts them): "
+                     f"{listed}. Each group counts as one candidate and is never recommended "
+                     "twice, since the second would add nothing.")
+    if loose_only:
+        listed = "; ".join(", ".join(g) for g in loose_only)
+        notes.append(f"Same public scores, not all identical: {listed}. Their predictions differ "
+                     "only where no public score can see it (the same score on the public rows "
+                     "and on every resample of them), so each group counts as one candidate for "
+                     "the choice; their private scores may differ.")
+    return notes

@@ -1,14 +1,13 @@
 """Which two candidates to select, when the better of the two on the private rows is what counts.
 
-The private scores are predicted by Monte Carlo from the posterior (:func:`candidate_posterior`):
-each draw takes true scores ``theta ~ N(posterior mean, posterior cov)`` and adds private noise
-``N(0, private_cov)``. (With ``tau`` averaged, ``method="bayes"``, the posterior is a mixture of
-normals; the draws use the normal with its exact mean and covariance.) A pair's value is its
-expected best-of-two private score, ``E max(p_i, p_j) = (m_i + m_j) / 2 + E|p_i - p_j| / 2``: the
-means ``m`` are exact, only the spread term is Monte Carlo, which removes most of the simulation
-noise. Two near-identical
-candidates add nothing to each other (``p_i - p_j`` is near 0), so the best pair trades a little
-expected score for candidates whose private scores do not move together.
+The private scores are predicted by Monte Carlo from the corrected estimates
+(:func:`candidate_posterior`): each draw takes true scores ``theta ~ N(mean, cov)`` (the estimates
+and their error covariance; with ``tau`` averaged, a normal with the mixture's exact mean and
+covariance) and adds private noise ``N(0, private_cov)``. A pair's value is its expected best-of-two
+private score, ``E max(p_i, p_j) = (m_i + m_j) / 2 + E|p_i - p_j| / 2``: the means ``m`` are exact,
+only the spread term is Monte Carlo, which removes most of the simulation noise. Two
+near-identical candidates add nothing to each other (``p_i - p_j`` is near 0), so the best pair
+trades a little expected score for candidates whose private scores do not move together.
 
 The "top tier" of a draw is every candidate whose *true* score is within ``margin`` of that draw's
 best true score. The default margin, ``1.96 * sqrt(2) * median private SD``, is the smallest true
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from leaderboard.choose.posterior import Posterior, copy_groups
+from leaderboard.choose.posterior import Posterior, same_public_groups
 from leaderboard.noise.rng import BLOCK, block_rng
 
 STREAM = 7                # random stream of the predictive draws (issue 6 owns streams 5-9)
@@ -55,7 +54,8 @@ class Choice:
         best-of-two.
     safest_p_top_tier : float
     top_two_public : tuple of int
-        The two best public scores (of distinct candidates: a copy of the best is skipped), and
+        The two best public scores (of distinct candidates: one with the best's public scores is
+        skipped), and
         ``top_two_expected`` their expected best-of-two.
     top_two_expected : float
     gain_over_top_two, gain_se : float
@@ -77,7 +77,7 @@ class Choice:
         The top tier's margin, metric units (positive).
     searched : ndarray of int
         The candidates whose pairs were searched: the best ``max_candidates`` by posterior mean and
-        the top two public, copies left out (a copy adds nothing to its original).
+        the top two public, one per group with the same public scores (a second adds nothing).
     pair_expected, pair_p_top_tier : ndarray, shape (S, S)
         For the searched candidates, every pair's expected best-of-two and P(top tier); the
         diagonal holds single candidates.
@@ -132,7 +132,10 @@ def _factor(cov: np.ndarray, name: str) -> np.ndarray:
     scale = max(float(np.abs(lam).max()), np.finfo(float).tiny)
     if lam.min() < -1e-8 * scale:
         raise ValueError(f"{name} must be positive semi-definite (eigenvalue {lam.min():.3g})")
-    return vecs * np.sqrt(np.clip(lam, 0, None))
+    # Eigenvalues at rounding level are zero: their square roots (~1e-8 of the scale) would
+    # otherwise split candidates the model makes equal.
+    lam = np.where(lam > 16 * cov.shape[0] * np.finfo(float).eps * scale, lam, 0.0)
+    return vecs * np.sqrt(lam)
 
 
 def _block_sums(x: np.ndarray) -> np.ndarray:
@@ -155,8 +158,8 @@ def _ordered_total(parts: list[np.ndarray]) -> np.ndarray:
 
 def _first_place(x: np.ndarray, tol: float) -> np.ndarray:
     """Per draw, each candidate's share of the first place. Values within ``tol`` of the draw's
-    best tie and share it equally: candidates the model makes equal (tau = 0, or identical
-    submissions) differ only by rounding, which must not decide who is best."""
+    best tie and share it equally: candidates the model makes equal (tau = 0, or the same public
+    scores) differ only by rounding, which must not decide who is best."""
     top = x >= x.max(axis=1, keepdims=True) - tol
     return top / top.sum(axis=1, keepdims=True)
 
@@ -166,7 +169,8 @@ def _predictive_pass(mean, post_f, priv_f, position, n_blocks, seed, margin, sea
     private scores and top-tier flags (kept for the pair pass).
 
     Draws are made for the distinct candidates (``mean``, factors) and copied to every candidate
-    through ``position``, so copies tie exactly; ``searched`` are columns of the distinct ones.
+    through ``position``, so same-public groups tie exactly; ``searched`` are columns of the
+    distinct ones.
     """
     k = position.size
     # Rounding scale of the draws: 1e-9 of the largest predictive SD (or of the scores' size).
@@ -204,18 +208,19 @@ def _pair_spread(p: np.ndarray) -> np.ndarray:
     return _ordered_total(parts) / p.shape[0]
 
 
-def _distinguishable(posterior, oriented_mean, p_true_best, copy_of, names):
-    """The rule of :func:`choose_pair`, with the reason in words. Copies count as one candidate."""
+def _distinguishable(posterior, oriented_mean, p_true_best, same, names):
+    """The rule of :func:`choose_pair`, with the reason in words. A group with the same public
+    scores counts as one candidate."""
     if posterior.prior_sd_estimate == 0:
         return False, ("the public scores are no more spread out than their noise alone would "
                        "make them, so no candidate can be shown to be better than another")
-    reps = np.unique(copy_of)
+    reps = np.unique(same)
     first, second = reps[np.argsort(-oriented_mean[reps], kind="stable")[:2]]
     diff = oriented_mean[first] - oriented_mean[second]
     var = posterior.cov[first, first] + posterior.cov[second, second] \
         - 2 * posterior.cov[first, second]
     low = diff - norm.ppf(0.975) * np.sqrt(max(var, 0.0))
-    share = float(p_true_best[copy_of == first].sum())
+    share = float(p_true_best[same == first].sum())
     lead, runner_up = names[first], names[second]
     if share >= 0.5:
         return True, f"{lead} is more likely than not the truly best (probability {share:.0%})"
@@ -301,16 +306,17 @@ def choose_pair(posterior: Posterior, private_cov: np.ndarray, higher_is_better:
     if margin is None:
         private_sd = np.sqrt(np.clip(np.diag(private_cov), 0, None))
         margin = 1.96 * np.sqrt(2) * float(np.median(private_sd))
-    # Copies (same posterior, same private noise) are one model: drawn once, never paired.
-    copy_of = copy_groups(mean, posterior.cov, private_cov)
-    distinct, position = np.unique(copy_of, return_inverse=True)
+    # Same estimate, same posterior and private noise: one model, drawn once, never paired.
+    same = same_public_groups(mean, posterior.cov, private_cov)
+    distinct, position = np.unique(same, return_inverse=True)
     if distinct.size < 2:
-        raise ValueError("choosing a pair needs at least 2 distinct candidates; all are copies")
+        raise ValueError("choosing a pair needs at least 2 distinct candidates; all have the same "
+                         "public scores")
     by_mean = distinct[np.argsort(-mean[distinct], kind="stable")]
-    # The naive choice: the two best public scores among distinct candidates (a copy's lowest
+    # The naive choice: the two best public scores among distinct candidates (a group's lowest
     # index comes first in a stable sort, so these are representatives).
     ranked = np.argsort(-public, kind="stable")
-    second = next(int(i) for i in ranked if copy_of[i] != copy_of[ranked[0]])
+    second = next(int(i) for i in ranked if same[i] != same[ranked[0]])
     top_two = (int(ranked[0]), second)
     searched = np.unique(np.r_[by_mean[:int(max_candidates)], top_two])
 
@@ -342,7 +348,7 @@ def choose_pair(posterior: Posterior, private_cov: np.ndarray, higher_is_better:
     # are paired draw by draw.
     diff = (np.abs(p[:, r0] - p[:, r1]) - np.abs(p[:, t0] - p[:, t1])) / 2
     gain = float(pair_exp[r0, r1] - pair_exp[t0, t1])
-    ok, reason = _distinguishable(posterior, mean, p_true_best, copy_of, names)
+    ok, reason = _distinguishable(posterior, mean, p_true_best, same, names)
     return Choice(recommended=named(r0, r1), recommended_expected=float(sign * pair_exp[r0, r1]),
                   safest=named(iu[k_safe], ju[k_safe]),
                   safest_p_top_tier=float(pair_tier[iu[k_safe], ju[k_safe]]),

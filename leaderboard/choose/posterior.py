@@ -2,112 +2,124 @@
 
 A team's candidate submissions were all scored on the same public rows. The public scores are the
 true scores plus noise, so the highest public score is partly luck (the winner's curse). This
-module fits a normal-normal model to the public scores and returns every candidate's posterior: its
-true score given everything seen.
+module shrinks the public scores toward their mean and returns every candidate's corrected
+estimate with its uncertainty.
 
-Model (on oriented scores, higher is better)::
+The noise of scores computed on shared rows has two parts. The *common mode* moves every candidate
+together (the public rows happened to be easy or hard); on one board it cannot be told apart from
+the level of the true scores, and the private rows will not repeat it. The *differences* between
+candidates are where luck picks the winner. So the level and the differences are estimated
+separately (``s`` the public scores, ``Sigma`` their noise covariance, ``C = I - 11'/K`` takes the
+differences from the mean)::
 
-    theta  ~  N(mu 1, tau^2 G)        true scores; G = I ("exchangeable") or the noise
-                                      correlation matrix ("similar", see below)
-    s | theta ~  N(theta, Sigma)      public scores, Sigma = the noise covariance
+    level:        the mean public score s_bar, kept as it is
+    differences:  C theta ~ N(0, k C Sigma C)        true differences shaped like the noise's
+                  C s | theta ~ N(C theta, C Sigma C)
+    estimate:     m = s_bar 1 + beta C s,   beta = k / (1 + k)
 
-so that ``s ~ N(mu 1, tau^2 G + Sigma)``. ``mu`` has a flat prior: its estimate is the generalised
-least squares mean and its uncertainty is carried into the posterior, so one candidate alone gets
-back its own score and noise. ``tau``, the spread of the true scores, is handled by ``method``:
+The prior says the candidates' true differences look like their noise differences, ``k`` times
+larger: near-copies differ little in truth as in noise, families differ as families. Its one
+parameter, the signal-to-noise ratio ``k``, comes from the differences' likelihood ``C s ~ N(0,
+(1 + k) C Sigma C)``: with ``Q = s' C (C Sigma C)^+ C s`` on ``r = K - 1`` degrees of freedom,
+REML gives ``1 + k = Q / r`` (``k = 0`` when ``Q <= r``: the scores are no more spread out than
+noise). ``tau = sqrt(k d)``, with ``d = trace(C Sigma C) / r`` the typical noise variance of a
+difference from the mean, is the true scores' SD around their mean (exactly so with equal noise
+variances and correlations). ``method="bayes"`` (default) averages ``beta`` over the likelihood
+with a uniform prior on ``tau`` in ``[0, sqrt(10 (largest eigenvalue of C Sigma C + range(s)^2))]``:
+the plug-in estimate (``"reml"``) is 0 for 28-40% of ``benchmarks/bench_choose.py``'s close teams,
+which would throw their public scores away.
 
-- ``"reml"`` / ``"ml"`` (empirical Bayes): the maximiser of the restricted (``mu`` integrated out)
-  or plain marginal likelihood, by a bounded 1-D search that allows ``tau = 0``, plugged in.
-- ``"bayes"`` (default): averaged over its restricted likelihood with a uniform prior on
-  ``0 <= tau <= sqrt(10 (largest noise variance + range(s)^2))`` (numerically, on a grid). The
-  plug-in estimate is often 0 when there are few candidates or few model families (a fifth to a
-  third of the simulated teams of ``benchmarks/bench_choose.py``); every candidate then looks
-  equal and the public scores are thrown away. Averaging keeps the spreads the data allow. The
-  posterior is then a mixture of normals; ``mean`` and ``cov`` are its exact moments.
+Guarantees, by construction, on every board:
 
-``prior="similar"`` (default) makes two candidates' true scores as correlated as their noise is:
-candidates that make the same errors are variants of one model, so they are alike in truth too, and
-a lift shared by a whole family can be real rather than shared luck. (The exchangeable prior
-attributes a family-wide lift to shared noise and over-shrinks the best family.) With one assumed
-correlation between all candidates (scores only) the two priors coincide, since the common part
-goes into ``mu``. Its cost: two unrelated models whose errors correlate only because both miss the
-hard rows are taken to be a little alike in truth too.
+- every estimate moves toward ``s_bar`` by the same share ``1 - beta`` of its distance, never past
+  it: those above the mean move down, those below move up, the order is kept, and the mean of the
+  estimates is the mean of the public scores. So the public leader's estimate is at most its
+  public score for higher-is-better metrics (at least, for lower-is-better);
+- averaged over the candidates, the estimates' error is the common-mode noise
+  ``mean(s) - mean(theta)``, which has mean zero whatever the true scores are.
 
-The defaults were chosen on the benchmark's simulated teams (300 per size, known truth): the pair
-chosen with them beats the two best public scores by +0.15, +0.07 and +0.06 accuracy points
-(SE 0.02) at 100, 300 and 1000 public rows, where the exchangeable prior with REML's ``tau``
-plugged in gains +0.11 but then loses 0.04 and 0.08 (SE 0.03).
+Why the level is not shrunk: the Bayesian answer with a flat prior on the level puts it at the
+generalised least squares mean, which weights the candidates by ``Sigma^-1 1``. With correlated,
+unequal noise (weak candidates are noisier on a bounded metric such as AUC or accuracy) some of
+those weights turn negative: the model reads "the weak, noisy candidates are low" as "the rows
+were hard" and lifts every candidate. That inference needs the true scores to be unrelated to the
+noise, which is false for bounded metrics; on the bundled example it raised every estimate, the
+leader's 0.017 above its public score. The differences' posterior mean, ``beta C s``, does not
+depend on the level's weights, so it is the model's exact answer either way.
 
-Why the posterior mean corrects the winner's curse: selection acts on the data, and the posterior
-given the data is the same whether or not one then picks the largest (Dawid 1994). So the
-posterior mean of the candidate with the highest public score is unbiased for its true score when
-the model holds with the stated ``tau``, and approximately so with ``tau`` estimated or averaged.
-The raw public maximum is biased upward. Measured by simulation from the model (exchangeable
-truth, noise SDs 0.8-1.2 with correlation 0.3, 1000 teams per row; mean of estimate minus the
-selected candidate's true score, in noise SDs, Monte Carlo SE 0.02-0.03; coverage of the 95%
-interval)::
+``cov`` is the estimates' error covariance ``beta Sigma + (1 - beta) P Sigma P``, ``P = 11'/K``
+(``k`` known; averaged over ``k``, plus the spread of ``beta``): ``Sigma`` when nothing is shrunk,
+the common mode alone when all candidates are taken to be equally good. It is exact for the
+differences; for the level it is the common-mode noise's variance, not conditioned on the scores.
+With equal noise variances and equal correlations ``m`` is the exact posterior mean, so the
+selected candidate's estimate is unbiased for its true score (Dawid 1994: the posterior does not
+change when one then picks the largest).
 
-    K   tau   raw max   true tau   "reml"          "bayes"
-    5   0     +0.99     -0.01      +0.17 (0.96)    +0.41 (0.98)
-    5   1     +0.64     +0.00      -0.09 (0.89)    +0.09 (0.95)
-    5   2     +0.38     -0.01      -0.13 (0.92)    -0.02 (0.95)
-    20  0     +1.60     -0.00      +0.16 (0.94)    +0.30 (0.97)
-    20  1     +1.05     +0.01      -0.03 (0.91)    -0.01 (0.95)
-    20  2     +0.63     +0.01      -0.01 (0.94)    +0.01 (0.95)
+Measured by simulation (1000 boards per row, 20 candidates, true scores ``N(0, tau^2)``, noise
+correlation 0.3 with SD 1 ("equal"), 0.8-1.2 ("unequal") or ``exp(-0.12 theta / tau)``, 0.79-1.27
+over the middle 95% of the truth ("noisier when worse", like AUC); mean of estimate minus the
+public leader's true score, in its noise SDs, Monte Carlo SE 0.02-0.03; coverage of its 95%
+interval in brackets)::
 
-Averaging over ``tau`` keeps the intervals' coverage and the bias small when the true scores do
-differ, but leaves more of the bias when they are all truly tied (the uniform prior keeps some
-weight on a spread that is not there); plugging in REML's estimate does the opposite.
+    truth and noise                  raw max   "reml"          "bayes"
+    tau 0, equal                     +1.51     +0.14 (0.94)    +0.27 (0.97)
+    tau 1, equal                     +0.98     -0.07 (0.93)    -0.06 (0.95)
+    tau 1, unequal                   +0.99     -0.05 (0.92)    -0.04 (0.94)
+    tau 2, unequal                   +0.58     -0.04 (0.95)    -0.02 (0.95)
+    tau 1, noisier when worse        +0.96     -0.30 (0.89)    -0.29 (0.92)
+    tau 2, noisier when worse        +0.53     -0.30 (0.94)    -0.27 (0.95)
+
+Averaging over ``tau`` leaves some of the bias when all candidates are truly tied (the uniform
+prior keeps weight on a spread that is not there). When the best are also the most precisely
+scored, one common share over-shrinks them: the leader is under-estimated by about 0.3 of its
+noise SD, the cautious direction. (Shrinking precise candidates less would lift the mean again.)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 from scipy.stats import norm
 
-METHODS = ("bayes", "reml", "ml")
-PRIORS = ("similar", "exchangeable")
-RIDGE = 1e-9          # relative jitter added to the noise covariance's eigenvalues
-SIMILAR_FLOOR = 1e-3  # "similar" prior: least prior variance of any direction, relative to tau^2
-_GRID = 160           # tau grid: coarse search for the estimate, nodes of the "bayes" average
-_TINY_WEIGHT = 1e-12  # grid nodes below this share of the largest weight are left out
+METHODS = ("bayes", "reml")
+RIDGE = 1e-9          # relative jitter added to the differences' noise eigenvalues (singular cov)
+_GRID = 160           # tau grid: nodes of the "bayes" average
 
 
 @dataclass(frozen=True)
 class Posterior:
-    """Each candidate's true score given the public scores, corrected for selection.
+    """Each candidate's corrected estimate, shrunk toward the mean public score.
 
     Attributes
     ----------
     mean : ndarray, shape (K,)
-        Posterior mean true score, in the metric's own units.
+        Corrected estimates, in the metric's own units.
     cov : ndarray, shape (K, K)
-        Posterior covariance of the true scores (the same in oriented and raw units).
+        Error covariance of the estimates (module docstring).
     sd : ndarray, shape (K,)
-        Posterior standard deviations, ``sqrt(diag(cov))``.
+        ``sqrt(diag(cov))``.
     prior_mean : float
-        Estimated common mean ``mu`` of the true scores, raw units.
+        The center every estimate is pulled toward: the mean public score of the distinct
+        candidates (raw units).
     prior_sd : float
-        ``tau`` as used: the plug-in value, or its posterior mean for ``method="bayes"``.
+        ``tau`` as used: the SD of the true scores around their mean, ``sqrt(k d)`` (module
+        docstring; the plug-in value, or its posterior mean for ``method="bayes"``).
     prior_sd_estimate : float
-        The maximum (restricted) likelihood estimate of ``tau``; 0 means the public scores are no
-        more spread out than their noise.
+        The REML estimate of ``tau``; 0 means the public scores are no more spread out than their
+        noise.
     shrinkage : float
-        ``1 - slope`` of the posterior means regressed on the observed scores: the share of the
-        observed differences attributed to noise. With independent equal noise ``sigma^2`` and an
-        exchangeable prior it is the classical ``sigma^2 / (sigma^2 + tau^2)``; 0 when nothing was
-        shrunk.
+        ``1 - beta``: the share of every candidate's distance from ``prior_mean`` attributed to
+        noise and removed.
     observed : ndarray, shape (K,)
         The public scores, raw units.
     higher_is_better : bool
-    prior : str
-        ``"similar"`` or ``"exchangeable"``.
     method : str
-        ``"bayes"``, ``"reml"``, ``"ml"`` or ``"fixed"`` (``tau`` given by the caller).
-    copy_of : ndarray of int, shape (K,)
-        The first candidate each one is a copy of (same public score, identical noise), itself if
-        none. Copies are fitted as one candidate and share its posterior exactly.
+        ``"bayes"``, ``"reml"`` or ``"fixed"`` (``tau`` given by the caller).
+    same_public_as : ndarray of int, shape (K,)
+        The first candidate with the same public score and the same noise (see
+        :func:`same_public_groups`), itself if none. Such candidates are fitted as one and share
+        its estimate exactly. This is not "identical predictions": files that differ only where
+        it does not change the public score (or only on private rows) are grouped too.
     """
 
     mean: np.ndarray
@@ -119,9 +131,8 @@ class Posterior:
     shrinkage: float
     observed: np.ndarray
     higher_is_better: bool
-    prior: str
     method: str
-    copy_of: np.ndarray
+    same_public_as: np.ndarray
 
     @property
     def sign(self) -> float:
@@ -133,28 +144,34 @@ class Posterior:
         return self.mean.size
 
     def interval(self, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
-        """Equal-tailed ``1 - alpha`` posterior intervals of the true scores, raw units (normal;
-        for ``method="bayes"`` a normal with the mixture's mean and SD)."""
+        """Equal-tailed ``1 - alpha`` normal intervals of the true scores, raw units."""
         z = norm.ppf(1 - alpha / 2)
         return self.mean - z * self.sd, self.mean + z * self.sd
 
     @property
     def shrinkage_text(self) -> str:
-        """The shrinkage in words, for the report."""
-        center = f"{self.prior_mean:.4g}"
-        if np.unique(self.copy_of).size == 1:
+        """The shrinkage in words, for the report (true of every board, by construction)."""
+        distinct = np.unique(self.same_public_as).size
+        if distinct == 1:
             return "one candidate: its estimate is its own public score, with its noise"
-        pulled = (f"about {self.shrinkage:.0%} of the observed differences between candidates "
-                  f"is attributed to noise and removed, pulling estimates toward {center}")
-        if self.prior_sd == 0:
-            pulled = f"every candidate's estimate is the common mean {center}"
+        center = f"the candidates' mean public score, {self.prior_mean:.4g}"
+        if distinct < self.same_public_as.size:
+            center += " (candidates with the same public scores counted once)"
+        share = f"{100 * self.shrinkage:.2g}%" if self.shrinkage >= 1e-3 else "less than 0.1%"
+        pulled = (f"every estimate is moved {share} of the way from its "
+                  f"public score toward {center}: those above it move down, those below move "
+                  "up, none crosses it, and the order is kept")
+        if self.shrinkage >= 1 - 1e-9:
+            pulled = f"every candidate's estimate is {center}"
+        elif self.shrinkage <= 1e-9:
+            pulled = "the estimates are the public scores (nothing is attributed to noise)"
         if self.prior_sd_estimate == 0:
             return ("the public scores are no more spread out than their noise alone would make "
                     f"them; {pulled}")
         return pulled
 
 
-def _posterior_iv(scores, cov, prior, method, prior_sd):
+def _posterior_iv(scores, cov, method, prior_sd):
     s = np.asarray(scores, dtype=float)
     if s.ndim != 1 or s.size < 1:
         raise ValueError(f"scores must be a non-empty 1-D array, got shape {s.shape}")
@@ -172,8 +189,6 @@ def _posterior_iv(scores, cov, prior, method, prior_sd):
     lam = np.linalg.eigvalsh(c)
     if lam.min() < -1e-8 * scale:
         raise ValueError(f"cov must be positive semi-definite (eigenvalue {lam.min():.3g})")
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {prior!r}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if prior_sd is not None and not (np.isfinite(prior_sd) and prior_sd >= 0):
@@ -181,17 +196,21 @@ def _posterior_iv(scores, cov, prior, method, prior_sd):
     return s, c
 
 
-def copy_groups(values: np.ndarray, *covs: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
-    """For each candidate, the first candidate it is a copy of (itself if none).
+def same_public_groups(values: np.ndarray, *covs: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
+    """For each candidate, the first candidate with the same value and the same noise (itself if
+    none).
 
-    Two candidates are copies when their ``values`` are equal and, in every covariance given, their
-    difference has zero variance (to ``rtol`` times the largest variance, for rounding): the same
-    score and the same noise on every row, as byte-identical submissions have.
+    Two candidates are grouped when their ``values`` are equal and, in every covariance given,
+    their difference has zero variance (to ``rtol`` times the largest variance, for rounding): the
+    same public score on the board and on every resample of its rows. Byte-identical predictions
+    always are; files that differ only in rows or digits that do not move the score are too, so
+    this is *not* the "identical predictions" of
+    :func:`leaderboard.submissions.identical.identical_groups`.
 
     Examples
     --------
     >>> cov = np.array([[1.0, 1.0, 0.2], [1.0, 1.0, 0.2], [0.2, 0.2, 1.0]])
-    >>> copy_groups(np.array([0.8, 0.8, 0.8]), cov).tolist()
+    >>> same_public_groups(np.array([0.8, 0.8, 0.8]), cov).tolist()
     [0, 0, 2]
     """
     values = np.asarray(values, dtype=float)
@@ -208,104 +227,60 @@ def copy_groups(values: np.ndarray, *covs: np.ndarray, rtol: float = 1e-10) -> n
         first = root
 
 
-def _prior_root(cov: np.ndarray, prior: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """``L`` with ``L L'`` = the prior correlation ``G`` of the true scores, and ``L^-1``; None for
-    the identity. "similar": the noise correlation matrix, floored at ``SIMILAR_FLOOR`` in every
-    direction (near-copies keep a little room to differ in truth), rescaled to trace K."""
-    if prior == "exchangeable":
-        return None
-    sd = np.sqrt(np.clip(np.diag(cov), 0, None))
-    safe = np.where(sd > 0, sd, 1.0)
-    corr = cov / np.outer(safe, safe)
-    corr[sd == 0] = 0.0                   # a candidate without noise is correlated with nobody
-    corr[:, sd == 0] = 0.0
-    np.fill_diagonal(corr, 1.0)
-    rho, q = np.linalg.eigh((corr + corr.T) / 2)
-    rho = np.clip(rho, 0, None) + SIMILAR_FLOOR
-    rho = rho / rho.mean()
-    return q * np.sqrt(rho), (q / np.sqrt(rho)).T
+def _contrasts(s: np.ndarray, cov: np.ndarray) -> tuple[float, int, np.ndarray, np.ndarray]:
+    """``Q = s' C (C cov C)^+ C s``, its degrees of freedom ``r = K - 1``, the eigenvalues of
+    ``C cov C`` on the differences (their mean is ``d``) and ``C s``.
 
-
-def _profile(lam, a, b, t, method):
-    """Log marginal likelihood (up to a constant) and GLS ``mu`` at each ``tau^2`` in ``t``.
-
-    In the whitened noise covariance's eigenbasis ``V = U diag(lam + t) U'``; ``a`` is the prior
-    mean's direction and ``b`` the centred scores there, so all is sums over K eigen-directions.
+    The differences' noise eigenvalues get ``RIDGE`` times the largest added (fewer bootstrap
+    replicates than candidates leave ``cov`` singular): a difference the noise cannot explain then
+    counts as real, never as an error.
     """
-    t = np.atleast_1d(t)[:, None]
-    w = 1.0 / (lam[None, :] + t)                               # eigenvalues of V^-1
-    waa, wab = (w * a * a).sum(axis=1), (w * a * b).sum(axis=1)
-    mu = wab / waa
-    quad = (w * (b[None, :] - mu[:, None] * a) ** 2).sum(axis=1)
-    ll = -0.5 * (np.log(lam[None, :] + t).sum(axis=1) + quad)
-    if method != "ml":
-        ll = ll - 0.5 * np.log(waa)   # restricted: mu integrated out with a flat prior
-    return ll, mu
+    k = s.size
+    centred = s - s.mean()
+    # An orthonormal basis of the differences (orthogonal to 1), then the noise's eigenvalues in it.
+    basis = np.linalg.svd(np.eye(k) - 1.0 / k)[0][:, :k - 1]
+    lam, small = np.linalg.eigh(basis.T @ cov @ basis)
+    vecs = basis @ small
+    base = next(v for v in (float(lam.max()), float(centred @ centred), 1.0) if v > 0)
+    lam = np.maximum(lam, 0.0) + RIDGE * base
+    proj = vecs.T @ centred
+    return float(proj @ (proj / lam)), k - 1, lam, centred
 
 
-def _estimate_tau2(lam, a, b, method, taus):
-    """Maximiser of the (restricted) likelihood over tau: the grid ``taus`` (0 first), then Brent
-    between the best node's neighbours. The grid guards against a second local maximum."""
-    ll, _ = _profile(lam, a, b, taus ** 2, method)
-    k = int(np.argmax(ll))
-    lo, hi = taus[max(k - 1, 0)], taus[min(k + 1, taus.size - 1)]
-    res = minimize_scalar(lambda x: -_profile(lam, a, b, x * x, method)[0][0],
-                          bounds=(lo, hi), method="bounded", options={"xatol": 1e-10 * hi})
-    best = float(res.x) if -res.fun > ll[k] else float(taus[k])
-    return best * best
-
-
-def _bayes_weights(lam, a, b, taus):
-    """Posterior weights of the grid nodes under a uniform prior on tau (trapezoid rule)."""
-    ll, _ = _profile(lam, a, b, taus ** 2, "reml")
+def _beta_weights(q: float, r: int, lam: np.ndarray, spread: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Grid of ``tau``, the posterior weights of its nodes (uniform prior, trapezoid rule) and
+    ``beta = k / (1 + k)`` at each node."""
+    upper = np.sqrt(10.0 * (float(lam.max()) + spread ** 2))
+    noise_var = float(lam.mean())
+    taus = np.r_[0.0, np.geomspace(upper * 1e-4, upper, _GRID - 1)]
+    k = taus ** 2 / noise_var
+    ll = -0.5 * r * np.log1p(k) - 0.5 * q / (1.0 + k)
     width = np.diff(taus)
     step = np.r_[width, 0.0] / 2 + np.r_[0.0, width] / 2
     weights = np.exp(ll - ll.max()) * step
-    return weights / weights.sum()
-
-
-def _moments(lam, vecs, a, b, tau2s, weights):
-    """Posterior mean and covariance (whitened, centred units) of the mixture over ``tau2s``.
-
-    One node with weight 1 is the plug-in posterior. Per node: mean ``mu a + t W (b - mu a)`` and
-    covariance ``diag(t lam / (lam + t)) + c c' / (a' W a)`` in the eigenbasis, where the second
-    term, ``c = lam W a``, carries mu's uncertainty. The mixture adds the spread of the means.
-    """
-    keep = weights >= _TINY_WEIGHT * weights.max()
-    t, wt = tau2s[keep][:, None], weights[keep] / weights[keep].sum()
-    w = 1.0 / (lam[None, :] + t)
-    waa = (w * a * a).sum(axis=1)
-    mu = (w * a * b).sum(axis=1) / waa
-    coef = mu[:, None] * a + t * w * (b - mu[:, None] * a)      # node means, eigen coordinates
-    mean = wt @ coef
-    c = lam * w * a * np.sqrt(wt / waa)[:, None]
-    spread = (coef - mean) * np.sqrt(wt)[:, None]
-    cov_e = np.diag(wt @ (t * lam * w)) + c.T @ c + spread.T @ spread
-    cov = vecs @ cov_e @ vecs.T
-    return vecs @ mean, (cov + cov.T) / 2, float(wt @ mu), float(wt @ np.sqrt(t[:, 0]))
+    return taus, weights / weights.sum(), k / (1.0 + k)
 
 
 def candidate_posterior(scores: np.ndarray, cov: np.ndarray, higher_is_better: bool, *,
-                        prior: str = "similar", method: str = "bayes",
-                        prior_sd: float | None = None) -> Posterior:
-    """Winner's-curse-corrected true scores of K candidates scored on the same public rows.
+                        method: str = "bayes", prior_sd: float | None = None) -> Posterior:
+    """Winner's-curse-corrected estimates of K candidates scored on the same public rows.
 
-    Normal-normal model on oriented scores (module docstring): true scores ``N(mu 1, tau^2 G)``,
-    public scores ``N(theta, cov)``, ``mu`` flat, ``tau`` averaged over its restricted likelihood
-    (``"bayes"``) or estimated and plugged in (``"reml"``, ``"ml"``); posterior in closed form.
+    The level (mean public score) is kept; the differences from it are shrunk by the share their
+    noise explains, estimated from the candidates (module docstring).
 
-    Guarantees and assumptions. With the true ``tau`` (``prior_sd``) and the model right, the
-    posterior mean of whichever candidate is selected for its public score is unbiased for its true
-    score and the intervals have their coverage, selection notwithstanding; with ``tau`` estimated
-    or averaged this holds approximately (the tests measure it with known truth). Assumed: normal
-    errors with known covariance ``cov`` (a bootstrap covariance is taken as exact); no candidate
-    known in advance to be better (the prior is symmetric in the candidates, and under "similar"
-    only the noise correlation tells them apart).
+    Guarantees. By construction, on every board: each estimate lies between its public score and
+    the mean public score, moved the same share of the way; the order is kept; the mean is kept.
+    Hence the public leader's estimate is at most its public score for higher-is-better metrics
+    (at least, for lower-is-better), and the average error over the candidates is the common-mode
+    noise, mean zero whatever the truth. Under the model (normal noise with known covariance
+    ``cov``, true differences shaped like the noise's), the differences' estimates are their exact
+    posterior means given ``tau``; with equal noise variances and correlations the selected
+    candidate's estimate is unbiased for its true score. With ``tau`` estimated or averaged these
+    hold approximately (measured in the module docstring and the tests).
 
-    Copies (equal public score and identical noise, e.g. byte-identical submissions, see
-    :func:`copy_groups`) are one model: it is fitted to the distinct candidates and every copy
-    gets its original's posterior. Other singular ``cov`` (e.g. fewer bootstrap replicates than
-    candidates): eigenvalues are clipped at 0 and ``RIDGE`` times the largest is added to all.
+    Candidates with the same public score and the same noise (:func:`same_public_groups`) are
+    fitted as one and share its estimate exactly.
 
     Parameters
     ----------
@@ -314,11 +289,10 @@ def candidate_posterior(scores: np.ndarray, cov: np.ndarray, higher_is_better: b
     cov : ndarray, shape (K, K)
         Noise covariance of the public scores (at the public size).
     higher_is_better : bool
-    prior : {"similar", "exchangeable"}
-        Prior correlation of the true scores: the noise correlation, or none.
-    method : {"bayes", "reml", "ml"}
-        How ``tau`` is handled. REML integrates ``mu`` out first, which removes ML's downward
-        bias of ``tau^2`` with few candidates.
+        Orientation; the estimates themselves do not depend on it (shrinking toward the mean is
+        symmetric), only the words and the later choice do.
+    method : {"bayes", "reml"}
+        How ``tau`` is handled: averaged over its likelihood, or estimated and plugged in.
     prior_sd : float, optional
         Use this ``tau`` instead (``method`` is then ``"fixed"``).
 
@@ -328,59 +302,52 @@ def candidate_posterior(scores: np.ndarray, cov: np.ndarray, higher_is_better: b
 
     Examples
     --------
-    Five candidates with public SE 0.01 and independent noise: the apparent leader is pulled back.
+    Five candidates with public SE 0.01 and independent noise: the apparent leader is pulled back,
+    the last is pulled up, the mean 0.8268 stays.
 
     >>> s = np.array([0.842, 0.835, 0.826, 0.821, 0.810])
     >>> post = candidate_posterior(s, 1e-4 * np.eye(5), True)
     >>> post.mean.round(4).tolist(), round(post.prior_mean, 4), round(post.shrinkage, 2)
     ([0.8344, 0.8309, 0.8264, 0.8239, 0.8184], 0.8268, 0.5)
 
-    With ``tau`` estimated and plugged in (empirical Bayes) the shrinkage is stronger:
+    With ``tau`` estimated and plugged in the shrinkage is stronger:
 
     >>> round(candidate_posterior(s, 1e-4 * np.eye(5), True, method="reml").shrinkage, 2)
     0.65
     """
-    s_all, cov_all = _posterior_iv(scores, cov, prior, method, prior_sd)
-    sign = 1.0 if higher_is_better else -1.0
-    copy_of = copy_groups(s_all, cov_all)
-    # Copies are one model: fit the distinct candidates, then give every copy its original's
-    # posterior (exactly, so they tie in every later draw).
-    distinct, position = np.unique(copy_of, return_inverse=True)
-    s = sign * s_all[distinct]
-    cov_d = cov_all[np.ix_(distinct, distinct)]
-    center = float(s.mean())          # centred scores keep the eigen-projections exact
-    root = _prior_root(cov_d, prior)
-    if root is None:
-        ones, dev_w, cov_w = np.ones(s.size), s - center, cov_d
-    else:                             # whiten the prior: theta = L phi, phi exchangeable
-        ones, dev_w, cov_w = root[1].sum(axis=1), root[1] @ (s - center), \
-            root[1] @ cov_d @ root[1].T
-    lam, vecs = np.linalg.eigh((cov_w + cov_w.T) / 2)
-    # The ridge is relative to the largest noise variance (to the scores' spread, or 1, if the
-    # scores carry no noise at all), so it never moves a result beyond ~1e-9 of its scale.
-    base = next(v for v in (float(lam.max()), float(np.var(s)), 1.0) if v > 0)
-    lam = np.maximum(lam, 0.0) + RIDGE * base
-    a, b = vecs.T @ ones, vecs.T @ dev_w
-    upper = np.sqrt(10.0 * (float(lam.max()) + float(np.ptp(s)) ** 2))
-    taus = np.r_[0.0, np.geomspace(upper * 1e-4, upper, _GRID - 1)]
-    estimate = 0.0 if s.size == 1 else _estimate_tau2(lam, a, b, method, taus)
-    if prior_sd is not None:
-        nodes, weights, used = np.array([float(prior_sd) ** 2]), np.ones(1), "fixed"
-    elif method == "bayes" and s.size > 1:
-        nodes, weights, used = taus ** 2, _bayes_weights(lam, a, b, taus), method
-    else:                             # one distinct candidate: tau does not matter
-        nodes, weights, used = np.array([estimate]), np.ones(1), method
-    mean, post_cov, mu, tau = _moments(lam, vecs, a, b, nodes, weights)
-    if root is not None:
-        mean, post_cov = root[0] @ mean, root[0] @ post_cov @ root[0].T
-    mean, mu = mean + center, mu + center
-    dev = s - s.mean()
-    denom = float(dev @ dev)
-    shrinkage = 0.0 if denom == 0 else float(np.clip(1 - (mean - mean.mean()) @ dev / denom, 0, 1))
+    s_all, cov_all = _posterior_iv(scores, cov, method, prior_sd)
+    same = same_public_groups(s_all, cov_all)
+    # Candidates the public rows cannot tell apart are one model: fit the distinct ones, then give
+    # every member its representative's estimate (exactly, so they tie in every later draw).
+    distinct, position = np.unique(same, return_inverse=True)
+    s, sigma = s_all[distinct], cov_all[np.ix_(distinct, distinct)]
+    n = s.size
+    center = float(s.mean())
+    if n == 1:                            # nothing to compare: its own score and noise
+        beta, beta_var, tau, estimate, used = 1.0, 0.0, 0.0, 0.0, method
+        centred = s - center
+    else:
+        q, r, lam, centred = _contrasts(s, sigma)
+        noise_var = float(lam.mean())                     # d: tau^2 = k d
+        k_hat = max(0.0, q / r - 1.0)
+        estimate = float(np.sqrt(k_hat * noise_var))
+        if prior_sd is not None:
+            k = float(prior_sd) ** 2 / noise_var
+            beta, beta_var, tau, used = k / (1 + k), 0.0, float(prior_sd), "fixed"
+        elif method == "reml":
+            beta, beta_var, tau, used = k_hat / (1 + k_hat), 0.0, estimate, method
+        else:
+            taus, weights, betas = _beta_weights(q, r, lam, float(np.ptp(s)))
+            beta = float(weights @ betas)
+            beta_var = float(weights @ (betas - beta) ** 2)
+            tau, used = float(weights @ taus), method
+    mean = center + beta * centred
+    common = np.full((n, n), float(sigma.mean()))         # P Sigma P: the common mode's variance
+    post_cov = beta * sigma + (1 - beta) * common + beta_var * np.outer(centred, centred)
     mean, post_cov = mean[position], post_cov[np.ix_(position, position)]
+    post_cov = (post_cov + post_cov.T) / 2
     sd = np.sqrt(np.clip(np.diag(post_cov), 0, None))
-    return Posterior(mean=sign * mean, cov=post_cov, sd=sd,
-                     prior_mean=sign * mu, prior_sd=tau, prior_sd_estimate=float(np.sqrt(estimate)),
-                     shrinkage=shrinkage, observed=s_all.copy(),
-                     higher_is_better=bool(higher_is_better), prior=prior, method=used,
-                     copy_of=copy_of)
+    return Posterior(mean=mean, cov=post_cov, sd=sd, prior_mean=center, prior_sd=tau,
+                     prior_sd_estimate=estimate, shrinkage=float(1 - beta) if n > 1 else 0.0,
+                     observed=s_all.copy(), higher_is_better=bool(higher_is_better), method=used,
+                     same_public_as=same)

@@ -119,8 +119,7 @@ def _rows(r: ChooseResult) -> list[dict]:
         row = t.iloc[i]
         roles = [{1: "1st pick", 2: "2nd pick"}.get(int(row["pick"]), ""),
                  "safest pair" if row["safest"] else "", "top two public" if row["top_two_public"]
-                 else "", f"same as {row['identical_to']}" if row["identical_to"] else "",
-                 "ladder step" if row["ladder_step"] else ""]
+                 else "", _sameness(row), "ladder step" if row["ladder_step"] else ""]
         rows.append({"name": row["candidate"], "public": _fmt(row["public_score"]),
                      "expected": _fmt(row["expected"]),
                      "interval": f"{_fmt(row['ci_low'])} \u2013 {_fmt(row['ci_high'])}",
@@ -130,14 +129,28 @@ def _rows(r: ChooseResult) -> list[dict]:
     return rows
 
 
+def _sameness(row) -> str:
+    """The role words for candidates that count as one: byte-identical files, or files whose
+    public scores cannot differ (never called identical)."""
+    if row["identical_to"]:
+        return f"identical to {row['identical_to']}"
+    if row["same_public_scores_as"]:
+        return f"same public scores as {row['same_public_scores_as']}"
+    return ""
+
+
 def _how() -> list[Fact]:
     return [Fact("Corrected estimate", "What the candidate is expected to score on unseen rows. A "
-                 "public score is partly skill, partly luck; the best public scores are the "
-                 "luckiest, so each is pulled toward the others by as much as its noise allows "
-                 "(an empirical-Bayes normal model whose prior spread is estimated from the "
-                 "candidates, and whose posterior is not biased by picking the maximum)."),
-            Fact("95% interval", "Where the candidate's true score lies, with 95% posterior "
-                 "probability under that model."),
+                 "public score is partly skill, partly luck, and the best public scores are the "
+                 "luckiest. Luck shared by every candidate (the public rows were easy or hard) "
+                 "cannot be told apart from their level and will not repeat on the private rows, "
+                 "so the mean public score is kept; each candidate's distance from it is shrunk by "
+                 "the share that noise explains, judged by how spread out the candidates are "
+                 "compared with their noise. Estimates above the mean move down, those below move "
+                 "up, never past it."),
+            Fact("95% interval", "Where the candidate's true score lies, with 95% probability "
+                 "under that model; it includes the uncertainty of the level shared by all "
+                 "candidates."),
             Fact("P(best on private)", "The share of simulated private boards on which the candidate scores "
                  "best of all candidates."),
             Fact("P(top tier)", "The share on which its true score is within the top-tier margin "
@@ -180,8 +193,10 @@ def _f(x) -> float | None:
 
 def to_json_dict(r: ChooseResult) -> dict:
     """``recommended`` (two names), the safest and top-two-public pairs, the gain, whether the
-    candidates can be told apart, and per candidate its public score, corrected expected score,
-    interval, P(best) and P(top tier) (plus the hindsight private score when known)."""
+    candidates can be told apart, the ``correction`` (its center, shrinkage and ``tau``), and per
+    candidate its public score, corrected expected score, interval, P(best), P(top tier),
+    ``identical_to`` (byte-identical predictions, as ``analyze``), ``same_public_scores_as``
+    (counted as one by the choice) and the hindsight private score when known."""
     c, names, t = r.choice, r.candidates.names, r.table
     lad = r.ladder
     return {
@@ -195,7 +210,9 @@ def to_json_dict(r: ChooseResult) -> dict:
         "gain_over_top_two": _f(c.gain_over_top_two), "gain_se": _f(c.gain_se),
         "distinguishable": bool(c.distinguishable), "reason": c.reason,
         "top_tier_margin": _f(c.margin), "noise": r.candidates.noise,
-        "prior": {"mean": _f(r.posterior.prior_mean), "sd": _f(r.posterior.prior_sd)},
+        "correction": {"center": _f(r.posterior.prior_mean),
+                       "shrinkage": _f(r.posterior.shrinkage), "tau": _f(r.posterior.prior_sd),
+                       "tau_estimate": _f(r.posterior.prior_sd_estimate)},
         "ladder": {"climb": _f(lad.climb), "climb_beyond_noise": _f(lad.climb_beyond_noise),
                    "share_within_noise": _f(lad.share_within_noise), "steps": int(lad.n_steps)},
         "candidates": [{"name": row["candidate"], "public_score": _f(row["public_score"]),
@@ -203,6 +220,7 @@ def to_json_dict(r: ChooseResult) -> dict:
                         "ci_high": _f(row["ci_high"]), "p_best": _f(row["p_best"]),
                         "p_top_tier": _f(row["p_top_tier"]), "source": row["source"],
                         "identical_to": row["identical_to"],
+                        "same_public_scores_as": row["same_public_scores_as"],
                         "ladder_step": bool(row["ladder_step"]),
                         "private_score_hindsight": _f(row["private_hindsight"])
                         if "private_hindsight" in t else None}

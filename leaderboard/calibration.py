@@ -18,8 +18,9 @@ What is measured, per competition (rates are then averaged over competitions):
 
 - for each tier method, the share of truly best entries that are in tier 1 (one entry unless the
   truth ties; target: at least 1 - alpha, the methods' guarantee for each best entry), whether
-  *all* of them are (stricter when the truth ties: only simultaneous methods promise it), and the
-  size of tier 1 (smaller is better at equal coverage);
+  *all* of them are (stricter when the truth ties: only simultaneous methods promise it), the
+  size of tier 1 (smaller is better at equal coverage), and whether every entry's tier is at most
+  1 + the number of entries truly better than it (what the rank-set tiers promise, all at once);
 - the coverage of the score intervals (share of entries whose interval holds the truth);
 - the coverage of the marginal rank sets (share of entries whose set holds the true rank) and of
   the simultaneous rank sets (whether all entries' sets hold at once);
@@ -145,6 +146,8 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
         row[f"best_in_tier1[{method}]"] = float(np.mean(tier1[best]))
         row[f"all_best_in_tier1[{method}]"] = float(np.all(tier1[best]))
         row[f"tier1_size[{method}]"] = float(tier1.sum())
+        # every tier claim at once: an entry in tier t has at least t - 1 entries truly better
+        row[f"tiers_hold[{method}]"] = float(np.all(tiers.tier <= rank_low))
     marginal, simultaneous = ranking.marginal, ranking.simultaneous
     row["rank_cover"] = float(np.mean((marginal.low <= rank_low) & (marginal.high >= rank_high)))
     row["rank_cover_all"] = float(np.all((simultaneous.low <= rank_low)

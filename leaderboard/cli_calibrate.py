@@ -112,18 +112,24 @@ def markdown(results: pd.DataFrame, alpha: float) -> str:
         "guarantee promises (there is one best entry except in the *ties* scenario, where three "
         "tie). All best = competitions in which every tied best entry is in tier 1 at once, a "
         "joint promise only the simultaneous rank sets make; it equals *each best* when the best "
-        "is unique.",
+        "is unique. Rank-set tier 1 is exactly the entries whose simultaneous rank set starts at "
+        "1; its tiers are the layers of the simultaneous family's \"shown better\", so tiers "
+        "hold = competitions in which every entry's tier was at most 1 + the number of entries "
+        "truly better than it (the rank-set tiers' promise, all entries at once; for Holm and "
+        "Scott-Knott only a description).",
         "",
         "| mode | entries | scenario | competitions | " + " | ".join(
-            f"{m}: each best | {m}: all best | {m}: tier-1 size" for m in methods) + " |",
-        "|" + "---|" * (4 + 3 * len(methods)),
+            f"{m}: each best | {m}: all best | {m}: tier-1 size | {m}: tiers hold"
+            for m in methods) + " |",
+        "|" + "---|" * (4 + 4 * len(methods)),
     ]
     for _, r in results.iterrows():
         cells = [r["mode"], f"{int(r['entries']):,}", r["scenario"], f"{int(r['competitions'])}"]
         for m in methods:
             cells += [_pct(r[f"best_in_tier1[{m}]"], r[f"se:best_in_tier1[{m}]"]),
                       _pct(r[f"all_best_in_tier1[{m}]"], r[f"se:all_best_in_tier1[{m}]"]),
-                      f"{r[f'tier1_size[{m}]']:.1f}"]
+                      f"{r[f'tier1_size[{m}]']:.1f}",
+                      _pct(r[f"tiers_hold[{m}]"], r[f"se:tiers_hold[{m}]"])]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",

@@ -50,17 +50,21 @@ def blob_inputs(top=8, seed=0):
     return teams[:top], counts, np.arange(1, top + 1)
 
 
+CRITICAL = 3.0
+
+
 def sig_inputs(k=6, seed=0):
+    """Teams, verdicts and studentised gaps (the verdict: t above CRITICAL)."""
     rng = np.random.default_rng(seed)
-    p = np.full((k, k), np.nan)
+    t = np.full((k, k), np.nan)
     iu = np.triu_indices(k, 1)
-    p[iu] = rng.uniform(0, 0.2, iu[0].size) ** 2
+    t[iu] = rng.uniform(0, 6, iu[0].size)
     sig = np.zeros((k, k), bool)
-    sig[iu] = p[iu] < 0.01
+    sig[iu] = t[iu] > CRITICAL
     if k > 3:
-        p[0, 3], sig[0, 3] = np.nan, False     # one untested pair
+        t[0, 3], sig[0, 3] = np.nan, False     # one untested pair
     teams = [SCRIPT, AMP] + [f"team {i}" for i in range(2, k)]
-    return teams[:k], sig, p
+    return teams[:k], sig, t
 
 
 # --- rank intervals ---------------------------------------------------------------------------
@@ -216,8 +220,8 @@ def test_blob_input_checks():
 # --- significance map -------------------------------------------------------------------------
 
 def test_significant_cells_only_above_the_diagonal():
-    teams, sig, p = sig_inputs(7)
-    c = rm.significance_chart(teams, sig, p)
+    teams, sig, t = sig_inputs(7)
+    c = rm.significance_chart(teams, sig, t, critical=CRITICAL)
     def index(cell):
         return round((cell.y - c.top) / c.cell), round((cell.x - c.left) / c.cell)
     kinds = {index(cell): cell.kind for cell in c.cells}
@@ -229,26 +233,29 @@ def test_significant_cells_only_above_the_diagonal():
     fills = {cell.kind: cell.fill for cell in c.cells}
     assert fills["better"] == PALETTE[0] and len(set(fills.values())) == len(fills)
     i, j = map(int, np.argwhere(sig)[0])
-    assert f"{teams[j]}: p = " in next(x.tooltip for x in c.cells if index(x) == (i, j))
-    upper = rm.significance_chart(teams, sig, p, mirror=False)
+    assert f"{teams[j]}: t = " in next(x.tooltip for x in c.cells if index(x) == (i, j))
+    upper = rm.significance_chart(teams, sig, t, critical=CRITICAL, mirror=False)
     assert all(index(x)[0] < index(x)[1] for x in upper.cells)
 
 
 def test_significance_tooltip_wording():
-    p = np.array([[np.nan, 0.003, 0.21], [np.nan, np.nan, 0.0004], [np.nan] * 3])
+    t = np.array([[np.nan, 4.213, 1.2], [np.nan, np.nan, np.inf], [np.nan] * 3])
     sig = np.array([[False, True, False], [False, False, True], [False] * 3])
-    c = rm.significance_chart(["A", "B", "C"], sig, p, method="Holm")
+    c = rm.significance_chart(["A", "B", "C"], sig, t, critical=3.456)
     tips = sorted({x.tooltip for x in c.cells})
-    assert tips == ["A vs B: p = 0.003, significant after Holm",
-                    "A vs C: p = 0.21, not significant after Holm",
-                    "B vs C: p < 0.001, significant after Holm"]
+    assert tips == ["A vs B: t = 4.21 > 3.46, A shown better (all pairs at once)",
+                    "A vs C: t = 1.20, not shown apart at 3.46 (all pairs at once)",
+                    "B vs C: t = \u221e > 3.46, B shown better (all pairs at once)"]
+    assert "all pairs at once" in c.title or "all pairs" in c.title
 
 
 def test_significance_input_checks():
     with pytest.raises(ValueError, match="only for i < j"):
-        rm.significance_chart(["a", "b"], [[False, False], [True, False]], np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="finite p-value"):
-        rm.significance_chart(["a", "b"], [[False, True], [False, False]], np.full((2, 2), np.nan))
+        rm.significance_chart(["a", "b"], [[False, False], [True, False]], np.zeros((2, 2)),
+                              critical=2.0)
+    with pytest.raises(ValueError, match="tested statistic"):
+        rm.significance_chart(["a", "b"], [[False, True], [False, False]], np.full((2, 2), np.nan),
+                              critical=2.0)
 
 
 # --- rendering --------------------------------------------------------------------------------
@@ -257,7 +264,7 @@ def all_charts(n=12):
     return {"rank_intervals": rc.rank_interval_chart(*interval_inputs(n)),
             "tau_histogram": rc.tau_histogram(np.linspace(0.7, 1.0, 50)),
             "blob_plot": rm.blob_plot(*blob_inputs(min(n, 8))),
-            "significance_map": rm.significance_chart(*sig_inputs(min(n, 6)))}
+            "significance_map": rm.significance_chart(*sig_inputs(min(n, 6)), critical=CRITICAL)}
 
 
 def test_team_names_are_escaped_in_every_chart():
@@ -276,7 +283,7 @@ def test_single_entry_edge_cases_render():
            "tau_histogram": rc.tau_histogram(np.array([np.nan])),
            "blob_plot": rm.blob_plot(["solo"], np.array([[5]]), [1]),
            "significance_map": rm.significance_chart(["solo"], np.zeros((1, 1), bool),
-                                                    np.full((1, 1), np.nan))}
+                                                    np.full((1, 1), np.nan), critical=2.0)}
     for macro, chart in one.items():
         parse(render(macro, chart))
     assert one["significance_map"].cells == []

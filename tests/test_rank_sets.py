@@ -11,6 +11,7 @@ from leaderboard.tiers import RankReplicates
 from leaderboard.tiers._pair_kernels import kth
 from leaderboard.tiers.rank_sets import (METHOD, RankSets, best_set, rank_confidence_sets,
                                          rank_set_tiers)
+from leaderboard.tiers.shown_better import ShownBetter, significance_map
 
 ALPHA = 0.05
 
@@ -50,11 +51,24 @@ def brute_stepdown(t, d, family, alpha):
         rejected |= new
 
 
-def brute_simultaneous(reps, alpha=ALPHA):
+def brute_simultaneous(reps, alpha=ALPHA, relation=False):
+    """Simultaneous sets (and with ``relation`` the rejected matrix: j shown better than k)."""
     t, d = brute_pairs(reps)
     n = reps.n_entries
     rej, c1, rounds = brute_stepdown(t, d, ~np.eye(n, dtype=bool), alpha)
-    return 1 + rej.sum(axis=0), n - rej.sum(axis=1), c1, rounds
+    out = 1 + rej.sum(axis=0), n - rej.sum(axis=1), c1, rounds
+    return out + (rej,) if relation else out
+
+
+def brute_tiers(rejected):
+    """Peel layers: tier 1 = not beaten by anyone, tier t + 1 = the same among those left."""
+    n = rejected.shape[0]
+    tier, left, current = np.zeros(n, int), np.ones(n, bool), 1
+    while left.any():
+        layer = left & ~rejected[left].any(axis=0)
+        assert layer.any()   # the relation is acyclic, so some entry is always unbeaten
+        tier[layer], left, current = current, left & ~layer, current + 1
+    return tier
 
 
 def brute_marginal(reps, alpha=ALPHA):
@@ -109,6 +123,14 @@ def bootstrap_case(rng, n, heavy=False, rows=300, replicates=None):
     point = losses.mean(axis=1)
     order = np.argsort(-point, kind="stable")
     return RankReplicates.from_bootstrap(point[order], reps.T[order], True)
+
+
+def hetero_case(rng, n=12):
+    """Scores-only board whose SDs differ tenfold: tiers are often not contiguous."""
+    point = np.sort(rng.normal(0, 0.05, n))[::-1]
+    sd = np.where(rng.random(n) < 0.3, 0.05, 0.005)
+    return RankReplicates.normal(point, sd, 0.0, True, replicates=400,
+                                 seed=int(rng.integers(1 << 30)))
 
 
 def cases(seed, count):
@@ -223,7 +245,7 @@ def test_coverage_normal_known_truth():
     sd, rho, sims = rng.uniform(0.01, 0.02, theta.size), 0.4, 300
     ranks = true_ranks(theta)
     best = theta == theta.max()
-    hits = np.zeros(3)
+    hits = np.zeros(4)
     marginal = np.zeros(theta.size)
     for s in range(sims):
         z = math.sqrt(rho) * rng.normal() + math.sqrt(1 - rho) * rng.normal(size=theta.size)
@@ -236,12 +258,13 @@ def test_coverage_normal_known_truth():
         hits[0] += np.all((sim.low <= r) & (r <= sim.high))
         marginal[order] += (mar.low <= r) & (r <= mar.high)
         hits[1] += np.all(best_set(reps, ALPHA)[best[order]])
-        hits[2] += np.all(rank_set_tiers(sim).tier[best[order]] == 1)
+        tiers = rank_set_tiers(sim).tier
+        hits[2] += np.all(tiers[best[order]] == 1)
+        hits[3] += np.all(tiers <= r)    # tier t: at least t - 1 entries truly better, all at once
     floor = coverage_floor(sims)
     assert hits[0] / sims >= floor
     assert marginal.mean() / sims >= floor
-    assert hits[1] / sims >= floor
-    assert hits[2] / sims >= floor
+    assert np.all(hits[1:] / sims >= floor)
 
 
 def test_coverage_bootstrap_known_truth():
@@ -289,13 +312,48 @@ def test_well_separated_and_all_tied():
         assert best_set(reps).all()
 
 
-def test_tiers_from_sets_by_hand():
-    s = RankSets(np.array([1, 1, 3, 3, 5]), np.array([2, 2, 4, 4, 5]), True, 0.05, 1, 0, 0,
-                 np.zeros(5))
-    assert rank_set_tiers(s).tier.tolist() == [1, 1, 2, 2, 3]
-    # overlapping sets still cut: the third entry is shown to be beaten, so it cannot be best
-    s = RankSets(np.array([1, 1, 2]), np.array([2, 3, 3]), True, 0.05, 1, 0, 0, np.zeros(3))
-    assert rank_set_tiers(s).tier.tolist() == [1, 1, 2]
+def test_tiers_from_a_relation_by_hand():
+    """Layers of "shown better", not runs of the order: a wide entry can stay in tier 1 below an
+    entry of tier 2."""
+    point = np.array([5.0, 4.0, 3.0, 2.0, 1.0])
+    # unresolved partners above each entry: 1 <- {0}; 2 <- {1}; 3 <- {0, 1, 2}; 4 <- {3}
+    rel = ShownBetter(point, np.array([0, 0, 1, 2, 5, 6]),
+                      np.array([0, 1, 0, 1, 2, 3], dtype=np.int32), 3.0)
+    beats = rel.matrix(5)
+    assert beats.astype(int).tolist() == [[0, 0, 1, 0, 1], [0, 0, 0, 0, 1], [0, 0, 0, 0, 1],
+                                          [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
+    assert rel.tiers().tolist() == brute_tiers(beats).tolist() == [1, 1, 2, 1, 3]
+    tied = ShownBetter(np.zeros(4), np.zeros(5, dtype=np.int64), np.empty(0, np.int32), 2.0)
+    assert tied.tiers().tolist() == [1] * 4 and not tied.matrix(4).any()
+    marginal = RankSets(np.ones(2, int), np.full(2, 2), False, 0.05, 1, 2, 0, np.zeros(2))
+    with pytest.raises(ValueError, match="simultaneous"):
+        rank_set_tiers(marginal)
+
+
+def test_tiers_and_relation_equal_brute_force():
+    """The stored verdicts are the brute force's rejections, tiers its layers, tier 1 exactly the
+    sets starting at 1, and no tier above its set's lower end."""
+    contiguous = True
+    for reps in list(cases(12, 12)) + [hetero_case(np.random.default_rng(s)) for s in range(6)]:
+        n = reps.n_entries
+        low, _, _, _, rej = brute_simultaneous(reps, relation=True)
+        want = brute_tiers(rej)
+        for batch in (None, 3):
+            sets = rank_confidence_sets(reps, ALPHA, batch=batch)
+            np.testing.assert_array_equal(sets.shown_better.matrix(n), rej)
+            tiers = rank_set_tiers(sets).tier
+            np.testing.assert_array_equal(tiers, want)
+            np.testing.assert_array_equal(tiers == 1, sets.low == 1)
+            assert np.all(tiers <= sets.low)
+        # a smaller family per entry: the best set never holds an entry outside tier 1
+        assert np.all(want[best_set(reps, ALPHA)] == 1)
+        contiguous &= bool(np.all(np.diff(want) >= 0))
+        k = min(n, 20)   # the map: the same verdicts, so it never contradicts a tier
+        sig = significance_map(sets, reps, k).significant
+        np.testing.assert_array_equal(sig, rej[:k, :k])
+        assert not sig[np.ix_(tiers[:k] == 1, tiers[:k] == 1)].any()
+        assert np.all(sig[:, tiers[:k] > 1].any(axis=0))
+    assert not contiguous   # some case has a tier-2 entry above a tier-1 one
 
 
 # --- 4. batch independence and determinism --------------------------------------------------------
@@ -324,8 +382,10 @@ def test_board_of_800_completes():
     assert np.all((s.low <= pos) & (pos <= s.high))
     assert 0 < s.pairs_examined < n * (n - 1)
     assert s.high[-1] == n and s.low[-1] > n // 2 and s.low[0] == 1 and s.high[0] < n
-    tiers = rank_set_tiers(s).tier   # a continuous board has no gap every set clears
-    assert tiers[0] == 1 and np.all(np.diff(tiers) >= 0)
+    tiers = rank_set_tiers(s).tier
+    assert tiers[0] == 1 and np.array_equal(tiers == 1, s.low == 1) and np.all(tiers <= s.low)
+    # equal SDs: whoever beats an entry beats every lower one, so the layers follow the order
+    assert np.all(np.diff(tiers) >= 0) and tiers.max() > 1
     assert best_set(reps)[0]
 
 

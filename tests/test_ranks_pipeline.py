@@ -3,6 +3,7 @@ JSON fields, and a small version of the calibration study (its rates against 1 -
 from __future__ import annotations
 
 import json
+from html import unescape
 
 import numpy as np
 import pytest
@@ -41,8 +42,10 @@ def test_every_tier_method_runs_in_both_modes(tmp_path, example, method):
         assert e["p_top"]["2"] <= e["p_top"]["5"] <= e["p_top"]["10"]
     assert sum(e["p_best"] for e in ranked) == pytest.approx(1.0)
     tiers = [e["tier"] for e in ranked]
-    assert tiers[0] == 1 and all(0 <= b - a <= 1 for a, b in zip(tiers, tiers[1:]))
-    # the confidence set for the best holds the observed leader and is contiguous from the top
+    assert tiers[0] == 1 and set(tiers) == set(range(1, max(tiers) + 1))
+    if method != "rank-sets":   # runs of the order; rank-set tiers are layers and may interleave
+        assert all(0 <= b - a <= 1 for a, b in zip(tiers, tiers[1:]))
+    # the confidence set for the best holds the observed leader
     best = [e["in_best_set"] for e in ranked]
     assert best[0] and data["ranks"]["best_set_size"] == sum(best)
     curse = data["ranks"]["winners_curse"]
@@ -52,15 +55,70 @@ def test_every_tier_method_runs_in_both_modes(tmp_path, example, method):
     assert 'id="ranks"' in page and "P(top 10)" in page
 
 
-def test_rank_sets_tiers_are_no_finer_than_holm(tmp_path):
-    """Rank-set tiers cut only where every pair across the cut is separated, simultaneously: never
-    a smaller tier 1 than the leader-anchored Holm tiers on the same replicates."""
-    sizes = {}
-    for method in ("holm", "rank-sets"):
-        code, data, _ = _run(tmp_path, "--example", "submissions", "--tiers", method)
-        assert code == 0
-        sizes[method] = data["tier1_size"]
-    assert sizes["rank-sets"] >= sizes["holm"]
+@pytest.mark.parametrize("example", ["scores", "submissions"])
+@pytest.mark.parametrize("method", list(TIER_METHODS))
+def test_json_and_html_name_the_method_that_ran(tmp_path, example, method):
+    """Every place that names the tier method reads TIER_METHODS[method]: the JSON's tier_method,
+    ranks.tiers and (submissions) resampling.test, and the page's method words; no other
+    method's words appear."""
+    code, data, html = _run(tmp_path, "--example", example, "--tiers", method)
+    assert code == 0
+    ran = TIER_METHODS[method]
+    assert data["tier_method"] == ran.procedure and data["ranks"]["tier_method"] == method
+    described = data["ranks"]["tiers"]
+    assert (described["key"], described["name"], described["test"]) == (ran.key, ran.label,
+                                                                          ran.test)
+    assert described["same_family_as_rank_sets"] == (method == "rank-sets")
+    assert (described["note"] is None) == (method == "rank-sets")
+    if example == "submissions":
+        assert data["resampling"]["test"] == ran.test
+    page = unescape(html.read_text(encoding="utf-8"))
+    assert ran.label in page and ran.test in page
+    assert ran.words(0.05)["explanation"] in page
+    for other in TIER_METHODS.values():
+        if other.key != method:
+            assert other.label not in page and other.test not in page, other.key
+            assert other.procedure not in json.dumps(data, ensure_ascii=False), other.key
+    assert ("Holm" in page) == (method == "holm")
+    if method != "rank-sets":   # say that these tiers are another procedure than the map's
+        assert ran.other_family_note in page and "another procedure" in page
+
+
+BOARDS = {
+    "example scores": ("--example", "scores"),
+    "example submissions": ("--example", "submissions"),
+    "insults": ("--solution", "{data}/kaggle_insults/solution.csv", "--submissions",
+                "{data}/kaggle_insults/submissions", "--metric", "auc"),
+    "sberbank": ("{data}/kaggle_lb_downloads/sberbank-russian-housing-market__publicleaderboard.csv",
+                 "--metric", "rmsle", "--n-test", "7662"),
+}
+
+
+@pytest.mark.parametrize("board", list(BOARDS))
+def test_tiers_rank_sets_and_map_never_disagree(tmp_path, request, board):
+    """Default tiers: tier 1 exactly when the simultaneous rank set starts at 1; no tier above
+    that set's lower end; the best set inside tier 1; and the significance map's cells are the
+    layers' edges (no cell between two tier-1 entries, each mapped entry's tier one more than its
+    highest-tier beater, whose cell is in the map since beaters score higher)."""
+    args = BOARDS[board]
+    if any("{data}" in a for a in args):
+        data_dir = request.getfixturevalue("shared_data")
+        args = tuple(a.format(data=data_dir) for a in args)
+    code, data, _ = _run(tmp_path, *args)
+    assert code == 0
+    ranked = [e for e in data["entries"] if e["rank"] is not None]
+    tier = np.array([e["tier"] for e in ranked])
+    low = np.array([e["rank_sim_low"] for e in ranked])
+    best = np.array([e["in_best_set"] for e in ranked])
+    np.testing.assert_array_equal(tier == 1, low == 1)
+    assert np.all(tier <= low) and np.all(tier[best] == 1)
+    sig = np.array(data["ranks"]["significance_map"]["significant"], dtype=bool)
+    k = len(sig)
+    assert data["ranks"]["significance_map"]["teams"] == [e["team"] for e in ranked[:k]]
+    for j in range(k):
+        beaters = tier[:k][sig[:, j]]
+        assert tier[j] == 1 + (beaters.max() if beaters.size else 0), ranked[j]["team"]
+    assert "simultaneous" in data["ranks"]["significance_map"]["family"]
 
 
 def test_lower_is_better_turns_the_bound_around(tmp_path):
@@ -120,6 +178,7 @@ def test_calibration_small_version(mode):
     floor = 1 - alpha - 3 * np.sqrt(alpha * (1 - alpha) / competitions)
     for method in ("holm", "rank-sets"):
         assert out[f"best_in_tier1[{method}]"] >= floor, method
+    assert out["tiers_hold[rank-sets]"] >= floor   # every tier claim at once
     assert out["rank_cover_all"] >= floor
     assert out["best_set_cover"] >= floor
     # per-entry rates average 12 entries per competition: at least as precise as the floor above

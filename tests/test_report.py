@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -79,18 +80,21 @@ def make_leaderboard(n, *, seed=1, hostile=False, split=False, low=False, spread
                        split="private" if split else None, rows_read=n + 59, dropped=dropped)
 
 
-def make_analysis(n=40, **kw) -> Analysis:
-    """What analyze() returns for an AUC leaderboard, with a hand-made noise model."""
+def make_analysis(n=40, method="holm", wide=(), **kw) -> Analysis:
+    """What analyze() returns for an AUC leaderboard, with a hand-made noise model; entries at the
+    positions ``wide`` get ten times the noise (rank-set tiers then interleave)."""
     lb = make_leaderboard(n, **kw)
     settings = Settings(metric=get_metric("auc"), higher_is_better=True, n_test=N_TEST,
-                        prevalence=PREVALENCE, draws=2000, seed=0)
+                        prevalence=PREVALENCE, draws=2000, seed=0, tier_method=method)
     table = rank_entries(lb.entries, True)
     scores = table["score"].to_numpy(dtype=float)
     noise = _noise_model(scores[0])
     table["ci_low"], table["ci_high"] = noise.interval(scores)
     table["sd"], table["d95"] = noise.sd_at(scores), noise.d95_at(scores)
-    reps = RankReplicates.normal(scores, table["sd"].to_numpy(), 0.0, True, replicates=500)
-    ranking = rank_board(reps, method="holm", alpha=settings.alpha)  # p vs anchor is Holm's
+    sd = table["sd"].to_numpy().copy()
+    sd[list(wide)] *= 10
+    reps = RankReplicates.normal(scores, sd, 0.0, True, replicates=500)
+    ranking = rank_board(reps, method=method, alpha=settings.alpha)  # default: Holm's p vs anchor
     table = join_ranking(table, ranking)
     notes = ("Comparisons assume each entry's score moves independently; tiers are conservative.",)
     return Analysis(leaderboard=lb, settings=settings, table=table, noise=noise,
@@ -199,9 +203,12 @@ def test_html_is_self_contained(noisy, plain):
 
 
 def test_html_answer_and_d95_sentence(noisy):
-    html = render_html(noisy)
-    k = int((noisy.table["tier"] == 1).sum())
-    assert f"{k} entries are statistically tied for first place (tier 1)." in html
+    html = unescape(render_html(noisy))
+    k, b = int((noisy.table["tier"] == 1).sum()), int(noisy.table["in_best_set"].sum())
+    assert 1 < b < 40   # the headline leads with the confidence set of the best, then tier 1
+    assert f"{b} of 40 entries could be the best (95% confidence set of the best)." in html
+    assert (f"Tier 1 holds {k} entries by leader-anchored one-sided tests with Holm's correction, "
+            "another procedure than the best set") in html
     sentence = (f"On this test set (2,000 rows, 30% positives), two equally good models differ by "
                 f"more than {noisy.d95:.4f} ({100 * noisy.d95:.2f} percentage points) one time in "
                 "twenty (d95).")
@@ -218,7 +225,7 @@ def test_html_sections_in_order(noisy):
     for text in ("Kaggle leaderboard download", "ROC AUC (higher is better)", "PrivateScore",
                  "private leaderboard", "score is not a number: 2 rows (lines 17, 41)",
                  "57 rows (lines 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, \u2026)", "test-normal",
-                 "Leader-anchored tests with Holm", "<th>Public</th>", "<th>Private</th>",
+                 "Leader-anchored one-sided tests with Holm", "<th>Public</th>", "<th>Private</th>",
                  "Rank interval", "P(top 3)", "Winner&#39;s curse", "Kendall&#39;s tau"):
         assert text in html, text
 
@@ -269,6 +276,34 @@ def test_tier_colours_match_between_chart_and_table(noisy):
     assert f'fill="{PALETTE[0]}"' in html and '<i class="c0"></i>1<' in html
     if tiers.max() >= 2:
         assert f'fill="{PALETTE[1]}"' in html and '<i class="c1"></i>2<' in html
+
+
+def test_interleaved_rank_set_tiers_read_clearly():
+    """Default tiers are layers of "shown better": an entry with wide noise can stay in tier 1
+    below a tier-2 entry. The page says so (headline, table mark and caption), the chart's bands
+    follow the rows, and anchors are each tier's first entry."""
+    a = make_analysis(40, method="rank-sets", wide=(6, 9))
+    tier = a.table["tier"].to_numpy()
+    moved = np.flatnonzero(tier < np.r_[0, np.maximum.accumulate(tier)[:-1]])
+    assert moved.size   # the wide entries sit in a better tier than an entry above them
+    np.testing.assert_array_equal(tier == 1, a.table["rank_sim_low"].to_numpy() == 1)
+    html = unescape(render_html(a))
+    b, k = int(a.table["in_best_set"].sum()), int((tier == 1).sum())
+    head = html[html.index('class="headline"'):html.index('class="d95"')]
+    assert head.index("could be the best (95% confidence set of the best)") < head.index(
+        f"Tier 1 ({k} entries) asks more") and b <= k
+    assert html.count('class="moved"') == moved.size and "tiers can interleave" in html
+    names = [str(x) for x in a.table["team"].iloc[moved]]
+    if len(names) <= 3:
+        assert ", ".join(names) in head
+    dots = dot_chart(a.table, str, "AUC", "95% interval")
+    runs = 1 + int((np.diff(tier[:dots.shown]) != 0).sum())
+    assert len(dots.bands) == runs   # one band per run; a tier's runs are shaded alike
+    assert all(band.shaded == (int(band.label.split()[1]) % 2 == 1) for band in dots.bands)
+    first = {int(t): int(np.flatnonzero(tier == t)[0]) for t in np.unique(tier)}
+    out = to_json_dict(a)
+    assert [i for i, e in enumerate(out["entries"]) if e["is_anchor"]] == sorted(first.values())
+    assert out["ranks"]["tiers"]["key"] == "rank-sets" and out["entries"][0]["tier"] == 1
 
 
 # --- formatting and geometry --------------------------------------------------------------------

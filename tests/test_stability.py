@@ -1,12 +1,14 @@
 """Rank stability and the winner's curse, against naive references and simulations with known truth."""
 import numpy as np
 import pytest
-from scipy.stats import kendalltau, norm, rankdata
+from scipy.stats import kendalltau, rankdata
 
 from leaderboard.tiers import stability
 from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.tiers.rank_sets import rank_confidence_sets
+from leaderboard.tiers.shown_better import significance_map
 from leaderboard.tiers.stability import (kendall_taus, rank_frequencies, rank_probabilities,
-                                         resampled_ranks, significance_map)
+                                         resampled_ranks)
 from leaderboard.tiers.winners_curse import winners_curse
 
 
@@ -98,31 +100,29 @@ def test_rank_frequencies_rows_and_values():
     np.testing.assert_array_equal(counts[:, top], (ranks > top).sum(axis=1))
 
 
-def test_significance_map_p_values_and_holm():
+def test_significance_map_statistics_and_shape():
     point = np.array([1.0, 0.97, 0.9, 0.5])
     reps = RankReplicates.normal(point, np.array([0.01, 0.02, 0.01, 0.03]), 0.3, True,
-                                 replicates=50, seed=0)
-    res = significance_map(reps, 4, alpha=0.05)
-    i, j = 0, 1
+                                 replicates=200, seed=0)
+    sets = rank_confidence_sets(reps, 0.05)
+    res = significance_map(sets, reps, 4)
     se = np.sqrt(0.01 ** 2 + 0.02 ** 2 - 2 * 0.3 * 0.01 * 0.02)
-    assert res.p_values[i, j] == pytest.approx(2 * norm.sf(0.03 / se))
-    assert np.isnan(res.p_values[np.tril_indices(4)]).all()
+    assert res.t[0, 1] == pytest.approx(0.03 / se)
+    assert np.isnan(res.t[np.tril_indices(4)]).all()
     assert not res.significant[np.tril_indices(4)].any()
-    upper = np.triu_indices(4, 1)
-    p = res.p_values[upper]
-    # Holm by adjusted p-values: max over earlier sorted p of (m - rank) * p.
-    order = np.argsort(p)
-    adjusted = np.maximum.accumulate(np.minimum(1, (p.size - np.arange(p.size)) * p[order]))
-    expected = np.zeros(p.size, dtype=bool)
-    expected[order] = adjusted <= 0.05
-    np.testing.assert_array_equal(res.significant[upper], expected)
-    assert significance_map(reps, 1).p_values.shape == (1, 1)
+    upper = np.triu_indices(4, 1)   # the verdicts are t > c, as the step-down decided them
+    np.testing.assert_array_equal(res.significant[upper], res.t[upper] > res.critical_value)
+    assert res.critical_value == sets.critical_value[0] and "all ordered pairs" in res.family
+    assert significance_map(sets, reps, 1).t.shape == (1, 1)
+    with pytest.raises(ValueError, match="simultaneous"):
+        significance_map(rank_confidence_sets(reps, simultaneous=False), reps, 2)
 
 
 @pytest.mark.parametrize("n_entries,k,correlation", [(2, 2, 0.0), (20, 5, 0.0), (8, 8, 0.5)])
 def test_significance_map_family_wise_error_when_all_tied(n_entries, k, correlation):
-    """Known truth: every entry tied, so any significant pair is an error. The k entries are the
-    observed best, chosen by the data; the rate must stay within 3 Monte Carlo SEs of alpha."""
+    """Known truth: every entry tied, so any filled cell is an error. The k entries are the
+    observed best, chosen by the data; the rate must stay within 3 Monte Carlo SEs of alpha
+    (the family covers every pair of the board, so a map of fewer entries errs less)."""
     alpha, boards = 0.1, 1500
     rng = np.random.default_rng(n_entries)
     sd = np.ones(n_entries)
@@ -130,11 +130,11 @@ def test_significance_map_family_wise_error_when_all_tied(n_entries, k, correlat
     for b in range(boards):
         z = np.sqrt(correlation) * rng.standard_normal() + \
             np.sqrt(1 - correlation) * rng.standard_normal(n_entries)
-        reps = RankReplicates.normal(-np.sort(-z), sd, correlation, True, replicates=8, seed=b)
-        errors += significance_map(reps, k, alpha).significant.any()
+        reps = RankReplicates.normal(-np.sort(-z), sd, correlation, True, replicates=400, seed=b)
+        errors += significance_map(rank_confidence_sets(reps, alpha), reps, k).significant.any()
     rate = errors / boards
     assert rate <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / boards)
-    if k == 2:  # a single pair: the two-sided test is exact, so the rate is alpha, not 2 alpha
+    if k == 2:  # one pair, both orientations: the max-t test is two-sided, so alpha, not 2 alpha
         assert rate >= alpha - 3 * np.sqrt(alpha * (1 - alpha) / boards)
 
 

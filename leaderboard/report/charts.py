@@ -175,11 +175,14 @@ def dot_chart(table: pd.DataFrame, fmt: Callable[[float], str], x_label: str,
                            scale(hi_col[i]) if has_ci else None, tier_colour(tiers[i]),
                            str(int(rank)), name if len(name) <= 34 else name[:33] + "\u2026", tip))
     if tiers.size and tiers[0] > 0:
+        # One band per run of equal tiers; rank-set tiers can interleave, so a tier may have
+        # several runs, and shading by the tier's parity keeps all its runs alike.
         starts = [0] + [i for i in range(1, len(tiers)) if tiers[i] != tiers[i - 1]]
         for j, start in enumerate(starts):
             end = starts[j + 1] if j + 1 < len(starts) else len(tiers)
             y0, y1 = top + row_h * start, top + row_h * end
-            bands.append(TierBand(px(y0), px(y1 - y0), j % 2 == 0, f"tier {tiers[start]}",
+            bands.append(TierBand(px(y0), px(y1 - y0), tiers[start] % 2 == 1,
+                                  f"tier {tiers[start]}" if tiers[start] > 0 else "no tier",
                                   px((y0 + y1) / 2 + 4), tier_colour(tiers[start])))
     return DotChart(width, int(bottom + 42), left, right, top, bottom, 36.0, 48.0, right + 14,
                     rows, bands, scale.ticks(8), scale(scores[0]), x_label,

@@ -257,10 +257,10 @@ def rank_interval_chart(teams: list[str], ranks: np.ndarray, low: np.ndarray, hi
             p_text=share_text(p[i]), p_muted=bool(p[i] < 0.001), p_w=px(pbar_max * p[i]),
             p_y=px(y - 3), tooltip=tip))
     bands = []
-    if tiers[0] > 0:
+    if tiers[0] > 0:   # runs of equal tiers, shaded by the tier's parity (tiers may interleave)
         starts = [0] + [i for i in range(1, n) if tiers[i] != tiers[i - 1]] + [n]
         bands = [Band(px(top + row_h * a), px(row_h * (b - a)))
-                 for j, (a, b) in enumerate(zip(starts[:-1], starts[1:])) if j % 2 == 0]
+                 for a, b in zip(starts[:-1], starts[1:]) if tiers[a] % 2 == 1]
     key, x = [], left
     items = [("bar", f"{level} rank interval"), ("line", f"simultaneous {level} interval"),
              ("dot", "observed rank"), ("pbar", "P(best): share of replicates won")]

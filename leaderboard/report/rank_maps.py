@@ -196,41 +196,42 @@ class SignificanceChart(PlotBox):
         return px(self.bottom - self.top)
 
 
-def _p_text(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
+def _t_text(t: float) -> str:
+    return "t = \u221e" if t == math.inf else f"t = {t:.2f}"
 
 
-def _significance_iv(teams, significant, p_values):
+def _significance_iv(teams, significant, stat):
     sig = np.asarray(significant, dtype=bool)
-    p = np.asarray(p_values, dtype=float)
-    if sig.ndim != 2 or sig.shape[0] != sig.shape[1] or sig.shape[0] == 0 or p.shape != sig.shape:
-        raise ValueError("significant and p_values must be square (k, k) arrays of the same shape")
+    t = np.asarray(stat, dtype=float)
+    if sig.ndim != 2 or sig.shape[0] != sig.shape[1] or sig.shape[0] == 0 or t.shape != sig.shape:
+        raise ValueError("significant and stat must be square (k, k) arrays of the same shape")
     names = _as_names(teams, sig.shape[0])
     if np.any(np.tril(sig)):
         raise ValueError("significant[i, j] can be true only for i < j (row better than column)")
-    if np.any(sig & ~np.isfinite(p)):
-        raise ValueError("a significant pair needs a finite p-value")
-    return names, sig, p
+    if np.any(sig & np.isnan(t)):
+        raise ValueError("a significant pair needs a tested statistic (not NaN)")
+    return names, sig, t
 
 
-def significance_chart(teams: list[str], significant: np.ndarray, p_values: np.ndarray, *,
-                       method: str = "Holm", mirror: bool = True,
+def significance_chart(teams: list[str], significant: np.ndarray, stat: np.ndarray, *,
+                       critical: float, mirror: bool = True,
                        chart_id: str = "rank-significance") -> SignificanceChart:
-    """A k x k map of pairwise tests: row ``i`` against column ``j``.
+    """A k x k map of the simultaneous family's verdicts: row ``i`` against column ``j``.
 
-    Above the diagonal a filled cell means the row entry is significantly better than the column
-    entry after ``method``'s adjustment, a light cell that it is not, a blank one that the pair was
-    not tested (NaN p-value). With ``mirror`` the lower triangle repeats each pair from the other
-    side (pale: the column entry is significantly better than the row); tooltips give the raw
-    p-value and the adjusted decision.
+    Above the diagonal a filled cell means the row entry is shown better than the column entry
+    (all pairs of the board tested at once), a light cell that it is not, a blank one that the
+    pair was not tested (NaN statistic). With ``mirror`` the lower triangle repeats each pair from
+    the other side (pale: the column entry is shown better than the row). Tooltips give the
+    studentised gap ``stat`` and the family's ``critical`` value.
 
     Examples
     --------
-    >>> c = significance_chart(["a", "b"], [[False, True], [False, False]], [[np.nan, 0.003]] * 2)
+    >>> c = significance_chart(["a", "b"], [[False, True], [False, False]],
+    ...                        [[np.nan, 5.2]] * 2, critical=3.1)
     >>> [x.kind for x in c.cells], c.cells[0].tooltip
-    (['better', 'worse'], 'a vs b: p = 0.003, significant after Holm')
+    (['better', 'worse'], 'a vs b: t = 5.20 > 3.10, a shown better (all pairs at once)')
     """
-    names, sig, p = _significance_iv(teams, significant, p_values)
+    names, sig, t = _significance_iv(teams, significant, stat)
     k = len(names)
     cell = float(min(30, max(12, 600 // k)))
     shown = [_short(n, 24) for n in names]
@@ -244,22 +245,24 @@ def significance_chart(teams: list[str], significant: np.ndarray, p_values: np.n
             if i == j or (i > j and not mirror):
                 continue
             a, b = min(i, j), max(i, j)
-            pv = p[a, b] if np.isfinite(p[a, b]) else p[b, a]
+            tv = t[a, b] if not np.isnan(t[a, b]) else t[b, a]
             if sig[a, b]:
                 kind = "better" if i < j else "worse"
-                tip = f"{names[a]} vs {names[b]}: {_p_text(pv)}, significant after {method}"
-            elif np.isfinite(pv):
+                tip = (f"{names[a]} vs {names[b]}: {_t_text(tv)} > {critical:.2f}, {names[a]} "
+                       "shown better (all pairs at once)")
+            elif not np.isnan(tv):
                 kind = "ns"
-                tip = f"{names[a]} vs {names[b]}: {_p_text(pv)}, not significant after {method}"
+                tip = (f"{names[a]} vs {names[b]}: {_t_text(tv)}, not shown apart at "
+                       f"{critical:.2f} (all pairs at once)")
             else:
                 kind, tip = "untested", f"{names[a]} vs {names[b]}: not tested"
             fill = {"better": SIG_BETTER, "worse": SIG_WORSE, "ns": NOT_SIG}.get(kind, UNTESTED)
             cells.append(Cell(px(left + cell * j), px(top + cell * i), fill, kind, tip))
     row_labels = [Label(px(left - 6), px(top + cell * (i + 0.5) + 4), s) for i, s in enumerate(shown)]
     col_labels = [Label(px(left + cell * (j + 0.5) + 3), px(top - 6), s) for j, s in enumerate(shown)]
-    items = [("better", SIG_BETTER, f"row significantly better than column (after {method})"),
-             ("worse", SIG_WORSE, "column significantly better than row") if mirror else None,
-             ("ns", NOT_SIG, "not significant"), ("untested", UNTESTED, "not tested")]
+    items = [("better", SIG_BETTER, "row shown better than column (all pairs at once)"),
+             ("worse", SIG_WORSE, "column shown better than row") if mirror else None,
+             ("ns", NOT_SIG, "not shown apart"), ("untested", UNTESTED, "not tested")]
     legend, y = [], bottom + 16
     for item in items:
         if item is None:
@@ -268,8 +271,8 @@ def significance_chart(teams: list[str], significant: np.ndarray, p_values: np.n
         y += 18
     width = int(math.ceil(max(right + max(diag - cell / 2, 0) + 10,
                               left + 18 + max(_text_px(t[2]) for t in items if t) + 10)))
-    title = (f"Pairwise tests between the top {k} entries: which entry is significantly better "
-             f"than which, after {method}'s adjustment")
+    title = (f"Which of the top {k} entries is shown to beat which: the verdicts of the "
+             "simultaneous tests of all pairs")
     diagonal = "".join(f"M{px(left + cell * i + 3)},{px(top + cell * (i + 1) - 3)}"
                        f"L{px(left + cell * (i + 1) - 3)},{px(top + cell * i + 3)}" for i in range(k))
     return SignificanceChart(width, int(math.ceil(y + 6)), left, right, top, bottom, chart_id,

@@ -9,54 +9,30 @@ import numpy as np
 from leaderboard.report import rank_charts, rank_maps
 from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
-from leaderboard.tiers.ranking import TIER_METHODS
+from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
 
 if TYPE_CHECKING:  # annotations only
     from leaderboard.analysis import Analysis
 
-# What each tier method controls, assumes and costs: shown in "How to read" and the README.
-TIER_TEXT = {
-    "holm": (
-        "Leader-anchored tests with Holm's correction. The best remaining entry anchors a tier; "
-        "every entry below it is tested against it (one-sided paired test), and Holm's procedure "
-        "decides which are shown to be worse with family-wise error at most {alpha}. A tier runs "
-        "from its anchor down to the lowest-ranked entry not shown to be worse. Guarantee: the "
-        "truly best entry is left out of tier 1 at most about {alpha} of the time (checked by the "
-        "calibration study); when several entries tie for best, each of them is, but not "
-        "necessarily all at once. Tiers after the first depend on the earlier cuts and carry no "
-        "separate guarantee. Cost: one test per entry and tier, so thousands of entries take "
-        "well under a second."),
-    "rank-sets": (
-        "Simultaneous rank confidence sets (Mogstad, Romano, Shaikh and Wilhelm, 2023). Every "
-        "ordered pair of entries is tested with a studentised paired difference; the critical "
-        "value is the bootstrap quantile of the largest centred difference, stepped down. An "
-        "entry's rank set runs from 1 + (entries surely better) to N \u2212 (entries surely "
-        "worse), and all sets hold the true ranks at once with probability at least {conf}. The "
-        "first unplaced entry anchors a tier that runs down to the last entry whose set still "
-        "reaches the anchor's rank, so tier 1 is every entry no other entry is shown to beat and "
-        "holds the truly best entry with probability at least {conf}; being simultaneous, it is "
-        "usually wider than Holm's. Cost: every pair is visited once; a Bonferroni screen and "
-        "bounds on the critical value skip most of the work without changing the answer."),
-    "scott-knott": (
-        "Scott-Knott ESD, a heuristic. The sorted scores are split recursively where the "
-        "between-group sum of squares is largest while Scott and Knott's test finds the split "
-        "real, and adjacent groups whose difference is negligible (effect size below 0.2 standard "
-        "errors) are merged. It uses each entry's score and standard error, not the replicates "
-        "as if they were data, so the verdict does not depend on how many replicates were drawn. "
-        "It carries no error-rate guarantee; the calibration study shows how often it still puts "
-        "the best entry in tier 1."),
-}
-
-
 def error_rate_fact(settings) -> Fact:
     """The "Error rate" line of "What was analysed"."""
+    method = TIER_METHODS[settings.tier_method]
     return Fact("Error rate", f"alpha = {settings.alpha:g}: {pct(1 - settings.alpha)} intervals "
-                f"and rank sets; tiers by {TIER_METHODS[settings.tier_method]}")
+                f"and rank sets; tiers by {method.label} ({method.test})"
+                + (f". {method.other_family_note}" if method.other_family_note else ""))
 
 
 def tier_text(method: str, alpha: float) -> str:
-    """The paragraph for ``method`` with the error rate filled in."""
-    return TIER_TEXT[method].format(alpha=pct(alpha), conf=pct(1 - alpha))
+    """The "How to read" paragraph for ``method`` with the error rate filled in."""
+    return TIER_METHODS[method].words(alpha)["explanation"]
+
+
+def ranked_rows(a: Analysis) -> np.ndarray:
+    """Table rows the ranking covers, in its order (entries without a noise model keep tier 0 and
+    are left out of every comparison)."""
+    if a.ranking is None:
+        return np.zeros(0, dtype=int)
+    return np.flatnonzero(a.table["tier"].to_numpy(dtype=int) > 0)
 
 
 def context(a: Analysis, score) -> dict | None:
@@ -64,9 +40,11 @@ def context(a: Analysis, score) -> dict | None:
     r = a.ranking
     if r is None:
         return None
-    t, s = a.table, a.settings
+    s = a.settings
+    t = a.table.iloc[ranked_rows(a)]   # the ranking's entries, in its order
     teams = t["team"].astype(str).tolist()
-    ranks = t["rank"].to_numpy(dtype=int)
+    point = r.replicates.point   # ranks among the compared entries (ties share the better rank)
+    ranks = 1 + np.searchsorted(-point, -point, side="left")
     conf = pct(1 - s.alpha)
     n = len(t)
     reps = r.replicates
@@ -90,13 +68,18 @@ def context(a: Analysis, score) -> dict | None:
         said.append(f"Resampled rankings agree with the observed one with a median Kendall's tau of "
                     f"{np.median(taus):.3f} (95% of replicates between "
                     f"{np.quantile(taus, 0.025):.3f} and {np.quantile(taus, 0.975):.3f}).")
-    k = len(r.significance.significant)
-    n_sig = int(np.asarray(r.significance.significant).sum())
+    sig = r.significance
+    k = len(sig.significant)
+    n_sig = int(np.asarray(sig.significant).sum())
     pairs = k * (k - 1) // 2
-    map_caption = (f"A filled cell: the row's entry is shown to be better than the column's (paired "
-                   f"test, Holm over all {pairs:,} pairs of the map, family-wise error at most "
-                   f"{pct(s.alpha)}). {n_sig:,} of the {pairs:,} pairs "
-                   f"{'is' if n_sig == 1 else 'are'} separated"
+    map_caption = (f"A filled cell: the row's entry is shown to be better than the column's by "
+                   f"{MAP_FAMILY} (family-wise error at most {pct(s.alpha)} over every pair of "
+                   f"the board, critical value {sig.critical_value:.2f}). "
+                   + ("The tiers are the layers of these verdicts, so no cell joins two tier-1 "
+                      "entries and every entry below tier 1 has a filled cell in its column. "
+                      if r.description.same_family_as_rank_sets else
+                      f"The tiers come from {r.description.label}, another procedure. ")
+                   + f"{n_sig:,} of the {pairs:,} pairs {'is' if n_sig == 1 else 'are'} separated"
                    + ("; the rest could be in either order." if n_sig else
                       ": this test set cannot order any two of these entries with confidence."))
     sig_teams = teams[:k]
@@ -110,8 +93,8 @@ def context(a: Analysis, score) -> dict | None:
                                     ranks[:len(r.frequencies)],
                                     tiers=t["tier"].to_numpy(dtype=int)[:len(r.frequencies)]),
         "significance": rank_maps.significance_chart(
-            sig_teams, np.asarray(r.significance.significant, dtype=bool),
-            np.asarray(r.significance.p_values, dtype=float)) if k > 1 else None,
+            sig_teams, np.asarray(sig.significant, dtype=bool), np.asarray(sig.t, dtype=float),
+            critical=sig.critical_value) if k > 1 else None,
         "map_size": k, "map_caption": map_caption, "blob_size": len(r.frequencies), "conf": conf,
         "top_k": list(r.top_k),
         "source": reps.source,
@@ -131,16 +114,21 @@ def how_to_read(a: Analysis) -> list[Fact]:
              "of entries truly better), in the manner of Mogstad, Romano, Shaikh and Wilhelm "
              "(2023): it runs from 1 + the entries shown to be better to N \u2212 the entries "
              f"shown to be worse. It holds the entry's true rank with probability at least "
-             f"{conf}. The chart's thin line is the simultaneous version, which holds every "
-             f"entry's true rank at once with probability at least {conf}."),
+             f"{conf}. The simultaneous version (in brackets in the table, the thin line in the "
+             f"chart) holds every entry's true rank at once with probability at least {conf}; "
+             "it starts at 1 + the entries shown better by the tests of all pairs at once."),
         Fact("P(best) and P(top k)", f"The share of {draws}s on which the entry scores best "
              "(ties share the credit), or ranks in the top k. They measure how stable the order "
              "is under the noise of this test set; they are not the probability that the entry "
              "is truly best, and near ties they favour the observed leader."),
-        Fact("Best set", f"The {conf} confidence set for the best entry: entries that no other "
-             f"entry is shown to beat. The truly best entry is in it with probability at least "
-             f"{conf}; an entry outside it is shown to be worse than some other entry (error at "
-             f"most {alpha})."),
+        Fact("Best set", f"The {conf} confidence set for the best entry, the sharpest answer to "
+             "\u201ccould another entry be the best?\u201d. Each entry is tested on its own: it is "
+             "left out when its one-sided comparisons with every other entry (a max-t test of "
+             "\u201cno entry is better than this one\u201d) show some entry better. The truly best "
+             f"entry is in it with probability at least {conf}; an entry outside it is shown to "
+             f"be worse than some other entry (error at most {alpha} for the best one). Because "
+             "each entry needs only its own comparisons to hold, it is never larger than the "
+             "rank-set tier 1, whose guarantee covers every comparison on the page at once."),
         Fact("Winner's curse", "The top observed score is the highest of many noisy scores, so "
              "it overstates the leader's true score. The correction subtracts the selection bias "
              f"measured on the {draws}s: how far the best resampled score lies above the true "
@@ -148,7 +136,11 @@ def how_to_read(a: Analysis) -> list[Fact]:
              "calibration study reports how much bias it leaves."),
         Fact("Stability", "Kendall's tau compares the observed ranking with each resampled "
              "ranking (1 = the same order). The rank-frequency plot shows, for the top entries, "
-             "how often each rank came up; the significance map marks the pairs among the top "
-             f"entries where the upper one is shown to be better (paired one-sided tests, Holm "
-             f"over all pairs of the map, family-wise error at most {alpha})."),
+             "how often each rank came up."),
+        Fact("Significance map", "The pairs among the top entries where the upper one is shown "
+             f"to be better, by {MAP_FAMILY}: family-wise error at most {alpha} over every pair "
+             "of the board."
+             + (" The tiers are the layers of these verdicts." if
+                TIER_METHODS[method].same_family_as_rank_sets else
+                f" The tiers on this page come from {TIER_METHODS[method].label} instead.")),
     ]

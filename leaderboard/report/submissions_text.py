@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from leaderboard.report import ranks_text
 from leaderboard.report.words import Fact, pct
+from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:
     from leaderboard.analysis import Analysis
@@ -71,7 +72,9 @@ def file_rows(a: Analysis) -> list[FileRow]:
 
 
 def resampling_box(a: Analysis) -> dict:
+    """The method box of submissions mode; the tier words come from the method that ran."""
     boot = a.bootstrap
+    method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
     return {
         "name": f"paired bootstrap ({boot.resample})",
         "assumptions": (
@@ -83,8 +86,7 @@ def resampling_box(a: Analysis) -> dict:
             "scores is assumed: the noise comes from the predictions themselves."),
         "method": (f"{boot.replicates.shape[1]:,} replicates of {boot.n_rows:,} rows, seed "
                    f"{boot.seed}. Intervals are percentile intervals of each entry's replicates; "
-                   "tiers come from one-sided paired tests (difference over its paired bootstrap "
-                   "standard error) with Holm's procedure."),
+                   f"tiers by {method.label}: {method.test}."),
     }
 
 

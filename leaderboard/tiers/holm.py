@@ -27,12 +27,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard.tiers.methods import HOLM
+
 PValueFn = Callable[[int, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
 class Tiers:
     """Tier of each entry (1 = top) and its p-value against its own tier's anchor.
+
+    ``method`` is the procedure's name from :data:`~leaderboard.tiers.methods.TIER_METHODS`.
+    Holm's and Scott-Knott's tiers are contiguous runs of the ranking; the rank-set tiers are
+    layers of "shown better" and need not be (an entry can sit below one of a later tier).
 
     ``p_vs_anchor`` is the unadjusted one-sided p-value of the test against the anchor of the tier
     that was being formed when the entry was tested (NaN for anchors).
@@ -106,7 +112,7 @@ def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05
         tier[start:end + 1] = current
         p_vs_anchor[start] = np.nan  # an anchor is not tested against anyone in its own tier
         start, current = end + 1, current + 1
-    return Tiers(tier=tier, p_vs_anchor=p_vs_anchor, method="leader-anchored, Holm", alpha=alpha)
+    return Tiers(tier=tier, p_vs_anchor=p_vs_anchor, method=HOLM.procedure, alpha=alpha)
 
 
 def paired_p_values(reps) -> PValueFn:

@@ -29,14 +29,9 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
   rejected (chance <= alpha); the other entries' tests cannot affect b, so no correction across
   entries is needed: every truly best entry is in the set with probability >= 1 - alpha (each
   of them, when several tie).
-* :func:`rank_set_tiers`: anchored on the sets' lower ends. The first entry not yet placed, at
-  position s (rank s + 1), anchors a tier that runs down to the lowest-ranked entry whose set
-  still reaches rank s + 1 (``low <= s + 1``), and the next tier starts after it. Tier 1 is thus
-  every entry up to the last one that no other entry is shown to beat. If all sets hold (chance
-  >= 1 - alpha with simultaneous sets), a truly best entry has ``low = 1`` and is in tier 1; an
-  entry in a later tier has more entries shown to be better than the tier's top position allows,
-  so it is truly outranked by at least s entries. (Cutting only where *every* entry above beats
-  *every* entry below would never cut a dense board: neighbours always overlap.)
+* Tiers (:func:`~leaderboard.tiers.shown_better.rank_set_tiers`): the layers of the
+  simultaneous family's verdicts, kept in :attr:`RankSets.shown_better`; tier 1 is exactly the
+  entries with ``low == 1`` (see :mod:`~leaderboard.tiers.shown_better` for the guarantee).
 
 **Scale, and why the answer is still exact.** The family has E(E-1) pairs (25 million at E =
 5000), so nothing E x E is held except the near pairs defined below.
@@ -62,13 +57,16 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
 
 Cost: O(E^2) pair setup (plus O(E^2 R) sums of squares for bootstrap SEs) and the replicate work
 the bounds leave, a few percent of E^2 R; memory O(E R) plus 24 bytes per near pair (all pairs on
-a fully tied board: 300 MB at E = 5000). Measured by ``benchmarks/bench_rank_sets.py`` on 2
-shared cores, E = 5000 on a Kaggle-shaped board: simultaneous sets 0.8 s (R = 1000), 1.4 s (R =
-2000), 2.0 s with bootstrap SEs, 1.1 s fully tied; marginal sets 6-11 s (a pass with per-entry
-maxima, then E step-downs); :func:`best_set` 0.05-1.5 s. It screens with sd_i + sd_j >= se_ij and
-the E - 1 Bonferroni value, re-screens exactly against the 16 highest entries and runs the exact
-max-t test on the rest; a screened-out entry is excluded by a valid Bonferroni test, which can
-differ from the max-t test only when the bootstrap max-quantile exceeds z_B.
+a fully tied board: 300 MB at E = 5000) while it runs, and 4 bytes per unresolved pair of
+unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.ShownBetter`).
+Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
+board: simultaneous sets 0.7 s (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s
+fully tied, of which keeping the verdicts takes at most 0.05 s (the tiers then 10-15 ms); marginal
+sets 5-10 s (a pass with per-entry maxima, then E step-downs); :func:`best_set` 0.04-0.1 s, 1.5 s
+fully tied. It screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
+exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
+entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
+bootstrap max-quantile exceeds z_B.
 """
 from __future__ import annotations
 
@@ -80,10 +78,12 @@ import numpy as np
 from scipy.stats import norm
 
 from leaderboard.tiers import _pair_kernels as pk
-from leaderboard.tiers.holm import Tiers
+from leaderboard.tiers.methods import RANK_SETS
 from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.tiers.shown_better import ShownBetter, from_step_down, rank_set_tiers
 
-METHOD = "rank confidence sets (Mogstad-Romano-Shaikh-Wilhelm)"
+__all__ = ["RankSets", "best_set", "rank_confidence_sets", "rank_set_tiers"]
+METHOD = RANK_SETS.procedure
 TILE_ROWS = 128        # rows per tile block (measured best at E = 5000, R = 1000-2000)
 TOP_RESCREEN = 16      # best_set: exact re-screen against this many of the highest entries
 LO_EVERY = 16          # marginal: refresh the per-entry lower bounds after rounds 1, 2, 4, 8
@@ -110,6 +110,9 @@ class RankSets:
         Ordered hypotheses rejected by the screen at the first step (summed over families).
     critical_value : ndarray, shape (E,)
         The last round's critical value of each entry's family (all equal if simultaneous).
+    shown_better : ShownBetter or None
+        Simultaneous sets: the family's verdicts, which entry is shown better than which (the
+        tiers and the significance map read them); None for marginal sets.
     """
 
     low: np.ndarray
@@ -120,6 +123,7 @@ class RankSets:
     pairs_examined: int
     pairs_screened: int
     critical_value: np.ndarray
+    shown_better: ShownBetter | None = None
 
 
 @dataclass(frozen=True)
@@ -267,9 +271,12 @@ def _simultaneous(d: _Data, alpha: float) -> RankSets:
     n_far = int(beats.sum())
     beats = beats + np.bincount(ni, state & 1 == 0, n) + np.bincount(nk, state & 2 == 0, n)
     beaten = beaten + np.bincount(nk, state & 1 == 0, n) + np.bincount(ni, state & 2 == 0, n)
+    # Final verdicts: {t > c}. Far pairs fell in their better orientation (|t| > screen >= c);
+    # near pairs keep their state bits, from which the unresolved ones are stored.
     return RankSets(low=1 + beaten.astype(int), high=n - beats.astype(int), simultaneous=True,
                     alpha=alpha, steps=steps, pairs_examined=2 * ni.size, pairs_screened=n_far,
-                    critical_value=np.full(n, c))
+                    critical_value=np.full(n, c),
+                    shown_better=from_step_down(d.point, ni, nk, state, c))
 
 
 def _csr(owner: np.ndarray, partner: np.ndarray, se: np.ndarray, pm: np.ndarray, n: int):
@@ -366,7 +373,9 @@ def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
     n = d.point.size
     if n == 1:
         one = np.ones(1, dtype=int)
-        return RankSets(one, one.copy(), simultaneous, alpha, 0, 0, 0, np.full(1, np.nan))
+        rel = ShownBetter(d.point, np.zeros(2, dtype=np.int64), np.empty(0, np.int32), np.nan)
+        return RankSets(one, one.copy(), simultaneous, alpha, 0, 0, 0, np.full(1, np.nan),
+                        rel if simultaneous else None)
     return _simultaneous(d, alpha) if simultaneous else _marginal(d, alpha)
 
 
@@ -423,36 +432,3 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
                   d.ib, np.maximum.reduceat(d.err, starts, axis=0), d.kq, m, tmax)
         keep[cand] = tmax <= _order_stat(m, d.kq)
     return keep
-
-
-def rank_set_tiers(sets: RankSets) -> Tiers:
-    """Tiers from rank sets: each tier holds every entry whose set reaches the tier's top rank.
-
-    The first unplaced entry, at position ``s``, anchors a tier that runs to the last entry with
-    ``low <= s + 1``; tiers are contiguous. With simultaneous sets, tier 1 holds every truly best
-    entry with probability >= 1 - alpha (module docstring).
-
-    Examples
-    --------
-    >>> s = RankSets(np.array([1, 1, 3]), np.array([2, 2, 3]), True, 0.05, 1, 2, 4,
-    ...              np.full(3, 2.0))
-    >>> rank_set_tiers(s).tier.tolist()
-    [1, 1, 2]
-
-    A dense board: every set overlaps its neighbours', yet only the first two can be best.
-
-    >>> s = RankSets(np.array([1, 1, 2, 3, 4]), np.array([3, 4, 5, 5, 5]), True, 0.05, 1, 0, 0,
-    ...              np.zeros(5))
-    >>> rank_set_tiers(s).tier.tolist()
-    [1, 1, 2, 2, 3]
-    """
-    low = np.asarray(sets.low)
-    n = low.size
-    tier = np.zeros(n, dtype=int)
-    start, current = 0, 1
-    while start < n:
-        reach = np.flatnonzero(low[start:] <= start + 1)
-        end = start + int(reach.max()) if reach.size else start
-        tier[start:end + 1] = current
-        start, current = end + 1, current + 1
-    return Tiers(tier=tier, p_vs_anchor=np.full(n, np.nan), method=METHOD, alpha=sets.alpha)

@@ -3,8 +3,9 @@
 :func:`rank_board` runs, in order: the chosen tier method; marginal and simultaneous rank
 confidence sets and the confidence set for the best (:mod:`~leaderboard.tiers.rank_sets`); the
 chance of being first or in the top k, Kendall's tau against every resampled ranking, the rank
-frequencies of the top entries and the pairwise significance map
-(:mod:`~leaderboard.tiers.stability`); and the winner's-curse correction
+frequencies of the top entries (:mod:`~leaderboard.tiers.stability`); the significance map, read
+from the simultaneous family's verdicts like the default tiers
+(:mod:`~leaderboard.tiers.shown_better`); and the winner's-curse correction
 (:mod:`~leaderboard.tiers.winners_curse`). The result is one small dataclass the analysis joins to
 its table and the report draws.
 """
@@ -16,19 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.tiers.holm import Tiers, leader_anchored_tiers, paired_p_values
-from leaderboard.tiers.rank_sets import RankSets, best_set, rank_confidence_sets, rank_set_tiers
+from leaderboard.tiers.methods import TIER_METHODS, TierMethod
+from leaderboard.tiers.rank_sets import RankSets, best_set, rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.scott_knott import scott_knott_esd
-from leaderboard.tiers.stability import (RankProbabilities, SignificanceMap, kendall_taus,
-                                         rank_frequencies, rank_probabilities, significance_map)
+from leaderboard.tiers.shown_better import SignificanceMap, rank_set_tiers, significance_map
+from leaderboard.tiers.stability import (RankProbabilities, kendall_taus, rank_frequencies,
+                                         rank_probabilities)
 from leaderboard.tiers.winners_curse import WinnersCurse, winners_curse
 
-# Each --tiers key with its name in words (the report's "tiers by ..." line).
-TIER_METHODS = {
-    "rank-sets": "simultaneous rank confidence sets",
-    "holm": "leader-anchored tests with Holm's correction",
-    "scott-knott": "Scott-Knott ESD (a heuristic)",
-}
+__all__ = ["MAP_SIZE", "Ranking", "TIER_METHODS", "TierMethod", "rank_board", "tier_entries"]
 MAP_SIZE = 20    # entries in the pairwise significance map
 BLOB_SIZE = 20   # entries in the rank-frequency (blob) plot
 
@@ -42,7 +40,7 @@ class Ranking:
     tiers : Tiers
         From the chosen ``method``.
     method : str
-        Key of :data:`TIER_METHODS`.
+        Key of :data:`TIER_METHODS` (``description`` gives its words).
     marginal, simultaneous : RankSets
         Rank confidence sets: each entry's own (marginal) and all entries at once (simultaneous).
     in_best_set : ndarray of bool
@@ -56,7 +54,7 @@ class Ranking:
     frequencies : ndarray
         Rank frequencies of the best ``min(BLOB_SIZE, E)`` entries.
     significance : SignificanceMap
-        Paired tests among the best ``min(MAP_SIZE, E)`` entries, Holm-adjusted.
+        The simultaneous family's verdicts among the best ``min(MAP_SIZE, E)`` entries.
     curse : WinnersCurse
         The leader's selection-corrected score (oriented: multiply by ``replicates.sign``).
     replicates : RankReplicates
@@ -75,6 +73,11 @@ class Ranking:
     significance: SignificanceMap
     curse: WinnersCurse
     replicates: RankReplicates
+
+    @property
+    def description(self) -> TierMethod:
+        """The tier method that ran, in words (the one table the report and JSON read)."""
+        return TIER_METHODS[self.method]
 
     @property
     def corrected_leader_score(self) -> float:
@@ -122,5 +125,5 @@ def rank_board(reps: RankReplicates, *, method: str = "rank-sets", alpha: float 
                    in_best_set=best_set(reps, alpha),
                    probabilities=rank_probabilities(reps, lines), top_k=lines,
                    taus=kendall_taus(reps), frequencies=rank_frequencies(reps, min(BLOB_SIZE, n)),
-                   significance=significance_map(reps, min(MAP_SIZE, n), alpha),
+                   significance=significance_map(simultaneous, reps, min(MAP_SIZE, n)),
                    curse=winners_curse(reps, alpha), replicates=reps)

@@ -51,9 +51,10 @@ import numpy as np
 from scipy.stats import chi2
 
 from leaderboard.tiers.holm import Tiers
+from leaderboard.tiers.methods import SCOTT_KNOTT
 from leaderboard.tiers.replicates import RankReplicates
 
-METHOD = "Scott-Knott ESD (heuristic)"
+METHOD = SCOTT_KNOTT.procedure
 _SCALE = np.pi / (2 * (np.pi - 2))  # Scott and Knott's lambda = _SCALE * B0 / sigma0^2
 
 

@@ -8,9 +8,10 @@ challengeR toolkit does for biomedical challenges (Wiesenfarth et al. 2021):
 - :func:`rank_probabilities`: how often each entry comes first, or in the top ``k``, and the median
   and percentiles of its resampled rank;
 - :func:`kendall_taus`: Kendall's tau-b between the observed order and each replicate's order;
-- :func:`rank_frequencies`: the rank distribution of the leading entries, for a blob plot;
-- :func:`significance_map`: which of the leading entries are significantly better than which, with
-  the family-wise error over the map controlled by Holm's procedure.
+- :func:`rank_frequencies`: the rank distribution of the leading entries, for a blob plot.
+
+(The significance map, a confidence statement rather than a stability summary, is
+:func:`leaderboard.tiers.shown_better.significance_map`.)
 
 What these numbers are, and what they are not: they measure how much the *observed* order moves when
 the test set is redrawn around the observed scores. They are not posterior probabilities that an
@@ -18,7 +19,8 @@ entry is truly best, and they are not confidence statements about true ranks. Th
 takes the observed scores as the truth, so the observed leader is its true best; when entries are
 truly tied the bootstrap rank distribution is inconsistent (Hall and Miller 2009) and favours the
 observed leader: with two truly tied entries the leader's "probability of being best" is uniformly
-distributed between 1/2 and 1 (mean 3/4), never the fair 1/2. Use the rank confidence sets and tiers for statements with guarantees.
+distributed between 1/2 and 1 (mean 3/4), never the fair 1/2. Use the rank confidence sets and
+tiers for statements with guarantees.
 
 A resampled rank is 1 plus the number of entries *strictly* better on that replicate, so tied
 entries share the best rank of their group (as in the observed ranking).
@@ -34,10 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit, prange
-from scipy.stats import norm
 
 from leaderboard.tiers._tau_kernel import inversions, tied_pairs
-from leaderboard.tiers.holm import holm_reject
 from leaderboard.tiers.replicates import RankReplicates
 
 CHUNK_ELEMENTS = 1 << 21  # scores ranked per chunk (16 MB of float64), bounds the working memory
@@ -71,26 +71,6 @@ class RankProbabilities:
     rank_percentiles: np.ndarray
     level: float
     n_replicates: int
-
-
-@dataclass(frozen=True)
-class SignificanceMap:
-    """Pairwise comparisons among the leading ``k`` entries (see :func:`significance_map`).
-
-    Attributes
-    ----------
-    p_values : ndarray, shape (k, k)
-        ``p_values[i, j]`` for ``i < j``: unadjusted p-value of "entry i is better than entry j";
-        NaN on and below the diagonal (not tested).
-    significant : ndarray of bool, shape (k, k)
-        True where Holm's procedure over all ``k (k - 1) / 2`` pairs rejects at ``alpha``.
-    alpha : float
-        Family-wise error rate of the whole map.
-    """
-
-    p_values: np.ndarray
-    significant: np.ndarray
-    alpha: float
 
 
 def _reps_iv(reps: RankReplicates) -> None:
@@ -326,57 +306,3 @@ def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
         cols = np.minimum(block[:, :top], top + 1) - 1  # ranks past `top` share the last column
         counts += np.bincount((cols + offsets).ravel(), minlength=counts.size)
     return counts.reshape(top, top + 1)
-
-
-def significance_map(reps: RankReplicates, k: int, alpha: float = 0.05) -> SignificanceMap:
-    """Which of the ``k`` leading entries are significantly better than which (Holm over pairs).
-
-    For every pair ``i < j`` among the first ``k`` entries, the paired statistic is
-    ``z = (point[i] - point[j]) / reps.pair_se(i, j)`` and the p-value is ``2 * norm.sf(z)``: the
-    two-sided normal test, which equals the one-sided test of "i is better than j" at level
-    ``alpha / 2``. The halving is needed because the direction of each test is the observed order,
-    chosen by the data: with a one-sided p-value, two truly tied entries would be declared
-    different with probability ``2 alpha``. Holm's procedure runs over all ``k (k - 1) / 2`` pairs.
-
-    Guarantee: the probability that the map marks any pair "i better than j" when entry i is not
-    truly better (tied or worse) is at most about ``alpha`` (family-wise error over the map), under
-    the normal approximation of each paired difference with the replicates' standard error. The
-    tests check it by simulation with all entries tied, which includes choosing the ``k`` entries
-    by their observed scores.
-
-    Parameters
-    ----------
-    reps : RankReplicates
-    k : int
-        Number of leading entries, at most E (with one there is nothing to test).
-    alpha : float
-        Family-wise error rate of the map.
-
-    Returns
-    -------
-    SignificanceMap
-
-    Examples
-    --------
-    >>> reps = RankReplicates.normal(np.array([1.0, 0.99, 0.5]), np.full(3, 0.01), 0.0, True,
-    ...                              replicates=100, seed=0)
-    >>> significance_map(reps, 3).significant.astype(int).tolist()
-    [[0, 0, 1], [0, 0, 1], [0, 0, 0]]
-    """
-    _reps_iv(reps)
-    if not 1 <= k <= reps.n_entries:
-        raise ValueError(f"k must be between 1 and {reps.n_entries}, got {k}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha:g}")
-    p_values = np.full((k, k), np.nan)
-    for i in range(k - 1):
-        others = np.arange(i + 1, k)
-        gap = reps.point[i] - reps.point[others]
-        se = reps.pair_se(i, others)
-        # A difference with no spread at all is certain: a positive gap is significant, none is not.
-        z = np.divide(gap, se, out=np.where(gap > 0, np.inf, 0.0), where=se > 0)
-        p_values[i, others] = np.minimum(1.0, 2 * norm.sf(z))
-    upper = np.triu_indices(k, 1)
-    significant = np.zeros((k, k), dtype=bool)
-    significant[upper] = holm_reject(p_values[upper], alpha)
-    return SignificanceMap(p_values=p_values, significant=significant, alpha=float(alpha))

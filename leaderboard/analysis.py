@@ -12,6 +12,7 @@ import pandas as pd
 
 from leaderboard.analysis_shakeup import Shakeup, has_both_scores, shakeup_from_scores
 from leaderboard.errors import InputError
+from leaderboard.flags import Flag, board_flags, class_count_flags
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
@@ -47,6 +48,15 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """Entries left out of some statistics, and why (the report and JSON name every one)."""
+
+    statistics: str
+    reason: str
+    teams: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The result of analysing one leaderboard.
 
@@ -76,6 +86,11 @@ class Analysis:
     shakeup : Shakeup or None
         Public vs private: rank changes, the noise baseline and the overfitting test (None unless
         the board has both scores).
+    left_out : tuple of LeftOut
+        Entries left out of some statistics (no interval, no post-mortem baseline), with reasons.
+    flags : tuple of Flag
+        What a reader should know before any number: perfect scores, ties at the top, shared
+        scores, junk, entries worse than no skill or without an interval, a tiny class.
     """
 
     leaderboard: Leaderboard
@@ -89,6 +104,8 @@ class Analysis:
     submissions: SubmissionSet | None = None
     ranking: Ranking | None = None
     shakeup: Shakeup | None = None
+    left_out: tuple[LeftOut, ...] = ()
+    flags: tuple[Flag, ...] = ()
 
     @property
     def mode(self) -> str:
@@ -140,6 +157,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     scores = table["score"].to_numpy(dtype=float)
     _check_scores_in_range(table, metric, leaderboard.source)
     notes: list[str] = []
+    left_out: list[LeftOut] = []
     for column in ("ci_low", "ci_high", "sd", "d95", "p_vs_anchor"):
         table[column] = np.nan
     table["tier"] = 0
@@ -158,36 +176,67 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                   n_test=settings.n_test,
                                   prevalence=settings.prevalence, draws=settings.draws,
                                   seed=settings.seed, alpha=settings.alpha,
-                                  options=settings.universe, progress=progress)
+                                  options=settings.universe, progress=progress,
+                                  leader_at_noise_level=True)
         progress.close()
         table["ci_low"], table["ci_high"] = noise.interval(scores)
-        table["sd"] = noise.sd_at(scores)
-        table["d95"] = noise.d95_at(scores)
-        reps = RankReplicates.normal(scores, table["sd"].to_numpy(), settings.correlation,
-                                     settings.higher_is_better, replicates=settings.replicates,
-                                     seed=settings.seed)
-        ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
-                             top_k=settings.top_k)
-        tiers = ranking.tiers
-        table = join_ranking(table, ranking)
-        d95 = noise.leader.d95
-        beyond = int(((scores < noise.levels[0]) | (scores > noise.levels[-1])).sum())
-        if beyond:
-            notes.append(f"{beyond} entr{'y scores' if beyond == 1 else 'ies score'} beyond what "
-                         f"the {noise.universe} universe can reach for these settings (from "
-                         f"{noise.levels[0]:.6g} to {noise.levels[-1]:.6g}); their intervals are "
-                         "clipped at that edge. Check those scores, or the universe options.")
+        # the noise that the entry's own interval implies, and d95 at the score (the middle of
+        # the interval where the noise at the score vanishes): never zero at a perfect or
+        # constant score
+        table["sd"] = noise.interval_sd(scores)
+        table["d95"] = noise.d95_at(noise.noise_level(scores))
+        modelled = np.flatnonzero(np.isfinite(table["sd"].to_numpy()))
+        if modelled.size:
+            reps = RankReplicates.normal(scores[modelled], table["sd"].to_numpy()[modelled],
+                                         settings.correlation, settings.higher_is_better,
+                                         replicates=settings.replicates, seed=settings.seed)
+            ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
+                                 top_k=settings.top_k)
+            tiers = ranking.tiers
+            table = join_ranking(table, ranking, modelled)
+        d95 = noise.leader.d95 if np.isfinite(table["sd"].iloc[0]) else None
+        unmodelled = np.setdiff1d(np.arange(len(table)), modelled)
+        if unmodelled.size:
+            why = (f"no true score of the {noise.universe} universe that was simulated (from "
+                   f"{noise.levels[0]:.6g} to {noise.levels[-1]:.6g}) produces such a score")
+            left_out.append(LeftOut("intervals, tiers and ranks", why,
+                                    tuple(table["team"].iloc[unmodelled].astype(str))))
+            notes.append(f"{_entries(unmodelled.size)} {'has' if unmodelled.size == 1 else 'have'} "
+                         f"no interval and no tier: {why}. They are ranked by score but left "
+                         "out of every comparison. Check those scores, or the universe options.")
         if settings.correlation == 0:
             notes.append("Comparisons assume each entry's score moves independently, as if every "
                          "entry had its own test set. Entries scored on one shared test set are "
-                         "positively correlated, so the real differences are less noisy than "
-                         "assumed: tiers are conservative (wider) and no difference is overstated.")
+                         "positively correlated, so if the noise model holds the real differences "
+                         "are less noisy than assumed and the tiers are conservative (wider).")
         else:
             notes.append(f"Comparisons assume a correlation of {settings.correlation:g} between "
                          "entries' scores (--correlation), as entries on one shared test set have.")
     shakeup = _shakeup(table, settings, quiet) if has_both_scores(table) else None
+    flags = sanity_flags(table, settings, leaderboard.split,
+                         no_interval=left_out[0].teams if left_out else ())
+    if settings.n_test is not None:
+        flags += class_count_flags(settings.n_test, settings.prevalence,
+                                   settings.universe.class_shares)
     return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
-                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking, shakeup=shakeup)
+                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking, shakeup=shakeup,
+                    left_out=tuple(left_out), flags=tuple(flags))
+
+
+def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
+                 no_interval: tuple[str, ...] = ()) -> list[Flag]:
+    """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
+    other split's perfect scores and ties at the top when the table has both (a leak shows on
+    either board)."""
+    flags = board_flags(table["team"], table["score"], settings.metric,
+                        settings.higher_is_better, prevalence=settings.prevalence,
+                        class_shares=settings.universe.class_shares, no_interval=no_interval)
+    if {"public_score", "private_score"} <= set(table.columns):
+        other = "private" if split == "public" else "public"
+        flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,
+                                         settings.higher_is_better, split=f"{other} board")
+                  if f.kind in ("perfect", "tie_at_top")]
+    return flags
 
 
 def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool) -> Shakeup:
@@ -206,21 +255,37 @@ def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool) -> Shakeup:
         progress.close()
 
 
-def join_ranking(table: pd.DataFrame, ranking: Ranking) -> pd.DataFrame:
+def join_ranking(table: pd.DataFrame, ranking: Ranking,
+                 rows: np.ndarray | None = None) -> pd.DataFrame:
     """The table with the ranks stage's columns: ``tier``, ``p_vs_anchor``, ``rank_ci_low`` and
     ``rank_ci_high`` (marginal rank confidence set), ``rank_sim_low`` and ``rank_sim_high``
-    (simultaneous), ``p_best``, ``p_top_<k>`` per prize line, and ``in_best_set``."""
+    (simultaneous), ``p_best``, ``p_top_<k>`` per prize line, and ``in_best_set``.
+
+    ``rows`` are the table rows the ranking covers, in its order (default: all); the others keep
+    tier 0 and NaN (no noise model, so no comparison)."""
     table = table.copy()
-    table["tier"] = ranking.tiers.tier
-    table["p_vs_anchor"] = ranking.tiers.p_vs_anchor
-    table["rank_ci_low"], table["rank_ci_high"] = ranking.marginal.low, ranking.marginal.high
-    table["rank_sim_low"] = ranking.simultaneous.low
-    table["rank_sim_high"] = ranking.simultaneous.high
-    table["p_best"] = ranking.probabilities.p_best
-    for k in ranking.top_k:
-        table[f"p_top_{k}"] = ranking.probabilities.p_top[k]
-    table["in_best_set"] = ranking.in_best_set
+    rows = np.arange(len(table)) if rows is None else np.asarray(rows)
+    columns = {"tier": ranking.tiers.tier, "p_vs_anchor": ranking.tiers.p_vs_anchor,
+               "rank_ci_low": ranking.marginal.low, "rank_ci_high": ranking.marginal.high,
+               "rank_sim_low": ranking.simultaneous.low,
+               "rank_sim_high": ranking.simultaneous.high,
+               "p_best": ranking.probabilities.p_best,
+               **{f"p_top_{k}": ranking.probabilities.p_top[k] for k in ranking.top_k},
+               "in_best_set": ranking.in_best_set}
+    for name, values in columns.items():
+        values = np.asarray(values)
+        if rows.size == len(table):
+            table[name] = values
+            continue
+        fill = 0 if name == "tier" else (False if values.dtype == bool else np.nan)
+        full = np.full(len(table), fill, dtype=values.dtype if fill is not np.nan else float)
+        full[rows] = values
+        table[name] = full
     return table
+
+
+def _entries(count: int) -> str:
+    return f"{count:,} entr{'y' if count == 1 else 'ies'}"
 
 
 def _check_settings(settings: Settings) -> None:

@@ -58,7 +58,10 @@ class Shakeup:
     reason : str or None
         Why there is no noise baseline, when there is none.
     left_out : str or None
-        Entries with both scores that were nevertheless left out, and why.
+        Entries with both scores that were left out of the noise comparisons, and why.
+    compared : ShakeupStats or None
+        The statistics over the entries the noise baseline and the overfitting test cover: the
+        same object as ``stats`` unless some entries were left out (``left_out``).
     """
 
     public: np.ndarray
@@ -78,6 +81,7 @@ class Shakeup:
     noise: str
     reason: str | None
     left_out: str | None = None
+    compared: ShakeupStats | None = None
 
 
 def has_both_scores(table) -> bool:
@@ -115,35 +119,44 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
         stats = shakeup_stats(public, private, higher_is_better)
         return _result(public, private, stats, None, None, n_public, n_private, two_stage,
                        "none", reason)
-    both = np.isfinite(public) & np.isfinite(private)
+    stats = shakeup_stats(public, private, higher_is_better)   # the board's own, every entry
+    both = stats.keep
     scores = np.concatenate([public[both], private[both]])
     leader = float(scores.max() if higher_is_better else scores.min())
     models = [build_noise_model(metric, scores, leader_score=leader, n_test=n, prevalence=prevalence,
                                 draws=draws, seed=seed, alpha=alpha, options=options,
                                 progress=progress) for n in (n_public, n_private)]
-    # Scores the universe cannot reach (e.g. a log loss worse than predicting the prevalence) have
-    # no simulated noise: they are left out of the post-mortem rather than given a made-up one.
-    lo, hi = max(m.levels[0] for m in models), min(m.levels[-1] for m in models)
-    beyond = both & ((np.minimum(public, private) < lo) | (np.maximum(public, private) > hi))
-    public, private = np.where(beyond, np.nan, public), np.where(beyond, np.nan, private)
-    stats = shakeup_stats(public, private, higher_is_better)
-    keep = stats.keep
+    # An entry's noise is the one its own interval implies (never zero at a perfect or constant
+    # score). Scores no model of the universe produces have none: they are left out of the noise
+    # comparisons (not of the observed statistics) and named.
+    noisy = [np.full(public.size, np.nan) for _ in models]
+    for values, model, out in zip((public, private), models, noisy):
+        out[both] = model.interval_sd(values[both])
+    modelled = both & np.isfinite(noisy[0]) & np.isfinite(noisy[1])
+    compared = stats
+    left_out = None
+    if (both & ~modelled).any():
+        compared = shakeup_stats(np.where(modelled, public, np.nan),
+                                 np.where(modelled, private, np.nan), higher_is_better)
+        count = int((both & ~modelled).sum())
+        left_out = (f"{count:,} entr{'y scores' if count == 1 else 'ies score'} beyond what the "
+                    f"{models[0].universe} universe can produce at one slice's size or both, so "
+                    "their noise is unknown: the noise comparisons cover the other "
+                    f"{compared.n_entries:,} entries, the observed statistics all "
+                    f"{stats.n_entries:,}")
+    keep = compared.keep
     # Only the noise entries do not share moves their ranks, so the truths are pulled together
     # by the SD of that part (the shared part, sqrt(correlation) of it, moves every entry alike).
-    truth = estimate_truth(private[keep], models[1].sd_at(private[keep]) * np.sqrt(1 - correlation))
+    truth = estimate_truth(private[keep], noisy[1][keep] * np.sqrt(1 - correlation))
     noise_draws = NoiseDraws.normal(truth, models[0].sd_at(truth), models[1].sd_at(truth),
                                     higher_is_better, correlation=correlation,
                                     replicates=replicates, seed=seed)
-    ordered = _best_first(public[keep], higher_is_better)
-    public_reps = RankReplicates.normal(ordered, models[0].sd_at(ordered), correlation,
+    order = np.argsort(-public[keep] if higher_is_better else public[keep], kind="stable")
+    public_reps = RankReplicates.normal(public[keep][order], noisy[0][keep][order], correlation,
                                         higher_is_better, replicates=replicates, seed=seed)
-    left_out = (f"{int(beyond.sum()):,} entr{'y scores' if beyond.sum() == 1 else 'ies score'} "
-                f"beyond what the {models[0].universe} universe can reach ({lo:.6g} to {hi:.6g}) "
-                "on one board or both, so their noise cannot be simulated; they are left out"
-                if beyond.any() else None)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
-                   f"{noise_draws.source}", None, alpha, tier_method, left_out)
+                   f"{noise_draws.source}", None, alpha, tier_method, left_out, compared)
 
 
 def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,
@@ -172,26 +185,23 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
                    noise_draws.source, None, alpha, tier_method)
 
 
-def _best_first(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """Scores best first (the order :class:`RankReplicates` expects)."""
-    return np.sort(scores)[::-1] if higher_is_better else np.sort(scores)
-
-
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
-            noise, reason, alpha=0.05, tier_method="rank-sets", left_out=None) -> Shakeup:
+            noise, reason, alpha=0.05, tier_method="rank-sets", left_out=None,
+            compared=None) -> Shakeup:
+    compared = stats if compared is None else compared
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)
     baseline = overfit = top_tiers = tier1 = None
-    top = min(PUBLIC_TOP, stats.n_entries)
+    top = min(PUBLIC_TOP, compared.n_entries)
     if noise_draws is not None:
-        baseline = shakeup_baseline(noise_draws, stats)
-        overfit = overfit_test(public[stats.keep], private[stats.keep], noise_draws,
-                               stats.higher_is_better, alpha=alpha)
-        flagged[np.flatnonzero(stats.keep)[overfit.drivers]] = True
+        baseline = shakeup_baseline(noise_draws, compared)
+        overfit = overfit_test(public[compared.keep], private[compared.keep], noise_draws,
+                               compared.higher_is_better, alpha=alpha)
+        flagged[np.flatnonzero(compared.keep)[overfit.drivers]] = True
         tiers = tier_entries(public_reps, tier_method, alpha).tier
         top_tiers, tier1 = int(np.unique(tiers[:top]).size), int((tiers == 1).sum())
     return Shakeup(public=public, private=private, stats=stats, n_public=n_public,
                    n_private=n_private, two_stage=two_stage, baseline=baseline, overfit=overfit,
                    flagged=flagged, risers=risers, fallers=fallers, public_top=top,
                    public_top_tiers=top_tiers, public_tier1_size=tier1, noise=noise, reason=reason,
-                   left_out=left_out)
+                   left_out=left_out, compared=compared)

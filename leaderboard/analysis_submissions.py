@@ -6,19 +6,21 @@ ingest (:mod:`leaderboard.submissions`) -> metrics (point scores) -> noise
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis import Analysis, Settings, _check_settings, join_ranking, rank_entries
+from leaderboard.analysis import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
+                                  sanity_flags)
+from leaderboard.flags import Flag, class_count_flags
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.analysis_shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, BootstrapResult, paired_bootstrap
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
+from leaderboard.submissions.identical import identical_to
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
 
@@ -104,8 +106,8 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
     ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
                          top_k=settings.top_k)
     table = join_ranking(table, ranking)
-    table["identical_to"] = pd.Series(_identical_to([preds[i] for i in order],
-                                                    table["team"].tolist()),
+    table["identical_to"] = pd.Series(identical_to([preds[i] for i in order],
+                                                   table["team"].tolist()),
                                       index=table.index, dtype=object)
     table = table.drop(columns=["entry", "line"])
 
@@ -114,13 +116,26 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table)
+    flags = sanity_flags(table, settings, split) + _class_flags(metric, y)
     shakeup = None
     if has_both_scores(table):
         shakeup = _shakeup(solution, [preds[i] for i in order], boot, table, settings, split,
                            groups_of=solution.groups, quiet=quiet)
     return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                     tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
-                    bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup)
+                    bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup,
+                    flags=tuple(flags))
+
+
+def _class_flags(metric, y: np.ndarray) -> list[Flag]:
+    """A class with very few rows in the ranking split (classification metrics only)."""
+    if metric.kind not in ("labels", "scores", "probabilities") or y.ndim != 1:
+        return []
+    labels, counts = np.unique(y.astype(str), return_counts=True)
+    if labels.size > 20:   # not classes (a regression target read as text)
+        return []
+    return class_count_flags(None, None, class_counts={f"rows of class {label}": count
+                                                       for label, count in zip(labels, counts)})
 
 
 def _shakeup(solution: Solution, preds: list[np.ndarray], boot: BootstrapResult,
@@ -149,17 +164,6 @@ def _shakeup(solution: Solution, preds: list[np.ndarray], boot: BootstrapResult,
                                   n_public=int((solution.usage == "public").sum()),
                                   n_private=int((solution.usage == "private").sum()),
                                   alpha=settings.alpha, tier_method=settings.tier_method)
-
-
-def _identical_to(preds: list[np.ndarray], labels: list[str]) -> list[str | None]:
-    """For each entry (rank order), the first entry with byte-identical predictions, else None."""
-    first: dict[bytes, str] = {}
-    out: list[str | None] = []
-    for pred, label in zip(preds, labels):
-        digest = hashlib.sha256(np.ascontiguousarray(pred).tobytes()).digest()
-        out.append(first.get(digest))
-        first.setdefault(digest, label)
-    return out
 
 
 def _identical_notes(table: pd.DataFrame) -> list[str]:

@@ -89,10 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "entries' scores (default 0: independent, the conservative choice)")
     ranks = run.add_argument_group("tiers and ranks")
     ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="rank-sets",
-                       help="how tiers are cut: rank-sets (simultaneous rank confidence sets; the "
-                            "default), holm (leader-anchored paired tests with Holm: smaller tier "
-                            "1, but with exact ties for first it can miss some of them) or "
-                            "scott-knott (Scott-Knott ESD, a heuristic without an error guarantee)")
+                       help="how tiers are cut (default rank-sets): " + "; ".join(
+                           f"{m.key}, {m.label}" for m in TIER_METHODS.values())
+                       + " (the README's tier methods say what each guarantees)")
     ranks.add_argument("--prizes", type=int, default=3, help="prize places: the report gives each "
                        "entry's chance of finishing in the top PRIZES (default 3)")
     ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
@@ -239,26 +238,59 @@ def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
                                quiet=args.quiet)
 
 
+def _names(teams) -> str:
+    top = [printable(t) for t in teams]
+    return ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
+
+
+def _best_and_tier_one(result: Analysis) -> list[str]:
+    """Who could be the best (the confidence set of the best), then tier 1 and how it differs."""
+    table, conf = result.table, f"{100 * (1 - result.settings.alpha):.3g}%"
+    method = TIER_METHODS[result.ranking.method if result.ranking is not None
+                          else result.settings.tier_method]
+    tier_one = table.loc[table["tier"] == 1, "team"]
+    k = len(tier_one)
+    lines = []
+    if "in_best_set" in table.columns:
+        best = table.loc[table["in_best_set"].astype(bool), "team"]
+        compared = int((table["tier"] > 0).sum())   # entries without a noise model: tier 0
+        lines.append(f"could be the best ({conf} confidence set of the best): {len(best)} of "
+                     f"{compared} {'compared ' if compared < len(table) else ''}"
+                     f"entr{'y' if compared == 1 else 'ies'}: {_names(best)}")
+    if method.same_family_as_rank_sets:
+        why = ("no entry shown to beat them while all rank sets hold at once, a wider, "
+               "simultaneous guarantee")
+    else:
+        why = f"by {method.label}, another procedure than the rank sets"
+    lines.append(f"tier 1 ({why}): {k} entr{'y' if k == 1 else 'ies'}: {_names(tier_one)}")
+    return lines
+
+
 def summary(result: Analysis, html_path: str | None = None, json_path: str | None = None) -> str:
     """A few plain lines for the terminal."""
     board, settings, table = result.leaderboard, result.settings, result.table
     direction = "higher" if settings.higher_is_better else "lower"
     lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
              f"({settings.metric.label}, {direction} is better)"]
+    lines += [f"flag: {printable(f.message)}" for f in result.flags]
     if result.d95 is not None:
-        lines.append(f"d95 at the leader's score {table['score'].iloc[0]:.6g}: "
-                     f"{result.d95:.4g} (two equally good models differ by more than this one "
-                     "time in twenty)")
-        top = [printable(t) for t in table.loc[table["tier"] == 1, "team"]]
-        shown = ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
-        lines.append(f"tier 1, statistically tied for first: {len(top)} "
-                     f"entr{'y' if len(top) == 1 else 'ies'}: {shown}")
+        level = result.leader_distribution.true_score
+        where = (f"{level:.6g}, the middle of the leader's interval"
+                 if result.noise is not None and result.noise.leader_at_middle
+                 else f"the leader's score {table['score'].iloc[0]:.6g}")
+        lines.append(f"d95 at {where}: {result.d95:.4g} (two equally good models differ by more "
+                     "than this one time in twenty)")
+        lines += _best_and_tier_one(result)
     sk = result.shakeup
     if sk is not None:
         line = (f"public vs private: Spearman {sk.stats.spearman:.2f}, entries moved "
                 f"{100 * sk.stats.mean_abs_rank_change:.3g}% of the board on average")
         if sk.baseline is not None:
-            line += (f" (noise alone: Spearman {sk.baseline.noise_spearman:.2f}, "
+            cover = sk.compared if sk.compared is not None else sk.stats
+            over = ("" if cover is sk.stats else
+                    f" over the {cover.n_entries:,} of {sk.stats.n_entries:,} entries whose noise "
+                    "is known")
+            line += (f" (noise alone{over}: Spearman {sk.baseline.noise_spearman:.2f}, "
                      f"{100 * sk.baseline.noise_mean_abs_rank_change:.3g}%); "
                      f"p_overfit {sk.overfit.p_overfit:.3g}")
         lines.append(line)

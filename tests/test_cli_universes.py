@@ -23,6 +23,7 @@ def test_log_loss_board_uses_the_binormal_universe(tmp_path):
                         "2000", "--prevalence", "0.1", "--draws", str(DRAWS)], tmp_path)
     noise = result["noise"]
     assert noise["universe"] == "binormal" and "calibrated probability" in noise["assumptions"]
+    assert noise["leader_score"] == 0.25   # the noise does not vanish there: at the score itself
     exact = get_universe(get_metric("logloss"), 2000, 0.1).exact_sd(0.25, 2000, 0.1)
     assert noise["leader_exact_sd"] == pytest.approx(exact)
     _sd_close(noise["leader_sd"], exact)
@@ -52,12 +53,20 @@ def test_multiclass_board(tmp_path):
     assert result["entries"][2]["tier"] > 1
 
 
-def test_unreachable_entries_are_noted_not_fatal(tmp_path):
-    # 0.9 is worse than predicting the base rate at 10% positives (log loss 0.325)
-    result, html = run([board(tmp_path, [0.25, 0.27, 0.9]), "--metric", "logloss", "--n-test",
-                        "2000", "--prevalence", "0.1", "--draws", "200"], tmp_path)
-    assert any("beyond what the binormal universe can reach" in n for n in result["notes"])
-    assert "beyond what the binormal universe can reach" in html
+def test_worse_than_no_skill_is_modelled_and_the_unreachable_left_out(tmp_path):
+    """0.9 is worse than predicting the base rate at 10% positives (log loss 0.325): an
+    over-confident model reaches it, so it gets an honest interval. 40 is worse than every row
+    confidently wrong (-log eps = 36.04): no model gives it, so it gets no interval and no tier."""
+    result, html = run([board(tmp_path, [0.25, 0.27, 0.9, 40.0]), "--metric", "logloss",
+                        "--n-test", "2000", "--prevalence", "0.1", "--draws", "400"], tmp_path)
+    by_score = {e["score"]: e for e in result["entries"]}
+    worse = by_score[0.9]
+    assert worse["ci_low"] < 0.9 < worse["ci_high"] and worse["sd"] > 0 and worse["tier"] >= 1
+    assert "over-confident" in result["noise"]["assumptions"]
+    junk = by_score[40.0]
+    assert junk["ci_low"] is None and junk["sd"] is None and junk["tier"] is None
+    assert any("no interval and no tier" in n for n in result["notes"])
+    assert "no interval and no tier" in html
 
 
 @pytest.mark.parametrize("args, message", [

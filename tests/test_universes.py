@@ -104,17 +104,21 @@ def test_calibrated_truth_matches_scikit_learn(sk_name, name, target, options):
 
 
 def test_unreachable_scores_are_one_line_errors():
-    with pytest.raises(InputError, match="cannot be reached.*no skill"):
-        _universe("log_loss").calibrate([0.9])   # worse than predicting the base rate (0.325)
+    """Every log loss a submission can get is reachable (up to -log of float64's eps, every row
+    confidently wrong); beyond that is a one-line error naming the universe's span."""
     low, high = _universe("log_loss").reachable()
     assert low == pytest.approx(0, abs=1e-9)
-    p = 0.1
-    assert high == pytest.approx(-(p * np.log(p) + (1 - p) * np.log(1 - p)), rel=1e-9)
+    assert high == pytest.approx(-np.log(np.finfo(float).eps), rel=1e-6)
+    with pytest.raises(InputError, match="cannot be reached.*worst model"):
+        _universe("log_loss").calibrate([40.0])
 
 
 # --- the noise: exact variances, closed forms and an independent scikit-learn loop --------------
 
 EXACT_CASES = [("log_loss", 0.2, {}), ("brier", 0.06, {}), ("accuracy", 0.93, dict(name="binormal")),
+               # worse than no skill: over-confident models, then hard labels mostly wrong
+               ("log_loss", 0.9, {}), ("log_loss", 25.0, {}), ("brier", 0.4, {}),
+               ("auc", 0.3, dict(name="binormal")), ("log_loss", 2.0, dict(class_shares=SHARES3)),
                ("auc", 0.85, dict(name="binormal")), ("gini", 0.6, dict(name="binormal")),
                ("mae", 2.0, {}), ("mae", 2.0, dict(residuals="laplace")),
                ("accuracy", 0.75, dict(class_shares=SHARES3))]

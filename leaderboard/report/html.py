@@ -17,8 +17,9 @@ from leaderboard.metrics import Metric
 from leaderboard.report import charts, ranks_text, shakeup_text, submissions_text
 from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
-from leaderboard.report.json_out import anchor_mask
+from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
 from leaderboard.report.render import render_page
+from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.analysis import Analysis
@@ -100,12 +101,15 @@ class Row:
     private: str
     starts_tier: bool
     rank_interval: str = "\u2014"
+    rank_sim: str = "\u2014"
+    moved: str = ""   # tooltip of the out-of-order mark: a better tier than an entry above it
     p_best: str = "\u2014"
     p_top: tuple[str, ...] = ()
     in_best_set: bool = False
 
 
 def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
+    """The headline: who could be the best (the confidence set of the best), then tier 1."""
     t = a.table
     n, lead = len(t), t.iloc[0]
     label = a.settings.metric.label
@@ -113,32 +117,59 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
         return ("Ranking only: intervals and tiers are not available for this leaderboard.",
                 [*a.notes[:1], f"{lead['team']} ranks first of {n:,} entries with {label} "
                  f"{num.score(lead['score'])}; the table ranks every entry by its observed score."])
-    tier = t["tier"].to_numpy()
-    k, n_tiers = int((tier == 1).sum()), int(tier.max())
-    last = t.iloc[k - 1]
     said = [f"The leader, {lead['team']}, scored {num.score(lead['score'])}; its {conf} interval "
             f"for the true score runs from {num.score(lead['ci_low'])} to "
             f"{num.score(lead['ci_high'])}."]
     if n == 1:
         return "There is only one entry, so there is no one to be tied with.", said
-    if k == 1:
-        head = "The leader is alone in tier 1: every other entry is shown to be worse than it."
-    elif k == n:
-        head = f"All {n:,} entries are statistically tied for first place (tier 1)."
-        said.append("This test set is too small to tell any of them apart.")
-    else:
-        head = f"{k:,} entries are statistically tied for first place (tier 1)."
-        method = a.ranking.method if a.ranking is not None else a.settings.tier_method
-        why = {"holm": "include every entry not shown to be worse than the leader",
-               "rank-sets": "include every entry that no other entry is shown to beat",
-               "scott-knott": "form one group by Scott-Knott ESD, a heuristic without an error "
-                              "guarantee"}[method]
-        said.append(f"The top {k:,} (scores {num.score(lead['score'])} down to "
-                    f"{num.score(last['score'])}) {why}, so this test set does not settle which "
-                    "of them is truly best.")
-    if n_tiers > 1:
-        said.append(f"The {n:,} entries form {n_tiers:,} tiers.")
+    head = _best_set_headline(t, conf)
+    said.append(_tier_one_sentence(a, conf))
+    tier = t["tier"].to_numpy(dtype=int)
+    if tier.max() > 1:
+        said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
+    moved = t["team"].astype(str)[out_of_order_mask(tier)].tolist()
+    if moved:
+        who = (", ".join(moved) if len(moved) <= 3 else f"{len(moved):,} entries")
+        one = len(moved) == 1
+        said.append(f"Tiers follow the evidence, not only the order: {who} "
+                    f"{'is' if one else 'are'} in a better tier than an entry ranked above "
+                    f"{'it' if one else 'them'}, because {'its' if one else 'their'} comparisons "
+                    "are noisier (\u2195 in the table).")
     return head, said
+
+
+def _best_set_headline(t, conf: str) -> str:
+    """The sharpest valid answer to "could someone else be the best?"."""
+    compared = int((t["tier"] > 0).sum())   # entries without a noise model are not compared
+    n = f"{compared:,}" + ("" if compared == len(t) else " compared")
+    best = t["in_best_set"].to_numpy(dtype=bool) if "in_best_set" in t.columns else None
+    if best is None:   # tiers without rank statistics: only tier 1 can answer
+        k = int((t["tier"] == 1).sum())
+        return f"{k:,} of {n} entries are in tier 1, statistically tied for first place."
+    b = int(best.sum())
+    what = f"({conf} confidence set of the best)"
+    if b == 1:
+        lead = t["team"].iloc[int(np.argmax(best))]
+        return (f"Only {lead} can be the best: every other entry is shown to be worse than some "
+                f"entry {what}.")
+    if b == compared:
+        return f"Any of the {n} entries could be the best: none is ruled out {what}."
+    return f"{b:,} of {n} entries could be the best {what}."
+
+
+def _tier_one_sentence(a: Analysis, conf: str) -> str:
+    """How tier 1 differs from the best set, in one sentence, for the method that ran."""
+    method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
+    k = int((a.table["tier"] == 1).sum())
+    size = f"{k:,} entr{'y' if k == 1 else 'ies'}"
+    if method.same_family_as_rank_sets:
+        return (f"Tier 1 ({size}) asks more: it holds the entries no other entry is shown to beat "
+                f"when every rank set must hold at once, the simultaneous {conf} guarantee that "
+                "the tiers, the rank sets and the significance map share, while the best set "
+                "tests each entry only on whether it could be the best.")
+    return (f"Tier 1 holds {size} by {method.label}, another procedure than the best set, the "
+            f"rank sets and the significance map; its guarantee: "
+            f"{method.words(a.settings.alpha)['guarantee']}.")
 
 
 def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
@@ -146,8 +177,11 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     if a.d95 is None or s.n_test is None:
         return None
     where = f"{s.n_test:,} rows" + (f", {pct(s.prevalence)} positives" if s.prevalence else "")
+    at = ("" if a.noise is None or not a.noise.leader_at_middle else
+          f" at a true score of {num.score(a.noise.leader.true_score)}, the middle of the leader's "
+          "interval (at its score itself the noise vanishes)")
     return (f"On this test set ({where}), two equally good models differ by more than "
-            f"{num.d95(a.d95)} one time in twenty (d95).")
+            f"{num.d95(a.d95)} one time in twenty (d95){at}.")
 
 
 def _facts(a: Analysis, conf: str) -> list[Fact]:
@@ -191,6 +225,7 @@ def _rows(a: Analysis, num: Numbers) -> list[Row]:
     anchors = anchor_mask(t["tier"].to_numpy()) if has_tiers else np.zeros(len(t), bool)
     public = t["public_score"] if "public_score" in t.columns else [math.nan] * len(t)
     private = t["private_score"] if "private_score" in t.columns else [math.nan] * len(t)
+    above = highest_above(t["tier"].to_numpy(dtype=int))
     rows = []
     for i, (rank, team, score, lo, hi, tier, p, pub, prv) in enumerate(zip(
             t["rank"], t["team"], t["score"], t["ci_low"], t["ci_high"], t["tier"],
@@ -198,22 +233,57 @@ def _rows(a: Analysis, num: Numbers) -> list[Row]:
         interval = (f"{num.score(lo)} \u2013 {num.score(hi)}" if np.isfinite(lo) and np.isfinite(hi)
                     else "\u2014")
         rows.append(Row(int(rank), str(team), num.score(score), interval,
-                        str(int(tier)) if has_tiers else "\u2014", charts.tier_class(int(tier)),
+                        str(int(tier)) if has_tiers and tier > 0 else "\u2014",
+                        charts.tier_class(int(tier)),
                         _p_value(float(p), bool(anchors[i])) if has_tiers else "\u2014",
                         num.score(pub), num.score(prv), bool(anchors[i]) and i > 0,
+                        moved=_moved(int(tier), int(above[i])) if has_tiers and tier > 0 else "",
                         **_rank_cells(a, i)))
     return rows
 
 
+def _moved(tier: int, above: int) -> str:
+    """The out-of-order mark's tooltip ("" when the entry's tier is not above one seen higher)."""
+    if tier >= above:
+        return ""
+    beaten = ("no entry is shown to beat it" if tier == 1 else
+              f"only entries of tier{' 1' if tier == 2 else f's 1 to {tier - 1}'} are shown to "
+              "beat it")
+    return (f"In tier {tier} although ranked below an entry of tier {above}: {beaten} (its "
+            "comparisons with the entries above are noisier).")
+
+
+def _table_caption(a: Analysis) -> str:
+    """How to read the tier column, for the method that ran."""
+    method = a.ranking.method if a.ranking is not None else a.settings.tier_method
+    if method == "holm":
+        return ("A line above a row marks the start of a new tier; the first entry of each tier is "
+                "its anchor.")
+    if method != "rank-sets":
+        return "A line above a row marks the start of a new tier."
+    moved = int(out_of_order_mask(a.table["tier"].to_numpy(dtype=int)).sum())
+    return ("A line above a row marks where a new tier begins. Tier 1 is exactly the entries "
+            "whose rank interval all at once (in brackets) starts at 1, and an entry's tier is one more "
+            "than the highest tier of the entries shown to beat it"
+            + (f", so tiers can interleave: \u2195 marks {moved:,} "
+               f"entr{'y' if moved == 1 else 'ies'} in a better tier than an entry above "
+               f"{'it' if moved == 1 else 'them'}." if moved else "."))
+
+
 def _rank_cells(a: Analysis, i: int) -> dict:
-    r = a.ranking
+    """Row ``i``'s rank columns, from the table (rows left out of the ranking show dashes)."""
+    r, row = a.ranking, a.table.iloc[i]
     if r is None:
         return {}
-    low, high = int(r.marginal.low[i]), int(r.marginal.high[i])
+    if int(row["tier"]) == 0:
+        return {"p_top": ("\u2014",) * len(r.top_k)}
+    low, high = int(row["rank_ci_low"]), int(row["rank_ci_high"])
+    s_low, s_high = int(row["rank_sim_low"]), int(row["rank_sim_high"])
     return {"rank_interval": f"{low}" if low == high else f"{low}\u2013{high}",
-            "p_best": share_text(r.probabilities.p_best[i]),
-            "p_top": tuple(share_text(r.probabilities.p_top[k][i]) for k in r.top_k),
-            "in_best_set": bool(r.in_best_set[i])}
+            "rank_sim": f"{s_low}" if s_low == s_high else f"{s_low}\u2013{s_high}",
+            "p_best": share_text(row["p_best"]),
+            "p_top": tuple(share_text(row[f"p_top_{k}"]) for k in r.top_k),
+            "in_best_set": bool(row["in_best_set"])}
 
 
 def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
@@ -279,6 +349,7 @@ def build_context(a: Analysis) -> dict:
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
         "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
+        "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,
         "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
         "facts": _facts(a, conf), "dots": dots,
@@ -286,6 +357,7 @@ def build_context(a: Analysis) -> dict:
         "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": _rows(a, num), "scroll": len(t) > SCROLL_ABOVE,
+        "table_caption": _table_caption(a),
         "has_public": "public_score" in t.columns, "has_private": "private_score" in t.columns,
         "palette": [(f"c{i}", colour) for i, colour in enumerate(charts.PALETTE)],
         "no_tier": charts.NO_TIER, "how": _how_to_read(a, conf),

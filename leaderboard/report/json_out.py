@@ -3,18 +3,28 @@
 Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
-    correlation, d95, tier_method, notes, source, noise, ranks, entries
+    correlation, d95, tier_method, notes, flags, left_out, source, noise, ranks, entries
+
+``flags`` are what a reader should know first (``kind``, ``message``, ``teams``: see
+:mod:`leaderboard.flags`); ``left_out`` names every entry left out of some statistics
+(``statistics``, ``reason``, ``teams``), e.g. a score no model of the universe produces. Entries
+without an interval have null ``ci_low``, ``ci_high``, ``sd``, ``d95``, ``tier`` and rank fields.
 
 ``entries`` are in rank order; ``tier`` is 1 for the top tier, null (as are ``d95`` and the
-interval fields) when there is no noise model. A tier's anchor (its first entry) has
-``is_anchor: true`` and ``p_vs_anchor: null``.
+interval fields) when there is no noise model. A tier's anchor (its first entry in rank order) has
+``is_anchor: true`` and ``p_vs_anchor: null``. With ``--tiers rank-sets`` (the default) tiers are
+layers of the simultaneous family's "shown better" and need not be contiguous: ``tier`` is 1
+exactly when ``rank_sim_low`` is 1. ``tier_method`` names the procedure that ran; ``ranks.tiers``
+describes it (``key``, ``name``, ``test``, ``guarantee``, ``same_family_as_rank_sets`` and, for
+another family, ``note``), all generated from :data:`leaderboard.tiers.methods.TIER_METHODS`.
 
 With a noise model every entry also has ``rank_ci_low`` and ``rank_ci_high`` (its marginal rank
 confidence set), ``rank_sim_low`` and ``rank_sim_high`` (simultaneous, all entries at once),
 ``p_best`` (share of resampled test sets on which it scores best), ``p_top`` (``{"k": share}`` for
 each prize line) and ``in_best_set`` (in the confidence set for the best entry); the top-level
 ``ranks`` holds the tier method, the winner's-curse correction, Kendall's tau, the rank frequencies
-of the top entries and the pairwise significance map.
+of the top entries and the significance map (``significant[i][j]``: the simultaneous family shows
+entry i better than entry j; ``family`` and ``critical_value`` say which tests).
 
 With public and private scores (both columns, or a solution with Usage) the top-level ``shakeup``
 holds the post-mortem: ``spearman``, ``kendall``, ``mean_abs_rank_change`` and
@@ -43,7 +53,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from leaderboard.report.ranks_text import ranked_rows
+from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.shakeup_text import shakeup_json
+from leaderboard.tiers.methods import TIER_METHODS, TierMethod
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.analysis import Analysis
@@ -61,16 +74,6 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def anchor_mask(tiers: np.ndarray) -> np.ndarray:
-    """True for the first entry of each tier (tiers > 0, in rank order)."""
-    tiers = np.asarray(tiers, dtype=int)
-    mask = np.zeros(tiers.size, dtype=bool)
-    if tiers.size:
-        mask[0] = tiers[0] > 0
-        mask[1:] = (tiers[1:] != tiers[:-1]) & (tiers[1:] > 0)
-    return mask
-
-
 def _entries(analysis: Analysis) -> list[dict]:
     table = analysis.table
     has_tiers = analysis.tiers is not None
@@ -82,7 +85,7 @@ def _entries(analysis: Analysis) -> list[dict]:
         rank, team, score, lo, hi, sd, d95, p, tier, *rest = row
         entry = {"team": str(team), "score": _num(score), "rank": int(rank),
                  "ci_low": _num(lo), "ci_high": _num(hi),
-                 "tier": int(tier) if has_tiers else None,
+                 "tier": int(tier) if has_tiers and tier > 0 else None,   # 0: left out
                  "sd": _num(sd), "d95": _num(d95),
                  "p_vs_anchor": None if anchors[i] else _num(p),
                  "is_anchor": bool(anchors[i])}
@@ -100,18 +103,18 @@ def _entries(analysis: Analysis) -> list[dict]:
 
 
 def _rank_fields(analysis: Analysis, i: int | None) -> dict:
-    """Entry ``i``'s rank statistics (all null when there are none, or for unscored files)."""
+    """Entry ``i``'s rank statistics, from the table (all null when there are none, for unscored
+    files, and for entries left out of the ranking: tier 0)."""
     ranking = analysis.ranking
-    if ranking is None or i is None:
+    row = None if ranking is None or i is None else analysis.table.iloc[i]
+    if row is None or int(row["tier"]) == 0:
         return {"rank_ci_low": None, "rank_ci_high": None, "rank_sim_low": None,
                 "rank_sim_high": None, "p_best": None, "p_top": None, "in_best_set": None}
-    return {"rank_ci_low": int(ranking.marginal.low[i]),
-            "rank_ci_high": int(ranking.marginal.high[i]),
-            "rank_sim_low": int(ranking.simultaneous.low[i]),
-            "rank_sim_high": int(ranking.simultaneous.high[i]),
-            "p_best": _num(ranking.probabilities.p_best[i]),
-            "p_top": {str(k): _num(ranking.probabilities.p_top[k][i]) for k in ranking.top_k},
-            "in_best_set": bool(ranking.in_best_set[i])}
+    return {"rank_ci_low": int(row["rank_ci_low"]), "rank_ci_high": int(row["rank_ci_high"]),
+            "rank_sim_low": int(row["rank_sim_low"]), "rank_sim_high": int(row["rank_sim_high"]),
+            "p_best": _num(row["p_best"]),
+            "p_top": {str(k): _num(row[f"p_top_{k}"]) for k in ranking.top_k},
+            "in_best_set": bool(row["in_best_set"])}
 
 
 def _ranks(analysis: Analysis) -> dict | None:
@@ -121,9 +124,10 @@ def _ranks(analysis: Analysis) -> dict | None:
         return None
     reps, curse, sig = ranking.replicates, ranking.curse, ranking.significance
     taus = np.asarray(ranking.taus, dtype=float)
-    top = analysis.table["team"].astype(str).tolist()
+    top = analysis.table["team"].iloc[ranked_rows(analysis)].astype(str).tolist()
     return {
         "tier_method": ranking.method,
+        "tiers": tier_method_json(ranking.description, analysis.settings.alpha),
         "replicates": int(reps.n_replicates), "replicates_dropped": int(reps.dropped),
         "errors_from": reps.source,
         "best_set_size": int(ranking.in_best_set.sum()),
@@ -137,8 +141,18 @@ def _ranks(analysis: Analysis) -> dict | None:
         "rank_frequencies": {"teams": top[:len(ranking.frequencies)],
                              "counts": np.asarray(ranking.frequencies).tolist()},
         "significance_map": {"teams": top[:len(sig.significant)],
-                             "significant": np.asarray(sig.significant, dtype=bool).tolist()},
+                             "significant": np.asarray(sig.significant, dtype=bool).tolist(),
+                             "family": sig.family, "critical_value": _num(sig.critical_value),
+                             "alpha": float(sig.alpha)},
     }
+
+
+def tier_method_json(method: TierMethod, alpha: float) -> dict:
+    """The tier method that ran, in the words of :data:`~leaderboard.tiers.methods.TIER_METHODS`."""
+    return {"key": method.key, "name": method.label, "procedure": method.procedure,
+            "test": method.test, "guarantee": method.words(alpha)["guarantee"],
+            "same_family_as_rank_sets": method.same_family_as_rank_sets,
+            "note": method.other_family_note}
 
 
 def _unscored(analysis: Analysis) -> list[dict]:
@@ -167,7 +181,13 @@ def _resampling(analysis: Analysis) -> dict | None:
     return {"method": "paired bootstrap", "resample": boot.resample,
             "replicates": int(boot.replicates.shape[1]), "rows": int(boot.n_rows),
             "units": int(boot.n_units), "seed": int(boot.seed),
-            "interval": "percentile", "test": "paired z-test on bootstrap SE, Holm"}
+            "interval": "percentile", "test": _tier_method(analysis).test}
+
+
+def _tier_method(analysis: Analysis) -> TierMethod:
+    """The method whose tiers the analysis holds (the ranking's, else the settings')."""
+    ranking = analysis.ranking
+    return TIER_METHODS[ranking.method if ranking is not None else analysis.settings.tier_method]
 
 
 def _noise(analysis: Analysis) -> dict | None:
@@ -187,6 +207,7 @@ def _noise(analysis: Analysis) -> dict | None:
     return {**described,
             "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
             "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),
+            "leader_at_interval_middle": bool(noise is not None and noise.leader_at_middle),
             "quantiles": {"2.5": _num(q[0]), "50": _num(q[1]), "97.5": _num(q[2])}}
 
 
@@ -221,6 +242,10 @@ def to_json_dict(analysis: Analysis) -> dict:
         "tier1_size": sum(1 for e in entries if e["tier"] == 1) if n_tiers else None,
         "tier_method": analysis.tiers.method if analysis.tiers is not None else None,
         "notes": list(analysis.notes),
+        "flags": [{"kind": f.kind, "message": f.message, "teams": list(f.teams)}
+                  for f in analysis.flags],
+        "left_out": [{"statistics": lo.statistics, "reason": lo.reason, "teams": list(lo.teams)}
+                     for lo in analysis.left_out],
         "source": _source(analysis),
         "noise": _noise(analysis),
         "mode": analysis.mode,

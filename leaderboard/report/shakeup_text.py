@@ -63,10 +63,14 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     lo, hi = np.quantile(b.spearman, [0.025, 0.975])
     verdict = ("more shake-up than noise alone explains" if b.p_shakeup < alpha else
                "no more shake-up than noise alone produces")
+    cover = s.compared if s.compared is not None else st
+    over = ("" if cover is st else
+            f" Over the {cover.n_entries:,} entries whose noise is known (observed Spearman "
+            f"{cover.spearman:.2f}, entries moved {pct(cover.mean_abs_rank_change)}),")
     said.append(f"Noise alone, at {sizes}, gives Spearman {b.noise_spearman:.2f} (95% of simulated "
                 f"competitions between {lo:.2f} and {hi:.2f}) and moves entries "
-                f"{pct(b.noise_mean_abs_rank_change)} of the board on average: the observed board "
-                f"shows {verdict} ({_p(b.p_shakeup)}).")
+                f"{pct(b.noise_mean_abs_rank_change)} of the board on average:{over} the observed "
+                f"board shows {verdict} ({_p(b.p_shakeup)}).")
     if st.public_rank[win] > 1:
         jump += (f" With {_rows(s.n_public)} on the public board, the private winner came from "
                  f"that far down or further in {pct(b.p_winner_jump)} of simulated competitions.")
@@ -183,6 +187,9 @@ def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
            "n_entries": int(st.n_entries), "n_excluded": int(st.n_excluded),
            "n_public": s.n_public, "n_private": s.n_private, "two_stage": bool(s.two_stage),
            "noise": s.noise, "reason": s.reason, "left_out": s.left_out,
+           "left_out_entries": ([] if s.compared is None or s.compared is st else
+                                [teams[i] for i in np.flatnonzero(st.keep & ~s.compared.keep)]),
+           "n_compared": int((st if s.compared is None else s.compared).n_entries),
            "winner": {**move(win), "p_jump": None if b is None else float(b.p_winner_jump)},
            "risers": [move(int(i)) for i in s.risers], "fallers": [move(int(i)) for i in s.fallers]}
     if b is not None:

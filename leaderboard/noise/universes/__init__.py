@@ -28,6 +28,7 @@ observed score where it is known, else None).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -147,6 +148,19 @@ def get_universe(metric: Metric, n_test: int, prevalence: float | None,
         class_counts(n_test, prevalence)
         if name == "linspace":
             return SeedsAUCUniverse()
+    try:
+        return _calibrated_universe(name, metric, prevalence, options)
+    except TypeError:   # unhashable options (a list from the Python API): build it afresh
+        return _calibrated_universe.__wrapped__(name, metric, prevalence, options)
+
+
+@lru_cache(maxsize=8)
+def _calibrated_universe(name: str, metric: Metric, prevalence: float | None,
+                         options: UniverseOptions) -> Universe:
+    """One instance per universe, metric and options: its calibrations (solved per level, and
+    the same for every test-set size) are kept, so a post-mortem's public and private slices and
+    the main analysis solve each level once."""
+    if name == "binormal":
         from leaderboard.noise.universes.binary import BinormalUniverse
         return BinormalUniverse(metric, prevalence, threshold=options.threshold)
     if name == "multiclass":

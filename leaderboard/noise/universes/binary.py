@@ -9,6 +9,10 @@ so probability metrics (log loss, Brier) see an honest model, ranking metrics se
 and label metrics see ``p(x) >= threshold`` (0.5: the decision that maximises expected accuracy).
 ``mu`` (0 = no skill) is solved so the metric on the universe equals the target. Each class is
 represented by its quantiles: 8192 evenly spaced quantiles of its normal distribution.
+
+Scores worse than no skill come from the path of :mod:`~leaderboard.noise.universes.miscalibrated`:
+over-confident probabilities (log loss and Brier), or the model reversed (AUC below 0.5, negative
+MCC, ...).
 """
 from __future__ import annotations
 
@@ -19,13 +23,14 @@ from scipy.stats import norm
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes.exact import auc_sd
 from leaderboard.noise.universes.finite import CalibratedUniverse
+from leaderboard.noise.universes.miscalibrated import MiscalibrationPath
 from leaderboard.noise.universes.seeds import class_counts
 
 ROWS_PER_CLASS = 8192
 MAX_SEPARATION = 12.0   # mu at which AUC = Phi(12 / sqrt 2), 1 to within 1e-17
 
 
-class BinormalUniverse(CalibratedUniverse):
+class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
     """Binary classification with normal scores per class and calibrated probabilities.
 
     Parameters
@@ -59,26 +64,28 @@ class BinormalUniverse(CalibratedUniverse):
         self.y = np.repeat([0, 1], ROWS_PER_CLASS)
         self.strata = [slice(0, ROWS_PER_CLASS), slice(ROWS_PER_CLASS, 2 * ROWS_PER_CLASS)]
         self.shares = np.array([1.0 - self.prevalence, self.prevalence])
-        self.param_range = (0.0, MAX_SEPARATION)
+        self.max_separation = MAX_SEPARATION
+        self.param_range = self.path_range()
 
-    def _latent(self, mu: float) -> np.ndarray:
-        return np.concatenate([self._quantiles, mu + self._quantiles])
+    def _path_key(self) -> tuple:
+        return ("binormal", self.metric.name, self.metric.options, self.prevalence, self.threshold)
 
-    def _log_odds(self, mu: float) -> np.ndarray:
-        return mu * self._latent(mu) - 0.5 * mu * mu + logit(self.prevalence)
-
-    def predictions(self, params: np.ndarray) -> list[np.ndarray]:
-        kind = self.metric.kind
-        out = []
-        for mu in np.atleast_1d(params):
-            log_odds = self._log_odds(float(mu))
-            if kind == "scores":      # a decision function: the log-odds (AUC sees the same order)
-                out.append(log_odds)
-            elif kind == "probabilities":
-                out.append(expit(log_odds))
-            else:
-                out.append((expit(log_odds) >= self.threshold).astype(int))
-        return out
+    def _model(self, mu: float, temperature: float) -> np.ndarray:
+        """Predictions of the model with separation ``mu`` whose log-likelihood ratio is scaled by
+        ``temperature`` (1: calibrated; -1: reversed; +-inf: hard 0/1 labels)."""
+        latent = np.concatenate([self._quantiles, mu + self._quantiles])
+        llr = mu * latent - 0.5 * mu * mu
+        if np.isinf(temperature):
+            probability = (llr > 0 if temperature > 0 else llr < 0).astype(float)
+            log_odds = np.where(probability > 0, np.inf, -np.inf)
+        else:
+            log_odds = temperature * llr + logit(self.prevalence)
+            probability = expit(log_odds)
+        if self.metric.kind == "scores":   # a decision function: the log-odds (AUC sees the order)
+            return log_odds
+        if self.metric.kind == "probabilities":
+            return probability
+        return (probability >= self.threshold).astype(int)
 
     def test_counts(self, n_test: int, prevalence: float | None) -> list[int]:
         m, k = class_counts(n_test, self.prevalence)   # the seeds' rounding of the positives
@@ -89,9 +96,10 @@ class BinormalUniverse(CalibratedUniverse):
         U-statistic variance over the universe's scores); None otherwise."""
         if self.metric.name not in ("auc", "gini"):
             return super().exact_sd(score, n_test, prevalence)
-        mu = float(self.calibrate([score])[0])
+        # below AUC 0.5 the path reverses the model: the mirror image, with the same variance
+        u = float(self.calibrate([score])[0])
         k, m = self.test_counts(n_test, prevalence)
-        sd = auc_sd(self._quantiles, mu + self._quantiles, m, k)
+        sd = auc_sd(self._quantiles, u + self._quantiles, m, k)
         return 2.0 * sd if self.metric.name == "gini" else sd
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
@@ -105,4 +113,4 @@ class BinormalUniverse(CalibratedUniverse):
                 "score, and the model predicts the calibrated probability of the positive class "
                 f"given the score.{labels} Real models whose scores are skewed, miscalibrated or "
                 "tied have a somewhat different noise, and rows that are not independent (several "
-                "per patient or per user) make it larger.")
+                "per patient or per user) make it larger." + self.path_words())

@@ -30,13 +30,14 @@ from leaderboard.noise.universes.exact import stratified_mean_sd
 STREAM = 3            # random stream of these universes (seeds' 0, binomial 1, bootstrap 2)
 _MAX_ROUNDS = 200     # calibration iterations (each one batched over every level)
 _SCAN = 25           # parameter values scanned to bracket the levels before refining
+_LARGEST_ROW_LOSS = float(-np.log(np.finfo(np.float64).eps))  # a clipped log loss's worst row
 
 
 class CalibratedUniverse(ABC):
     """A finite universe whose quality parameter is solved for each target score.
 
     Subclasses set the truth ``y``, the strata (:attr:`strata`, contiguous rows) and their
-    :attr:`shares` of a test set, the parameter's range ``(no_skill, best)``, and give
+    :attr:`shares` of a test set, the parameter's range ``(worst, best)``, and give
     :meth:`predictions` for an array of parameter values.
     """
 
@@ -45,7 +46,7 @@ class CalibratedUniverse(ABC):
     y: np.ndarray
     strata: list[slice]          # universe rows of each stratum, contiguous
     shares: np.ndarray           # each stratum's share of a test set (sums to 1)
-    param_range: tuple[float, float]  # (no skill, best)
+    param_range: tuple[float, float]  # (worst, best)
 
     def __init__(self, metric: Metric) -> None:
         self.metric = metric
@@ -71,14 +72,17 @@ class CalibratedUniverse(ABC):
 
     def truth(self, params: Sequence[float]) -> np.ndarray:
         """The metric on the whole universe at each parameter value: the true scores."""
-        params = np.asarray(params, dtype=float)
-        prepared = self.impl.prepare(self.y, self.predictions(params))
+        return self._truth_of(self.predictions(np.asarray(params, dtype=float)))
+
+    def _truth_of(self, models: list[np.ndarray]) -> np.ndarray:
+        """The metric on the whole universe for each array of predictions."""
+        prepared = self.impl.prepare(self.y, models)
         return self.impl.evaluate(prepared, self._truth_weights()[None, :])[:, 0]
 
     def reachable(self) -> tuple[float, float]:
         """The true scores this universe can be calibrated to, low to high."""
-        ends = self.truth(np.array(self.param_range))
-        return float(ends.min()), float(ends.max())
+        _, values = self._scan()
+        return float(np.nanmin(values)), float(np.nanmax(values))
 
     def calibrate(self, levels: Sequence[float]) -> np.ndarray:
         """The parameter at which the universe's true score equals each level (remembered, since
@@ -90,11 +94,20 @@ class CalibratedUniverse(ABC):
             cache.update(zip(new.tolist(), self._solve(new).tolist()))
         return np.array([cache[t] for t in target.tolist()])
 
+    def scan_points(self, count: int) -> np.ndarray:
+        """Parameter values calibration scans first to bracket its targets."""
+        return np.linspace(*self.param_range, count)
+
     def _scan(self) -> tuple[np.ndarray, np.ndarray]:
         if "_scanned" not in self.__dict__:
-            scan = np.linspace(*self.param_range, _SCAN)
-            self._scanned = scan, self.truth(scan)
+            scan = self.scan_points(_SCAN)
+            self._scanned = self._trim_scan(scan, self.truth(scan))
         return self._scanned
+
+    def _trim_scan(self, scan: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Hook for universes whose worst models stop moving the score monotonically: the scan
+        (and so the reach) is cut where they do. Unchanged by default."""
+        return scan, values
 
     def _solve(self, levels: np.ndarray) -> np.ndarray:
         """The parameter at which the universe's true score equals each level.
@@ -105,7 +118,6 @@ class CalibratedUniverse(ABC):
         InputError for a level the universe cannot reach.
         """
         target = np.asarray(levels, dtype=float)
-        lo, hi = self.param_range
         # A coarse scan brackets every level between neighbouring parameters (the score is
         # monotone in the parameter), so the refinement starts narrow.
         scan, values = self._scan()
@@ -115,17 +127,18 @@ class CalibratedUniverse(ABC):
         if outside.any():
             bad = float(target[outside][0])
             raise InputError(f"{self.metric.label} {bad:g} cannot be reached by the {self.name} "
-                             f"universe: it spans {values[0]:.6g} (no skill) to {values[-1]:.6g} "
+                             f"universe: it spans {values[0]:.6g} (its worst model) to {values[-1]:.6g} "
                              f"({self._best_words()}) for these settings")
         rising = values[-1] >= values[0]
+        count = scan.size
         position = np.searchsorted(values if rising else values[::-1], target)
-        position = np.clip(position if rising else _SCAN - position, 1, _SCAN - 1)
+        position = np.clip(position if rising else count - position, 1, count - 1)
         a, b = scan[position - 1], scan[position]
         fa, fb = values[position - 1] - target, values[position] - target
         done = (fa == 0) | (fb == 0) | (np.sign(fa) == np.sign(fb))
         best = np.where(np.abs(fa) <= np.abs(fb), a, b)
         tolerance, acceptable = self._tolerance(target)
-        width = 1e-12 * abs(hi - lo)
+        width = 1e-12 * abs(scan[-1] - scan[0])
         self.rounds = 0
         for round_ in range(_MAX_ROUNDS):
             active = np.flatnonzero(~done)
@@ -160,7 +173,8 @@ class CalibratedUniverse(ABC):
         positive) to at least the threshold as soon as one row is. A target inside such a jump is
         met only by a model that predicts almost nothing, whose test sets mostly score 0: refuse
         it rather than simulate that."""
-        step = 1e-3 * abs(self.param_range[1] - self.param_range[0])
+        # relative to the calibrated models' span (a longer path to worse models must not widen it)
+        step = 1e-3 * getattr(self, "max_separation", abs(self.param_range[1] - self.param_range[0]))
         lo, hi = self.param_range
         around = np.clip(np.concatenate([params - step, params + step]), min(lo, hi), max(lo, hi))
         values = self.truth(around).reshape(2, -1)
@@ -180,12 +194,17 @@ class CalibratedUniverse(ABC):
         relative. Labels move in steps of one row's weight, and rank metrics in steps of one
         pair (AUC, about 1e-8) up to one row near the top of the ranking (average precision): they
         are solved as closely as the universe allows and must end within a few rows' weight,
-        which is far below any test set's sampling noise.
+        which is far below any test set's sampling noise. Probabilities past the over-confident
+        models (:mod:`~leaderboard.noise.universes.miscalibrated`) are hard 0/1 predictions: they
+        too move a row at a time, each row by at most the metric's largest row value (log loss:
+        -log of float64's eps, about 36), and must end within a few such steps.
         """
         scale = np.maximum(np.abs(target), 1e-3)
+        step = max(share / (s.stop - s.start) for s, share in zip(self.strata, self.shares))
+        if self.metric.kind == "probabilities":
+            return 1e-10 * scale, np.maximum(1e-10 * scale, 4.0 * step * _LARGEST_ROW_LOSS)
         if self.metric.kind not in ("labels", "scores"):
             return 1e-10 * scale, 1e-10 * scale
-        step = max(share / (s.stop - s.start) for s, share in zip(self.strata, self.shares))
         acceptable = 4.0 * step * np.maximum(scale, 1.0)
         if self.metric.kind == "labels":
             return acceptable, acceptable

@@ -13,13 +13,14 @@ from scipy.special import softmax
 
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes.finite import CalibratedUniverse
+from leaderboard.noise.universes.miscalibrated import MiscalibrationPath
 
 ROWS = 32768                 # all classes together (at least 1024 per class)
 MAX_SEPARATION = 12.0
 _SAMPLE_SEED = 20260403      # fixes the universe's score vectors
 
 
-class MulticlassUniverse(CalibratedUniverse):
+class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
     """K-class classification with calibrated probabilities.
 
     Examples
@@ -42,16 +43,22 @@ class MulticlassUniverse(CalibratedUniverse):
         self.strata = [slice(c * per_class, (c + 1) * per_class) for c in range(k)]
         self._noise = np.random.default_rng(_SAMPLE_SEED).standard_normal((self.y.size, k))
         self._own = np.eye(k)[self.y]
-        self.param_range = (0.0, MAX_SEPARATION)
+        self.max_separation = MAX_SEPARATION
+        self.param_range = self.path_range()
 
-    def predictions(self, params: np.ndarray) -> list[np.ndarray]:
-        out = []
-        for mu in np.atleast_1d(params):
-            mu = float(mu)
-            probabilities = softmax(mu * (mu * self._own + self._noise) + np.log(self.shares), axis=1)
-            out.append(probabilities.argmax(axis=1) if self.metric.kind == "labels"
-                       else probabilities)
-        return out
+    def _path_key(self) -> tuple:
+        return ("multiclass", self.metric.name, self.metric.options, tuple(self.shares))
+
+    def _model(self, mu: float, temperature: float) -> np.ndarray:
+        """Predictions of the model with separation ``mu`` whose log-likelihood ratios are scaled
+        by ``temperature`` (1: calibrated; -1: reversed; +-inf: hard one-hot predictions)."""
+        llr = mu * (mu * self._own + self._noise)
+        if np.isinf(temperature):
+            pick = llr.argmax(axis=1) if temperature > 0 else llr.argmin(axis=1)
+            probabilities = np.eye(self.shares.size)[pick]
+        else:
+            probabilities = softmax(temperature * llr + np.log(self.shares), axis=1)
+        return probabilities.argmax(axis=1) if self.metric.kind == "labels" else probabilities
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         counts = ", ".join(f"{c:,}" for c in self.test_counts(n_test, prevalence))
@@ -61,4 +68,4 @@ class MulticlassUniverse(CalibratedUniverse):
                 "class, its own class's shifted by the amount that makes the metric on the universe "
                 "equal the true score, and the model predicts the calibrated class probabilities "
                 "(labels: the most probable class). Models whose errors concentrate on a few "
-                "confusable classes have a somewhat different noise.")
+                "confusable classes have a somewhat different noise." + self.path_words())

@@ -24,6 +24,7 @@ from leaderboard.noise.universes.finite import CalibratedUniverse
 ROWS = 16384
 _MULTIPLICATIVE = ("mape", "smape", "msle", "rmsle")
 _PAIRING_SEED = 20260402  # fixes which residual goes with which truth; part of the universe
+_MAX_EXPONENT = 700.0     # exp() of more overflows float64
 
 
 def _unit_residuals(shape: str, df: float) -> np.ndarray:
@@ -74,15 +75,18 @@ class ResidualUniverse(CalibratedUniverse):
         self._residuals = _unit_residuals(residuals, self.df)[order]
         self.strata = [slice(0, ROWS)]
         self.shares = np.array([1.0])
-        # The parameter is log(sigma), from useless to nearly exact; a multiplicative error of
-        # exp(4 sigma) already misses by orders of magnitude, and beyond it exp() overflows.
-        self.param_range = (1.5 if self.multiplicative else 5.0, -25.0)
+        # The parameter is log(sigma), from useless to nearly exact. The useless end must reach any
+        # score a junk submission gets (an RMSE in the millions on a unit-scale truth, an RMSLE of
+        # 35): additive errors up to 1e13 times the truth's spread, multiplicative ones up to
+        # exp(400 e), with the exponent capped where float64 would overflow.
+        self.param_range = (6.0 if self.multiplicative else 30.0, -25.0)
 
     def predictions(self, params: np.ndarray) -> list[np.ndarray]:
         out = []
         for log_sigma in np.atleast_1d(params):
             step = np.exp(float(log_sigma)) * self._residuals
-            out.append(self.y * np.exp(step) if self.multiplicative else self.y + step)
+            out.append(self.y * np.exp(np.clip(step, -_MAX_EXPONENT, _MAX_EXPONENT))
+                       if self.multiplicative else self.y + step)
         return out
 
     def _best_words(self) -> str:

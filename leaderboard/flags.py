@@ -1,0 +1,199 @@
+"""Sanity flags: what about a board deserves a sentence before any number is read.
+
+A leak gives perfect scores, a sample submission gives one score to dozens of teams, a broken file
+scores a hundred times worse than the rest, and a test set with a handful of positives makes every
+interval rough. None of these is an error, and the statistics still run, but a reader should learn
+of them first: each :class:`Flag` is one plain sentence for the report's headline and the JSON.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.metrics import Metric
+
+SHARED_MIN = 5          # entries sharing one score before it is flagged ...
+SHARED_SHARE = 0.01     # ... and at least this share of the board
+FAR_OUT = 3.0           # Tukey's far-out fence: this many interquartile ranges past the quartile
+FEW_ROWS = 10           # fewer rows of a class than this makes the noise rough
+NAMES_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One thing about the board a reader should know first.
+
+    Attributes
+    ----------
+    kind : str
+        ``perfect``, ``tie_at_top``, ``shared_score``, ``far_out``, ``worse_than_no_skill``,
+        ``no_interval`` or ``few_rows``.
+    message : str
+        One plain sentence (names are the board's own, unescaped: the page escapes them).
+    teams : tuple of str
+        The entries concerned (empty when the flag is about the test set).
+    """
+
+    kind: str
+    message: str
+    teams: tuple[str, ...] = ()
+
+
+def no_skill_score(metric: Metric, prevalence: float | None,
+                   class_shares: tuple[float, ...] | None = None) -> float | None:
+    """The score of predicting the class shares for every row, where the metric has one: log loss
+    is the entropy of the shares, Brier ``p (1 - p)``, AUC and Gini their chance values.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> round(no_skill_score(get_metric("logloss"), 0.26), 5)
+    0.57306
+    >>> no_skill_score(get_metric("auc"), None)
+    0.5
+    """
+    shares = (np.asarray(class_shares, dtype=float) if class_shares is not None
+              else None if prevalence is None else np.array([1 - prevalence, prevalence]))
+    if metric.name == "auc":
+        return 0.5
+    if metric.name == "gini":
+        return 0.0
+    if shares is None:
+        return None
+    if metric.name == "logloss":
+        return float(-(shares * np.log(shares)).sum())
+    if metric.name == "brier" and shares.size == 2:
+        return float(shares[0] * shares[1])
+    return None
+
+
+def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split: str = "",
+                n_test: int | None = None, prevalence: float | None = None,
+                class_shares: tuple[float, ...] | None = None,
+                no_interval: tuple[str, ...] = ()) -> list[Flag]:
+    """The flags of one board's scores (``split`` names it, e.g. ``"public board"``).
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> flags = board_flags(["a", "b", "c"], [1.0, 1.0, 0.7], get_metric("f1"), True)
+    >>> [f.kind for f in flags]
+    ['perfect']
+    >>> flags[0].message
+    '2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing about its noise.'
+    """
+    teams = [str(t) for t in teams]
+    scores = np.asarray(scores, dtype=float)
+    finite = np.isfinite(scores)
+    where = f" on the {split}" if split else ""
+    label = metric.label
+    sign = 1.0 if higher_is_better else -1.0
+    flags: list[Flag] = []
+    if finite.sum() == 0:
+        return flags
+    best_possible = metric.upper_bound if higher_is_better else metric.lower_bound
+    perfect = finite & (scores == best_possible) if math.isfinite(best_possible) else finite & False
+    if perfect.any():
+        flags.append(Flag("perfect", f"{_entries(perfect.sum())} {_have(perfect.sum())} a perfect "
+                                     f"{label} ({best_possible:g}){where}: leaked test labels, or "
+                                     "a solved task; a perfect score says nothing about its noise.",
+                          _names(teams, perfect)))
+    top = finite & (scores == np.nanmax(sign * scores) * sign)
+    if top.sum() > 1 and not perfect.any():
+        flags.append(Flag("tie_at_top", f"{_entries(top.sum())} tie for first{where} at "
+                                        f"{_g(scores[top][0])}: no score can order them.",
+                          _names(teams, top)))
+    q1, q3 = np.percentile(sign * scores[finite], [25, 75])
+    if q3 > q1:
+        fence = q1 - FAR_OUT * (q3 - q1)
+        far = finite & (sign * scores < fence)
+        if far.any():
+            flags.append(Flag("far_out", f"{_entries(far.sum())} score far worse than the rest"
+                                         f"{where} (beyond {_g(sign * fence)}, three interquartile "
+                                         "ranges past the quartile): broken or junk submissions, "
+                                         "most likely.", _names(teams, far)))
+    chance = no_skill_score(metric, prevalence, class_shares)
+    if chance is not None:
+        worse = finite & (sign * scores < sign * chance)
+        if worse.any():
+            flags.append(Flag("worse_than_no_skill",
+                              f"{_entries(worse.sum())} score worse than predicting the class "
+                              f"shares for every row ({label} {_g(chance)}){where}.",
+                              _names(teams, worse)))
+    if no_interval:
+        flags.append(Flag("no_interval", f"{_entries(len(no_interval))} {_have(len(no_interval))} "
+                                         f"no interval{where}: no model of the universe gives "
+                                         "such a score, so they are left out of every comparison.",
+                          tuple(no_interval)))
+    values, counts = np.unique(scores[finite & ~top], return_counts=True)
+    if values.size:
+        common = int(counts.argmax())
+        if counts[common] >= max(SHARED_MIN, SHARED_SHARE * finite.sum()):
+            same = finite & (scores == values[common])
+            what = _constant_model(metric, float(values[common]), prevalence, class_shares)
+            flags.append(Flag("shared_score", f"{_entries(counts[common])} share the score "
+                                              f"{_g(values[common])}{where}{what}: the same "
+                                              "submission, most likely (a public notebook, a "
+                                              "sample or a constant prediction).",
+                              _names(teams, same)))
+    return flags
+
+
+def class_count_flags(n_test: int | None, prevalence: float | None,
+                      class_shares: tuple[float, ...] | None = None,
+                      class_counts: dict | None = None) -> list[Flag]:
+    """A test set with fewer than :data:`FEW_ROWS` rows of some class: counts from the solution
+    (``class_counts``) or from the size and the shares."""
+    if class_counts is None:
+        if n_test is None:
+            return []
+        shares = (class_shares if class_shares is not None
+                  else None if prevalence is None else (1 - prevalence, prevalence))
+        if shares is None:
+            return []
+        class_counts = {f"class {k}" if len(shares) > 2 else ("negatives", "positives")[k]:
+                        round(n_test * s) for k, s in enumerate(shares)}
+    few = {name: int(c) for name, c in class_counts.items() if int(c) < FEW_ROWS}
+    if not few:
+        return []
+    listed = ", ".join(f"{c:,} {name}" for name, c in few.items())
+    return [Flag("few_rows", f"The test set holds only {listed}: scores move in coarse steps, "
+                             "and intervals, tiers and the normal approximations behind them are "
+                             "rough.")]
+
+
+def _entries(count) -> str:
+    count = int(count)
+    return f"{count:,} entr{'y' if count == 1 else 'ies'}"
+
+
+def _have(count) -> str:
+    return "has" if int(count) == 1 else "have"
+
+
+def _names(teams: list[str], mask: np.ndarray) -> tuple[str, ...]:
+    return tuple(t for t, m in zip(teams, mask) if m)
+
+
+def _g(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _constant_model(metric: Metric, value: float, prevalence: float | None,
+                    class_shares) -> str:
+    """Name the constant prediction whose score this is, when it is one (to 5 decimals)."""
+    candidates = {}
+    if metric.name == "logloss":
+        candidates[" (the log loss of predicting 0.5 for every row)"] = math.log(2)
+    if metric.name in ("auc", "gini"):
+        candidates[" (the score of a constant or random prediction)"] = (
+            0.5 if metric.name == "auc" else 0.0)
+    chance = no_skill_score(metric, prevalence, class_shares)
+    if chance is not None and metric.name in ("logloss", "brier"):
+        candidates[" (the score of predicting the class shares for every row)"] = chance
+    for words, score in candidates.items():
+        if abs(value - score) < 1.5e-5:   # Kaggle prints 5 decimals, rounded or cut
+            return words
+    return ""

@@ -25,7 +25,8 @@ import time
 import numpy as np
 
 from leaderboard.tiers import RankReplicates
-from leaderboard.tiers.rank_sets import best_set, rank_confidence_sets, rank_set_tiers
+from leaderboard.tiers.best_set import best_set
+from leaderboard.tiers.rank_sets import rank_confidence_sets, rank_set_tiers
 
 # Percentiles (0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100) of the Sberbank public board's RMSLE.
 PERCENTILES = np.array([0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100])

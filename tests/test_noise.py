@@ -203,3 +203,23 @@ def test_merge_and_running_count_paths_give_identical_aucs(monkeypatch):
         monkeypatch.setattr(seeds, "MERGE_COST", cost)
         runs[name] = SeedsAUCUniverse().simulate(levels, 3000, 0.2, 2 * BLOCK, seed=5)
     np.testing.assert_array_equal(runs["merge"], runs["running count"])
+
+
+@pytest.mark.parametrize("metric, observed, n", [("dice", 0.0, 4406), ("dice", 1.0, 1000),
+                                                 ("accuracy", 1.0, 300)])
+def test_an_edge_score_gets_an_interval_that_errs_wide_and_a_positive_sd(metric, observed, n):
+    """At a Dice of 0 or a perfect score the binomial's quantiles are flat (the noise at the score
+    itself vanishes). The exact test inversion's far bound solves P(X = edge | p) = alpha / 2,
+    e.g. 1 - p = 0.025 ** (1 / n) at 0; the grid's bound must not be narrower than that (it runs
+    to the next simulated level) nor absurdly wider (levels close in geometrically, ratio sqrt 2),
+    and the entry's noise is the positive SD its interval implies."""
+    model = build_noise_model(get_metric(metric), np.array([observed, 0.5]), leader_score=0.5,
+                              n_test=n, prevalence=None, draws=2000, seed=0)
+    low, high = (v[0] for v in model.interval(np.array([observed])))
+    exact_width = 1.0 - 0.025 ** (1.0 / n)
+    width = high - low
+    assert (low, high)[0 if observed == 0 else 1] == observed
+    # the next level is at most sqrt 2 further out; 5% slack for the 2.5% quantile of 2000 draws
+    assert 0.95 * exact_width <= width <= 1.5 * exact_width
+    assert model.interval_sd(np.array([observed]))[0] > 0
+    assert model.noise_level(np.array([observed]))[0] == pytest.approx(0.5 * (low + high))

@@ -9,8 +9,8 @@ from scipy.stats import norm
 
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers._pair_kernels import kth
-from leaderboard.tiers.rank_sets import (METHOD, RankSets, best_set, rank_confidence_sets,
-                                         rank_set_tiers)
+from leaderboard.tiers.best_set import best_set
+from leaderboard.tiers.rank_sets import METHOD, RankSets, rank_confidence_sets, rank_set_tiers
 from leaderboard.tiers.shown_better import ShownBetter, significance_map
 
 ALPHA = 0.05

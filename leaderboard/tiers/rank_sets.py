@@ -24,11 +24,11 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
   entries share their tie's best rank) is in its set, all at once.
 * Marginal rank sets (entry i's own family {(i, j), (j, i)}): each set covers its own entry's
   rank with probability >= 1 - alpha; nothing is claimed about all at once.
-* :func:`best_set`: i is left out iff the max-t test of the one-sided family {(j, i)} finds a j
-  surely better. A truly best entry b is left out only if a true hypothesis of b's own family is
-  rejected (chance <= alpha); the other entries' tests cannot affect b, so no correction across
-  entries is needed: every truly best entry is in the set with probability >= 1 - alpha (each
-  of them, when several tie).
+* :func:`~leaderboard.tiers.best_set.best_set`: i is left out iff the max-t test of the one-sided
+  family {(j, i)} finds a j surely better. A truly best entry b is left out only if a true
+  hypothesis of b's own family is rejected (chance <= alpha); the other entries' tests cannot
+  affect b, so no correction across entries is needed: every truly best entry is in the set with
+  probability >= 1 - alpha (each of them, when several tie).
 * Tiers (:func:`~leaderboard.tiers.shown_better.rank_set_tiers`): the layers of the
   simultaneous family's verdicts, kept in :attr:`RankSets.shown_better`; tier 1 is exactly the
   entries with ``low == 1`` (see :mod:`~leaderboard.tiers.shown_better` for the guarantee).
@@ -62,7 +62,7 @@ unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.Shown
 Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
 board: simultaneous sets 0.7 s (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s
 fully tied, of which keeping the verdicts takes at most 0.05 s (the tiers then 10-15 ms); marginal
-sets 5-10 s (a pass with per-entry maxima, then E step-downs); :func:`best_set` 0.04-0.1 s, 1.5 s
+sets 5-10 s (a pass with per-entry maxima, then E step-downs); the best set 0.04-0.1 s, 1.5 s
 fully tied. It screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
 exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
 entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
@@ -82,10 +82,9 @@ from leaderboard.tiers.methods import RANK_SETS
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.shown_better import ShownBetter, from_step_down, rank_set_tiers
 
-__all__ = ["RankSets", "best_set", "rank_confidence_sets", "rank_set_tiers"]
+__all__ = ["RankSets", "rank_confidence_sets", "rank_set_tiers"]
 METHOD = RANK_SETS.procedure
 TILE_ROWS = 128        # rows per tile block (measured best at E = 5000, R = 1000-2000)
-TOP_RESCREEN = 16      # best_set: exact re-screen against this many of the highest entries
 LO_EVERY = 16          # marginal: refresh the per-entry lower bounds after rounds 1, 2, 4, 8
                        # and every this many (each refresh sorts two E x R arrays)
 
@@ -377,58 +376,3 @@ def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
         return RankSets(one, one.copy(), simultaneous, alpha, 0, 0, 0, np.full(1, np.nan),
                         rel if simultaneous else None)
     return _simultaneous(d, alpha) if simultaneous else _marginal(d, alpha)
-
-
-def best_set(reps: RankReplicates, alpha: float = 0.05, *,
-             batch: int | None = None) -> np.ndarray:
-    """Confidence set for the best entry: which entries may have the highest true score.
-
-    Entry i is left out iff the max-t test of its one-sided family {(j, i): j != i} finds some j
-    surely better than i. Every truly best entry is in the set with probability >= 1 - alpha
-    (only its own family's test can leave it out; see the module docstring).
-
-    Parameters
-    ----------
-    reps : RankReplicates
-    alpha : float, default 0.05
-    batch : int, optional
-        Rows per block in the exact test (speed only: results do not depend on it).
-
-    Returns
-    -------
-    ndarray of bool, shape (E,)
-
-    Examples
-    --------
-    >>> reps = RankReplicates.normal(np.array([1.0, 0.99, 0.5]), np.full(3, 0.02), 0.0, True,
-    ...                              replicates=1000, seed=0)
-    >>> best_set(reps).tolist()
-    [True, True, False]
-    """
-    d = _rank_sets_iv(reps, alpha, batch)
-    n, n_rep = d.err.shape
-    if n == 1:
-        return np.ones(1, dtype=bool)
-    z = float(norm.isf(alpha / (n - 1)))
-    # Bonferroni screen with sd_j + sd_i >= se_ji: i is out if p_j - z u_j > p_i + z u_i.
-    w = d.point - z * d.sd * (1 + pk.NEAR_SLACK)
-    top2 = np.argsort(-w, kind="stable")[:2]
-    w_other = np.where(np.arange(n) == top2[0], w[top2[1]], w[top2[0]])
-    cand = np.flatnonzero(~(w_other > d.point + z * d.sd * (1 + pk.NEAR_SLACK)))
-    # Exact re-screen against the highest entries, then the exact max-t test on what is left.
-    top = np.argsort(-d.point, kind="stable")[:TOP_RESCREEN]
-    jj, ii = np.repeat(top, cand.size).astype(np.int32), np.tile(cand, top.size).astype(np.int32)
-    se = pk.pair_se_list(d.cen, d.sd, d.rho, d.boot, jj, ii)
-    out = np.zeros(cand.size, dtype=bool)
-    np.logical_or.at(out, np.tile(np.arange(cand.size), top.size),
-                     (jj != ii) & (_t(d.point[jj] - d.point[ii], se) > z))
-    cand = cand[~out]
-    keep = np.zeros(n, dtype=bool)
-    if cand.size:
-        starts = np.arange(0, n, d.ib)
-        m = np.full((cand.size, n_rep), -np.inf)
-        tmax = np.full(cand.size, -np.inf)
-        _threaded(pk.best_pass, cand.size, d.err, d.cen, d.point, d.sd, d.rho, d.boot, cand,
-                  d.ib, np.maximum.reduceat(d.err, starts, axis=0), d.kq, m, tmax)
-        keep[cand] = tmax <= _order_stat(m, d.kq)
-    return keep

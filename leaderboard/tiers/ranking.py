@@ -18,7 +18,8 @@ import numpy as np
 
 from leaderboard.tiers.holm import Tiers, leader_anchored_tiers, paired_p_values
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
-from leaderboard.tiers.rank_sets import RankSets, best_set, rank_confidence_sets
+from leaderboard.tiers.best_set import best_set
+from leaderboard.tiers.rank_sets import RankSets, rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.scott_knott import scott_knott_esd
 from leaderboard.tiers.shown_better import SignificanceMap, rank_set_tiers, significance_map

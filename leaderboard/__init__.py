@@ -7,9 +7,14 @@ The pipeline, one module per stage::
 
 :func:`analyze` runs the statistics end to end and returns an :class:`Analysis`.
 """
-from leaderboard.analysis import Analysis, Settings, analyze
-from leaderboard.errors import InputError
-from leaderboard.metrics import Metric, get_metric
+from leaderboard.resources import configure_kernel_cache
+
+# Before any module imports numba: a writable folder for the compiled kernels (read-only installs).
+KERNEL_CACHE = configure_kernel_cache()
+
+from leaderboard.analysis import Analysis, Settings, analyze  # noqa: E402
+from leaderboard.errors import InputError  # noqa: E402
+from leaderboard.metrics import Metric, get_metric  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -10,13 +10,15 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis_shakeup import Shakeup, has_both_scores, shakeup_from_scores
+from leaderboard.analysis_shakeup import (Shakeup, SliceNoise, has_both_scores,
+                                          shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
 from leaderboard.flags import Flag, board_flags, class_count_flags
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.noise.bootstrap import BootstrapResult
+from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
@@ -36,7 +38,7 @@ class Settings:
     alpha: float = 0.05
     draws: int = 2000
     seed: int = 0
-    correlation: float = 0.0
+    correlation: float | str = "auto"   # a number in [0, 1), or "auto" (CorrelationChoice)
     replicates: int = 2000
     resample: str = "plain"
     universe: UniverseOptions = UniverseOptions()
@@ -91,6 +93,9 @@ class Analysis:
     flags : tuple of Flag
         What a reader should know before any number: perfect scores, ties at the top, shared
         scores, junk, entries worse than no skill or without an interval, a tiny class.
+    correlation : CorrelationChoice or None
+        Scores only: the correlation between entries the comparisons assumed, and where it came
+        from (stated, estimated from the public/private pairs, or 0). None in submissions mode.
     """
 
     leaderboard: Leaderboard
@@ -106,6 +111,7 @@ class Analysis:
     shakeup: Shakeup | None = None
     left_out: tuple[LeftOut, ...] = ()
     flags: tuple[Flag, ...] = ()
+    correlation: CorrelationChoice | None = None
 
     @property
     def mode(self) -> str:
@@ -163,6 +169,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     table["tier"] = 0
 
     noise = tiers = d95 = ranking = None
+    correlation, sliced = _correlation(table, settings, quiet)
     reason = not_simulable_reason(metric)  # bad --universe options fail loudly below instead
     if reason is not None:
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
@@ -188,7 +195,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         modelled = np.flatnonzero(np.isfinite(table["sd"].to_numpy()))
         if modelled.size:
             reps = RankReplicates.normal(scores[modelled], table["sd"].to_numpy()[modelled],
-                                         settings.correlation, settings.higher_is_better,
+                                         correlation.used, settings.higher_is_better,
                                          replicates=settings.replicates, seed=settings.seed)
             ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
                                  top_k=settings.top_k)
@@ -204,15 +211,9 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             notes.append(f"{_entries(unmodelled.size)} {'has' if unmodelled.size == 1 else 'have'} "
                          f"no interval and no tier: {why}. They are ranked by score but left "
                          "out of every comparison. Check those scores, or the universe options.")
-        if settings.correlation == 0:
-            notes.append("Comparisons assume each entry's score moves independently, as if every "
-                         "entry had its own test set. Entries scored on one shared test set are "
-                         "positively correlated, so if the noise model holds the real differences "
-                         "are less noisy than assumed and the tiers are conservative (wider).")
-        else:
-            notes.append(f"Comparisons assume a correlation of {settings.correlation:g} between "
-                         "entries' scores (--correlation), as entries on one shared test set have.")
-    shakeup = _shakeup(table, settings, quiet) if has_both_scores(table) else None
+        notes.append(correlation.note())
+    shakeup = (_shakeup(table, settings, quiet, correlation.used, sliced)
+               if has_both_scores(table) else None)
     flags = sanity_flags(table, settings, leaderboard.split,
                          no_interval=left_out[0].teams if left_out else ())
     if settings.n_test is not None:
@@ -220,7 +221,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                    settings.universe.class_shares)
     return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
                     tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking, shakeup=shakeup,
-                    left_out=tuple(left_out), flags=tuple(flags))
+                    left_out=tuple(left_out), flags=tuple(flags), correlation=correlation)
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
@@ -239,7 +240,33 @@ def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
     return flags
 
 
-def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool) -> Shakeup:
+def _correlation(table: pd.DataFrame, settings: Settings,
+                 quiet: bool) -> tuple[CorrelationChoice, SliceNoise | None]:
+    """The correlation the comparisons assume: as stated, or (``auto``) estimated from the
+    public/private pairs at both slices' sizes, whose simulated noise the post-mortem reuses."""
+    if settings.correlation != "auto":
+        return choose_correlation(settings.correlation), None
+    missing = ("pairs" if not has_both_scores(table) else
+               "sizes" if settings.n_public is None or settings.n_private is None else
+               "universe" if not_simulable_reason(settings.metric, settings.universe) else None)
+    if missing is not None:
+        return choose_correlation("auto", missing=missing), None
+    public, private = (table[f"{k}_score"].to_numpy(float) for k in ("public", "private"))
+    progress = Progress("simulating both slices", quiet=quiet)
+    try:
+        sliced = slice_noise(public, private, metric=settings.metric,
+                             higher_is_better=settings.higher_is_better,
+                             n_public=settings.n_public, n_private=settings.n_private,
+                             prevalence=settings.prevalence, draws=settings.draws,
+                             seed=settings.seed, alpha=settings.alpha, options=settings.universe,
+                             progress=progress)
+    finally:
+        progress.close()
+    return choose_correlation("auto", sliced.correlation(public, private, settings.alpha)), sliced
+
+
+def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool, correlation: float,
+             noise: SliceNoise | None) -> Shakeup:
     """The post-mortem of a board with public and private scores (noise at each slice's size)."""
     progress = Progress("simulating the shake-up", quiet=quiet)
     try:
@@ -248,9 +275,9 @@ def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool) -> Shakeup:
             metric=settings.metric, higher_is_better=settings.higher_is_better,
             n_public=settings.n_public, n_private=settings.n_private,
             prevalence=settings.prevalence, two_stage=settings.two_stage,
-            correlation=settings.correlation, alpha=settings.alpha, draws=settings.draws,
+            correlation=correlation, alpha=settings.alpha, draws=settings.draws,
             replicates=settings.replicates, seed=settings.seed, tier_method=settings.tier_method,
-            options=settings.universe, progress=progress)
+            options=settings.universe, progress=progress, noise=noise)
     finally:
         progress.close()
 
@@ -295,9 +322,9 @@ def _check_settings(settings: Settings) -> None:
         raise InputError(f"--draws must be at least 100, got {settings.draws}")
     if settings.replicates < 100:
         raise InputError(f"--replicates must be at least 100, got {settings.replicates}")
-    if not 0 <= settings.correlation < 1:
-        raise InputError(f"--correlation must be at least 0 and below 1, got "
-                         f"{settings.correlation:g}")
+    if settings.correlation != "auto" and not 0 <= settings.correlation < 1:
+        raise InputError(f"--correlation must be 'auto', or at least 0 and below 1, got "
+                         f"{settings.correlation}")
     if settings.tier_method not in TIER_METHODS:
         raise InputError(f"--tiers must be one of {', '.join(TIER_METHODS)}, got "
                          f"{settings.tier_method!r}")

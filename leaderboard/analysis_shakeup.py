@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.metrics import Metric
+from leaderboard.noise.correlation import CorrelationEstimate, estimate_correlation
 from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.model import NoiseModel
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, ShakeupStats,
                                  estimate_truth, overfit_test, risers_fallers, shakeup_baseline,
@@ -99,7 +101,7 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
                         correlation: float = 0.0, alpha: float = 0.05, draws: int = 2000,
                         replicates: int = 2000, seed: int = 0, tier_method: str = "rank-sets",
                         options: UniverseOptions = UniverseOptions(),
-                        progress=None) -> Shakeup:
+                        progress=None, noise: SliceNoise | None = None) -> Shakeup:
     """The shake-up of a leaderboard file: observed statistics always; the noise baseline and the
     overfitting test when both slice sizes are known and the metric can be simulated.
 
@@ -108,7 +110,8 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     ``correlation`` between entries (0: independent, which overstates the noise of differences, so
     the shake-up looks more explainable by luck and the overfitting test errs on the cautious side).
     The true scores are the private scores pulled together by
-    :func:`~leaderboard.shakeup.truth.estimate_truth`.
+    :func:`~leaderboard.shakeup.truth.estimate_truth`. ``noise``: the slices' simulated noise when
+    the caller already has it (:func:`slice_noise` with the same arguments).
     """
     public, private = np.asarray(public, float), np.asarray(private, float)
     reason = not_simulable_reason(metric, options)
@@ -121,17 +124,12 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
                        "none", reason)
     stats = shakeup_stats(public, private, higher_is_better)   # the board's own, every entry
     both = stats.keep
-    scores = np.concatenate([public[both], private[both]])
-    leader = float(scores.max() if higher_is_better else scores.min())
-    models = [build_noise_model(metric, scores, leader_score=leader, n_test=n, prevalence=prevalence,
-                                draws=draws, seed=seed, alpha=alpha, options=options,
-                                progress=progress) for n in (n_public, n_private)]
-    # An entry's noise is the one its own interval implies (never zero at a perfect or constant
-    # score). Scores no model of the universe produces have none: they are left out of the noise
-    # comparisons (not of the observed statistics) and named.
-    noisy = [np.full(public.size, np.nan) for _ in models]
-    for values, model, out in zip((public, private), models, noisy):
-        out[both] = model.interval_sd(values[both])
+    if noise is None:
+        noise = slice_noise(public, private, metric=metric, higher_is_better=higher_is_better,
+                            n_public=n_public, n_private=n_private, prevalence=prevalence,
+                            draws=draws, seed=seed, alpha=alpha, options=options,
+                            progress=progress)
+    models, noisy = noise.models, noise.sd
     modelled = both & np.isfinite(noisy[0]) & np.isfinite(noisy[1])
     compared = stats
     left_out = None
@@ -157,6 +155,56 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
                    f"{noise_draws.source}", None, alpha, tier_method, left_out, compared)
+
+
+@dataclass(frozen=True)
+class SliceNoise:
+    """The universe simulated at each slice's size, and every entry's noise there.
+
+    Attributes
+    ----------
+    models : tuple of NoiseModel
+        At the public and at the private slice's size.
+    sd : tuple of ndarray
+        Each entry's SD at each slice, at its own score on that slice: the one its interval
+        implies (never zero at a perfect or constant score); NaN for entries without both scores
+        and for scores no model of the universe produces (left out of the noise comparisons, not
+        of the observed statistics, and named).
+    """
+
+    models: tuple[NoiseModel, NoiseModel]
+    sd: tuple[np.ndarray, np.ndarray]
+
+    def correlation(self, public: np.ndarray, private: np.ndarray,
+                    alpha: float = 0.05) -> CorrelationEstimate:
+        """``--correlation auto``: :func:`~leaderboard.noise.correlation.estimate_correlation` of
+        the public/private gaps, with both slices' SDs taken at the entry's *private* score: the
+        larger slice's, and free of public over-fitting and of any shift between the boards, which
+        would otherwise bias the SDs (measured in :mod:`leaderboard.correlation_study`'s model: SDs
+        at each slice's own score overstate 1 - rho by 2-5%, and by 10-28% after a two-SD shift
+        between the boards; at the private score by 1-2%)."""
+        at = np.where(np.isfinite(public), private, np.nan)
+        return estimate_correlation(public, private, self.models[0].interval_sd(at),
+                                    self.models[1].interval_sd(at), alpha=alpha)
+
+
+def slice_noise(public: np.ndarray, private: np.ndarray, *, metric: Metric, higher_is_better: bool,
+                n_public: int, n_private: int, prevalence: float | None, draws: int = 2000,
+                seed: int = 0, alpha: float = 0.05, options: UniverseOptions = UniverseOptions(),
+                progress=None) -> SliceNoise:
+    """The universe's noise at both slices' sizes, on one grid of the entries' scores."""
+    public, private = np.asarray(public, float), np.asarray(private, float)
+    both = np.isfinite(public) & np.isfinite(private)
+    scores = np.concatenate([public[both], private[both]])
+    leader = float(scores.max() if higher_is_better else scores.min())
+    models = tuple(build_noise_model(metric, scores, leader_score=leader, n_test=n,
+                                     prevalence=prevalence, draws=draws, seed=seed, alpha=alpha,
+                                     options=options, progress=progress)
+                   for n in (n_public, n_private))
+    noisy = tuple(np.full(public.size, np.nan) for _ in models)
+    for values, model, out in zip((public, private), models, noisy):
+        out[both] = model.interval_sd(values[both])
+    return SliceNoise(models, noisy)
 
 
 def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,

@@ -20,6 +20,7 @@ from leaderboard.analysis_shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, BootstrapResult, paired_bootstrap
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
+from leaderboard.submissions.files import reject_unscorable
 from leaderboard.submissions.identical import identical_to
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
@@ -70,6 +71,8 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
         hint = f" (it has {int((solution.usage == other).sum()):,} {other} rows: --split {other})"
         raise InputError(f"the solution has no {split} rows to rank by{hint}",
                          file=solution.source, column=solution.usage_column)
+    submissions = reject_unscorable(submissions, solution, split, metric.label,
+                                    lambda preds, part: split_scores(metric, solution, preds, part))
     entries = submissions.scored
     preds = [f.prediction for f in entries]
     y = solution.target[mask]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import traceback
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -14,8 +16,11 @@ from pathlib import Path
 from leaderboard import __version__
 from leaderboard import cli_calibrate, cli_choose, cli_plan, cli_simulate
 from leaderboard.analysis import Analysis, Settings, analyze
-from leaderboard.cli_common import (Parser, add_output_options, add_universe_options, printable,
-                                    universe_options, write_output)
+from leaderboard.cli_common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, Parser, add_debug,
+                                    add_max_file_size, add_output_options, add_seed,
+                                    add_universe_options, check_paths, compile_notice_once, count,
+                                    echo, internal_error, printable, real, universe_options,
+                                    write_output)
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
@@ -38,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "'submissions' (a solution and 43 submission files, generated into a "
                           "temporary folder); its settings are preset, options given here override")
     run.add_argument("--metric", help=f"metric that ranks the board: {', '.join(metric_names())}")
-    run.add_argument("--n-test", type=int, help="rows in the test set that ranks the board")
-    run.add_argument("--prevalence", type=float, help="share of positives in that test set (binary "
+    run.add_argument("--n-test", type=ROWS, help="rows in the test set that ranks the board")
+    run.add_argument("--prevalence", type=FRACTION, help="share of positives in that test set (binary "
                      "metrics)")
     run.add_argument("--team-col", help="column of team names (default: detected)")
     run.add_argument("--score-col", help="column of scores (default: detected)")
@@ -49,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with public and private scores (columns, or Usage in the solution), the "
                           "one that ranks (default: private)")
     post = run.add_argument_group("post-mortem: public vs private (a board with both columns)")
-    post.add_argument("--n-public", type=int, help="rows of the public slice (the board teams saw)")
-    post.add_argument("--n-private", type=int, help="rows of the private slice (the final board)")
-    post.add_argument("--public-fraction", type=float, help="with --n-test as the whole test set: "
+    post.add_argument("--n-public", type=ROWS, help="rows of the public slice (the board teams saw)")
+    post.add_argument("--n-private", type=ROWS, help="rows of the private slice (the final board)")
+    post.add_argument("--public-fraction", type=FRACTION, help="with --n-test as the whole test set: "
                       "the share of its rows on the public board (e.g. 0.3)")
     post.add_argument("--two-stage", action="store_true", help="the public board was scored on "
                       "other data (a stage-1 test set), not on a slice of the private test set")
@@ -70,47 +75,68 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence) or grouped by --group-col (default: plain)")
-    sub.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates; with "
-                     "scores only, the normal draws behind rank intervals, P(best) and stability "
-                     "(default 2000)")
-    sub.add_argument("--beta", type=float, help="beta of the fbeta metrics (default 1)")
+    sub.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
+                     help="bootstrap replicates; with scores only, the normal draws behind rank "
+                          "intervals, P(best) and stability (default 2000)")
+    sub.add_argument("--beta", type=real(0, 1e6), help="beta of the fbeta metrics, 0 or more "
+                     "(default 1)")
     sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "
                      "predicted class, e.g. '0,1;5,0' (default: 0/1 costs, the error rate)")
     direction = run.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,
                            help="override the metric's direction")
     direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
-    run.add_argument("--alpha", type=float, default=0.05, help="error rate of intervals and tiers "
-                     "(default 0.05)")
-    run.add_argument("--draws", type=int, default=2000, help="simulated test sets per score level "
-                     "(default 2000)")
-    run.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    run.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between "
-                     "entries' scores (default 0: independent, the conservative choice)")
+    run.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate of intervals and "
+                     "tiers (default 0.05)")
+    run.add_argument("--draws", type=count(100, DRAWS_MAX), default=2000, help="simulated test "
+                     "sets per score level (default 2000)")
+    add_seed(run)
+    run.add_argument("--correlation", type=_correlation, default="auto", help="correlation "
+                     "between entries' scores: a number at least 0 and below 1, or 'auto' (the "
+                     "default): estimated from the public/private pairs when the board has both "
+                     "scores and both slices' sizes, else 0 (independent, the conservative choice)")
     ranks = run.add_argument_group("tiers and ranks")
     ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="rank-sets",
                        help="how tiers are cut (default rank-sets): " + "; ".join(
                            f"{m.key}, {m.label}" for m in TIER_METHODS.values())
                        + " (the README's tier methods say what each guarantees)")
-    ranks.add_argument("--prizes", type=int, default=3, help="prize places: the report gives each "
-                       "entry's chance of finishing in the top PRIZES (default 3)")
+    ranks.add_argument("--prizes", type=count(1, N_MAX), default=3, help="prize places: the "
+                       "report gives each entry's chance of finishing in the top PRIZES (default 3)")
     ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
                        "comma separated, e.g. medal lines '10,50'")
     add_output_options(run, "report.html")
+    add_max_file_size(run)
     add_universe_options(run)
     cli_simulate.add_parser(commands)
     cli_plan.add_parser(commands)
     cli_calibrate.add_parser(commands)
     cli_choose.add_parser(commands)
+    add_debug(parser)
+    for command in commands.choices.values():
+        add_debug(command)
     return parser
 
 
 def _positive_ints(text: str) -> tuple[int, ...]:
     """``'10,50'`` -> ``(10, 50)``; argparse turns the ValueError into a one-line error."""
     values = tuple(int(part) for part in text.split(",") if part.strip())
-    if not values or min(values) < 1:
+    if not values or min(values) < 1 or max(values) > N_MAX:
         raise ValueError(text)
     return values
+
+
+def _correlation(text: str) -> float | str:
+    """``--correlation``: ``'auto'`` or a number in [0, 1) (anything else: a one-line error)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"give 'auto' or a number at least 0 and below 1, not "
+                                         f"{text!r}")
+    return value
 
 
 def _example_defaults(args: argparse.Namespace) -> None:
@@ -133,7 +159,9 @@ def _example_defaults(args: argparse.Namespace) -> None:
 
 def _make_submissions_example() -> dict:
     """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
+    import atexit
     import importlib.util
+    import shutil
     import tempfile
 
     script = data_dir() / "make_submissions_example.py"
@@ -141,6 +169,8 @@ def _make_submissions_example() -> dict:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
+    # Removed when the process ends, however the run ends (its files are read by then).
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     module.main(folder)
     preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
     preset["solution"] = str(folder / preset["solution"])
@@ -177,13 +207,14 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     else:
         board = read_leaderboard(args.file, higher_is_better=higher, team_col=args.team_col,
                                  score_col=args.score_col, public_col=args.public_col,
-                                 private_col=args.private_col, split=args.split)
+                                 private_col=args.private_col, split=args.split,
+                                 max_bytes=args.max_file_size)
         result = analyze(board, settings, quiet=args.quiet)
     write_output(partial(write_html, result), args.output)
     if args.json:
         write_output(partial(write_json, result), args.json)
     if not args.quiet:
-        print(summary(result, args.output, args.json))
+        echo(summary(result, args.output, args.json))
     return result
 
 
@@ -206,12 +237,16 @@ def _configured(metric, args: argparse.Namespace):
     options = {}
     if args.beta is not None:
         options["beta"] = args.beta
-    if args.costs is not None:
+    if args.costs is not None:  # parsed here, into the matrix the metric takes
         try:
-            options["costs"] = tuple(tuple(float(x) for x in row.split(","))
-                                     for row in args.costs.split(";"))
+            costs = tuple(tuple(float(x) for x in row.split(",")) for row in args.costs.split(";"))
         except ValueError:
-            raise InputError(f"--costs {args.costs!r}: give rows of numbers like '0,1;5,0'") from None
+            costs = ()
+        if not costs or len({len(r) for r in costs}) != 1 or not all(
+                math.isfinite(x) for r in costs for x in r):
+            raise InputError(f"--costs {args.costs!r}: give rows of finite numbers of one "
+                             "length, like '0,1;5,0'")
+        options["costs"] = costs
     try:
         return metric.configure(**options) if options else metric
     except ValueError as error:
@@ -231,9 +266,11 @@ def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
     if args.resample == "grouped" and args.group_col is None:
         raise InputError("--resample grouped needs --group-col (the solution column of group ids)")
     solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
-                             group_col=args.group_col, kind=metric.kind)
+                             group_col=args.group_col, kind=metric.kind,
+                             max_bytes=args.max_file_size)
     submissions = read_submissions(args.submissions, solution, kind=metric.kind,
-                                   pred_cols=args.pred_col, id_col=args.id_col)
+                                   pred_cols=args.pred_col, id_col=args.id_col,
+                                   max_bytes=args.max_file_size)
     return analyze_submissions(solution, submissions, settings, split=args.split,
                                quiet=args.quiet)
 
@@ -281,6 +318,8 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         lines.append(f"d95 at {where}: {result.d95:.4g} (two equally good models differ by more "
                      "than this one time in twenty)")
         lines += _best_and_tier_one(result)
+        if result.correlation is not None:
+            lines.append(f"correlation between entries: {result.correlation.fact()}")
     sk = result.shakeup
     if sk is not None:
         line = (f"public vs private: Spearman {sk.stats.spearman:.2f}, entries moved "
@@ -308,26 +347,43 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     return "\n".join(lines)
 
 
+_COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
+             "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run}
+_INPUTS = ("file", "solution", "submissions", "public_scores")
+INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``leaderboard`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``leaderboard`` command; returns the exit status.
+
+    Bad input: one line on stderr, exit status 2. Anything unexpected: one line naming the input
+    being read, exit status 70, and the traceback only with ``--debug``.
+    """
     try:
-        if args.command == "analyze":
-            run_analyze(args)
-        elif args.command == "simulate":
-            cli_simulate.run(args)
-        elif args.command == "plan":
-            cli_plan.run(args)
-        elif args.command == "calibrate":
-            cli_calibrate.run(args)
-        elif args.command == "choose":
-            cli_choose.run(args)
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # a one-line usage error (2), or --help and --version (0)
+        return stop.code if isinstance(stop.code, int) else 0
+    debug = getattr(args, "debug", False)
+    try:
+        inputs = [getattr(args, name, None) for name in _INPUTS]
+        check_paths([("-o", getattr(args, "output", None)), ("--json", getattr(args, "json", None))],
+                     inputs)
+        compile_notice_once(getattr(args, "quiet", False))
+        _COMMANDS[args.command](args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("leaderboard: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the summary piped into `head`: nothing left to say
+        return 0
+    except Exception as error:  # noqa: BLE001 - the one top-level guard
+        if debug:
+            traceback.print_exc()
+        inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
+        print(internal_error(error, inputs, debug), file=sys.stderr)
+        return INTERNAL_ERROR
     return 0
 
 

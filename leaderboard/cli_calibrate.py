@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.calibration import MODES, SCENARIOS, Design, default_designs, run_design
-from leaderboard.cli_common import write_output
+from leaderboard.cli_common import FRACTION, add_seed, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
 from leaderboard.tiers.ranking import TIER_METHODS
@@ -28,16 +28,21 @@ def add_parser(commands) -> None:
         description="Simulated competitions with known true scores, scored by the real pipeline "
                     "in both modes: how often each tier method puts the true best in tier 1, the "
                     "coverage of score and rank intervals, and the size of tier 1.")
-    p.add_argument("-o", "--output", default="docs/calibration.md", help="Markdown table path "
-                   "(default docs/calibration.md)")
+    p.add_argument("-o", "--output", help="Markdown table path (default docs/calibration.md, "
+                   "or docs/scores_only.md with --scores-only)")
+    p.add_argument("--scores-only", action="store_true", help="instead: the noise study (each "
+                   "universe against real models' score families) and leaderboards of those "
+                   "families analysed from their scores alone")
     p.add_argument("--json", help="also write every measure and its Monte Carlo SE as JSON")
     p.add_argument("--quick", action="store_true", help="a small version (a smoke run)")
-    p.add_argument("--entries", type=int, help="one board size only (with --competitions)")
-    p.add_argument("--competitions", type=int, help="competitions per cell (with --entries)")
-    p.add_argument("--alpha", type=float, default=0.05, help="error rate (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--jobs", type=int, default=1, help="cells run in parallel processes (default 1; "
-                   "the numbers do not depend on it)")
+    p.add_argument("--entries", type=count(2, 100_000), help="one board size only (with "
+                   "--competitions)")
+    p.add_argument("--competitions", type=count(2, 1_000_000), help="competitions per cell (with "
+                   "--entries)")
+    p.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate (default 0.05)")
+    add_seed(p)
+    p.add_argument("--jobs", type=count(1, 256), default=1, help="cells run in parallel "
+                   "processes (default 1; the numbers do not depend on it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -55,11 +60,15 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     """Run the study from parsed arguments, write the table (and JSON); return the results."""
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
+    if args.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.scores_only:
+        from leaderboard import cli_scores_study   # only this mode needs the noise study's code
+        return cli_scores_study.run(args)
+    args.output = args.output or "docs/calibration.md"
     designs = _designs(args)
     progress = Progress("simulated competitions", quiet=args.quiet)
     progress.start(sum(d.competitions for d in designs))
-    if args.jobs < 1:
-        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     run_one = partial(run_design, alpha=args.alpha, seed=args.seed)
     if args.jobs == 1:
         rows = []
@@ -81,8 +90,8 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
             json.dumps(results.to_dict(orient="records"), indent=2) + "\n", encoding="utf-8"),
             args.json)
     if not args.quiet:
-        print(f"{len(designs)} cells, {sum(d.competitions for d in designs):,} competitions; "
-              f"wrote {args.output}")
+        echo(f"{len(designs)} cells, {sum(d.competitions for d in designs):,} competitions; "
+             f"wrote {args.output}")
     return results
 
 

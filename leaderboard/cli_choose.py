@@ -13,8 +13,9 @@ from functools import partial
 
 from leaderboard.analysis_choose import (ChooseResult, ChooseSettings, choose, merge_candidates,
                                          prediction_candidates, table_candidates)
-from leaderboard.cli_common import (add_output_options, add_universe_options, printable,
-                                    universe_options, write_output)
+from leaderboard.cli_common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_max_file_size,
+                                    add_output_options, add_seed, add_universe_options, count,
+                                    echo, universe_options, write_output)
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
@@ -43,41 +44,32 @@ def add_parser(commands) -> None:
     p.add_argument("--target-col", action="append", help="target column(s) of the solution")
     p.add_argument("--pred-col", action="append", help="prediction column(s) of the submissions")
     p.add_argument("--metric", help=f"the metric: {', '.join(metric_names())}")
-    p.add_argument("--n-public", type=int, help="rows of the public board the scores come from")
-    p.add_argument("--n-private", type=int, help="rows of the private board that will decide "
+    p.add_argument("--n-public", type=ROWS, help="rows of the public board the scores come from")
+    p.add_argument("--n-private", type=ROWS, help="rows of the private board that will decide "
                    "(default: the solution's private rows, else --n-public)")
-    p.add_argument("--prevalence", type=float, help="share of positives (binary metrics, scores "
+    p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics, scores "
                    "only)")
-    p.add_argument("--correlation", type=float, default=0.0, help="scores only: assumed "
+    p.add_argument("--correlation", type=CORRELATION, default=0.0, help="scores only: assumed "
                    "correlation between two candidates' noise (default 0)")
     direction = p.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True)
     direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
-    p.add_argument("--alpha", type=float, default=0.05, help="error rate of the intervals and the "
-                   "ladder's margin (default 0.05)")
-    p.add_argument("--replicates", type=int, default=2000, help="bootstrap replicates of the "
-                   "public rows (default 2000)")
-    p.add_argument("--draws", type=int, default=20000, help="draws from the predictive "
-                   "distribution of the private scores (default 20000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate of the intervals and "
+                   "the ladder's margin (default 0.05)")
+    p.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000, help="bootstrap "
+                   "replicates of the public rows (default 2000)")
+    p.add_argument("--draws", type=count(1000, DRAWS_MAX), default=20000, help="draws from the "
+                   "predictive distribution of the private scores (default 20000)")
+    add_seed(p)
     add_output_options(p, "choose.html")
+    add_max_file_size(p)
     add_universe_options(p)
 
 
 def _settings(args: argparse.Namespace) -> ChooseSettings:
     if args.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
-    metric = get_metric(args.metric)
-    for name in ("n_public", "n_private"):
-        value = getattr(args, name)
-        if value is not None and value < 2:
-            raise InputError(f"--{name.replace('_', '-')} must be at least 2, got {value}")
-    if not 0 <= args.correlation < 1:
-        raise InputError(f"--correlation must be at least 0 and below 1, got {args.correlation:g}")
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
-    if args.replicates < 100 or args.draws < 1000:
-        raise InputError("--replicates must be at least 100 and --draws at least 1000")
+    metric = get_metric(args.metric)  # the numbers were checked by their option types
     return ChooseSettings(metric=metric, higher_is_better=metric.higher_is_better
                           if args.higher is None else args.higher,
                           n_public=args.n_public, n_private=args.n_private,
@@ -108,7 +100,8 @@ def run(args: argparse.Namespace) -> ChooseResult:
         inputs += [args.solution, args.submissions]
     if args.public_scores is not None:
         board = read_leaderboard(args.public_scores, higher_is_better=settings.higher_is_better,
-                                 team_col=args.name_col, score_col=args.score_col)
+                                 team_col=args.name_col, score_col=args.score_col,
+                                 max_bytes=args.max_file_size)
         if parts and settings.n_public is None:  # the table shares the solution's public rows
             settings = replace(settings, n_public=parts[0].n_public, n_private=parts[0].n_private)
         parts.append(table_candidates(board, settings, quiet=args.quiet))
@@ -120,8 +113,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
         if path:
             write_output(partial(writer, result), path)
     if not args.quiet:
-        print("\n".join(printable(line) for line in
-                        terminal_text(result, [p for p in (args.output, args.json) if p]).split("\n")))
+        echo(terminal_text(result, [p for p in (args.output, args.json) if p]))
     return result
 
 
@@ -135,9 +127,10 @@ def _predicted(args: argparse.Namespace, settings: ChooseSettings):
         raise InputError(f"{metric.label} can rank scores, but scoring its predictions is not "
                          "supported: give --public-scores instead")
     solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
-                             kind=metric.kind)
+                             kind=metric.kind, max_bytes=args.max_file_size)
     submissions = read_submissions(args.submissions, solution, kind=metric.kind,
-                                   pred_cols=args.pred_col, id_col=args.id_col)
+                                   pred_cols=args.pred_col, id_col=args.id_col,
+                                   max_bytes=args.max_file_size)
     if args.n_public is not None and args.public_scores is None:
         raise InputError("--n-public: with predictions the public rows come from the solution")
     return prediction_candidates(solution, submissions, settings, quiet=args.quiet)

@@ -1,19 +1,202 @@
-"""Pieces every command shares: the one-line-error parser, the output and universe options, and
-writing an output file."""
+"""Pieces every command shares: the one-line-error parser, the option types that validate every
+value where it is parsed, the output and universe options, the terminal echo, and writing an
+output file."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
 
-from leaderboard.errors import InputError
+from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
 from leaderboard.noise.universes import RESIDUALS, UNIVERSE_NAMES, UniverseOptions
+from leaderboard.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
+
+N_MAX = 10 ** 9        # test rows: more than any test set, and far below a C long
+SEED_MAX = 2 ** 32 - 1  # every seed numpy and numba accept
+DRAWS_MAX = 10 ** 7     # simulated test sets or replicates: beyond it, memory runs out first
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line and exit status 2, like every input error."""
+    """An argument parser whose errors are one line and exit status 2, worded like every input
+    error: ``leaderboard: error: --seed must be ...``."""
 
     def error(self, message: str) -> None:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
+        self.exit(2, f"leaderboard: error: {printable(message)} (see {self.prog} --help)\n")
+
+
+def count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``[low, high]``, else a one-line error.
+
+    Examples
+    --------
+    >>> count(0, 9)("7")
+    7
+    >>> count(2, 9)("-1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be at least 2 and at most 9 (a whole number), got '-1'
+    """
+    def parse(text: str) -> int:
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValueError(text) from None  # argparse: "invalid int value: 'x'"
+        if not math.isfinite(number) or not number.is_integer():
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
+        value = int(text) if text.strip().lstrip("+-").isdigit() else int(number)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be at least {low} and at most {high} (a "
+                                             f"whole number), got {text!r}")
+        return value
+    parse.__name__ = "int"
+    return parse
+
+
+def real(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+         high_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number within the bounds (open or closed), else one line.
+
+    Examples
+    --------
+    >>> real(0, 1, low_open=True, high_open=True)("0.2")
+    0.2
+    >>> real(0, 1, low_open=True, high_open=True)("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be strictly between 0 and 1, got 'nan'
+    """
+    if low is not None and high is not None and low_open and high_open:
+        wanted = f"strictly between {low:g} and {high:g}"
+    elif low == 0 and low_open and high is None:
+        wanted = "positive"
+    else:
+        words = ([f"above {low:g}" if low_open else f"at least {low:g}"] if low is not None
+                 else []) + ([f"below {high:g}" if high_open else f"at most {high:g}"]
+                             if high is not None else [])
+        wanted = " and ".join(words) or "a finite number"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        ok = math.isfinite(value)
+        if ok and low is not None:
+            ok = value > low if low_open else value >= low
+        if ok and high is not None:
+            ok = value < high if high_open else value <= high
+        if not ok:
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        return value
+    parse.__name__ = "number"
+    return parse
+
+
+def number_list(item: Callable[[str], object], percent: bool = False) -> Callable[[str], str]:
+    """An argparse type: a comma-separated list whose every item passes ``item`` (a type above);
+    the text is kept as given (commands parse it again to build their cases)."""
+    def parse(text: str) -> str:
+        parts = [p.strip() for p in text.split(",")]
+        if not parts or not all(parts):
+            raise argparse.ArgumentTypeError(f"give comma-separated values, got {text!r}")
+        for part in parts:
+            value = str(float(part[:-1]) / 100) if percent and part.endswith("%") and \
+                _is_float(part[:-1]) else part
+            try:
+                item(value)
+            except argparse.ArgumentTypeError as err:
+                words = str(err).split(", got")[0]
+                raise argparse.ArgumentTypeError(words if words.startswith("'") else
+                                                 f"{part!r} {words}") from None
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{part!r} is not a number") from None
+        return text
+    parse.__name__ = "list"
+    return parse
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def size(text: str) -> int:
+    """An argparse type: a file size such as ``500M`` or ``2G``, from 1K to 1T."""
+    try:
+        value = parse_size(text)
+    except ValueError:
+        value = -1
+    if not 2 ** 10 <= value <= 2 ** 40:
+        raise argparse.ArgumentTypeError(f"must be a size from 1K to 1T such as 500M or 2G, got "
+                                         f"{text!r}")
+    return value
+
+
+SEED = count(0, SEED_MAX)
+ROWS = count(2, N_MAX)
+FRACTION = real(0, 1, low_open=True, high_open=True)
+CORRELATION = real(0, 1, high_open=True)
+
+
+def add_seed(parser: argparse.ArgumentParser, help_text: str = "random seed (default 0)") -> None:
+    """``--seed``: a whole number from 0 to 2^32 - 1."""
+    parser.add_argument("--seed", type=SEED, default=0, help=help_text)
+
+
+def add_max_file_size(parser: argparse.ArgumentParser) -> None:
+    """``--max-file-size``: the cap on every input file, on disk and decompressed."""
+    parser.add_argument("--max-file-size", type=size, default=DEFAULT_MAX_BYTES, metavar="SIZE",
+                        help="refuse any input file larger than this, on disk or once "
+                             "decompressed, e.g. 500M or 2G (default "
+                             f"{format_size(DEFAULT_MAX_BYTES)})")
+
+
+def add_debug(parser: argparse.ArgumentParser) -> None:
+    """``--debug``: an unexpected error shows its traceback (it is one line otherwise)."""
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an unexpected error (exit status 70)")
+
+
+def echo(text: str) -> None:
+    """Print ``text`` to the terminal, every line through :func:`printable`: a name or header
+    that holds escape sequences or line breaks cannot drive the terminal or add lines."""
+    print("\n".join(printable(line) for line in str(text).split("\n")))
+
+
+def check_paths(outputs: Iterable[tuple[str, str | None]],
+                inputs: Iterable[str | None]) -> None:
+    """One-line errors when two outputs are one file, or an output would overwrite an input.
+
+    Examples
+    --------
+    >>> check_paths([("-o", "r.html"), ("--json", "./r.html")], [])
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: -o and --json name the same file (./r.html); give two paths
+    """
+    seen: dict[str, str] = {}
+    sources = {_key(p): p for p in inputs if p}
+    for option, path in outputs:
+        if not path:
+            continue
+        key = _key(path)
+        if key in seen:
+            raise InputError(f"{seen[key]} and {option} name the same file ({path}); give two "
+                             "paths")
+        if key in sources:
+            raise InputError(f"{option} {path} is an input file; writing there would overwrite it")
+        seen[key] = option
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
 
 
 def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> None:
@@ -31,17 +214,6 @@ def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> No
                         f"(default {html_default})")
     parser.add_argument("--json", help="also write the results as JSON to this path")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-
-
-def printable(text) -> str:
-    """Untrusted names with control characters replaced, so they cannot drive the terminal.
-
-    Examples
-    --------
-    >>> printable("team\x1b[31m")
-    'team?[31m'
-    """
-    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
 
 
 def write_output(writer: Callable[[str], object], path: str) -> None:
@@ -65,19 +237,26 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose and shape the simulated universe (scores-only noise)."""
     group = parser.add_argument_group("simulated universe (scores only)")
     group.add_argument("--universe", choices=UNIVERSE_NAMES,
-                       help="universe that simulates the metric (default: linspace for AUC as the "
-                            "seeds build it, binomial for accuracy, bounded for mean Dice and IoU "
-                            "(the largest noise a mean of [0, 1] values can have), binormal for other binary "
-                            "metrics, multiclass with --classes, residuals for regression)")
-    group.add_argument("--classes", type=int, help="multi-class: number of classes, equally common")
-    group.add_argument("--class-shares", help="multi-class: each class's share of the test set, "
-                       "e.g. 0.5,0.3,0.2")
+                       help="universe that simulates the metric (default: binormal for binary "
+                            "metrics, with the minority class's scores twice as spread for AUC, "
+                            "Gini and average precision (--spread); binomial for accuracy, bounded "
+                            "for mean Dice and IoU (the largest noise a mean of [0, 1] values can "
+                            "have), multiclass with --classes, residuals for regression; linspace "
+                            "is the seed articles' AUC universe)")
+    group.add_argument("--classes", type=count(2, 1000), help="multi-class: number of classes, "
+                       "equally common")
+    group.add_argument("--class-shares", type=number_list(real(0, 1, low_open=True)),
+                       help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
     group.add_argument("--residuals", choices=RESIDUALS, default="normal",
                        help="regression: distribution of the residuals (default normal)")
-    group.add_argument("--df", type=float, default=5.0, help="degrees of freedom of t residuals "
-                       "(default 5)")
-    group.add_argument("--threshold", type=float, default=0.5, help="binary label metrics: "
+    group.add_argument("--df", type=real(4, 1e6, low_open=True), default=5.0,
+                       help="degrees of freedom of t residuals, above 4 (default 5)")
+    group.add_argument("--threshold", type=FRACTION, default=0.5, help="binary label metrics: "
                        "probability at which a row is predicted positive (default 0.5)")
+    group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "
+                       "AUC, Gini and average "
+                       "precision: the minority class's score SD over the majority's (default 2, "
+                       "the noisiest real-model shape of the noise study; 1: equal SDs)")
 
 
 def universe_options(args: argparse.Namespace) -> UniverseOptions:
@@ -99,4 +278,27 @@ def universe_options(args: argparse.Namespace) -> UniverseOptions:
     if shares is not None and len(shares) == 2:
         shares = None  # two classes: the binary universes, with --prevalence
     return UniverseOptions(name=args.universe, class_shares=shares, residuals=args.residuals,
-                           df=args.df, threshold=args.threshold)
+                           df=args.df, threshold=args.threshold, spread=args.spread)
+
+
+def internal_error(error: BaseException, inputs: list[str], debug: bool) -> str:
+    """The one line for an unexpected error: what it was, and the input being read when it
+    happened (the innermost :func:`~leaderboard.errors.processing`, else the command's inputs)."""
+    where = getattr(error, INPUT_ATTRIBUTE, None) or ", ".join(inputs) or "the options"
+    detail = str(error).strip().splitlines()[0][:160] if str(error).strip() else ""
+    if isinstance(error, MemoryError):
+        kind, advice = "out of memory", "; lower --max-file-size or use a larger machine"
+    else:
+        kind = f"internal error ({type(error).__name__}{': ' + detail if detail else ''})"
+        advice = "" if debug else "; rerun with --debug for the traceback, and please report it"
+    return printable(f"leaderboard: {kind} while processing {where}{advice}")
+
+
+def compile_notice_once(quiet: bool) -> None:
+    """Say, before the first run compiles the numerical kernels, why it takes a while: on a
+    terminal only (like the progress bar), and only while no compiled kernel is cached."""
+    from leaderboard import KERNEL_CACHE, resources
+
+    if quiet or not sys.stderr.isatty() or resources.kernels_cached():
+        return
+    print(resources.compile_notice(*KERNEL_CACHE), file=sys.stderr)

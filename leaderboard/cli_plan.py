@@ -9,7 +9,9 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli_common import add_universe_options, universe_options, write_output
+from leaderboard.cli_common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_seed,
+                                    add_universe_options, count, echo, real, universe_options,
+                                    write_output)
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.plan import Plan, PlanSettings, plan
 from leaderboard.progress import Progress
@@ -25,22 +27,22 @@ def add_parser(commands) -> None:
                     "both), from the normal approximation delta >= (z_{1-alpha/2} + z_power) * "
                     "sd_diff(n), checked by simulation.")
     p.add_argument("--metric", required=True, help=f"the metric: {', '.join(metric_names())}")
-    p.add_argument("--score", type=float, required=True, help="true score of the weaker entry")
-    p.add_argument("--prevalence", type=float, help="share of positives (binary metrics)")
-    p.add_argument("--delta", type=float, help="difference in true score to detect (the better "
-                   "entry is --score + delta in the metric's better direction)")
-    p.add_argument("--n-test", type=int, help="rows in the test set: gives its minimum detectable "
+    p.add_argument("--score", type=real(), required=True, help="true score of the weaker entry")
+    p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics)")
+    p.add_argument("--delta", type=real(0, low_open=True), help="difference in true score to "
+                   "detect (the better entry is --score + delta in the metric's better direction)")
+    p.add_argument("--n-test", type=ROWS, help="rows in the test set: gives its minimum detectable "
                    "difference")
-    p.add_argument("--alpha", type=float, default=0.05, help="two-sided test level (default 0.05)")
-    p.add_argument("--power", type=float, default=0.8, help="chance of detecting the difference "
+    p.add_argument("--alpha", type=FRACTION, default=0.05, help="two-sided test level (default 0.05)")
+    p.add_argument("--power", type=FRACTION, default=0.8, help="chance of detecting the difference "
                    "(default 0.8)")
-    p.add_argument("--public-fraction", type=float, help="share of the test rows that score the "
+    p.add_argument("--public-fraction", type=FRACTION, help="share of the test rows that score the "
                    "public board, e.g. 0.3")
-    p.add_argument("--correlation", type=float, default=0.0, help="assumed correlation between the "
-                   "entries' scores (default 0: independent, the conservative choice)")
-    p.add_argument("--draws", type=int, default=2000, help="simulated test sets per score level "
-                   "(default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--correlation", type=CORRELATION, default=0.0, help="assumed correlation "
+                   "between the entries' scores (default 0: independent, the conservative choice)")
+    p.add_argument("--draws", type=count(100, DRAWS_MAX), default=2000, help="simulated test sets "
+                   "per score level (default 2000)")
+    add_seed(p)
     p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no terminal output")
@@ -66,8 +68,8 @@ def run(args: argparse.Namespace) -> Plan:
         if path:
             write_output(partial(writer, result), path)
     if not args.quiet:
-        print(terminal_text(result))
+        echo(terminal_text(result))
         written = [str(Path(x)) for x in (args.output, args.json) if x]
         if written:
-            print("wrote " + " and ".join(written))
+            echo("wrote " + " and ".join(written))
     return result

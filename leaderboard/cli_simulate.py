@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from dataclasses import replace
 
-from leaderboard.cli_common import (add_output_options, add_universe_options, universe_options,
-                                    write_output)
+from leaderboard.cli_common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
+                                    add_universe_options, count, echo, number_list, real,
+                                    universe_options, write_output)
 from leaderboard.errors import InputError
 from leaderboard.experiment import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
@@ -35,19 +37,19 @@ def add_parser(commands) -> None:
                     "scores, how often the truly better one is observed ahead.")
     p.add_argument("--metric", default="auc", help="metric to simulate (default auc): "
                    + ", ".join(metric_names()))
-    p.add_argument("--score", help="true score(s), comma separated, e.g. 0.75,0.80,0.81 "
-                   f"(with --grid default {_csv(DEFAULT_SCORES)})")
-    p.add_argument("--n-test", help="rows per test set, comma separated (with --grid default "
-                   f"{_csv(DEFAULT_N_TESTS)})")
-    p.add_argument("--prevalence", help="share of positives in the test set, comma separated; "
-                   "binary metrics only (with --grid default "
-                   f"{_csv(DEFAULT_PREVALENCES)})")
+    p.add_argument("--score", type=number_list(real()), help="true score(s), comma separated, "
+                   f"e.g. 0.75,0.80,0.81 (with --grid default {_csv(DEFAULT_SCORES)})")
+    p.add_argument("--n-test", type=number_list(ROWS), help="rows per test set, comma separated "
+                   f"(with --grid default {_csv(DEFAULT_N_TESTS)})")
+    p.add_argument("--prevalence", type=number_list(FRACTION, percent=True), help="share of "
+                   "positives in the test set, comma separated; binary metrics only (with --grid "
+                   f"default {_csv(DEFAULT_PREVALENCES)})")
     p.add_argument("--grid", action="store_true", help="every combination of the lists; any list "
                    "not given takes the seeds' values (27 cases for AUC)")
-    p.add_argument("--draws", type=int, help=f"simulated test sets per case (default {DRAWS:,}; "
-                   f"{GRID_DRAWS:,} with --grid, which has many cases)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0); the same seed "
-                   "gives the same numbers, and a case the same numbers alone as in a grid")
+    p.add_argument("--draws", type=count(100, DRAWS_MAX), help="simulated test sets per case "
+                   f"(default {DRAWS:,}; {GRID_DRAWS:,} with --grid, which has many cases)")
+    add_seed(p, "random seed (default 0); the same seed gives the same numbers, and a case the "
+                "same numbers alone as in a grid")
     add_output_options(p, "simulate.html")
     add_universe_options(p)
 
@@ -91,7 +93,8 @@ def command_line(args: argparse.Namespace) -> str:
                                    ("--classes", args.classes, None),
                                    ("--class-shares", args.class_shares, None),
                                    ("--residuals", args.residuals, "normal"),
-                                   ("--df", args.df, 5.0), ("--threshold", args.threshold, 0.5)):
+                                   ("--df", args.df, 5.0), ("--threshold", args.threshold, 0.5),
+                                   ("--spread", args.spread, None)):
         if value != default:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
     words += ["-o", args.output] + (["--json", args.json] if args.json else [])
@@ -103,9 +106,10 @@ def run(args: argparse.Namespace) -> Experiment:
     from leaderboard.report.simulate_report import write_html, write_json  # last stage
 
     metric = get_metric(args.metric)
-    if args.seed < 0:
-        raise InputError(f"--seed must be 0 or more, got {args.seed}")
     options = universe_options(args)
+    if args.grid and args.universe is None and metric.name == "auc":
+        # the grid is the seed articles' experiment: their universe unless told otherwise
+        options = replace(options, name="linspace")
     scores = _list(args.score, "--score", float)
     n_tests = _list(args.n_test, "--n-test", int)
     prevalences = _list(args.prevalence, "--prevalence", float)
@@ -121,7 +125,7 @@ def run(args: argparse.Namespace) -> Experiment:
     if args.json:
         write_output(lambda path: write_json(experiment, path), args.json)
     if not args.quiet:
-        print(summary(experiment, [p for p in (args.output, args.json) if p]))
+        echo(summary(experiment, [p for p in (args.output, args.json) if p]))
     return experiment
 
 

@@ -1,9 +1,39 @@
-"""The one exception type that the command line turns into a one-line message and exit status 2."""
+"""The one exception type that the command line turns into a one-line message and exit status 2,
+the one sanitiser for text echoed to a terminal, and the note of which input is being read (so an
+unexpected error can name it).
+"""
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# Attribute set on an unexpected exception: the innermost input being read when it was raised.
+INPUT_ATTRIBUTE = "leaderboard_input"
+
+
+def printable(text: object) -> str:
+    """``text`` made safe to echo on a terminal, on one line.
+
+    Every character that is not printable (control characters such as ESC and newlines, and the
+    invisible format characters, bidi overrides among them) becomes ``?``, so untrusted names,
+    paths and column headers cannot move the cursor, recolour the terminal, reorder what follows or
+    start a new line. This is the only sanitiser: every echoed string goes through it.
+
+    Examples
+    --------
+    >>> printable("team\\x1b[31m")
+    'team?[31m'
+    >>> printable("a\\nb\\u202ec")
+    'a?b?c'
+    """
+    return "".join(ch if ch.isprintable() else "?" for ch in str(text))
 
 
 class InputError(ValueError):
     """Bad input from the user: a file, a row, a column or an option.
+
+    ``str(error)`` is one printable line (see :func:`printable`): untrusted parts of the message
+    (paths, column names, quoted values) cannot reach the terminal raw.
 
     Parameters
     ----------
@@ -12,6 +42,11 @@ class InputError(ValueError):
     file, row, column : optional
         Where it is wrong. ``row`` is the 1-based line number in the file, header included,
         which is what a text editor shows.
+
+    Examples
+    --------
+    >>> str(InputError("not a number", file="board.csv", row=3, column="score\\x1b"))
+    "board.csv:3: column 'score\\\\x1b': not a number"
     """
 
     def __init__(self, message: str, *, file: str | None = None, row: int | None = None,
@@ -30,4 +65,34 @@ class InputError(ValueError):
             where.append(f"line {self.row}")
         if self.column is not None:
             where.append(f"column {self.column!r}")
-        return (": ".join(where) + ": " if where else "") + self.message
+        return printable((": ".join(where) + ": " if where else "") + self.message)
+
+
+@contextmanager
+def processing(what: str) -> Iterator[None]:
+    """Mark ``what`` (a path, or "path: member") as the input being read.
+
+    An unexpected exception raised inside gets the innermost such name as its
+    ``leaderboard_input`` attribute, which the command line's guard names in its one-line message.
+    :class:`InputError` already names its file and is left alone.
+
+    Examples
+    --------
+    >>> try:
+    ...     with processing("subs.zip"), processing("subs.zip: a.csv"):
+    ...         raise KeyError("x")
+    ... except KeyError as error:
+    ...     getattr(error, INPUT_ATTRIBUTE)
+    'subs.zip: a.csv'
+    """
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as error:
+        if not hasattr(error, INPUT_ATTRIBUTE):
+            try:
+                setattr(error, INPUT_ATTRIBUTE, what)
+            except AttributeError:  # exceptions with __slots__: name the input some other way
+                pass
+        raise

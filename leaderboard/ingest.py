@@ -5,23 +5,28 @@ a history of each team's improvements) and a plain table of teams and scores, op
 ``public_score``/``private_score`` columns. Every problem with the file is an :class:`InputError`
 naming the file, the line and the column, never a traceback.
 
-Line numbers assume one physical line per record (no line breaks inside quoted fields), which holds
-for leaderboard exports. Blank lines are skipped but still counted, so numbers match an editor's.
+Line numbers are the file's physical lines, as an editor shows them: a quoted team name holding a
+line break does not shift the lines after it, and blank lines are skipped but still counted. The
+file itself is read by :func:`leaderboard.safe_read.read_file` (regular files only, size capped
+before and after decompression).
 """
 from __future__ import annotations
 
-import lzma
+import csv
+import io
 import os
 import re
 import warnings
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from leaderboard.errors import InputError
+from leaderboard.csv_text import (ambiguous_columns, duplicate_words, header_fields,
+                                  line_of_record, nul_line, record_lines, utf8_error)
+from leaderboard.errors import InputError, processing
+from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 
 KAGGLE_COLUMNS = ("TeamId", "TeamName", "SubmissionDate", "Score")
 TEAM_COLUMNS = ("team", "team_name", "teamname", "name", "participant", "model", "entry")
@@ -32,7 +37,6 @@ PRIVATE_COLUMNS = ("private_score", "private")
 _MISSING = {"", "nan", "na", "n/a", "null", "none", "-"}
 _MAX_LINES = 20  # DroppedRows keeps at most this many line numbers
 _SHOW = 5  # bad lines / values quoted in an error message
-_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # pandas decompresses these by suffix
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ class Leaderboard:
 def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
                      team_col: str | None = None, score_col: str | None = None,
                      public_col: str | None = None, private_col: str | None = None,
-                     split: str = "private") -> Leaderboard:
+                     split: str = "private", max_bytes: int = DEFAULT_MAX_BYTES) -> Leaderboard:
     """Read a leaderboard CSV (UTF-8, with or without a BOM).
 
     Parameters
@@ -108,6 +112,8 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
     split : {"private", "public"}
         Which score ranks when the table has both. The other is kept in the entries, and may be
         blank for some rows; the analysed one may not.
+    max_bytes : int
+        Size cap of the file, on disk and decompressed (``--max-file-size``).
 
     Returns
     -------
@@ -117,8 +123,9 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
     Raises
     ------
     InputError
-        Missing, unreadable or empty file; a column not found (the message lists those present);
-        a score that is not a finite number; an empty team name.
+        Missing, unreadable, empty or oversized file, or not a regular file; a column not found
+        (the message lists those present) or written twice; a score that is not a finite number;
+        an empty team name.
 
     Examples
     --------
@@ -135,7 +142,7 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
     source = str(path)
     if split not in ("private", "public"):
         raise InputError(f"split must be 'private' or 'public', not {split!r}", file=source)
-    raw = _read_csv(Path(path), source)
+    raw = _read_csv(Path(path), source, max_bytes)
     if not _is_kaggle(raw.columns):
         return _read_table(raw, source, team_col, score_col, public_col, private_col, split)
     if public_col is not None or private_col is not None:
@@ -149,12 +156,42 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
     return _read_kaggle(raw, source, higher_is_better)
 
 
-def _read_csv(path: Path, source: str) -> pd.DataFrame:
-    """Every cell as a string, blank lines dropped, indexed by 1-based line number in the file."""
-    if not path.exists():
-        raise InputError("file not found; check the path", file=source)
+def _read_csv(path: Path, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> pd.DataFrame:
+    """Every cell as a string, blank lines dropped, indexed by the line each record starts on."""
     if path.is_dir():
         raise InputError("is a directory, not a CSV file", file=source)
+    try:
+        data = read_file(path, max_bytes=max_bytes)
+    except Unreadable as err:
+        reason = str(err) + ("; check the path" if str(err) == "file not found" else "")
+        raise InputError(f"not a readable CSV file ({reason})" if err.damaged else reason,
+                         file=source) from None
+    with processing(source):
+        return parse_csv(data, source)
+
+
+def parse_csv(data: bytes, source: str) -> pd.DataFrame:
+    """:func:`_read_csv` on bytes already read: every problem is an :class:`InputError`."""
+    if not data.strip():
+        raise InputError("the file is empty: expected a header line and data rows", file=source)
+    bad = utf8_error(data)
+    if bad is not None:
+        raise InputError(f"not UTF-8 text (byte 0x{bad[1]:02x}); is it a CSV file? Save it as "
+                         "'CSV UTF-8'", file=source, row=bad[0])
+    nul = nul_line(data)
+    if nul is not None:
+        raise InputError("not a CSV text file (a NUL byte)", file=source, row=nul)
+    try:
+        fields = header_fields(data)
+    except (csv.Error, ValueError) as err:
+        raise InputError(f"not a well-formed CSV header ({_first_line(err)})", file=source,
+                         row=1) from None
+    if not any(f.strip() for f in fields):
+        raise InputError("the first line is blank; the header (column names) must be on line 1",
+                         file=source, row=1)
+    clash = ambiguous_columns(fields)
+    if clash is not None:  # pandas would rename the second one 'name.1' and read the first
+        raise InputError(duplicate_words(fields, clash), file=source, row=1)
     try:
         # Strings first so that bad scores can be quoted back exactly. Blank lines are kept here
         # (and dropped below) so that the row index maps to the file's line numbers.
@@ -162,30 +199,25 @@ def _read_csv(path: Path, source: str) -> pd.DataFrame:
         # many the index; it warns instead, and the warning is turned into an error.
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            raw = pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False,
-                              skip_blank_lines=False, index_col=False)
+            raw = pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", dtype=str,
+                              keep_default_na=False, skip_blank_lines=False, index_col=False)
     except pd.errors.EmptyDataError:
         raise InputError("the file is empty: expected a header line and data rows",
                          file=source) from None
-    except UnicodeDecodeError:
-        raise _decode_error(path, source) from None
-    except pd.errors.ParserWarning:  # only for the first data row, which is line 2
+    except pd.errors.ParserWarning:  # only for the first data row, which is record 2
         raise InputError("not a well-formed CSV: this line has more fields than the header; "
-                         "quote any field that contains a comma", file=source, row=2) from None
+                         "quote any field that contains a comma", file=source,
+                         row=line_of_record(data, 2)) from None
     except pd.errors.ParserError as err:
-        raise _parser_error(str(err), source) from None
-    except (EOFError, ValueError, zipfile.BadZipFile, lzma.LZMAError) as err:
-        # pandas decompresses .gz/.zip/... by suffix (Kaggle's downloads come zipped); a damaged
-        # archive or a zip holding several files ends up here.
+        raise _parser_error(str(err), source, data) from None
+    except (ValueError, UnicodeDecodeError, csv.Error) as err:
         raise InputError(f"not a readable CSV file ({_first_line(err)})", file=source) from None
-    except OSError as err:  # includes gzip.BadGzipFile
-        raise InputError(f"cannot be read: {err.strerror or _first_line(err)}",
-                         file=source) from None
     if len(raw.columns) == 0:
         raise InputError("the first line is blank; the header (column names) must be on line 1",
                          file=source, row=1)
     raw = raw.fillna("")
-    raw.index = pd.RangeIndex(2, len(raw) + 2)  # the header is line 1
+    lines = record_lines(data, len(raw))
+    raw.index = pd.Index(lines) if lines is not None else pd.RangeIndex(2, len(raw) + 2)
     raw = raw[~raw.apply(lambda col: col.str.strip() == "").all(axis=1)]
     if raw.empty:
         raise InputError("no data rows: nothing below the header line", file=source)
@@ -197,31 +229,17 @@ def _first_line(err: BaseException | str) -> str:
     return text.splitlines()[0] if text else "unknown error"
 
 
-def _decode_error(path: Path, source: str) -> InputError:
-    if path.suffix.lower() in _COMPRESSED:
-        return InputError("the compressed file does not hold UTF-8 text; is it a CSV file? "
-                          "Save it as 'CSV UTF-8'", file=source)
-    # pandas decodes in chunks, so its error offset is not the file's: decode the bytes here.
-    data = path.read_bytes()
-    try:
-        data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        return InputError(f"not UTF-8 text (byte 0x{data[err.start]:02x}); is it a CSV file? "
-                          "Save it as 'CSV UTF-8'", file=source, row=line)
-    return InputError("not UTF-8 text; save it as 'CSV UTF-8'", file=source)
-
-
-def _parser_error(message: str, source: str) -> InputError:
+def _parser_error(message: str, source: str, data: bytes) -> InputError:
+    # pandas numbers records, not lines: a quoted line break would shift every later number.
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if m:
         return InputError(f"not a well-formed CSV: this line has {m[3]} fields but the header has "
                           f"{m[1]}; quote any field that contains a comma", file=source,
-                          row=int(m[2]))
+                          row=line_of_record(data, int(m[2])))
     m = re.search(r"EOF inside string starting at row (\d+)", message)
     if m:  # pandas counts rows from 0 at the header
         return InputError("not a well-formed CSV: a quoted field starting on this line is never "
-                          "closed", file=source, row=int(m[1]) + 1)
+                          "closed", file=source, row=line_of_record(data, int(m[1]) + 1))
     return InputError(f"not a readable CSV file ({_first_line(message)})", file=source)
 
 
@@ -290,17 +308,25 @@ def _column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...], r
     """
     columns = list(raw.columns)
     if given is not None:
-        if given in columns:
+        if given in columns:  # named exactly: the user's choice, whatever else matches loosely
             return given
         loose = [c for c in columns if c.strip().lower() == given.strip().lower()]
         if len(loose) == 1:
             return loose[0]
+        if loose:
+            raise InputError(f"columns {loose[0]!r} and {loose[1]!r} both match {given!r} "
+                             f"({option}), differing only in case or spaces; give the exact "
+                             "name", file=source, row=1)
         raise InputError(f"column {given!r} ({option}) not found; columns in the file: "
                          f"{_list(raw)}{_separator_hint(columns)}", file=source)
-    by_key = {c.strip().lower(): c for c in reversed(columns)}  # reversed: the first one wins
     for cand in candidates:
-        if cand in by_key:
-            return by_key[cand]
+        found = [c for c in columns if c.strip().lower() == cand]
+        if len(found) > 1:  # picking one would be silent guesswork
+            raise InputError(f"columns {found[0]!r} and {found[1]!r} differ only in case or "
+                             f"spaces, and either could be the {role or cand} column; rename "
+                             f"one, or name the one to use ({option})", file=source, row=1)
+        if found:
+            return found[0]
     if role is not None:
         raise InputError(f"no {role} column: name it one of {', '.join(candidates)} or give "
                          f"{option}; columns in the file: {_list(raw)}{_separator_hint(columns)}",

@@ -1,6 +1,12 @@
-"""Where the shipped templates and bundled example data are, installed or run from a checkout."""
+"""Where the shipped templates and bundled example data are, installed or run from a checkout, and
+where numba keeps the compiled kernels (a writable folder even when the install is read-only)."""
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
+import sys
+import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -30,3 +36,100 @@ def templates_dir() -> Path:
 def data_dir() -> Path:
     """Folder of the bundled example data."""
     return _folder("leaderboard._data", "data")
+
+
+# --- the compiled kernels' cache ------------------------------------------------------------------
+# numba compiles the kernels marked cache=True on first use (about half a minute) and keeps them in
+# __pycache__ next to their modules. From a read-only install that folder cannot be written and,
+# with no writable home either, numba refuses to even import the modules. So a writable folder is
+# chosen before numba is imported: the user's cache, else a private temporary folder.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))  # as numba sees it: absolute, not resolved
+KERNEL_FOLDERS = ("metrics", os.path.join("noise", "universes"), "shakeup", "tiers")
+_TEMPORARY = "temporary"  # kernel_cache()'s note when the folder does not outlive the run
+
+
+def _can_write(folder: str) -> bool:
+    """Whether a file can be created in ``folder`` (made if missing), as numba will need."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _private_temp() -> tuple[str, str]:
+    """A temporary folder only this user can write: numba's cache holds pickles, which a
+    folder shared with other users would let them replace with code that runs here."""
+    if hasattr(os, "getuid"):
+        folder = os.path.join(tempfile.gettempdir(), f"leaderboard-numba-{os.getuid()}")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            folder = ""
+        if folder:
+            info = os.lstat(folder)
+            if (stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+                    and not info.st_mode & 0o077 and _can_write(folder)):
+                return folder, "persistent"
+    return tempfile.mkdtemp(prefix="leaderboard-numba-"), _TEMPORARY
+
+
+def configure_kernel_cache() -> tuple[str | None, str]:
+    """Give numba a writable cache folder when the install folder is not one.
+
+    Respects ``NUMBA_CACHE_DIR`` when set. Otherwise, when the kernels' own ``__pycache__``
+    folders can be written, changes nothing; else sets ``NUMBA_CACHE_DIR`` to
+    ``$XDG_CACHE_HOME/leaderboard/numba`` (``~/.cache/...``), or to a private temporary folder.
+    Called by ``leaderboard/__init__.py`` before anything imports numba.
+
+    Returns
+    -------
+    (folder, note)
+        The folder (None: beside the kernels) and ``"persistent"`` or ``"temporary"``.
+    """
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        return given, "persistent"
+    if all(_can_write(os.path.join(_PACKAGE, f, "__pycache__")) for f in KERNEL_FOLDERS):
+        return None, "persistent"
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder, note = os.path.join(home, "leaderboard", "numba"), "persistent"
+    if not _can_write(folder):
+        folder, note = _private_temp()
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None:  # numba imported first (by the caller): it reads this attribute
+        numba_config.CACHE_DIR = folder
+    return folder, note
+
+
+def kernels_cached(folder: str | None = None) -> bool:
+    """Whether compiled kernels are already cached (False on the first run, which compiles).
+
+    ``folder`` is the cache folder (default ``NUMBA_CACHE_DIR``, else beside the kernels).
+    """
+    folder = folder if folder is not None else os.environ.get("NUMBA_CACHE_DIR")
+    for sub in KERNEL_FOLDERS:
+        source = os.path.join(_PACKAGE, sub)
+        if folder:  # numba's layout: <cache>/<folder name>_<sha1 of the folder's path>
+            name = os.path.basename(source) + "_" + hashlib.sha1(source.encode()).hexdigest()
+            where = Path(folder) / name
+        else:
+            where = Path(source) / "__pycache__"
+        if any(where.glob("*.nbi")):
+            return True
+    return False
+
+
+def compile_notice(folder: str | None, note: str) -> str:
+    """The one line a first run prints before compiling."""
+    where = folder or "the install folder"
+    if note == _TEMPORARY:
+        return (f"leaderboard: compiling the numerical kernels (about half a minute) into a "
+                f"temporary folder, {where}; set NUMBA_CACHE_DIR to a writable folder to keep "
+                "them for later runs")
+    return (f"leaderboard: compiling the numerical kernels once (about half a minute); later runs "
+            f"reuse them ({where})")

@@ -286,5 +286,5 @@ def test_registry_entries():
         metric = get_metric(name)
         assert metric.kind == "scores" and metric.higher_is_better and metric.can_score
         assert metric.upper_bound == 1.0
-    assert get_metric("auc").noise_model == "linspace"
+    assert get_metric("auc").noise_model is None   # binormal by default; linspace when asked
     assert get_metric("gini").lower_bound == -1.0 and get_metric("cap_ar").lower_bound == -1.0

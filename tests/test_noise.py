@@ -9,10 +9,12 @@ from leaderboard.metrics import get_metric
 from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.rng import BLOCK, block_rng
-from leaderboard.noise.universes import BinomialAccuracyUniverse, SeedsAUCUniverse, class_counts
+from leaderboard.noise.universes import (BinomialAccuracyUniverse, SeedsAUCUniverse,
+                                         UniverseOptions, class_counts)
 from leaderboard.errors import InputError
 
 UNIVERSE = SeedsAUCUniverse()
+SEEDS = UniverseOptions(name="linspace")   # build_noise_model with the universe above
 Z975 = norm.ppf(0.975)
 
 
@@ -140,7 +142,8 @@ def test_interval_coverage_with_known_truth():
     truths = np.array([0.65, 0.75, 0.85, 0.93])
     observed = UNIVERSE.simulate(truths, n_test, prevalence, draws=400, seed=100)
     model = build_noise_model(metric, observed.ravel(), leader_score=observed.max(), n_test=n_test,
-                              prevalence=prevalence, draws=4000, seed=7, alpha=alpha)
+                              prevalence=prevalence, draws=4000, seed=7, alpha=alpha,
+                              options=SEEDS)
     low, high = model.interval(observed.ravel())
     covered = (low <= np.repeat(truths, 400)) & (np.repeat(truths, 400) <= high)
     n = covered.size
@@ -154,7 +157,7 @@ def test_grid_interpolation_matches_direct_simulation():
     metric = get_metric("auc")
     scores = np.array([0.71, 0.78, 0.83, 0.9])
     model = build_noise_model(metric, scores, leader_score=0.9, n_test=800, prevalence=0.15,
-                              draws=2000, seed=4)
+                              draws=2000, seed=4, options=SEEDS)
     for s in scores[:3]:  # not grid levels: interpolated
         direct = UNIVERSE.simulate(np.array([s]), 800, 0.15, 2000, seed=4)[0]
         assert model.sd_at(s) == pytest.approx(direct.std(ddof=1), rel=0.02)

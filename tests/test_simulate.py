@@ -24,7 +24,7 @@ from leaderboard.cli import main
 from leaderboard.experiment import (ahead_probability, grid_lists, needs_prevalence,
                                     partial_correlations, run_experiment)
 from leaderboard.metrics import get_metric
-from leaderboard.noise.universes import get_universe, not_simulable_reason
+from leaderboard.noise.universes import UniverseOptions, get_universe, not_simulable_reason
 from leaderboard.report.simulate_report import render_html, to_json_dict
 
 AUC = get_metric("auc")
@@ -37,7 +37,8 @@ NORMAL_APPROX = 0.01      # allowance for the normal approximation of the ahead 
 @pytest.fixture(scope="module")
 def grid():
     """The seeds' 27 cases (ROC .7/.8/.9 x n 1000/5000/10000 x prevalence 1%/5%/20%)."""
-    return run_experiment(AUC, *grid_lists(None, None, None), draws=GRID_DRAWS, seed=1)
+    return run_experiment(AUC, *grid_lists(None, None, None), draws=GRID_DRAWS, seed=1,
+                          options=UniverseOptions(name="linspace"))
 
 
 def _case(experiment, score, n, p):
@@ -108,7 +109,8 @@ def test_d95_matches_the_normal_value_of_the_exact_sd(grid):
 
 
 def test_a_case_gives_the_same_numbers_alone_as_in_the_grid(grid):
-    alone = run_experiment(AUC, [0.8], [1000], [0.01], draws=GRID_DRAWS, seed=1)
+    alone = run_experiment(AUC, [0.8], [1000], [0.01], draws=GRID_DRAWS, seed=1,
+                           options=UniverseOptions(name="linspace"))
     assert np.array_equal(alone.cases[0].draws, _case(grid, 0.8, 1000, 0.01).draws)
 
 
@@ -205,7 +207,7 @@ def test_json_schema(tmp_path):
     data = json.loads(out.read_text(encoding="utf-8"))
     assert {"seed", "universe", "assumptions", "cases", "ahead", "d95_table",
             "partial_correlations"} <= set(data)
-    assert data["universe"] == "seeds-linspace" and "positives" in data["assumptions"][0]["text"]
+    assert data["universe"] == "binormal" and "positives" in data["assumptions"][0]["text"]
     assert len(data["cases"]) == 3 and len(data["ahead"]) == 3 and data["d95_table"] is None
     for case in data["cases"]:
         assert {"metric", "score", "n_test", "prevalence", "draws", "d95", "quantiles", "sd",

@@ -37,7 +37,7 @@ def _sd_tolerance(draws: np.ndarray) -> float:
 
 @pytest.mark.parametrize("name", ["auc", "accuracy", "log_loss", "rmse", "ari", "f1_macro"])
 def test_default_universe_by_metric(name):
-    expected = {"auc": "linspace", "accuracy": "binomial", "log_loss": "binormal",
+    expected = {"auc": "binormal", "accuracy": "binomial", "log_loss": "binormal",
                 "rmse": "residuals", "ari": None, "f1_macro": "binormal"}[name]
     assert default_universe(get_metric(name)) == expected
     if name == "f1_macro":

@@ -335,7 +335,7 @@ METRICS: tuple[Metric, ...] = (
     _scores_metric("auc", "ROC AUC", (
         "roc_auc", "rocauc", "roc", "auroc", "area_under_curve", "aucroc", "roc_auc_score",
         "area_under_roc_curve", "area_under_receiver_operating_characteristic_curve"),
-        partial(_RocAUC, "ovr", "macro"), noise_model="linspace"),
+        partial(_RocAUC, "ovr", "macro")),
     _scores_metric("auc_ovr", "ROC AUC one-vs-rest", ("roc_auc_ovr", "auc_ovr_macro",
                                                       "roc_auc_ovr_macro", "multiclass_auc"),
                    partial(_RocAUC, "ovr", "macro")),

@@ -125,8 +125,9 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
     land more than about 0.10 apart one time in twenty.
 
     >>> from leaderboard.metrics import get_metric
+    >>> seeds = UniverseOptions(name="linspace")   # the seed articles' universe
     >>> model = build_noise_model(get_metric("auc"), np.array([0.8]), leader_score=0.8,
-    ...                           n_test=1000, prevalence=0.01, draws=2000, seed=1)
+    ...                           n_test=1000, prevalence=0.01, draws=2000, seed=1, options=seeds)
     >>> 0.09 < model.leader.d95 < 0.115
     True
 
@@ -136,7 +137,7 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
     >>> truth = 0.8
     >>> observed = model.leader.draws[::10]          # 200 observed AUCs of a model whose truth is 0.8
     >>> wide = build_noise_model(get_metric("auc"), observed, leader_score=observed.max(),
-    ...                          n_test=1000, prevalence=0.01, draws=2000, seed=2)
+    ...                          n_test=1000, prevalence=0.01, draws=2000, seed=2, options=seeds)
     >>> low, high = wide.interval(observed)
     >>> coverage = np.mean((low <= truth) & (truth <= high))
 

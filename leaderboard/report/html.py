@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.metrics import Metric
+from leaderboard.noise_study import study_words
 from leaderboard.report import charts, ranks_text, shakeup_text, submissions_text
 from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
@@ -206,8 +207,8 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
         facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
                           f"{s.seed}"))
         facts.append(ranks_text.error_rate_fact(s))
-        facts.append(Fact("Correlation between entries", f"{s.correlation:g}" + (
-            " (independent: the conservative choice)" if s.correlation == 0 else " (assumed)")))
+        if a.correlation is not None:
+            facts.append(Fact("Correlation between entries", a.correlation.fact()))
     return facts
 
 
@@ -287,15 +288,7 @@ def _rank_cells(a: Analysis, i: int) -> dict:
 
 
 def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
-    s = a.settings
-    corr = ("Entries are compared as if each had its own test set (correlation 0). On a real "
-            "leaderboard they share one test set, so their scores move together and true "
-            "differences are less noisy than assumed: the tiers come out wider than necessary, "
-            "never narrower. That is the conservative choice."
-            if s.correlation == 0 else
-            f"Entries are compared assuming a correlation of {s.correlation:g} between their scores, "
-            "as entries scored on one shared test set have. If the real correlation is lower, "
-            "tiers are narrower than they should be.")
+    corr = a.correlation.how_to_read() if a.correlation is not None else ""
     facts = [
         Fact("Score", "The entry's score on this one test set, as the leaderboard shows it. A "
              "different test set drawn the same way would give a somewhat different score."),
@@ -369,7 +362,9 @@ def build_context(a: Analysis) -> dict:
     }
     if a.noise is not None:
         context["universe"] = {"name": a.noise.universe, "assumptions": a.noise.assumptions,
-                               "method": a.noise.method}
+                               "method": a.noise.method,
+                               "study": study_words(s.metric.name, a.noise.universe,
+                                                    s.universe.spread)}
     elif a.bootstrap is not None:
         context["universe"] = submissions_text.resampling_box(a)
     lead = a.leader_distribution

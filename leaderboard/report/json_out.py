@@ -5,6 +5,18 @@ Top-level keys::
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
     correlation, d95, tier_method, notes, flags, left_out, source, noise, ranks, entries
 
+``correlation`` is the correlation between entries' errors that the scores-only comparisons
+assumed, and where it came from: ``{"value", "source", "low", "high", "used"}``. ``used`` is the
+number the tiers, rank sets, P(best) and the post-mortem's noise baseline assumed (until issue 14
+the top-level ``correlation`` was this number alone). ``source`` is ``"stated"`` (``--correlation
+VALUE``: ``value`` and ``used`` are it), ``"estimated from N public/private pairs"``
+(``--correlation auto`` on a board with both scores and both slices' sizes: ``value`` is the point
+estimate, ``low``-``high`` its ``1 - alpha`` interval, and ``used`` is ``low`` rounded down to
+three decimals; see :mod:`leaderboard.noise.correlation`), or ``"assumed 0 (...)"`` with the
+reason in brackets (``no public/private pairs``, ``slice sizes not given``, ...; ``low`` and
+``high`` null). Submissions mode assumes nothing: every field is null but ``source``, ``"measured
+by the paired bootstrap"``.
+
 ``flags`` are what a reader should know first (``kind``, ``message``, ``teams``: see
 :mod:`leaderboard.flags`); ``left_out`` names every entry left out of some statistics
 (``statistics``, ``reason``, ``teams``), e.g. a score no model of the universe produces. Entries
@@ -53,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from leaderboard.noise_study import study_words
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.shakeup_text import shakeup_json
@@ -203,7 +216,9 @@ def _noise(analysis: Analysis) -> dict | None:
     else:
         described = {"universe": noise.universe, "assumptions": noise.assumptions,
                      "method": noise.method,
-                     "universe_options": dataclasses.asdict(analysis.settings.universe)}
+                     "universe_options": dataclasses.asdict(analysis.settings.universe),
+                     "study": study_words(analysis.settings.metric.name, noise.universe,
+                                          analysis.settings.universe.spread)}
     return {**described,
             "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
             "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),
@@ -236,7 +251,9 @@ def to_json_dict(analysis: Analysis) -> dict:
         "alpha": float(s.alpha),
         "draws": int(s.draws),
         "seed": int(s.seed),
-        "correlation": float(s.correlation),
+        "correlation": (analysis.correlation.to_json() if analysis.correlation is not None else
+                        {"value": None, "source": "measured by the paired bootstrap",
+                         "low": None, "high": None, "used": None}),
         "d95": _num(analysis.d95),
         "n_tiers": n_tiers,
         "tier1_size": sum(1 for e in entries if e["tier"] == 1) if n_tiers else None,

@@ -1,23 +1,53 @@
 """The one Jinja2 environment that renders every HTML page (analysis, simulate and plan reports).
 
 Autoescaping is on, so untrusted text (team names, file names, the command line) can only reach
-a page escaped; undefined names are errors rather than blanks; whitespace control is fixed, so the
-same context always renders to the same bytes.
+a page escaped; every printed value also passes :func:`neutral_bidi`, so a name holding a
+right-to-left override cannot reorder what the page shows and pass itself off as another;
+undefined names are errors rather than blanks; whitespace control is fixed, so the same context
+always renders to the same bytes. The JSON keeps names exactly as given.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import jinja2
+import markupsafe
 
 from leaderboard.resources import templates_dir
+
+# Unicode's explicit directional formatting characters: embeddings, overrides, isolates and the
+# marks (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C); and the control characters but
+# tab and line breaks (an escape sequence would show as an unnamed box).
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+                   "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def neutral_bidi(value: object) -> object:
+    """``value`` with every bidi control (and control character) shown as its code point, e.g.
+    ``[U+202E]``, so it no longer reorders text; anything but a string (numbers) unchanged. It is the
+    environment's ``finalize``: every ``{{ ... }}`` of every template goes through it.
+
+    Examples
+    --------
+    >>> neutral_bidi("team\u202egnp.exe")
+    'team[U+202E]gnp.exe'
+    >>> neutral_bidi(0.5)
+    0.5
+    """
+    if not isinstance(value, str) or not _BIDI.search(value):
+        return value
+    shown = _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", str(value))
+    # Markup (already escaped) stays Markup: the replacement holds no markup characters.
+    return markupsafe.Markup(shown) if isinstance(value, markupsafe.Markup) else shown
 
 
 @lru_cache(maxsize=4)
 def _environment(folder: str) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), autoescape=True,
                               undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
+                              lstrip_blocks=True, keep_trailing_newline=True,
+                              finalize=neutral_bidi)
 
 
 def environment() -> jinja2.Environment:

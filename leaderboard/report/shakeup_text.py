@@ -84,10 +84,15 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
                     "with no overfitting at all its order agrees with the private one only at "
                     f"Spearman about {b.noise_spearman:.2f}; the shake-up is the small public "
                     "slice's doing, not the teams'.")
-    elif b.p_shakeup >= alpha:
+    elif b.p_shakeup >= alpha and s.overfit.p_overfit >= alpha:
         said.append(f"Why: {_rows(s.n_public)} on the public board rank entries nearly as the "
                     "private board does, and the teams did not fit the public board beyond what "
                     "that allows: the final order is the public order plus ordinary noise.")
+    elif b.p_shakeup >= alpha:   # the order held, yet the leaders lost more than noise allows
+        said.append(f"Why: {_rows(s.n_public)} on the public board rank entries nearly as the "
+                    "private board does, so the order as a whole moved no more than noise moves "
+                    "it; the public leaders' scores, though, fell by more than noise and "
+                    "selection explain (below).")
     calm = 1 - b.p_spearman  # share of simulated competitions that kept the order at least as well
     if calm < alpha / 2:
         said.append(f"The boards agree more closely than noise at these sizes allows (only "

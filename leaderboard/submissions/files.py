@@ -1,33 +1,31 @@
-"""Find every submission file (a folder, a zip or a manifest) and validate each one.
+"""Read every submission file found (a folder, a zip or a manifest) and validate each one.
 
-A bad file never stops the others: every file found becomes one :class:`SubmissionFile` with a
+A bad file never stops the others: every entry found becomes one :class:`SubmissionFile` with a
 status, and the whole lot a :class:`SubmissionSet`. Only problems with PATH itself (missing,
 unreadable zip, a manifest with a bad row) or the absence of any valid submission raise
-:class:`~leaderboard.errors.InputError`.
+:class:`~leaderboard.errors.InputError`. Finding the files, and what is never read, is
+:mod:`~leaderboard.submissions.find`.
 """
 from __future__ import annotations
 
-import gzip
+import hashlib
 import os
-import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
-from leaderboard.errors import InputError
-from leaderboard.ingest import _column, _first_line, _read_csv, _require_nonempty
+from leaderboard.errors import InputError, processing
+from leaderboard.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.submissions.find import Found, find_files
 from leaderboard.submissions.solution import Solution
-from leaderboard.submissions.table import Rejected, column_list, header, show
+from leaderboard.submissions.table import Rejected, header, show
 from leaderboard.submissions.validate import make_plan, validate
 
 STATUSES = ("ok", "rejected", "not selected", "skipped")
-_TRUE = {"1", "true", "yes", "y", "x", "t", "selected"}
-_FALSE = {"0", "false", "no", "n", "f", ""}
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,18 +115,10 @@ class SubmissionSet:
         return {status: found.get(status, 0) for status in STATUSES}
 
 
-@dataclass(frozen=True)
-class _Found:
-    team: str
-    file: str
-    selected: bool | None = None
-    load: Callable[[], bytes] | None = None  # None: skipped
-    skip: str | None = None
-
-
 def read_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: str,
                      pred_cols: str | Sequence[str] | None = None, id_col: str | None = None,
-                     classes: Sequence | None = None) -> SubmissionSet:
+                     classes: Sequence | None = None,
+                     max_bytes: int = DEFAULT_MAX_BYTES) -> SubmissionSet:
     """Read and validate every submission under ``path`` against ``solution``.
 
     Parameters
@@ -139,7 +129,9 @@ def read_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
         whose columns include ``team`` and ``file`` (paths relative to the manifest) and
         optionally ``selected`` (1/true/yes/x: the team's chosen submission; 0/false/no/blank:
         not). With ``selected``, the unselected files are validated and listed as "not
-        selected". Other files in a folder or zip are listed as "skipped".
+        selected". Other files in a folder or zip are listed as "skipped". Links, special files
+        and manifest paths that leave the manifest's folder are listed and never read (see
+        :mod:`~leaderboard.submissions.find`).
     solution : Solution
         From :func:`~leaderboard.submissions.read_solution`.
     kind : str
@@ -157,6 +149,8 @@ def read_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
     classes : sequence, optional
         Every class, when the solution does not show them all (multi-class predictions then
         need one column per class given here).
+    max_bytes : int
+        Size cap of every file, on disk and decompressed (``--max-file-size``).
 
     Returns
     -------
@@ -192,25 +186,53 @@ id (first: 2)')]
                          "manifest CSV (columns team, file)", file=source)
     plan = make_plan(solution, kind, pred_cols=pred_cols, id_col=id_col, classes=classes)
     with ExitStack() as stack:
-        layout, found = _find_files(where, source, stack, _resolved(solution.source))
+        layout, found = find_files(where, source, stack, _resolved(solution.source), max_bytes)
         has_selected = any(f.selected is not None for f in found)
         results = []
         for item in found:
-            status, reason, rows, prediction = "skipped", item.skip, None, None
-            if item.load is not None:
-                try:
-                    prediction, rows = validate(item.load(), plan)
-                    status, reason = "ok", None
-                except Rejected as err:
-                    status, reason, rows = "rejected", str(err), err.rows
-            if item.selected is False:
-                status, prediction = "not selected", None  # kept lean: thousands of files
-            results.append((item, status, reason, rows, prediction))
+            with processing(f"{source}: {item.file}"):
+                results.append(_read_one(item, plan, solution))
     files = _label(results)
     out = SubmissionSet(source=source, layout=layout, kind=kind, files=files,
                         columns=plan.columns if plan.several else None)
     _require_valid(out, source, has_selected)
     return out
+
+
+def _read_one(item: Found, plan, solution: Solution) -> tuple:
+    """``(item, status, reason, rows, prediction)`` of one entry found."""
+    status, reason, rows, prediction = "skipped", item.skip, None, None
+    if item.refuse is not None:
+        status, reason = "rejected", item.refuse
+    elif item.load is not None:
+        try:
+            data = item.load()
+            prediction, rows = validate(data, plan)
+            _not_the_solution(data, prediction, solution)
+            status, reason = "ok", None
+        except Rejected as err:
+            status, reason, prediction = "rejected", str(err), None
+            rows = err.rows if err.rows is not None else rows
+    if item.selected is False:
+        status, prediction = "not selected", None  # kept lean: thousands of files
+    return item, status, reason, rows, prediction
+
+
+def _not_the_solution(data: bytes, prediction: np.ndarray, solution: Solution) -> None:
+    """Rejected when a submission is the solution itself: the same bytes, or the solution's
+    Usage column with its very answers (a re-saved copy), which would otherwise rank first with
+    a perfect score."""
+    if solution.digest is not None and hashlib.sha256(data).digest() == solution.digest:
+        raise Rejected("a copy of the solution file (the same content); not scored")
+    if solution.usage_column is None:
+        return
+    usage = solution.usage_column.strip().lower()
+    if not any(f.strip().lower() == usage for f in header(data)):
+        return
+    truth = np.asarray(solution.target)
+    if prediction.shape == truth.shape and bool(np.all(prediction == truth)):
+        raise Rejected(f"the solution's own content (its {show(solution.usage_column)} column and "
+                       "its answers on every row); not scored")
 
 
 def _label(results: list) -> tuple[SubmissionFile, ...]:
@@ -246,146 +268,57 @@ def _require_valid(subs: SubmissionSet, source: str, has_selected: bool) -> None
                      f"{show(first.file)}: {first.reason})", file=source)
 
 
-def _find_files(where: Path, source: str, stack: ExitStack,
-                solution: Path | None) -> tuple[str, list[_Found]]:
-    if where.is_dir():
-        return "folder", _folder(where, solution)
-    if where.suffix.lower() == ".zip" or zipfile.is_zipfile(where):
-        try:
-            archive = stack.enter_context(zipfile.ZipFile(where))
-        except (zipfile.BadZipFile, OSError, EOFError) as err:
-            raise InputError(f"not a readable zip file ({err})", file=source) from None
-        return "zip", _zip(archive)
-    columns = _header_of(where)
-    keys = {c.strip().lower() for c in columns}
-    if {"team", "file"} <= keys:
-        return "manifest", _manifest(where, source, solution)
-    if where.suffix.lower() in (".csv", ".gz"):
-        raise InputError(f"a CSV file that is not a manifest (its columns: "
-                         f"{column_list(columns)}); give the folder or zip of submission files, "
-                         "or a manifest with columns team and file", file=source)
-    raise InputError("not a folder, a .zip or a manifest CSV of submission files", file=source)
-
-
-def _header_of(path: Path) -> list[str]:
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            return header(handle.read(1 << 16))
-    except (OSError, UnicodeDecodeError, Rejected):
-        return []
-
-
-def _is_csv(name: str) -> bool:
-    return name.lower().endswith((".csv", ".csv.gz"))
-
-
-def _team(name: str) -> str:
-    """The file stem: ``a/b/Team X.csv.gz`` -> ``Team X``."""
-    base = PurePosixPath(name).name
-    for suffix in (".csv.gz", ".csv", ".gz"):
-        if base.lower().endswith(suffix):
-            base = base[:-len(suffix)]
-            break
-    else:
-        base = PurePosixPath(base).stem
-    return base.strip() or PurePosixPath(name).name
-
-
-def _skip_reason(name: str) -> str | None:
-    parts = PurePosixPath(name).parts
-    if any(p.startswith(".") or p == "__MACOSX" for p in parts):
-        return "hidden file"
-    return None if _is_csv(name) else "not a CSV file"
-
-
-def _entry(name: str, load: Callable[[], bytes], skip: str | None = None) -> _Found:
-    skip = skip or _skip_reason(name)
-    return _Found(team=_team(name), file=name, load=None if skip else load, skip=skip)
-
-
 def _resolved(path: str | Path) -> Path | None:
     try:
-        return Path(path).resolve()
-    except (OSError, RuntimeError):
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
         return None
 
 
-def _folder(root: Path, solution: Path | None) -> list[_Found]:
-    names = []
-    for folder, _dirs, files in os.walk(root):  # does not follow links to folders
-        names += [(Path(folder) / f).relative_to(root).as_posix() for f in files]
-    # The solution kept next to the submissions would otherwise score perfectly.
-    return [_entry(n, _file_loader(root / n),
-                   "the solution file" if _resolved(root / n) == solution else None)
-            for n in sorted(names)]
+def reject_unscorable(subs: SubmissionSet, solution: Solution, split: str, label: str,
+                      score: Callable[[list[np.ndarray], str], np.ndarray]) -> SubmissionSet:
+    """``subs`` with every scored file that the metric cannot score rejected, with the reason.
 
-
-def _zip(archive: zipfile.ZipFile) -> list[_Found]:
-    members = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename)
-    return [_entry(i.filename, _member_loader(archive, i)) for i in members]
-
-
-def _manifest(path: Path, source: str, solution: Path | None) -> list[_Found]:
-    raw = _read_csv(path, source)
-    team = _column(raw, None, ("team",), "team", "team", source)
-    file = _column(raw, None, ("file",), "file", "file", source)
-    selected = _column(raw, None, ("selected",), None, "selected", source)
-    _require_nonempty(raw, team, source, "every submission needs its team")
-    _require_nonempty(raw, file, source, "every row needs the path of a submission file")
-    seen: dict[tuple[str, str], int] = {}
-    found = []
-    for line, name, cell in zip(raw.index, raw[team].str.strip(), raw[file].str.strip()):
-        if (name, cell) in seen:
-            raise InputError(f"team {name!r} lists file {cell!r} twice (lines {seen[name, cell]} "
-                             f"and {line})", file=source, row=int(line), column=file)
-        seen[name, cell] = int(line)
-        flag = None
-        if selected is not None:
-            flag = _flag(raw.at[line, selected], source, int(line), selected)
-        target = Path(cell) if Path(cell).is_absolute() else path.parent / cell
-        if _resolved(target) == solution:
-            raise InputError(f"file {cell!r} is the solution file itself", file=source,
-                             row=int(line), column=file)
-        found.append(_Found(team=name, file=cell, selected=flag, load=_file_loader(target)))
-    return found
-
-
-def _flag(text: str, source: str, line: int, column: str) -> bool:
-    value = text.strip().lower()
-    if value in _TRUE or value in _FALSE:
-        return value in _TRUE
-    raise InputError(f"{text!r} is not a yes/no value; use 1/true/yes/x for the team's chosen "
-                     "submission(s) and 0/false/no or blank for the others", file=source,
-                     row=line, column=column)
-
-
-def _file_loader(path: Path) -> Callable[[], bytes]:
-    def load() -> bytes:
-        if not path.exists():
-            raise Rejected("file not found")
-        if path.is_dir():
-            raise Rejected("is a folder, not a file")
+    A file is unscorable when the metric refuses its predictions on the public or private rows
+    (``ValueError``, e.g. a negative value under RMSLE) or is undefined (NaN) for them on the
+    ``split`` rows that rank. ``score(predictions, split)`` gives every prediction's score on one
+    split's rows. A metric undefined for every file is a property of the solution (its ranking
+    rows hold one class, say): an :class:`InputError` naming the solution file.
+    """
+    reasons: dict[int, str] = {}
+    for part in ("public", "private"):
+        if not (solution.usage == part).any():
+            continue
         try:
-            data = path.read_bytes()
-        except OSError as err:
-            raise Rejected(f"cannot be read: {err.strerror or err}") from None
-        return _gunzip(data) if path.name.lower().endswith(".gz") else data
-    return load
-
-
-def _member_loader(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Callable[[], bytes]:
-    def load() -> bytes:
-        try:
-            data = archive.read(info)
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError,
-                zlib.error) as err:
-            raise Rejected(f"cannot be read from the zip ({_first_line(err)})") from None
-        return _gunzip(data) if info.filename.lower().endswith(".gz") else data
-    return load
-
-
-def _gunzip(data: bytes) -> bytes:
-    try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as err:
-        raise Rejected(f"not a readable gzip file ({_first_line(err)})") from None
+            score([f.prediction for f in subs.scored], part)
+        except ValueError:  # find the culprits one by one: only on this rare path
+            for k, f in enumerate(subs.scored):
+                try:
+                    score([f.prediction], part)
+                except ValueError as error:
+                    reasons.setdefault(k, f"{label} cannot score it on the {part} rows "
+                                          f"({str(error).strip()[:120]}); not scored")
+    kept = [f for k, f in enumerate(subs.scored) if k not in reasons]
+    undefined = np.isnan(np.asarray(score([f.prediction for f in kept], split), dtype=float))
+    if kept and undefined.all() and not reasons:
+        rows = solution.usage == split
+        truth = np.asarray(solution.target)[rows]
+        classes = np.unique(truth.astype(str)) if truth.ndim == 1 else None
+        why = (f": they hold one class only ({show(classes[0])})"
+               if classes is not None and classes.size == 1 else " for every submission")
+        raise InputError(f"{label} is undefined on the solution's {int(rows.sum()):,} {split} "
+                         f"rows{why}; is --metric right, or --split?", file=solution.source,
+                         column=solution.target_columns[0])
+    position = {id(f): k for k, f in enumerate(subs.scored)}
+    for f, bad in zip(kept, undefined):
+        if bad:
+            reasons[position[id(f)]] = (f"{label} is undefined for these predictions on the "
+                                        f"{split} rows (constant predictions?); not scored")
+    if not reasons:
+        return subs
+    bad_ids = {id(f): reasons[k] for k, f in enumerate(subs.scored) if k in reasons}
+    files = tuple(replace(f, status="rejected", reason=bad_ids[id(f)], prediction=None)
+                  if id(f) in bad_ids else f for f in subs.files)
+    out = replace(subs, files=files)
+    _require_valid(out, subs.source, any(f.selected is not None for f in subs.files))
+    return out

@@ -11,6 +11,7 @@ exactly, leading zeros and case included.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,9 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from leaderboard.errors import InputError
-from leaderboard.ingest import _column, _lines, _list, _read_csv
+from leaderboard.errors import InputError, processing
+from leaderboard.ingest import _column, _lines, _list, parse_csv
 from leaderboard.metrics.base import KINDS
+from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 
 USAGE = {"public": "public", "publictest": "public", "private": "private",
          "privatetest": "private", "ignored": "ignored"}
@@ -70,6 +72,9 @@ class Solution:
         Data rows in the file (header and blank lines excluded); equals ``sum(counts.values())``.
     counts : dict
         Rows per usage, keys ``"public"``, ``"private"``, ``"ignored"``.
+    digest : bytes or None
+        SHA-256 of the file's (decompressed) bytes: a submission with the same bytes is a copy of
+        the solution, never scored.
     """
 
     source: str
@@ -86,6 +91,7 @@ class Solution:
     rows_read: int
     counts: dict[str, int]
     keys: np.ndarray = field(repr=False)
+    digest: bytes | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -98,7 +104,8 @@ class Solution:
 
 def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
                   target_cols: str | Sequence[str] | None = None, usage_col: str | None = None,
-                  group_col: str | None = None, kind: str | None = None) -> Solution:
+                  group_col: str | None = None, kind: str | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES) -> Solution:
     """Read a solution CSV (UTF-8, optionally ``.gz``/``.zip``).
 
     Parameters
@@ -119,6 +126,8 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
         The metric's prediction kind (:data:`~leaderboard.metrics.base.KINDS`), when known:
         ``"values"`` reads targets as numbers and never as classes, ``"rankings"`` keeps them as
         text (``"3"`` is a one-item list), ``"multilabel"`` keeps 0/1 columns as columns.
+    max_bytes : int
+        Size cap of the file, on disk and decompressed (``--max-file-size``).
 
     Returns
     -------
@@ -143,7 +152,14 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
     source = str(path)
     if kind is not None and kind not in KINDS:
         raise InputError(f"unknown prediction kind {kind!r}; expected one of {', '.join(KINDS)}")
-    raw = _read_csv(Path(path), source)
+    if Path(path).is_dir():
+        raise InputError("is a directory, not a CSV file", file=source)
+    try:
+        data = read_file(path, max_bytes=max_bytes)
+    except Unreadable as err:
+        raise InputError(str(err), file=source) from None
+    with processing(source):
+        raw = parse_csv(data, source)
     id_name = _column(raw, id_col, (), "id", "id_col", source) if id_col is not None else (
         _column(raw, None, ("id",), None, "id_col", source) or raw.columns[0])
     usage_name = _column(raw, usage_col, ("usage",), None, "usage_col", source)
@@ -179,7 +195,7 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
                     ids=ids.to_numpy(dtype=object), target=target, classes=classes,
                     one_hot=one_hot, usage=usage, usage_column=usage_name, groups=groups,
                     integer_ids=integer_ids, rows_read=len(raw), counts=counts,
-                    keys=keys.to_numpy(dtype=object))
+                    keys=keys.to_numpy(dtype=object), digest=hashlib.sha256(data).digest())
 
 
 def id_keys(ids: pd.Series, integer_ids: bool) -> pd.Series:

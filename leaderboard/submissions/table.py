@@ -1,9 +1,10 @@
 """Read one submission file's bytes into a table indexed by line number, or say why it cannot be.
 
-Every failure is a :class:`Rejected` whose message is one line a user can act on. Line numbers
-are 1-based with the header on line 1, assuming one physical line per record (no line breaks inside
-quoted fields, which submission files do not have). Blank lines are skipped but still counted, so
-numbers match an editor's.
+Every failure is a :class:`Rejected` whose message is one printable line a user can act on. Line
+numbers are the file's physical lines (header = line 1), as an editor shows them, even when a
+quoted field holds a line break; blank lines are skipped but still counted. The bytes go to pandas
+as they are, never copied into a second, decoded string, so memory stays bounded by the file-size
+cap.
 """
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from leaderboard.csv_text import (ambiguous_columns, duplicate_words, header_fields,
+                                  line_of_record, nul_line, record_lines, utf8_error)
+from leaderboard.errors import printable
+
 _NAME_LIMIT = 40  # characters of an untrusted name or value quoted in a reason
 
 
@@ -25,7 +30,7 @@ class Rejected(Exception):
     """
 
     def __init__(self, reason: str, rows: int | None = None) -> None:
-        super().__init__(reason)
+        super().__init__(printable(reason))  # reasons quote untrusted names and values
         self.rows = rows
 
 
@@ -57,39 +62,39 @@ def quote(name: object) -> str:
 
 def column_list(names: list[str], limit: int = 12) -> str:
     """Column names for a message: one line, at most ``limit`` of them."""
-    shown = [" ".join(str(n).split())[:_NAME_LIMIT] or "''" for n in names[:limit]]
+    shown = [printable(" ".join(str(n).split())[:_NAME_LIMIT]) or "''" for n in names[:limit]]
     return ", ".join(shown) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
 
 
-def decode(data: bytes) -> str:
-    """The file's text (UTF-8, with or without a byte-order mark)."""
+def check_text(data: bytes) -> None:
+    """Rejected unless ``data`` is non-blank UTF-8 text (a byte-order mark allowed) without NULs."""
     if not data.strip():
         raise Rejected("empty file" if not data else "empty file (only blank space)")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise Rejected(f"not UTF-8 text (byte 0x{data[err.start]:02x} on line {line}); save it "
-                       "as 'CSV UTF-8'") from None
-    if "\x00" in text:
-        line = text[:text.index("\x00")].count("\n") + 1
+    bad = utf8_error(data)
+    if bad is not None:
+        raise Rejected(f"not UTF-8 text (byte 0x{bad[1]:02x} on line {bad[0]}); save it as "
+                       "'CSV UTF-8'")
+    line = nul_line(data)
+    if line is not None:
         raise Rejected(f"not a CSV text file (a NUL byte on line {line})")
-    return text
 
 
-def header(text: str) -> list[str]:
-    """The fields of line 1."""
+def header(data: bytes) -> list[str]:
+    """The fields of line 1; Rejected when blank, not CSV, or naming a column twice."""
     try:
-        fields = next(csv.reader(io.StringIO(text)), [])
-    except csv.Error as err:
+        fields = header_fields(data)
+    except (csv.Error, ValueError) as err:
         raise Rejected(f"not valid CSV on line 1 ({err})") from None
     if not any(f.strip() for f in fields):
         raise Rejected("the first line is blank; the header (column names) must be on line 1")
+    clash = ambiguous_columns(fields)
+    if clash is not None:  # pandas would rename the second one and score the first, silently
+        raise Rejected(duplicate_words(fields, clash))
     return fields
 
 
-def read_table(text: str, dtype: Mapping[str, object]) -> pd.DataFrame:
-    """All rows, indexed by line number (header = line 1), with blank lines still in.
+def read_table(data: bytes, dtype: Mapping[str, object]) -> pd.DataFrame:
+    """All rows, indexed by the physical line each starts on (header = line 1), blank lines in.
 
     Cells are kept as written (``keep_default_na=False``): a column with anything but numbers
     comes back as text, so the first offending value can be quoted.
@@ -100,26 +105,30 @@ def read_table(text: str, dtype: Mapping[str, object]) -> pd.DataFrame:
             # become the index; pandas warns instead, and the warning is turned into an error.
             warnings.simplefilter("error", pd.errors.ParserWarning)
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
-            frame = pd.read_csv(io.StringIO(text), dtype=dict(dtype), keep_default_na=False,
-                                skip_blank_lines=False, index_col=False)
+            frame = pd.read_csv(io.BytesIO(data), encoding="utf-8-sig", dtype=dict(dtype),
+                                keep_default_na=False, skip_blank_lines=False, index_col=False)
     except pd.errors.ParserWarning:  # raised for the first data line only
-        raise Rejected("not valid CSV: line 2 has more fields than the header") from None
+        raise Rejected(f"not valid CSV: line {line_of_record(data, 2)} has more fields than the "
+                       "header") from None
     except pd.errors.EmptyDataError:
         raise Rejected("empty file") from None
-    except (pd.errors.ParserError, ValueError, csv.Error) as err:
-        raise Rejected(_parser_reason(str(err))) from None
-    frame.index = pd.RangeIndex(2, len(frame) + 2)
+    except (pd.errors.ParserError, ValueError, csv.Error, UnicodeDecodeError) as err:
+        raise Rejected(_parser_reason(str(err), data)) from None
+    lines = record_lines(data, len(frame))
+    frame.index = pd.Index(lines) if lines is not None else pd.RangeIndex(2, len(frame) + 2)
     return frame
 
 
-def _parser_reason(message: str) -> str:
+def _parser_reason(message: str, data: bytes) -> str:
+    # pandas numbers records, not lines: map them back to the file's lines
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if m:
-        return (f"not valid CSV: line {m[2]} has {m[3]} fields, the header has {m[1]} (a comma "
-                "inside a value must be quoted)")
+        return (f"not valid CSV: line {line_of_record(data, int(m[2]))} has {m[3]} fields, the "
+                f"header has {m[1]} (a comma inside a value must be quoted)")
     m = re.search(r"EOF inside string starting at row (\d+)", message)
     if m:  # pandas counts rows from 0 at the header
-        return f"not valid CSV: a quoted value opened on line {int(m[1]) + 1} is never closed"
+        return (f"not valid CSV: a quoted value opened on line "
+                f"{line_of_record(data, int(m[1]) + 1)} is never closed")
     first = message.strip().splitlines()[0] if message.strip() else "unknown error"
     return f"not valid CSV ({first[:120]})"
 

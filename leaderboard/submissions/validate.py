@@ -33,7 +33,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest import _separator_hint
 from leaderboard.metrics.base import KINDS
 from leaderboard.submissions.solution import Solution, id_keys
-from leaderboard.submissions.table import (Rejected, column_list, decode, drop_blank_lines,
+from leaderboard.submissions.table import (Rejected, check_text, column_list, drop_blank_lines,
                                            header, quote, read_table, show)
 
 _NUMERIC_KINDS = ("scores", "probabilities", "values")
@@ -125,15 +125,15 @@ def make_plan(solution: Solution, kind: str, *, pred_cols: Sequence[str] | str |
 
 def validate(data: bytes, plan: Plan) -> tuple[np.ndarray, int]:
     """``(prediction in solution row order, data rows read)`` of one file; else Rejected."""
-    text = decode(data)
-    fields = header(text)
+    check_text(data)
+    fields = header(data)
     id_name, preds, mode = _choose(fields, plan)
     dtype = {name: object for name in preds if plan.text and mode != "onehot"}
     if plan.int_keys is None:
         dtype[id_name] = object
-    frame = read_table(text, dtype)
-    if frame[id_name].dtype.kind == "f":  # ids like "7.0": read them again as written
-        frame = read_table(text, {**dtype, id_name: object})
+    frame = read_table(data, dtype)
+    if frame[id_name].dtype.kind in "fb":  # ids like "7.0": read them again as written
+        frame = read_table(data, {**dtype, id_name: object})
     frame = drop_blank_lines(frame, id_name)
     if frame.empty:
         raise Rejected("no data rows: nothing below the header line", rows=0)
@@ -146,11 +146,13 @@ def validate(data: bytes, plan: Plan) -> tuple[np.ndarray, int]:
 
 
 def _find(fields: list[str], name: str) -> str | None:
-    """``name`` in the header, else its only case-insensitive match."""
-    if name in fields:
-        return name
+    """``name`` in the header, else its only case-insensitive match; Rejected when two columns
+    match it, differing only in case or spaces (scoring either would be a silent guess)."""
     loose = [f for f in fields if f.strip().lower() == name.strip().lower()]
-    return loose[0] if len(loose) == 1 else None
+    if len(loose) > 1:
+        raise Rejected(f"columns {quote(loose[0])} and {quote(loose[1])} differ only in case or "
+                       f"spaces; which one is {quote(name)} is ambiguous: rename or delete one")
+    return loose[0] if loose else None
 
 
 def _choose(fields: list[str], plan: Plan) -> tuple[str, tuple[str, ...], str]:
@@ -288,7 +290,8 @@ def _numbers(frame: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
     values = np.empty((len(frame), len(names)))
     for j, name in enumerate(names):
         col = frame[name]
-        if col.dtype.kind in "iufb":  # parsed as numbers by pandas: the fast path
+        if col.dtype.kind in "iuf":  # parsed as numbers by pandas: the fast path (True/False
+            # columns come back as bools: they go the slow way and are refused, not read as 1/0)
             values[:, j] = col.to_numpy(dtype=float)
         else:
             text = col.fillna("").astype(str).str.strip()
@@ -301,6 +304,8 @@ def _numbers(frame: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
 def _non_finite(text: str, value: float) -> str:
     if text == "":
         return "missing value"
+    if text.lower() in ("true", "false"):
+        return f"value {quote(text)} is a yes/no, not a number (write 1 or 0)"
     if np.isnan(value):
         return "NaN" if text.lower() in _NAN_WORDS else f"non-numeric value {quote(text)}"
     return "inf" if value > 0 else "-inf"

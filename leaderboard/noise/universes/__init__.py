@@ -41,6 +41,10 @@ from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
 UNIVERSE_NAMES = ("linspace", "binomial", "bounded", "binormal", "multiclass", "residuals")
 BINARY_UNIVERSES = ("linspace", "binormal")  # the universes that need a prevalence
 RESIDUALS = ("normal", "laplace", "t")
+# Binormal ranking metrics (AUC, Gini, average precision): the minority class's SD over the
+# majority's. Two: the noisiest of the real-model score shapes in docs/noise_study.md, so that the
+# intervals cover the truth for each of them (equal SDs covered only 85% for that shape).
+DEFAULT_SPREAD = 2.0
 _CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
 _NO_UNIVERSE = {"kl_ctr": "its truth is a click-through rate per row, which no universe here "
                           "models (submit predictions instead)"}
@@ -84,6 +88,10 @@ class UniverseOptions:
     threshold : float
         Binary label metrics: a row is predicted positive when its calibrated probability is at
         least this.
+    spread : float or None
+        Binormal universe, ranking metrics (AUC, Gini, average precision): the minority class's
+        score SD relative to the majority's. None: :data:`DEFAULT_SPREAD` (see
+        ``docs/noise_study.md``).
     """
 
     name: str | None = None
@@ -91,6 +99,7 @@ class UniverseOptions:
     residuals: str = "normal"
     df: float = 5.0
     threshold: float = 0.5
+    spread: float | None = None
 
 
 def default_universe(metric: Metric, options: UniverseOptions = UniverseOptions()) -> str | None:
@@ -132,6 +141,8 @@ def get_universe(metric: Metric, n_test: int, prevalence: float | None,
     --------
     >>> from leaderboard.metrics import get_metric
     >>> get_universe(get_metric("auc"), 1000, 0.01).name
+    'binormal'
+    >>> get_universe(get_metric("auc"), 1000, 0.01, UniverseOptions(name="linspace")).name
     'seeds-linspace'
     >>> get_universe(get_metric("accuracy"), 1000, None).name
     'binomial'
@@ -162,7 +173,8 @@ def _calibrated_universe(name: str, metric: Metric, prevalence: float | None,
     the main analysis solve each level once."""
     if name == "binormal":
         from leaderboard.noise.universes.binary import BinormalUniverse
-        return BinormalUniverse(metric, prevalence, threshold=options.threshold)
+        spread = DEFAULT_SPREAD if options.spread is None else options.spread
+        return BinormalUniverse(metric, prevalence, threshold=options.threshold, spread=spread)
     if name == "multiclass":
         from leaderboard.noise.universes.multiclass import MulticlassUniverse
         return MulticlassUniverse(metric, tuple(options.class_shares))
@@ -219,6 +231,8 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
         raise InputError(f"--residuals {options.residuals!r} is not one of {', '.join(RESIDUALS)}")
     if options.residuals == "t" and not options.df > 4:
         raise InputError(f"--df must be above 4 (finite kurtosis), got {options.df:g}")
+    if options.spread is not None and not 0.1 <= options.spread <= 10:
+        raise InputError(f"--spread must be between 0.1 and 10, got {options.spread:g}")
     if not 0 < options.threshold < 1:
         raise InputError(f"--threshold must be strictly between 0 and 1, got {options.threshold:g}")
     return name

@@ -28,6 +28,9 @@ from leaderboard.noise.universes.seeds import class_counts
 
 ROWS_PER_CLASS = 8192
 MAX_SEPARATION = 12.0   # mu at which AUC = Phi(12 / sqrt 2), 1 to within 1e-17
+# Metrics that read only the order of the scores: the latent score's shape (``spread``) can differ
+# between the classes without breaking the model's calibration, which the others need.
+SPREAD_METRICS = ("auc", "gini", "average_precision", "cap_ar")
 
 
 class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
@@ -56,11 +59,16 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
 
     name = "binormal"
 
-    def __init__(self, metric: Metric, prevalence: float, threshold: float = 0.5) -> None:
+    def __init__(self, metric: Metric, prevalence: float, threshold: float = 0.5,
+                 spread: float = 1.0) -> None:
         super().__init__(metric)
         self.prevalence, self.threshold = float(prevalence), float(threshold)
+        # the minority class's latent SD relative to the majority's: ranking metrics only (their
+        # predictions are the latent score itself, whatever its shape)
+        self.spread = float(spread) if metric.name in SPREAD_METRICS else 1.0
         q = norm.ppf((np.arange(ROWS_PER_CLASS) + 0.5) / ROWS_PER_CLASS)
         self._quantiles = q
+        self._sd = ((1.0, self.spread) if self.prevalence <= 0.5 else (self.spread, 1.0))
         self.y = np.repeat([0, 1], ROWS_PER_CLASS)
         self.strata = [slice(0, ROWS_PER_CLASS), slice(ROWS_PER_CLASS, 2 * ROWS_PER_CLASS)]
         self.shares = np.array([1.0 - self.prevalence, self.prevalence])
@@ -68,11 +76,18 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
         self.param_range = self.path_range()
 
     def _path_key(self) -> tuple:
-        return ("binormal", self.metric.name, self.metric.options, self.prevalence, self.threshold)
+        return ("binormal", self.metric.name, self.metric.options, self.prevalence, self.threshold,
+                self.spread)
+
+    def _classes(self, mu: float) -> tuple[np.ndarray, np.ndarray]:
+        """The latent scores of the negatives and the positives at separation ``mu``."""
+        return self._sd[0] * self._quantiles, mu + self._sd[1] * self._quantiles
 
     def _model(self, mu: float, temperature: float) -> np.ndarray:
         """Predictions of the model with separation ``mu`` whose log-likelihood ratio is scaled by
         ``temperature`` (1: calibrated; -1: reversed; +-inf: hard 0/1 labels)."""
+        if self.spread != 1.0:   # a ranking metric: the latent score is the prediction
+            return np.sign(temperature) * np.concatenate(self._classes(mu))
         latent = np.concatenate([self._quantiles, mu + self._quantiles])
         llr = mu * latent - 0.5 * mu * mu
         if np.isinf(temperature):
@@ -99,18 +114,30 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
         # below AUC 0.5 the path reverses the model: the mirror image, with the same variance
         u = float(self.calibrate([score])[0])
         k, m = self.test_counts(n_test, prevalence)
-        sd = auc_sd(self._quantiles, u + self._quantiles, m, k)
+        mu, temperature = self.path_point(u)
+        neg, pos = self._classes(mu)
+        sd = auc_sd(neg, pos, m, k) if temperature > 0 else auc_sd(-neg, -pos, m, k)
         return 2.0 * sd if self.metric.name == "gini" else sd
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         k, m = self.test_counts(n_test, prevalence)
         labels = (f" Labels are the probability thresholded at {self.threshold:g}."
                   if self.metric.kind == "labels" else "")
+        if self.spread == 1.0:
+            shape = ("each row's latent score is normal with unit variance, its mean shifted among "
+                     "the positives by the amount that makes the metric on the universe equal the "
+                     "true score, and the model predicts the calibrated probability of the "
+                     f"positive class given the score.{labels} Real models whose scores are "
+                     "skewed, miscalibrated or tied have a somewhat different noise")
+        else:
+            minority = "positives" if self.prevalence <= 0.5 else "negatives"
+            shape = ("each row's score is normal, the positives' mean shifted by the amount that "
+                     "makes the metric on the universe equal the true score, and the "
+                     f"{minority}' scores (the rarer class) {self.spread:g} times as spread as the "
+                     "others' (the metric reads only their order). That is the noisiest shape "
+                     "among the real models' score distributions of the noise study, so its "
+                     "intervals are not narrower than theirs")
         return (f"Every entry is scored on its own test set of {n_test:,} rows with exactly {m:,} "
                 f"positives and {k:,} negatives, drawn with replacement from a binormal universe: "
-                "each row's latent score is normal with unit variance, its mean shifted among the "
-                "positives by the amount that makes the metric on the universe equal the true "
-                "score, and the model predicts the calibrated probability of the positive class "
-                f"given the score.{labels} Real models whose scores are skewed, miscalibrated or "
-                "tied have a somewhat different noise, and rows that are not independent (several "
-                "per patient or per user) make it larger." + self.path_words())
+                f"{shape}. Rows that are not independent (several per patient or per user) make "
+                "the noise larger." + self.path_words())

@@ -1,0 +1,119 @@
+"""The guarantees around the catalogue (issue 15): the top-level guard, the compiled kernels'
+cache on a read-only install and the first run's notice, the example's temporary folder, and the
+one sanitiser."""
+from __future__ import annotations
+
+import io
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from leaderboard import cli, resources
+from leaderboard.cli_common import compile_notice_once
+from leaderboard.errors import InputError, printable, processing
+
+
+def _boom(args):
+    with processing("subs.zip: team x.csv"):
+        raise KeyError("no such column")
+
+
+def test_unexpected_error_is_one_line_naming_the_input_exit_70(monkeypatch, capsys):
+    monkeypatch.setitem(cli._COMMANDS, "simulate", _boom)
+    code = cli.main(["simulate", "--score", "0.8", "--n-test", "100", "--prevalence", "0.1"])
+    err = capsys.readouterr().err
+    assert code == cli.INTERNAL_ERROR == 70
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "subs.zip: team x.csv" in err and "KeyError" in err and "--debug" in err
+
+
+def test_debug_shows_the_traceback(monkeypatch, capsys):
+    monkeypatch.setitem(cli._COMMANDS, "simulate", _boom)
+    code = cli.main(["simulate", "--score", "0.8", "--n-test", "100", "--prevalence", "0.1",
+                     "--debug"])
+    err = capsys.readouterr().err
+    assert code == 70 and "Traceback" in err and err.strip().splitlines()[-1].startswith(
+        "leaderboard: internal error")
+
+
+def test_input_errors_are_sanitised_and_keep_their_place():
+    error = InputError("bad \x1b[2J value\n", file="a\u202eb.csv", row=3, column="s\x07")
+    text = str(error)
+    assert text == "a?b.csv:3: column 's\\x07': bad ?[2J value?"
+    assert printable("tab\there") == "tab?here"
+
+
+def test_kernel_cache_falls_back_to_the_user_cache_then_a_private_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    home = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    real = resources._can_write
+    read_only = {resources._PACKAGE}
+    monkeypatch.setattr(resources, "_can_write", lambda folder: not any(
+        str(folder).startswith(r) for r in read_only) and real(folder))
+    folder, note = resources.configure_kernel_cache()
+    assert (folder, note) == (str(home / "leaderboard" / "numba"), "persistent")
+    assert os.environ["NUMBA_CACHE_DIR"] == folder
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    read_only.add(str(home))  # no writable home either: a folder only this user can write
+    monkeypatch.setattr(resources.tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    folder, note = resources.configure_kernel_cache()
+    info = os.lstat(folder)
+    assert folder.startswith(str(tmp_path / "tmp")) and stat.S_ISDIR(info.st_mode)
+    assert info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def test_a_temporary_folder_shared_with_others_is_not_trusted(tmp_path, monkeypatch):
+    """A same-named folder that others can write (or a link) is never the pickles' home."""
+    monkeypatch.setattr(resources.tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / f"leaderboard-numba-{os.getuid()}"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    folder, note = resources._private_temp()
+    assert Path(folder) != shared and note == "temporary"
+
+
+def test_kernels_cached_reads_numbas_layout(tmp_path):
+    assert not resources.kernels_cached(str(tmp_path))
+    source = os.path.join(resources._PACKAGE, "tiers")
+    import hashlib
+    where = tmp_path / ("tiers_" + hashlib.sha1(source.encode()).hexdigest())
+    where.mkdir()
+    (where / "_pair_kernels.f-1.py311.nbi").write_bytes(b"")
+    assert resources.kernels_cached(str(tmp_path))
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_first_run_says_it_is_compiling_once(monkeypatch):
+    stream = _Tty()
+    monkeypatch.setattr(sys, "stderr", stream)
+    cached = [False]
+    monkeypatch.setattr(resources, "kernels_cached", lambda: cached[0])
+    compile_notice_once(quiet=False)
+    cached[0] = True  # the run compiled them
+    compile_notice_once(quiet=False)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1 and "compiling" in lines[0]
+    cached[0] = False
+    compile_notice_once(quiet=True)
+    assert len(stream.getvalue().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", [["analyze", "--example", "submissions", "--replicates",
+                                      "100"]])
+def test_examples_leave_no_temporary_folder(tmp_path, command):
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "leaderboard", *command, "--quiet", "-o",
+                           str(tmp_path / "r.html")], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert not list(tmp_path.glob("leaderboard-example-*"))

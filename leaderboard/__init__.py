@@ -5,17 +5,21 @@ The pipeline, one module per stage::
     ingest (read_leaderboard) -> noise (build_noise_model) -> tiers and ranks (rank_board)
     -> report (write_html, write_json)
 
-:func:`analyze` runs the statistics end to end and returns an :class:`Analysis`.
+:func:`analyze` (a DataFrame or a file of scores) and :func:`analyze_submissions` (a solution
+and teams' predictions) run it end to end with the command line's options and return a
+:class:`Result`; :func:`leaderboard.analysis.analyze` is the pipeline itself.
 """
 from leaderboard.resources import configure_kernel_cache
 
 # Before any module imports numba: a writable folder for the compiled kernels (read-only installs).
 KERNEL_CACHE = configure_kernel_cache()
 
-from leaderboard.analysis import Analysis, Settings, analyze  # noqa: E402
+__version__ = "0.1.0"   # before the imports below: the command line reads it
+
+from leaderboard.analysis import Analysis, Settings  # noqa: E402
+from leaderboard.api import Result, analyze, analyze_submissions  # noqa: E402
 from leaderboard.errors import InputError  # noqa: E402
 from leaderboard.metrics import Metric, get_metric  # noqa: E402
 
-__version__ = "0.1.0"
-
-__all__ = ["Analysis", "InputError", "Metric", "Settings", "analyze", "get_metric", "__version__"]
+__all__ = ["Analysis", "InputError", "Metric", "Result", "Settings", "analyze",
+           "analyze_submissions", "get_metric", "__version__"]

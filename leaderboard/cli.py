@@ -22,18 +22,19 @@ from leaderboard.cli_common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, Parser, ad
                                     echo, internal_error, printable, real, universe_options,
                                     write_output)
 from leaderboard.errors import InputError
-from leaderboard.ingest import read_leaderboard
+from leaderboard.ingest import Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.resources import data_dir
 from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.tiers.ranking import TIER_METHODS
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="leaderboard", description="Is the winner the best model, or the "
+def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:
+    """Every command's options, defaults and checks (the Python API parses with them too)."""
+    parser = parser_class(prog="leaderboard", description="Is the winner the best model, or the "
                      "luckiest? Sampling-noise intervals and tiers for competition leaderboards.")
     parser.add_argument("--version", action="version", version=f"leaderboard {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=parser_class)
     run = commands.add_parser("analyze", help="analyse a leaderboard file: intervals, d95, tiers, "
                               "HTML report and JSON")
     run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
@@ -182,12 +183,29 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
     from leaderboard.report import write_html, write_json  # the report is the last stage
 
+    result = analysis_from_args(args)
+    write_output(partial(write_html, result), args.output)
+    if args.json:
+        write_output(partial(write_json, result), args.json)
+    if not args.quiet:
+        echo(summary(result, args.output, args.json))
+    return result
+
+
+def analysis_from_args(args: argparse.Namespace, board: Leaderboard | None = None) -> Analysis:
+    """The statistics of ``leaderboard analyze`` from parsed arguments, without writing anything.
+
+    ``board`` is a leaderboard already read (the Python API's DataFrame); otherwise ``args.file``
+    or the submissions options say what to read.
+    """
     if args.example:
         _example_defaults(args)
     submissions_mode = args.solution is not None or args.submissions is not None
+    if board is not None and submissions_mode:
+        raise InputError("give either a leaderboard or a solution with submissions, not both")
     if submissions_mode and (args.file is not None):
         raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
-    if not submissions_mode and args.file is None:
+    if not submissions_mode and args.file is None and board is None:
         raise InputError("no leaderboard file given (or use --example, or --solution with "
                          "--submissions)")
     if args.metric is None:
@@ -203,19 +221,13 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
                         top_k=tuple(sorted({args.prizes, *args.top_k})),
                         n_public=sizes.public, n_private=sizes.private, two_stage=sizes.two_stage)
     if submissions_mode:
-        result = _run_submissions(args, settings)
-    else:
+        return _run_submissions(args, settings)
+    if board is None:
         board = read_leaderboard(args.file, higher_is_better=higher, team_col=args.team_col,
                                  score_col=args.score_col, public_col=args.public_col,
                                  private_col=args.private_col, split=args.split,
                                  max_bytes=args.max_file_size)
-        result = analyze(board, settings, quiet=args.quiet)
-    write_output(partial(write_html, result), args.output)
-    if args.json:
-        write_output(partial(write_json, result), args.json)
-    if not args.quiet:
-        echo(summary(result, args.output, args.json))
-    return result
+    return analyze(board, settings, quiet=args.quiet)
 
 
 def _sizes(args: argparse.Namespace, submissions_mode: bool) -> SliceSizes:

@@ -24,8 +24,21 @@ class Parser(argparse.ArgumentParser):
     error: ``leaderboard: error: --seed must be ...``."""
 
     def error(self, message: str) -> None:
-        message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
-        self.exit(2, f"leaderboard: error: {printable(message)} (see {self.prog} --help)\n")
+        self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
+
+
+class RaisingParser(Parser):
+    """The same parser for the Python API: an option error raises :class:`InputError` with the
+    command line's words instead of exiting (``leaderboard.analyze(..., seed=-1)``)."""
+
+    def error(self, message: str) -> None:
+        raise InputError(option_message(message, self.prog))
+
+
+def option_message(message: str, prog: str) -> str:
+    """argparse's message as one printable line, worded like every input error."""
+    message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
+    return f"{printable(message)} (see {prog} --help)"
 
 
 def count(low: int, high: int) -> Callable[[str], int]:

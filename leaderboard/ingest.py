@@ -143,6 +143,38 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
     if split not in ("private", "public"):
         raise InputError(f"split must be 'private' or 'public', not {split!r}", file=source)
     raw = _read_csv(Path(path), source, max_bytes)
+    return _from_raw(raw, source, higher_is_better, team_col, score_col, public_col, private_col,
+                     split)
+
+
+def leaderboard_from_frame(frame: pd.DataFrame, *, higher_is_better: bool,
+                           team_col: str | None = None, score_col: str | None = None,
+                           public_col: str | None = None, private_col: str | None = None,
+                           split: str = "private", source: str = "DataFrame") -> Leaderboard:
+    """:func:`read_leaderboard` for a DataFrame already in memory (the Python API).
+
+    The frame goes through exactly the checks a file does (it is written as CSV text and read
+    back), so a DataFrame and the same table saved as a CSV give the same entries. Rows are
+    numbered as they would be in that CSV: the header is line 1, ``frame.iloc[0]`` line 2.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"team": ["a", "b"], "score": [0.8, 0.9]})
+    >>> leaderboard_from_frame(df, higher_is_better=True).entries[["team", "score"]].values.tolist()
+    [['a', 0.8], ['b', 0.9]]
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame or a path, got {type(frame).__name__}")
+    if split not in ("private", "public"):
+        raise InputError(f"split must be 'private' or 'public', not {split!r}", file=source)
+    data = frame.to_csv(index=False).encode("utf-8")
+    return _from_raw(parse_csv(data, source), source, higher_is_better, team_col, score_col,
+                     public_col, private_col, split)
+
+
+def _from_raw(raw: pd.DataFrame, source: str, higher_is_better: bool, team_col: str | None,
+              score_col: str | None, public_col: str | None, private_col: str | None,
+              split: str) -> Leaderboard:
     if not _is_kaggle(raw.columns):
         return _read_table(raw, source, team_col, score_col, public_col, private_col, split)
     if public_col is not None or private_col is not None:

@@ -34,6 +34,12 @@ def render_html(analysis: Analysis) -> str:
     return render_page(TEMPLATE, build_context(analysis))
 
 
+def render_summary(analysis: Analysis, rows: int = 20) -> str:
+    """A compact page for notebooks: the headline, the flags and the top ``rows`` of the table."""
+    context = build_context(analysis)
+    return render_page("notebook.html.j2", context, rows=context["rows"][:rows])
+
+
 def write_html(analysis: Analysis, path) -> None:
     """Write :func:`render_html` to ``path`` as UTF-8."""
     Path(path).write_text(render_html(analysis), encoding="utf-8")

@@ -275,7 +275,11 @@ def to_json_dict(analysis: Analysis) -> dict:
     }
 
 
+def json_text(analysis: Analysis) -> str:
+    """:func:`to_json_dict` as strictly valid JSON text (what ``--json`` writes)."""
+    return json.dumps(to_json_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json(analysis: Analysis, path) -> None:
-    """Write :func:`to_json_dict` to ``path`` as UTF-8, strictly valid JSON."""
-    text = json.dumps(to_json_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    """Write :func:`json_text` to ``path`` as UTF-8."""
+    Path(path).write_text(json_text(analysis), encoding="utf-8")

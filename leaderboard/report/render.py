@@ -61,6 +61,6 @@ def environment() -> jinja2.Environment:
     return _environment(str(templates_dir()))
 
 
-def render_page(template: str, context: dict) -> str:
-    """The shipped ``template`` rendered with the page's context as ``r``."""
-    return environment().get_template(template).render(r=context)
+def render_page(template: str, context: dict, **extra) -> str:
+    """The shipped ``template`` rendered with the page's context as ``r`` (and ``extra``)."""
+    return environment().get_template(template).render(r=context, **extra)

@@ -26,11 +26,12 @@ from leaderboard.cli import analysis_from_args, build_parser
 from leaderboard.cli_common import RaisingParser
 from leaderboard.errors import InputError
 from leaderboard.ingest import leaderboard_from_frame
-from leaderboard.report import json_text, render_html, render_summary, to_json_dict
+from leaderboard.report import exports, json_text, render_html, render_summary, to_json_dict
 
 PathLike = str | os.PathLike
 # Options that name inputs or outputs: the functions' own arguments and methods say those.
-_NOT_OPTIONS = {"file", "example", "solution", "submissions", "output", "json", "debug"}
+_NOT_OPTIONS = {"file", "example", "solution", "submissions", "output", "json", "csv", "markdown",
+                "debug"}
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,25 @@ class Result:
         """The JSON as a dictionary."""
         return to_json_dict(self.analysis)
 
+    def to_csv(self) -> str:
+        """The tier table as CSV (``--csv``): formulas in team names neutralised."""
+        return exports.to_csv(self.analysis)
+
+    def to_markdown(self) -> str:
+        """The tier table as a Markdown table (``--markdown``)."""
+        return exports.to_markdown(self.analysis)
+
     def save(self, path: PathLike) -> Path:
-        """Write the report (``.html``/``.htm``) or the JSON (``.json``) to ``path``."""
+        """Write the report (``.html``), the JSON (``.json``) or the tier table (``.csv``,
+        ``.md``) to ``path``, chosen by its suffix."""
         path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix not in (".html", ".htm", ".json"):
-            raise InputError(f"save: give a path ending in .html or .json, not {path.name!r}")
-        path.write_text(self.to_json() if suffix == ".json" else self.to_html(), encoding="utf-8")
+        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
+                   ".csv": self.to_csv, ".md": self.to_markdown}
+        writer = writers.get(path.suffix.lower())
+        if writer is None:
+            raise InputError(f"save: give a path ending in .html, .json, .csv or .md, not "
+                             f"{path.name!r}")
+        path.write_text(writer(), encoding="utf-8")
         return path
 
     def _repr_html_(self) -> str:

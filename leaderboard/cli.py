@@ -106,6 +106,10 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
     ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
                        "comma separated, e.g. medal lines '10,50'")
     add_output_options(run, "report.html")
+    run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
+                     "intervals, P(best)) as CSV to this path")
+    run.add_argument("--markdown", help="also write the tier table as a Markdown table to this "
+                     "path (a pull-request comment)")
     add_max_file_size(run)
     add_universe_options(run)
     cli_simulate.add_parser(commands)
@@ -183,10 +187,16 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
     from leaderboard.report import write_html, write_json  # the report is the last stage
 
+    from leaderboard.report import exports
+
     result = analysis_from_args(args)
     write_output(partial(write_html, result), args.output)
     if args.json:
         write_output(partial(write_json, result), args.json)
+    for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):
+        if path:
+            write_output(lambda p, text=text: Path(p).write_text(text(result), encoding="utf-8"),
+                         path)
     if not args.quiet:
         echo(summary(result, args.output, args.json))
     return result
@@ -362,6 +372,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
 _COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
              "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run}
 _INPUTS = ("file", "solution", "submissions", "public_scores")
+_OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
 
 
@@ -378,8 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = getattr(args, "debug", False)
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
-        check_paths([("-o", getattr(args, "output", None)), ("--json", getattr(args, "json", None))],
-                     inputs)
+        check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
         compile_notice_once(getattr(args, "quiet", False))
         _COMMANDS[args.command](args)
     except InputError as error:

@@ -115,5 +115,5 @@ def test_notebook_summary_is_escaped_and_isolated(tmp_path):
     written = result.save(tmp_path / "r.html")
     assert written.read_text(encoding="utf-8") == result.to_html()
     assert json.loads(result.save(tmp_path / "r.json").read_text(encoding="utf-8"))["entries"]
-    with pytest.raises(leaderboard.InputError, match="ending in .html or .json"):
+    with pytest.raises(leaderboard.InputError, match="ending in .html, .json, .csv or .md"):
         result.save(tmp_path / "r.txt")

@@ -85,6 +85,8 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
         "private_score": split_scores(metric, solution, preds, "private"),
         "line": np.arange(1, len(entries) + 1)})
     frame["score"] = frame[f"{split}_score"]
+    if submissions.layout == "items":   # one set of items: no public and private boards
+        frame = frame.drop(columns=["public_score", "private_score"])
     table = rank_entries(frame, settings.higher_is_better)
     order = table["entry"].to_numpy()
 
@@ -115,7 +117,9 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
     table = table.drop(columns=["entry", "line"])
 
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
-                        format="submissions", score_column=f"{split} rows of the solution",
+                        format="submissions", score_column=(
+                            "every item" if submissions.layout == "items"
+                            else f"{split} rows of the solution"),
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table)

@@ -73,6 +73,16 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
     sub.add_argument("--pred-col", action="append", help="prediction column of the submissions "
                      "(repeat for several; default: the target column names)")
     sub.add_argument("--group-col", help="solution column of group ids (for --resample grouped)")
+    items = run.add_argument_group("per-item results (one row per model and item)")
+    items.add_argument("--items", help="a long table (CSV or Parquet) of per-item results: one "
+                       "row per model and item; analysed with the paired bootstrap of items "
+                       "(metric 'mean' unless --metric)")
+    items.add_argument("--model-col", default="model", help="its model column (default model)")
+    items.add_argument("--item-col", default="item", help="its item column (default item)")
+    items.add_argument("--value-col", default="value", help="its per-item value: 0/1 "
+                       "correctness or a score (default value)")
+    items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
+                       "resampled together")
     sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence) or grouped by --group-col (default: plain)")
@@ -210,6 +220,8 @@ def analysis_from_args(args: argparse.Namespace, board: Leaderboard | None = Non
     """
     if args.example:
         _example_defaults(args)
+    if args.items is not None:
+        return _run_items(args, board)
     submissions_mode = args.solution is not None or args.submissions is not None
     if board is not None and submissions_mode:
         raise InputError("give either a leaderboard or a solution with submissions, not both")
@@ -273,6 +285,37 @@ def _configured(metric, args: argparse.Namespace):
         return metric.configure(**options) if options else metric
     except ValueError as error:
         raise InputError(str(error)) from None
+
+
+def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
+    """``--items``: per-item results, every model on the same items, the paired bootstrap."""
+    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.submissions.items import read_items
+
+    others = [option for option, given in (("FILE", args.file or board is not None),
+                                           ("--solution", args.solution),
+                                           ("--submissions", args.submissions)) if given]
+    if others:
+        raise InputError(f"--items is the whole input: drop {others[0]}")
+    if args.cluster_col is not None and args.resample not in ("plain", "grouped"):
+        raise InputError(f"--cluster-col resamples whole clusters; it cannot be combined with "
+                         f"--resample {args.resample}")
+    args.resample = "grouped" if args.cluster_col is not None else args.resample
+    if args.resample == "grouped" and args.cluster_col is None:
+        raise InputError("--resample grouped needs --cluster-col with --items")
+    metric = get_metric(args.metric or "mean")
+    if metric.name != "mean":
+        raise InputError(f"--items: each row holds a model's value on an item, so the metric is "
+                         f"their mean (--metric mean), not {metric.label}")
+    solution, models = read_items(args.items, model_col=args.model_col, item_col=args.item_col,
+                                  value_col=args.value_col, cluster_col=args.cluster_col,
+                                  max_bytes=args.max_file_size)
+    settings = Settings(metric=metric, higher_is_better=metric.higher_is_better
+                        if args.higher is None else args.higher, n_test=None, prevalence=None,
+                        alpha=args.alpha, seed=args.seed, replicates=args.replicates,
+                        resample=args.resample, tier_method=args.tiers,
+                        top_k=tuple(sorted({args.prizes, *args.top_k})))
+    return analyze_submissions(solution, models, settings, quiet=args.quiet)
 
 
 def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
@@ -360,7 +403,8 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     if result.submissions is not None:
         files = result.submissions.files
         bad = [f for f in files if f.status == "rejected"]
-        lines.append(f"submission files: {len(files):,} found, {len(table):,} scored, "
+        what = "models" if result.submissions.layout == "items" else "submission files"
+        lines.append(f"{what}: {len(files):,} found, {len(table):,} scored, "
                      f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
                                                   f"{printable(bad[0].reason)})" if bad else ""))
     written = [p for p in (html_path, json_path) if p]
@@ -371,7 +415,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
 
 _COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
              "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run}
-_INPUTS = ("file", "solution", "submissions", "public_scores")
+_INPUTS = ("file", "solution", "submissions", "public_scores", "items")
 _OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
 

@@ -9,7 +9,8 @@ resolves names. A name may carry an ``@k`` suffix (``map@5``, ``ndcg@10``) that 
 from __future__ import annotations
 
 from leaderboard.errors import InputError
-from leaderboard.metrics import classification, clustering, rank, ranking_lists, regression
+from leaderboard.metrics import (classification, clustering, per_item, rank, ranking_lists,
+                                 regression)
 from leaderboard.metrics.base import Metric
 
 _INF = float("inf")
@@ -24,7 +25,8 @@ SCORES_ONLY: tuple[Metric, ...] = (
 )
 
 METRICS: tuple[Metric, ...] = (*rank.METRICS, *classification.METRICS, *regression.METRICS,
-                               *ranking_lists.METRICS, *clustering.METRICS, *SCORES_ONLY)
+                               *ranking_lists.METRICS, *clustering.METRICS, *per_item.METRICS,
+                               *SCORES_ONLY)
 
 
 def _key(name: str) -> str:

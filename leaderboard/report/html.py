@@ -183,11 +183,14 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     s = a.settings
     if a.d95 is None or s.n_test is None:
         return None
-    where = f"{s.n_test:,} rows" + (f", {pct(s.prevalence)} positives" if s.prevalence else "")
+    items = a.submissions is not None and a.submissions.layout == "items"
+    where = f"{s.n_test:,} {'items' if items else 'rows'}" + (
+        f", {pct(s.prevalence)} positives" if s.prevalence else "")
     at = ("" if a.noise is None or not a.noise.leader_at_middle else
           f" at a true score of {num.score(a.noise.leader.true_score)}, the middle of the leader's "
           "interval (at its score itself the noise vanishes)")
-    return (f"On this test set ({where}), two equally good models differ by more than "
+    return (f"On this {'set of items' if items else 'test set'} ({where}), two equally good "
+            f"models differ by more than "
             f"{num.d95(a.d95)} one time in twenty (d95){at}.")
 
 

@@ -45,16 +45,22 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     rows = f"{s.n_test:,} {split} rows" + (f", {pct(s.prevalence)} positives"
                                             if s.prevalence is not None else "")
     status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
+    resampling = Fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
+                      f"{RESAMPLING_WORDS[boot.resample]}" + (
+                          f" ({boot.n_units:,} groups)" if boot.resample == "grouped" else "")
+                      + f"; seed {s.seed}")
+    metric = Fact("Metric", f"{s.metric.label} ({'higher' if s.higher_is_better else 'lower'} "
+                  "is better)")
+    if subs.layout == "items":   # per-item results: one table, models instead of files
+        return [Fact("Per-item results", str(subs.source)), metric,
+                Fact("Items", f"{s.n_test:,} (every model scored on every item)"),
+                Fact("Models", f"{len(files):,} found: {status_text}"), resampling,
+                ranks_text.error_rate_fact(s)]
     out = [Fact("Solution", str(a.leaderboard.source)),
            Fact("Submissions", str(subs.source)),
-           Fact("Metric", f"{s.metric.label} ({'higher' if s.higher_is_better else 'lower'} is "
-                "better)"),
+           metric,
            Fact("Ranking split", f"{rows}; the other split is scored for display only"),
-           Fact("Files", f"{len(files):,} found: {status_text}"),
-           Fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
-                f"{RESAMPLING_WORDS[boot.resample]}" + (
-                    f" ({boot.n_units:,} groups)" if boot.resample == "grouped" else "")
-                + f"; seed {s.seed}"),
+           Fact("Files", f"{len(files):,} found: {status_text}"), resampling,
            ranks_text.error_rate_fact(s)]
     return out
 

@@ -1,0 +1,158 @@
+"""Per-item (long-format) results: one row per (model, item), read into submissions mode.
+
+Benchmark and LLM leaderboards score many models on the same items. Their results come as a
+long table: a model column, an item column and a value column (0/1 correctness, a per-item
+score), optionally a cluster column (passage, conversation, repository: items that are not
+independent). :func:`read_items` turns it into the :class:`Solution` (one row per item, the
+clusters as groups) and the :class:`SubmissionSet` (one entry per model, its values in the
+items' order) that submissions mode analyses with the metric ``mean``: the paired bootstrap of
+items, resampling whole clusters when there are any.
+
+Every model and every row is accounted for: a model with a missing (model, item) pair or a pair
+given twice is rejected with the count and the first such item, never zero-filled or dropped
+silently; a value that is not a finite number names its line.
+"""
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.errors import InputError
+from leaderboard.ingest import _column, _numbers, _require_nonempty, parse_csv
+from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.submissions.files import SubmissionFile, SubmissionSet
+from leaderboard.submissions.solution import Solution
+from leaderboard.submissions.table import show
+
+_SHOW = 3
+
+
+def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_col: str = "item",
+               value_col: str = "value", cluster_col: str | None = None,
+               max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
+    """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
+
+    Parameters
+    ----------
+    path : str or PathLike
+        ``.csv`` (optionally compressed) or ``.parquet``.
+    model_col, item_col, value_col : str
+        The columns naming the model, the item and the model's value on it (matched exactly,
+        else ignoring case).
+    cluster_col : str, optional
+        Items in one cluster are resampled together (``--resample grouped``); an item must keep
+        one cluster on every row.
+    max_bytes : int
+        Size cap of the file, on disk and decompressed.
+
+    Returns
+    -------
+    (Solution, SubmissionSet)
+        Items in order of first appearance; models in order of first appearance, each ``ok`` or
+        ``rejected`` with its reason.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "r.csv"
+    >>> _ = p.write_text("model,item,value\\na,q1,1\\na,q2,0\\nb,q1,1\\nb,q2,1\\nc,q1,1\\n")
+    >>> solution, models = read_items(p)
+    >>> solution.ids.tolist(), [(f.team, f.status) for f in models.files]
+    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'rejected')])
+    >>> models.files[2].reason
+    'missing 1 of 2 items (first: q2); a model must have a value on every item'
+    """
+    source = str(path)
+    raw = _read(Path(path), source, max_bytes)
+    model = _column(raw, model_col, (), "model", "--model-col", source)
+    item = _column(raw, item_col, (), "item", "--item-col", source)
+    value = _column(raw, value_col, (), "value", "--value-col", source)
+    cluster = (_column(raw, cluster_col, (), "cluster", "--cluster-col", source)
+               if cluster_col is not None else None)
+    for col in (model, item) + ((cluster,) if cluster else ()):
+        _require_nonempty(raw, col, source, "every row needs one")
+    values = _numbers(raw, value, source, allow_missing=False).to_numpy()
+    models = pd.Index(pd.unique(raw[model].str.strip()))
+    items = pd.Index(pd.unique(raw[item].str.strip()))
+    m_code = models.get_indexer(raw[model].str.strip())
+    i_code = items.get_indexer(raw[item].str.strip())
+    groups = _clusters(raw, cluster, i_code, items, source) if cluster else None
+
+    counts = np.zeros((len(models), len(items)), dtype=np.int64)
+    np.add.at(counts, (m_code, i_code), 1)
+    matrix = np.full((len(models), len(items)), np.nan)
+    matrix[m_code, i_code] = values
+    files = []
+    for k, name in enumerate(models):
+        reason = _problem(counts[k], items)
+        rows = int(counts[k].sum())
+        files.append(SubmissionFile(team=name, file=name, selected=None,
+                                    status="ok" if reason is None else "rejected", reason=reason,
+                                    rows=rows, label=name,
+                                    prediction=matrix[k] if reason is None else None))
+    ids = items.to_numpy(dtype=object).astype(str)
+    solution = Solution(source=source, id_column=item, target_columns=(value,), ids=ids,
+                        target=np.zeros(len(items)), classes=None, one_hot=False,
+                        usage=np.full(len(items), "private"), usage_column=None, groups=groups,
+                        integer_ids=False, rows_read=len(raw),
+                        counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids)
+    subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
+    if not subs.scored:
+        first = files[0].reason if files else "no rows"
+        raise InputError(f"no model has a value on every item (first: {files[0].team}: {first})"
+                         if files else "no rows", file=source)
+    return solution, subs
+
+
+def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
+    """Every cell as text indexed by its line (CSV), or by row + 2 (Parquet, as if a header)."""
+    try:
+        data = read_file(path, max_bytes=max_bytes)
+    except Unreadable as err:
+        raise InputError(str(err), file=source) from None
+    if path.suffix.lower() != ".parquet":
+        return parse_csv(data, source)
+    try:
+        frame = pd.read_parquet(io.BytesIO(data))
+    except ImportError:
+        raise InputError("reading Parquet needs pyarrow: pip install pyarrow", file=source) from None
+    except Exception as err:  # noqa: BLE001 - any damaged file: one line
+        raise InputError(f"not a readable Parquet file ({str(err).splitlines()[0][:120]})",
+                         file=source) from None
+    text = frame.astype(str).where(frame.notna(), "")
+    text.columns = [str(c) for c in text.columns]
+    text.index = np.arange(2, len(text) + 2)
+    return text
+
+
+def _clusters(raw: pd.DataFrame, cluster: str, i_code: np.ndarray, items: pd.Index,
+              source: str) -> np.ndarray:
+    """One cluster per item; an item given two clusters is an error naming its line."""
+    labels = raw[cluster].str.strip().to_numpy()
+    first = np.full(len(items), -1)
+    first[i_code[::-1]] = np.arange(len(i_code))[::-1]      # the first row of every item
+    per_item = labels[first]
+    clash = per_item[i_code] != labels
+    if clash.any():
+        row = int(np.argmax(clash))
+        raise InputError(f"item {show(items[i_code[row]])} is in cluster {show(labels[row])} "
+                         f"here and {show(per_item[i_code[row]])} on its first line; an item "
+                         "belongs to one cluster", file=source, row=int(raw.index[row]),
+                         column=cluster)
+    return per_item.astype(str)
+
+
+def _problem(counts: np.ndarray, items: pd.Index) -> str | None:
+    """Why a model cannot be compared on the shared items, or None."""
+    missing, twice = np.flatnonzero(counts == 0), np.flatnonzero(counts > 1)
+    if twice.size:
+        return (f"{twice.size:,} item{'s' if twice.size > 1 else ''} given more than once "
+                f"(first: {show(items[twice[0]])}); give one value per model and item")
+    if missing.size:
+        return (f"missing {missing.size:,} of {len(items):,} items (first: "
+                f"{show(items[missing[0]])}); a model must have a value on every item")
+    return None

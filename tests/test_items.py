@@ -1,0 +1,128 @@
+"""``--items``: per-item results of many models on the same items (benchmark and LLM boards).
+
+References: pandas' group-by mean for the scores, the cluster-robust variance of a mean for the
+grouped bootstrap's SE (exact for equal clusters: the bootstrap variance of a sum of G cluster
+totals drawn with replacement is the sum of their squared deviations, CR0), and the plain
+variance of a mean without clusters. Tolerance: an SD estimated from R replicates has a relative
+Monte Carlo SE of about 1 / sqrt(2 (R - 1)); a test allows 3 of them.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leaderboard.cli import main
+from leaderboard.errors import InputError
+from leaderboard.submissions.items import read_items
+
+R = 2000
+
+
+def _results(models=12, items=600, per_cluster=6, seed=0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(1.2, 0.2, models)
+    hard = np.repeat(rng.normal(0, 1, items // per_cluster), per_cluster)  # clusters share it
+    p = 1 / (1 + np.exp(-(skill[:, None] - hard[None, :])))
+    correct = (rng.random(p.shape) < p).astype(int)
+    return pd.DataFrame({"model": np.repeat([f"m{k}" for k in range(models)], items),
+                         "item": np.tile([f"q{i}" for i in range(items)], models),
+                         "correct": correct.ravel(),
+                         "passage": np.tile(np.arange(items) // per_cluster, models)})
+
+
+def _run(tmp_path, frame, *extra) -> tuple[int, dict]:
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "r.json"
+    code = main(["analyze", "--items", str(path), "--value-col", "correct", "--replicates",
+                 str(R), "--quiet", "-o", str(tmp_path / "r.html"), "--json", str(out), *extra])
+    return code, (json.loads(out.read_text(encoding="utf-8")) if code == 0 else {})
+
+
+def test_scores_equal_a_group_by_and_grouped_ses_equal_the_cluster_robust_formula(tmp_path):
+    frame = _results()
+    code, report = _run(tmp_path, frame, "--cluster-col", "passage")
+    assert code == 0
+    means = frame.groupby("model")["correct"].mean()
+    entries = {e["team"]: e for e in report["entries"]}
+    for name, mean in means.items():
+        assert entries[name]["score"] == pytest.approx(mean, abs=1e-12)
+    n = frame["item"].nunique()
+    tolerance = 3 / math.sqrt(2 * (R - 1))
+    ratios = []
+    for name, rows in frame.groupby("model"):
+        totals = rows.groupby("passage")["correct"].sum().to_numpy(dtype=float)
+        cr0 = math.sqrt(((totals - totals.mean()) ** 2).sum()) / n
+        ratios.append(entries[name]["sd"] / cr0)
+    assert all(abs(r - 1) < tolerance for r in ratios), ratios
+    # ignoring the clusters would understate the noise: items of a passage move together
+    code, plain = _run(tmp_path, frame)
+    sd_plain = np.array([e["sd"] for e in plain["entries"]])
+    sd_grouped = np.array([entries[e["team"]]["sd"] for e in plain["entries"]])
+    assert (sd_grouped > sd_plain).mean() > 0.8
+
+
+def test_plain_bootstrap_se_is_the_se_of_a_mean(tmp_path):
+    frame = _results(models=6, items=900, per_cluster=1, seed=2)
+    code, report = _run(tmp_path, frame)
+    tolerance = 3 / math.sqrt(2 * (R - 1))
+    for e in report["entries"]:
+        values = frame.loc[frame["model"] == e["team"], "correct"].to_numpy(dtype=float)
+        se = values.std(ddof=0) / math.sqrt(values.size)
+        assert abs(e["sd"] / se - 1) < tolerance
+
+
+def test_missing_and_repeated_pairs_reject_that_model_only(tmp_path, capsys):
+    frame = _results(models=5, items=120)
+    frame = frame.drop(index=frame.index[(frame["model"] == "m1") & (frame["item"] == "q7")])
+    frame = pd.concat([frame, frame[(frame["model"] == "m3") & (frame["item"] == "q2")]])
+    code, report = _run(tmp_path, frame)
+    assert code == 0
+    files = {f["team"]: f for f in report["files"]}
+    assert files["m1"]["status"] == "rejected" and "missing 1 of 120 items (first: q7)" in \
+        files["m1"]["reason"]
+    assert files["m3"]["status"] == "rejected" and "given more than once (first: q2)" in \
+        files["m3"]["reason"]
+    scored = sorted(e["team"] for e in report["entries"] if e["score"] is not None)
+    assert scored == ["m0", "m2", "m4"]
+    assert sum(f["rows"] for f in report["files"]) == len(frame)   # every row accounted for
+
+
+@pytest.mark.parametrize("edit,words", [
+    (lambda f: f.assign(correct=f["correct"].astype(object).where(f.index != 9, "yes")),
+     "column 'correct': 1 row is not a number (line 11)"),
+    (lambda f: f.assign(passage=f["passage"].where(f.index != 130, 99)),
+     "item q10 is in cluster 99 here and 1 on its first line"),
+    (lambda f: f.rename(columns={"item": "question"}), "column 'item' (--item-col) not found"),
+])
+def test_bad_tables_are_one_line_naming_line_and_column(tmp_path, capsys, edit, words):
+    code, _ = _run(tmp_path, edit(_results(models=2, items=120)), "--cluster-col", "passage")
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_items_take_the_mean_metric_only(tmp_path, capsys):
+    code, _ = _run(tmp_path, _results(models=2, items=60), "--metric", "auc")
+    assert code == 2 and "--metric mean" in capsys.readouterr().err
+
+
+def test_parquet_reads_like_csv(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = _results(models=4, items=60)
+    frame.to_parquet(tmp_path / "r.parquet")
+    solution, models = read_items(tmp_path / "r.parquet", value_col="correct")
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    solution_csv, models_csv = read_items(tmp_path / "r.csv", value_col="correct")
+    assert list(solution.ids) == list(solution_csv.ids)
+    for a, b in zip(models.scored, models_csv.scored):
+        np.testing.assert_array_equal(a.prediction, b.prediction)
+
+
+def test_a_damaged_parquet_is_one_line(tmp_path):
+    (tmp_path / "r.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match="r.parquet"):
+        read_items(tmp_path / "r.parquet")

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from leaderboard import __version__
-from leaderboard import cli_calibrate, cli_choose, cli_plan, cli_simulate
+from leaderboard import cli_calibrate, cli_choose, cli_compare, cli_plan, cli_simulate
 from leaderboard.analysis import Analysis, Settings, analyze
 from leaderboard.cli_common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, Parser, add_debug,
                                     add_max_file_size, add_output_options, add_seed,
@@ -126,6 +126,7 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
     cli_plan.add_parser(commands)
     cli_calibrate.add_parser(commands)
     cli_choose.add_parser(commands)
+    cli_compare.add_parser(commands)
     add_debug(parser)
     for command in commands.choices.values():
         add_debug(command)
@@ -414,7 +415,8 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
 
 
 _COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
-             "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run}
+             "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run,
+             "compare": cli_compare.run}
 _INPUTS = ("file", "solution", "submissions", "public_scores", "items")
 _OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
@@ -435,7 +437,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
         compile_notice_once(getattr(args, "quiet", False))
-        _COMMANDS[args.command](args)
+        outcome = _COMMANDS[args.command](args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2
@@ -450,7 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
         print(internal_error(error, inputs, debug), file=sys.stderr)
         return INTERNAL_ERROR
-    return 0
+    # a command's own verdict (compare: 1 = not shown better); the others return their results
+    return outcome if type(outcome) is int else 0
 
 
 if __name__ == "__main__":

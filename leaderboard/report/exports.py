@@ -64,7 +64,7 @@ def to_markdown(analysis: Analysis) -> str:
     conf = f"{100 * (1 - s.alpha):.3g}%"
     rows = []
     for _, r in out.iterrows():
-        cells = [str(r["rank"]), _text(r["team"]), num.score(r["score"])]
+        cells = [str(r["rank"]), markdown_text(r["team"]), num.score(r["score"])]
         if "ci_low" in out.columns:
             cells.append("—" if pd.isna(r["ci_low"]) else
                          f"{num.score(r['ci_low'])} – {num.score(r['ci_high'])}")
@@ -86,11 +86,12 @@ def to_markdown(analysis: Analysis) -> str:
     lines += ["| " + " | ".join(cells) + " |" for cells in rows]
     method = TIER_METHODS[analysis.ranking.method if analysis.ranking is not None
                           else s.tier_method]
-    return (f"**{_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} intervals; "
-            f"tiers by {_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
+    return (f"**{markdown_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} "
+            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
 
 
-def _text(value: object) -> str:
+def markdown_text(value: object) -> str:
+    """Untrusted text for Markdown: control characters dropped, every marker escaped."""
     return _MARKDOWN.sub(r"\\\1", _CONTROL.sub("", str(value)))
 
 

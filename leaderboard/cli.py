@@ -18,9 +18,9 @@ from leaderboard import cli_calibrate, cli_choose, cli_compare, cli_plan, cli_si
 from leaderboard.analysis import Analysis, Settings, analyze
 from leaderboard.cli_common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, Parser, add_debug,
                                     add_max_file_size, add_output_options, add_seed,
-                                    add_universe_options, check_paths, compile_notice_once, count,
-                                    echo, internal_error, printable, real, universe_options,
-                                    write_output)
+                                    add_solution_columns, add_universe_options, check_paths,
+                                    compile_notice_once, count, echo, internal_error, printable,
+                                    real, universe_options, write_output)
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
@@ -66,13 +66,7 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
                      "Usage (Public/Private/Ignored)")
     sub.add_argument("--submissions", help="a folder of submission CSVs, a zip of them, or a "
                      "manifest CSV with columns team,file[,selected]")
-    sub.add_argument("--id-col", help="id column of the solution and submissions (default: "
-                     "detected)")
-    sub.add_argument("--target-col", action="append", help="target column of the solution "
-                     "(repeat for several; default: all but id, Usage and --group-col)")
-    sub.add_argument("--pred-col", action="append", help="prediction column of the submissions "
-                     "(repeat for several; default: the target column names)")
-    sub.add_argument("--group-col", help="solution column of group ids (for --resample grouped)")
+    add_solution_columns(sub)
     items = run.add_argument_group("per-item results (one row per model and item)")
     items.add_argument("--items", help="a long table (CSV or Parquet) of per-item results: one "
                        "row per model and item; analysed with the paired bootstrap of items "

@@ -212,6 +212,19 @@ def _key(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
+def add_solution_columns(parser) -> None:
+    """The columns of a solution and its submission files: ``--id-col``, ``--target-col``,
+    ``--pred-col`` (both repeatable) and ``--group-col`` (analyze, compare)."""
+    parser.add_argument("--id-col", help="id column of the solution and submissions (default: "
+                        "detected)")
+    parser.add_argument("--target-col", action="append", help="target column of the solution "
+                        "(repeat for several; default: all but id, Usage and --group-col)")
+    parser.add_argument("--pred-col", action="append", help="prediction column of the "
+                        "submissions (repeat for several; default: the target column names)")
+    parser.add_argument("--group-col", help="solution column of group ids, resampled together "
+                        "(--resample grouped)")
+
+
 def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> None:
     """``-o/--output`` (the HTML report, ``html_default`` unless given), ``--json`` and ``--quiet``.
 

@@ -7,8 +7,8 @@ import json
 import math
 from pathlib import Path
 
-from leaderboard.cli_common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed, count,
-                                    echo, write_output)
+from leaderboard.cli_common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
+                                    add_solution_columns, count, echo, write_output)
 from leaderboard.compare import Comparison, compare_pair
 from leaderboard.errors import InputError, printable
 from leaderboard.metrics import get_metric
@@ -30,10 +30,7 @@ def add_parser(commands) -> None:
     p.add_argument("--split", choices=("private", "public"), default="private",
                    help="solution rows compared on, by Usage (default private; every row when "
                         "the solution has no Usage)")
-    p.add_argument("--id-col", help="id column (default: detected)")
-    p.add_argument("--target-col", action="append", help="target column(s) of the solution")
-    p.add_argument("--pred-col", action="append", help="prediction column(s) of the files")
-    p.add_argument("--group-col", help="solution column of groups resampled together")
+    add_solution_columns(p)
     p.add_argument("--model-col", default="model", help="--items: model column (default model)")
     p.add_argument("--item-col", default="item", help="--items: item column (default item)")
     p.add_argument("--value-col", default="value", help="--items: value column (default value)")

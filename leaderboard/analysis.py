@@ -10,6 +10,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from leaderboard.categories import CategoryResults
 from leaderboard.analysis_shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
@@ -96,6 +97,8 @@ class Analysis:
     correlation : CorrelationChoice or None
         Scores only: the correlation between entries the comparisons assumed, and where it came
         from (stated, estimated from the public/private pairs, or 0). None in submissions mode.
+    categories : CategoryResults or None
+        Per-item results with categories: tiers within each category and the macro mean.
     """
 
     leaderboard: Leaderboard
@@ -112,6 +115,7 @@ class Analysis:
     left_out: tuple[LeftOut, ...] = ()
     flags: tuple[Flag, ...] = ()
     correlation: CorrelationChoice | None = None
+    categories: CategoryResults | None = None
 
     @property
     def mode(self) -> str:

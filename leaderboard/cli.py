@@ -10,8 +10,11 @@ import math
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
+
+import numpy as np
 
 from leaderboard import __version__
 from leaderboard import cli_calibrate, cli_choose, cli_compare, cli_plan, cli_simulate
@@ -77,6 +80,8 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
                        "correctness or a score (default value)")
     items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
                        "resampled together")
+    items.add_argument("--category-col", help="each item's category (subject, task): tiers "
+                       "within each category and the macro mean over categories")
     sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence) or grouped by --group-col (default: plain)")
@@ -304,13 +309,23 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
                          f"their mean (--metric mean), not {metric.label}")
     solution, models = read_items(args.items, model_col=args.model_col, item_col=args.item_col,
                                   value_col=args.value_col, cluster_col=args.cluster_col,
-                                  max_bytes=args.max_file_size)
+                                  category_col=args.category_col, max_bytes=args.max_file_size)
     settings = Settings(metric=metric, higher_is_better=metric.higher_is_better
                         if args.higher is None else args.higher, n_test=None, prevalence=None,
                         alpha=args.alpha, seed=args.seed, replicates=args.replicates,
                         resample=args.resample, tier_method=args.tiers,
                         top_k=tuple(sorted({args.prizes, *args.top_k})))
-    return analyze_submissions(solution, models, settings, quiet=args.quiet)
+    result = analyze_submissions(solution, models, settings, quiet=args.quiet)
+    if solution.categories is None:
+        return result
+    from leaderboard.categories import category_results
+
+    scored = models.scored
+    return replace(result, categories=category_results(
+        metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
+        solution.categories, groups=solution.groups, alpha=args.alpha,
+        replicates=args.replicates, seed=args.seed, higher_is_better=settings.higher_is_better,
+        tier_method=args.tiers))
 
 
 def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:

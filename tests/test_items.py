@@ -126,3 +126,57 @@ def test_a_damaged_parquet_is_one_line(tmp_path):
     (tmp_path / "r.parquet").write_bytes(b"PAR1 not really")
     with pytest.raises(InputError, match="r.parquet"):
         read_items(tmp_path / "r.parquet")
+
+
+# --- categories ------------------------------------------------------------------------------------
+
+def _with_subjects(frame: pd.DataFrame, subjects: int = 4) -> pd.DataFrame:
+    item = frame["item"].str[1:].astype(int)
+    return frame.assign(subject="s" + ((item // 6) % subjects).astype(str))   # clusters nested
+
+
+def test_category_scores_are_group_by_means_and_the_macro_mean_their_mean(tmp_path):
+    frame = _with_subjects(_results())
+    code, report = _run(tmp_path, frame, "--cluster-col", "passage", "--category-col", "subject")
+    assert code == 0
+    cats = report["categories"]
+    assert cats["per_category_alpha"] == pytest.approx(0.05 / 4)
+    means = frame.groupby(["subject", "model"])["correct"].mean()
+    for row in cats["per_category"]:
+        assert row["score"] == pytest.approx(means[(row["category"], row["team"])], abs=1e-12)
+        assert row["ci_low"] <= row["score"] <= row["ci_high"]
+    macro = means.groupby("model").mean()
+    for row in cats["macro_mean"]:
+        assert row["score"] == pytest.approx(macro[row["team"]], abs=1e-12)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert 'id="categories"' in html and "98.8% interval" in html
+
+
+def test_equal_models_are_not_split_in_any_category_beyond_alpha():
+    """Familywise: with every model equally good in every category, the chance that some
+    category's tiers separate them is at most alpha (+ 3 binomial SEs over the boards)."""
+    from leaderboard.categories import category_results
+    from leaderboard.metrics import get_metric
+
+    rng = np.random.default_rng(7)
+    boards, models, items, alpha = 120, 4, 500, 0.05
+    categories = np.repeat([f"c{k}" for k in range(5)], items // 5)
+    split = 0
+    for b in range(boards):
+        values = (rng.random((models, items)) < 0.7).astype(float)
+        result = category_results(get_metric("mean"), values, [f"m{k}" for k in range(models)],
+                                  categories, alpha=alpha, replicates=400, seed=b)
+        split += bool((result.table["tier"] > 1).any())
+    assert split / boards <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / boards)
+
+
+def test_an_item_in_two_categories_or_a_cluster_across_them_is_one_line(tmp_path, capsys):
+    frame = _with_subjects(_results(models=2, items=120))
+    bad = frame.assign(subject=frame["subject"].where(frame.index != 125, "s3"))
+    code, _ = _run(tmp_path, bad, "--category-col", "subject")
+    err = capsys.readouterr().err
+    assert code == 2 and "is in category s3 here" in err and err.count("\n") == 1
+    spanning = frame.assign(passage=0)
+    code, _ = _run(tmp_path, spanning, "--cluster-col", "passage", "--category-col", "subject")
+    err = capsys.readouterr().err
+    assert code == 2 and "cluster 0 spans the categories" in err

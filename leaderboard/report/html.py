@@ -15,7 +15,8 @@ import numpy as np
 
 from leaderboard.metrics import Metric
 from leaderboard.noise_study import study_words
-from leaderboard.report import charts, ranks_text, shakeup_text, submissions_text
+from leaderboard.report import (categories_text, charts, ranks_text, shakeup_text,
+                                submissions_text)
 from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
@@ -366,6 +367,7 @@ def build_context(a: Analysis) -> dict:
         "universe": None, "hist": None, "ecdf": None,
         "ranks": ranks_text.context(a, num.score),
         "shakeup": shakeup_text.context(a, num.score),
+        "categories": categories_text.context(a, num.score),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
     }

@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from leaderboard.noise_study import study_words
+from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.shakeup_text import shakeup_json
@@ -271,6 +272,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "files": _files(analysis),
         "ranks": _ranks(analysis),
         "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
+        "categories": categories_text.to_json(analysis),
         "entries": entries,
     }
 

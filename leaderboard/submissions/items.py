@@ -33,6 +33,7 @@ _SHOW = 3
 
 def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_col: str = "item",
                value_col: str = "value", cluster_col: str | None = None,
+               category_col: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
     """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
 
@@ -46,6 +47,8 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
     cluster_col : str, optional
         Items in one cluster are resampled together (``--resample grouped``); an item must keep
         one cluster on every row.
+    category_col : str, optional
+        Each item's category (subject, task): per-category tiers; an item keeps one category.
     max_bytes : int
         Size cap of the file, on disk and decompressed.
 
@@ -73,14 +76,20 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
     value = _column(raw, value_col, (), "value", "--value-col", source)
     cluster = (_column(raw, cluster_col, (), "cluster", "--cluster-col", source)
                if cluster_col is not None else None)
-    for col in (model, item) + ((cluster,) if cluster else ()):
+    category = (_column(raw, category_col, (), "category", "--category-col", source)
+                if category_col is not None else None)
+    for col in (model, item) + tuple(c for c in (cluster, category) if c):
         _require_nonempty(raw, col, source, "every row needs one")
     values = _numbers(raw, value, source, allow_missing=False).to_numpy()
     models = pd.Index(pd.unique(raw[model].str.strip()))
     items = pd.Index(pd.unique(raw[item].str.strip()))
     m_code = models.get_indexer(raw[model].str.strip())
     i_code = items.get_indexer(raw[item].str.strip())
-    groups = _clusters(raw, cluster, i_code, items, source) if cluster else None
+    groups = _per_item(raw, cluster, "cluster", i_code, items, source) if cluster else None
+    categories = (_per_item(raw, category, "category", i_code, items, source)
+                  if category else None)
+    if groups is not None and categories is not None:
+        _nested(groups, categories, source, cluster)
 
     counts = np.zeros((len(models), len(items)), dtype=np.int64)
     np.add.at(counts, (m_code, i_code), 1)
@@ -99,7 +108,8 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
                         target=np.zeros(len(items)), classes=None, one_hot=False,
                         usage=np.full(len(items), "private"), usage_column=None, groups=groups,
                         integer_ids=False, rows_read=len(raw),
-                        counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids)
+                        counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids,
+                        categories=categories)
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
     if not subs.scored:
         first = files[0].reason if files else "no rows"
@@ -129,21 +139,33 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     return text
 
 
-def _clusters(raw: pd.DataFrame, cluster: str, i_code: np.ndarray, items: pd.Index,
+def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, items: pd.Index,
               source: str) -> np.ndarray:
-    """One cluster per item; an item given two clusters is an error naming its line."""
-    labels = raw[cluster].str.strip().to_numpy()
+    """One label per item (its cluster or category); an item given two is an error naming its
+    line."""
+    labels = raw[column].str.strip().to_numpy()
     first = np.full(len(items), -1)
     first[i_code[::-1]] = np.arange(len(i_code))[::-1]      # the first row of every item
     per_item = labels[first]
     clash = per_item[i_code] != labels
     if clash.any():
         row = int(np.argmax(clash))
-        raise InputError(f"item {show(items[i_code[row]])} is in cluster {show(labels[row])} "
+        raise InputError(f"item {show(items[i_code[row]])} is in {what} {show(labels[row])} "
                          f"here and {show(per_item[i_code[row]])} on its first line; an item "
-                         "belongs to one cluster", file=source, row=int(raw.index[row]),
-                         column=cluster)
+                         f"belongs to one {what}", file=source, row=int(raw.index[row]),
+                         column=column)
     return per_item.astype(str)
+
+
+def _nested(groups: np.ndarray, categories: np.ndarray, source: str, cluster: str) -> None:
+    """Categories are resampled separately, so a cluster must stay within one category."""
+    frame = pd.DataFrame({"g": groups, "c": categories}).drop_duplicates()
+    spans = frame["g"].duplicated(keep=False)
+    if spans.any():
+        g = frame.loc[spans, "g"].iloc[0]
+        raise InputError(f"cluster {show(g)} spans the categories "
+                         f"{', '.join(map(show, frame.loc[frame['g'] == g, 'c'][:3]))}; a "
+                         "cluster must stay within one category", file=source, column=cluster)
 
 
 def _problem(counts: np.ndarray, items: pd.Index) -> str | None:

@@ -75,6 +75,8 @@ class Solution:
     digest : bytes or None
         SHA-256 of the file's (decompressed) bytes: a submission with the same bytes is a copy of
         the solution, never scored.
+    categories : ndarray of str or None
+        Category of each row (per-item results with ``--category-col``), else None.
     """
 
     source: str
@@ -92,6 +94,7 @@ class Solution:
     counts: dict[str, int]
     keys: np.ndarray = field(repr=False)
     digest: bytes | None = field(default=None, repr=False)
+    categories: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -1,0 +1,119 @@
+"""Per-category results of per-item boards: tiers within each category, and two aggregates.
+
+Items come in categories (subjects, tasks, languages). Each category is resampled on its own (a
+bootstrap stratified by category: the number of items per category stays fixed, as in the
+benchmark), with every model scored on the same draws of that category's items (paired), and
+whole clusters drawn together when there are clusters. From these joint replicates come:
+
+* **within each category**: each model's mean, its percentile interval, its simultaneous rank
+  set and its tier (layers of "shown better"). The family is every category at once: each
+  category's intervals and rank sets are computed at ``alpha / C`` (Bonferroni over the ``C``
+  categories), so all rank sets of all categories hold together with probability at least
+  ``1 - alpha``.
+* **macro mean**: the unweighted mean of a model's category means, with its percentile interval
+  and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
+  percentile bootstrap is unbiased for it).
+
+A mean win rate (the share of category-and-opponent pairs a model wins) is not offered: it is
+not smooth, its bootstrap distribution is biased near 0 and 1 (the observed leader's interval
+can miss its own observed rate), and a number we cannot back is not shown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.metrics import Metric
+from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.tiers import RankReplicates
+from leaderboard.tiers.rank_sets import rank_confidence_sets
+from leaderboard.tiers.ranking import tier_entries
+
+CATEGORY_STREAM = 1000   # the stream of category k is CATEGORY_STREAM + k (others use 0 to 8)
+
+
+@dataclass(frozen=True)
+class CategoryResults:
+    """Per-category and aggregate tables, models in the order given.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per (category, model): ``category``, ``items``, ``team``, ``score``,
+        ``ci_low``, ``ci_high``, ``rank``, ``rank_sim_low``, ``rank_sim_high``, ``tier``.
+    aggregates : dict of str to DataFrame
+        ``"macro_mean"``: one row per model, best first, with ``score``,
+        ``ci_low``, ``ci_high``, ``rank_sim_low``, ``rank_sim_high``, ``tier``.
+    alpha : float
+        The family-wise error rate; each category's sets use ``alpha / len(categories)``.
+    categories : tuple of str
+    replicates : int
+    """
+
+    table: pd.DataFrame
+    aggregates: dict[str, pd.DataFrame]
+    alpha: float
+    categories: tuple[str, ...]
+    replicates: int
+
+
+def category_results(metric: Metric, values: np.ndarray, teams: list[str],
+                     categories: np.ndarray, *, groups: np.ndarray | None = None,
+                     alpha: float = 0.05, replicates: int = 2000, seed: int = 0,
+                     higher_is_better: bool = True, tier_method: str = "rank-sets"
+                     ) -> CategoryResults:
+    """Per-category and aggregate intervals, rank sets and tiers from joint replicates.
+
+    Parameters
+    ----------
+    metric : Metric
+        The per-item metric (``mean``).
+    values : ndarray, shape (models, items)
+        Each model's value on each item.
+    teams : list of str
+        The models' names, in the rows' order.
+    categories : ndarray, shape (items,)
+        Each item's category.
+    groups : ndarray, optional
+        Each item's cluster; clusters must not span categories.
+    """
+    names = tuple(pd.unique(categories.astype(str)))
+    k = len(names)
+    per_alpha = alpha / k
+    sign = 1.0 if higher_is_better else -1.0
+    rows, point_by_cat, reps_by_cat = [], [], []
+    for c, name in enumerate(names):
+        mask = categories.astype(str) == name
+        g = groups[mask] if groups is not None else None
+        boot = paired_bootstrap(metric.impl, np.zeros(int(mask.sum())), list(values[:, mask]),
+                                replicates=replicates, seed=seed, stream=CATEGORY_STREAM + c,
+                                resample="grouped" if g is not None else "plain", groups=g)
+        point_by_cat.append(boot.point)
+        reps_by_cat.append(boot.replicates)
+        ranked = _ranked(boot.point, boot.replicates, teams, sign, per_alpha, tier_method)
+        ranked.insert(0, "items", int(mask.sum()))
+        ranked.insert(0, "category", name)
+        rows.append(ranked)
+    points, reps = np.stack(point_by_cat), np.stack(reps_by_cat)     # (C, M), (C, M, R)
+    macro_point, macro_reps = points.mean(axis=0), reps.mean(axis=0)
+    aggregates = {"macro_mean": _ranked(macro_point, macro_reps, teams, sign, alpha,
+                                        tier_method)}
+    return CategoryResults(table=pd.concat(rows, ignore_index=True), aggregates=aggregates,
+                           alpha=alpha, categories=names, replicates=replicates)
+
+
+def _ranked(point: np.ndarray, replicates: np.ndarray, teams: list[str], sign: float,
+            alpha: float, tier_method: str) -> pd.DataFrame:
+    """Best first: score, percentile interval, simultaneous rank set and tier."""
+    order = np.argsort(-sign * point, kind="stable")
+    point, replicates = point[order], replicates[order]
+    reps = RankReplicates.from_bootstrap(point, replicates, sign > 0)
+    sets = rank_confidence_sets(reps, alpha, simultaneous=True)
+    tiers = tier_entries(reps, tier_method, alpha, sets)
+    low, high = np.nanquantile(replicates, [alpha / 2, 1 - alpha / 2], axis=1)
+    ranks = pd.Series(-sign * point).rank(method="min").astype(int).to_numpy()
+    return pd.DataFrame({"team": [teams[i] for i in order], "score": point, "ci_low": low,
+                         "ci_high": high, "rank": ranks, "rank_sim_low": sets.low,
+                         "rank_sim_high": sets.high, "tier": tiers.tier})

@@ -1,0 +1,68 @@
+"""The report's words and numbers for per-item results with categories (``--category-col``)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from leaderboard.analysis import Analysis
+
+SHOW_NAMES = 6     # tier-1 models named per category; the JSON holds them all
+SHOW_MACRO = 20    # rows of the macro-mean table
+
+
+def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
+    """The "By category" section: one line per category, then the macro mean's top rows."""
+    c = a.categories
+    if c is None:
+        return None
+    conf = f"{100 * (1 - c.alpha):.3g}%"
+    rows = []
+    for name, part in c.table.groupby("category", sort=False):
+        tier1 = part.loc[part["tier"] == 1, "team"].tolist()
+        lead = part.iloc[0]
+        rows.append({"category": name, "n_items": f"{int(lead['items']):,}",
+                     "leader": lead["team"], "score": score(lead["score"]),
+                     "interval": f"{score(lead['ci_low'])} \u2013 {score(lead['ci_high'])}",
+                     "tier1": f"{len(tier1):,}",
+                     "names": ", ".join(tier1[:SHOW_NAMES])
+                     + (f", \u2026 ({len(tier1) - SHOW_NAMES:,} more)"
+                        if len(tier1) > SHOW_NAMES else "")})
+    macro = c.aggregates["macro_mean"]
+    return {
+        "said": (f"Each of the {len(c.categories):,} categories is resampled on its own (items "
+                 "drawn within their category, every model on the same draws). Within each "
+                 "category, tier 1 holds the models no other model is shown to beat; intervals "
+                 f"and rank sets are computed at alpha {c.alpha:g} / {len(c.categories):,} "
+                 "(Bonferroni), so every category's rank sets hold at once with probability at "
+                 f"least {conf}. The macro mean (each category counts the same) comes from the "
+                 f"same replicates, with {conf} intervals and simultaneous rank sets."),
+        "conf": f"{100 * (1 - c.alpha / len(c.categories)):.3g}%",   # each category's level
+        "rows": rows,
+        "macro": [_macro_row(r, score) for r in macro.head(SHOW_MACRO).itertuples()],
+        "macro_total": len(macro),
+    }
+
+
+def _macro_row(r, score) -> dict:
+    return {"rank": int(r.rank), "team": r.team, "score": score(r.score),
+            "interval": f"{score(r.ci_low)} \u2013 {score(r.ci_high)}",
+            "rank_sim": f"{int(r.rank_sim_low)}\u2013{int(r.rank_sim_high)}", "tier": int(r.tier)}
+
+
+def to_json(a: Analysis) -> dict | None:
+    """Every (category, model) row and the macro mean, in full."""
+    c = a.categories
+    if c is None:
+        return None
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+                for row in frame.to_dict(orient="records")]
+
+    return {"alpha": c.alpha, "per_category_alpha": c.alpha / len(c.categories),
+            "correction": "Bonferroni over categories", "replicates": c.replicates,
+            "resampling": "stratified by category (items drawn within their category)",
+            "categories": list(c.categories), "per_category": records(c.table),
+            "macro_mean": records(c.aggregates["macro_mean"])}

@@ -71,9 +71,9 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
                      "manifest CSV with columns team,file[,selected]")
     add_solution_columns(sub)
     items = run.add_argument_group("per-item results (one row per model and item)")
-    items.add_argument("--items", help="a long table (CSV or Parquet) of per-item results: one "
-                       "row per model and item; analysed with the paired bootstrap of items "
-                       "(metric 'mean' unless --metric)")
+    items.add_argument("--items", help="a long table (CSV or Parquet) of per-item results, one "
+                       "row per model and item, or a folder of lm-evaluation-harness sample logs "
+                       "(--log_samples); analysed with the paired bootstrap of items")
     items.add_argument("--model-col", default="model", help="its model column (default model)")
     items.add_argument("--item-col", default="item", help="its item column (default item)")
     items.add_argument("--value-col", default="value", help="its per-item value: 0/1 "
@@ -82,6 +82,8 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
                        "resampled together")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
                        "within each category and the macro mean over categories")
+    items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
+                       "sample logs: the filter to read when they hold several")
     sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence) or grouped by --group-col (default: plain)")
@@ -309,7 +311,9 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
                          f"their mean (--metric mean), not {metric.label}")
     solution, models = read_items(args.items, model_col=args.model_col, item_col=args.item_col,
                                   value_col=args.value_col, cluster_col=args.cluster_col,
-                                  category_col=args.category_col, max_bytes=args.max_file_size)
+                                  category_col=args.category_col,
+                                  harness_filter=args.harness_filter,
+                                  max_bytes=args.max_file_size)
     settings = Settings(metric=metric, higher_is_better=metric.higher_is_better
                         if args.higher is None else args.higher, n_test=None, prevalence=None,
                         alpha=args.alpha, seed=args.seed, replicates=args.replicates,

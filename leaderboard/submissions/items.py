@@ -25,6 +25,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest import _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.submissions.files import SubmissionFile, SubmissionSet
+from leaderboard.submissions.harness import read_lm_eval
 from leaderboard.submissions.solution import Solution
 from leaderboard.submissions.table import show
 
@@ -33,14 +34,17 @@ _SHOW = 3
 
 def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_col: str = "item",
                value_col: str = "value", cluster_col: str | None = None,
-               category_col: str | None = None,
+               category_col: str | None = None, harness_filter: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
     """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
 
     Parameters
     ----------
     path : str or PathLike
-        ``.csv`` (optionally compressed) or ``.parquet``.
+        ``.csv`` (optionally compressed) or ``.parquet``; or a folder of lm-evaluation-harness
+        sample logs (:mod:`~leaderboard.submissions.harness`): then ``value_col`` names the
+        metric (default: the logs' first), items are ``task/doc_id``, tasks the categories when
+        there are several, and ``harness_filter`` picks the filter when the logs hold several.
     model_col, item_col, value_col : str
         The columns naming the model, the item and the model's value on it (matched exactly,
         else ignoring case).
@@ -70,7 +74,14 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
     'missing 1 of 2 items (first: q2); a model must have a value on every item'
     """
     source = str(path)
-    raw = _read(Path(path), source, max_bytes)
+    if Path(path).is_dir():
+        raw = read_lm_eval(Path(path), metric=None if value_col == "value" else value_col,
+                           filter_name=harness_filter, max_bytes=max_bytes)
+        model_col, item_col, value_col = "model", "item", "value"
+        if category_col is None and raw["task"].nunique() > 1:
+            category_col = "task"
+    else:
+        raw = _read(Path(path), source, max_bytes)
     model = _column(raw, model_col, (), "model", "--model-col", source)
     item = _column(raw, item_col, (), "item", "--item-col", source)
     value = _column(raw, value_col, (), "value", "--value-col", source)

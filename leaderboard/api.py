@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.analysis import Analysis
-from leaderboard.cli import analysis_from_args, build_parser
+from leaderboard.cli import build_parser
+from leaderboard.cli_analyze import analysis_from_args
 from leaderboard.cli_common import RaisingParser
 from leaderboard.errors import InputError
 from leaderboard.ingest import leaderboard_from_frame

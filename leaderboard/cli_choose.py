@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:
         if args.public_scores or args.solution or args.submissions:
             raise InputError("give either input files or --example, not both")
-        from leaderboard.cli import _make_submissions_example
+        from leaderboard.cli_analyze import _make_submissions_example
         preset = _make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]

@@ -147,7 +147,7 @@ def test_insults_picks_a_pair_and_says_how_sure(shared_data, tmp_path):
 def test_table_and_predictions_together(tmp_path, capsys):
     """Candidates only in the table join the predicted ones with the universe's noise, on the
     solution's public rows; a contradicting --n-public is a one-line error."""
-    from leaderboard.cli import _make_submissions_example
+    from leaderboard.cli_analyze import _make_submissions_example
 
     preset = _make_submissions_example()
     table = _table(tmp_path, [0.86, 0.70], ["extra one", "extra two"])

@@ -49,7 +49,7 @@ def test_example_accounts_for_every_file(example):
 
 def test_example_scores_match_sklearn_on_each_split(tmp_path):
     """Point scores against an independent reference: scikit-learn on the split's rows."""
-    from leaderboard.cli import _make_submissions_example
+    from leaderboard.cli_analyze import _make_submissions_example
 
     preset = _make_submissions_example()
     code, data, _ = _run(tmp_path, "--solution", preset["solution"], "--submissions",

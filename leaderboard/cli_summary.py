@@ -1,0 +1,79 @@
+"""The terminal summary of ``leaderboard analyze``: a few plain, printable lines."""
+from __future__ import annotations
+
+from leaderboard.analysis import Analysis
+from leaderboard.errors import printable
+from leaderboard.tiers.ranking import TIER_METHODS
+
+
+def _names(teams) -> str:
+    top = [printable(t) for t in teams]
+    return ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
+
+
+def _best_and_tier_one(result: Analysis) -> list[str]:
+    """Who could be the best (the confidence set of the best), then tier 1 and how it differs."""
+    table, conf = result.table, f"{100 * (1 - result.settings.alpha):.3g}%"
+    method = TIER_METHODS[result.ranking.method if result.ranking is not None
+                          else result.settings.tier_method]
+    tier_one = table.loc[table["tier"] == 1, "team"]
+    k = len(tier_one)
+    lines = []
+    if "in_best_set" in table.columns:
+        best = table.loc[table["in_best_set"].astype(bool), "team"]
+        compared = int((table["tier"] > 0).sum())   # entries without a noise model: tier 0
+        lines.append(f"could be the best ({conf} confidence set of the best): {len(best)} of "
+                     f"{compared} {'compared ' if compared < len(table) else ''}"
+                     f"entr{'y' if compared == 1 else 'ies'}: {_names(best)}")
+    if method.same_family_as_rank_sets:
+        why = ("no entry shown to beat them while all rank sets hold at once, a wider, "
+               "simultaneous guarantee")
+    else:
+        why = f"by {method.label}, another procedure than the rank sets"
+    lines.append(f"tier 1 ({why}): {k} entr{'y' if k == 1 else 'ies'}: {_names(tier_one)}")
+    return lines
+
+
+def summary(result: Analysis, html_path: str | None = None, json_path: str | None = None) -> str:
+    """A few plain lines for the terminal."""
+    board, settings, table = result.leaderboard, result.settings, result.table
+    direction = "higher" if settings.higher_is_better else "lower"
+    lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
+             f"({settings.metric.label}, {direction} is better)"]
+    lines += [f"flag: {printable(f.message)}" for f in result.flags]
+    if result.d95 is not None:
+        level = result.leader_distribution.true_score
+        where = (f"{level:.6g}, the middle of the leader's interval"
+                 if result.noise is not None and result.noise.leader_at_middle
+                 else f"the leader's score {table['score'].iloc[0]:.6g}")
+        lines.append(f"d95 at {where}: {result.d95:.4g} (two equally good models differ by more "
+                     "than this one time in twenty)")
+        lines += _best_and_tier_one(result)
+        if result.correlation is not None:
+            lines.append(f"correlation between entries: {result.correlation.fact()}")
+    sk = result.shakeup
+    if sk is not None:
+        line = (f"public vs private: Spearman {sk.stats.spearman:.2f}, entries moved "
+                f"{100 * sk.stats.mean_abs_rank_change:.3g}% of the board on average")
+        if sk.baseline is not None:
+            cover = sk.compared if sk.compared is not None else sk.stats
+            over = ("" if cover is sk.stats else
+                    f" over the {cover.n_entries:,} of {sk.stats.n_entries:,} entries whose noise "
+                    "is known")
+            line += (f" (noise alone{over}: Spearman {sk.baseline.noise_spearman:.2f}, "
+                     f"{100 * sk.baseline.noise_mean_abs_rank_change:.3g}%); "
+                     f"p_overfit {sk.overfit.p_overfit:.3g}")
+        lines.append(line)
+    if result.tiers is None and result.notes:
+        lines.append(result.notes[0])  # why there are no intervals
+    if result.submissions is not None:
+        files = result.submissions.files
+        bad = [f for f in files if f.status == "rejected"]
+        what = "models" if result.submissions.layout == "items" else "submission files"
+        lines.append(f"{what}: {len(files):,} found, {len(table):,} scored, "
+                     f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
+                                                  f"{printable(bad[0].reason)})" if bad else ""))
+    written = [p for p in (html_path, json_path) if p]
+    if written:
+        lines.append("wrote " + " and ".join(written))
+    return "\n".join(lines)

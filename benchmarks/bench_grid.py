@@ -1,7 +1,7 @@
 """Benchmark: the seeds' 27-case grid at 1000 draws per case, ours against the seeds' own procedure.
 
 Both run in this process on the same grid (true ROC .7/.8/.9 x n 1000/5000/10000 x prevalence
-1%/5%/20%). Ours is :func:`leaderboard.experiment.run_experiment`: every statistic the simulate
+1%/5%/20%). Ours is :func:`leaderboard.pipelines.simulate.run_experiment`: every statistic the simulate
 report shows (d95 without a pairwise matrix, quantiles, pairwise ECDF, ahead probabilities, partial
 correlations). The seeds' procedure, per case: the universe built as they build it (documented in
 :class:`~leaderboard.noise.universes.SeedsAUCUniverse`), then per draw m positives and k negatives
@@ -24,7 +24,7 @@ import time
 import numpy as np
 from sklearn.metrics import pairwise_distances, roc_auc_score
 
-from leaderboard.experiment import grid_lists, run_experiment
+from leaderboard.pipelines.simulate import grid_lists, run_experiment
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, class_counts, get_universe
 

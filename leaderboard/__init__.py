@@ -7,7 +7,7 @@ The pipeline, one module per stage::
 
 :func:`analyze` (a DataFrame or a file of scores) and :func:`analyze_submissions` (a solution
 and teams' predictions) run it end to end with the command line's options and return a
-:class:`Result`; :func:`leaderboard.analysis.analyze` is the pipeline itself.
+:class:`Result`; :func:`leaderboard.pipelines.scores.analyze` is the pipeline itself.
 """
 from leaderboard.resources import configure_kernel_cache
 
@@ -16,7 +16,7 @@ KERNEL_CACHE = configure_kernel_cache()
 
 __version__ = "0.1.0"   # before the imports below: the command line reads it
 
-from leaderboard.analysis import Analysis, Settings  # noqa: E402
+from leaderboard.pipelines.scores import Analysis, Settings  # noqa: E402
 from leaderboard.api import Result, analyze, analyze_submissions  # noqa: E402
 from leaderboard.errors import InputError  # noqa: E402
 from leaderboard.metrics import Metric, get_metric  # noqa: E402

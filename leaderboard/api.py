@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis import Analysis
+from leaderboard.pipelines.scores import Analysis
 from leaderboard.cli import build_parser
-from leaderboard.cli_analyze import analysis_from_args
-from leaderboard.cli_common import RaisingParser
+from leaderboard.cli.analyze import analysis_from_args
+from leaderboard.cli.common import RaisingParser
 from leaderboard.errors import InputError
 from leaderboard.ingest import leaderboard_from_frame
 from leaderboard.report import exports, json_text, render_html, render_summary, to_json_dict
@@ -40,7 +40,7 @@ class Result:
     """One analysed leaderboard: its table, the report as HTML or JSON, and a notebook summary.
 
     Attributes not defined here (``ranking``, ``tiers``, ``d95``, ``shakeup``, ``flags``, ...)
-    are those of the underlying :class:`~leaderboard.analysis.Analysis`, ``.analysis``.
+    are those of the underlying :class:`~leaderboard.pipelines.scores.Analysis`, ``.analysis``.
     """
 
     analysis: Analysis

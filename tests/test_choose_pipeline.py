@@ -147,7 +147,7 @@ def test_insults_picks_a_pair_and_says_how_sure(shared_data, tmp_path):
 def test_table_and_predictions_together(tmp_path, capsys):
     """Candidates only in the table join the predicted ones with the universe's noise, on the
     solution's public rows; a contradicting --n-public is a one-line error."""
-    from leaderboard.cli_analyze import _make_submissions_example
+    from leaderboard.cli.analyze import _make_submissions_example
 
     preset = _make_submissions_example()
     table = _table(tmp_path, [0.86, 0.70], ["extra one", "extra two"])
@@ -173,8 +173,8 @@ def _groups(names, first):
 
 
 def _analyze_identical(solution_path, submissions_path):
-    from leaderboard.analysis import Settings
-    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.metrics import get_metric
     from leaderboard.submissions import read_solution, read_submissions
 

@@ -49,7 +49,7 @@ def test_example_accounts_for_every_file(example):
 
 def test_example_scores_match_sklearn_on_each_split(tmp_path):
     """Point scores against an independent reference: scikit-learn on the split's rows."""
-    from leaderboard.cli_analyze import _make_submissions_example
+    from leaderboard.cli.analyze import _make_submissions_example
 
     preset = _make_submissions_example()
     code, data, _ = _run(tmp_path, "--solution", preset["solution"], "--submissions",
@@ -185,8 +185,8 @@ def test_insults_submissions_against_sklearn(shared_data, tmp_path):
 
 @pytest.mark.usefixtures("shared_data")
 def test_insults_identical_files_share_a_tier_with_zero_difference(shared_data):
-    from leaderboard.analysis import Settings
-    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.metrics import get_metric
     from leaderboard.submissions import read_solution, read_submissions
 

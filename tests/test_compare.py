@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from leaderboard.cli import main
-from leaderboard.compare import compare_pair
+from leaderboard.pipelines.compare import compare_pair
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.delong import delong, delong_paired_test

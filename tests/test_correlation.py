@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from leaderboard.cli import main
-from leaderboard.correlation_study import correlation_study
+from leaderboard.studies.correlation import correlation_study
 from leaderboard.noise.correlation import choose_correlation, estimate_correlation
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard import cli, resources
-from leaderboard.cli_common import compile_notice_once
+from leaderboard.cli.common import compile_notice_once
 from leaderboard.errors import InputError, printable, processing
 
 

@@ -155,7 +155,7 @@ def test_category_scores_are_group_by_means_and_the_macro_mean_their_mean(tmp_pa
 def test_equal_models_are_not_split_in_any_category_beyond_alpha():
     """Familywise: with every model equally good in every category, the chance that some
     category's tiers separate them is at most alpha (+ 3 binomial SEs over the boards)."""
-    from leaderboard.categories import category_results
+    from leaderboard.pipelines.categories import category_results
     from leaderboard.metrics import get_metric
 
     rng = np.random.default_rng(7)

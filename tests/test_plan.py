@@ -15,7 +15,7 @@ from leaderboard.cli import main
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, get_universe
-from leaderboard.plan import PlanSettings, plan
+from leaderboard.pipelines.plan import PlanSettings, plan
 from leaderboard.report.plan_report import render_html, terminal_text, to_json_dict
 
 Z80 = norm.ppf(0.975) + norm.ppf(0.8)

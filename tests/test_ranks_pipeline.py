@@ -8,7 +8,7 @@ from html import unescape
 import numpy as np
 import pytest
 
-from leaderboard.calibration import Design, run_design, true_scores
+from leaderboard.studies.calibration import Design, run_design, true_scores
 from leaderboard.cli import main
 from leaderboard.tiers.ranking import TIER_METHODS
 

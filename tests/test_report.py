@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import leaderboard
-from leaderboard.analysis import Analysis, Settings, join_ranking, rank_entries
+from leaderboard.pipelines.scores import Analysis, Settings, join_ranking, rank_entries
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution

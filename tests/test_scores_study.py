@@ -13,8 +13,8 @@ from sklearn.metrics import roc_auc_score
 
 from leaderboard.cli import main
 from leaderboard.noise.universes import UniverseOptions
-from leaderboard.noise_study import auc_population, auc_study
-from leaderboard.scores_calibration import BoardDesign, run_board_design, simulate_board
+from leaderboard.studies.noise import auc_population, auc_study
+from leaderboard.studies.scores_calibration import BoardDesign, run_board_design, simulate_board
 
 UNIVERSES = {"binormal": UniverseOptions(name="binormal", spread=1.0),
              "spread 2": UniverseOptions(name="binormal", spread=2.0)}

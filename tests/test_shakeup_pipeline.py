@@ -136,7 +136,7 @@ def test_bootstrap_mode_p_overfit_keeps_its_level_with_known_truth():
     """Submissions mode with no overfitting: entries with close true accuracies share row
     difficulty (correlated, as on one test set); each split is bootstrapped on its own stream.
     The share of competitions with p_overfit <= 0.05 stays within 3 binomial SEs of 5%."""
-    from leaderboard.analysis_shakeup import shakeup_from_bootstrap
+    from leaderboard.pipelines.shakeup import shakeup_from_bootstrap
     from leaderboard.metrics import get_metric
     from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, paired_bootstrap
 

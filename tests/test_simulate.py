@@ -21,7 +21,7 @@ import pytest
 from scipy.stats import binom, norm
 
 from leaderboard.cli import main
-from leaderboard.experiment import (ahead_probability, grid_lists, needs_prevalence,
+from leaderboard.pipelines.simulate import (ahead_probability, grid_lists, needs_prevalence,
                                     partial_correlations, run_experiment)
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import UniverseOptions, get_universe, not_simulable_reason

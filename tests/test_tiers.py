@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leaderboard.analysis import rank_entries
+from leaderboard.pipelines.scores import rank_entries
 from leaderboard.tiers.holm import paired_p_values
 from leaderboard.tiers import RankReplicates, holm_reject, leader_anchored_tiers
 

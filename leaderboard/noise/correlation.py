@@ -43,8 +43,8 @@ What it assumes, and which way it errs
 --------------------------------------
 - **Known SDs**: ``a_i`` and ``b_i`` are the universe's SDs at an observed score, taken as known.
   The pipeline reads both at the entry's *private* score
-  (:meth:`~leaderboard.analysis_shakeup.SliceNoise.correlation`): read at a noisy or shifted
-  public score they would inflate the spread (in :mod:`leaderboard.correlation_study`, by 2-5%,
+  (:meth:`~leaderboard.pipelines.shakeup.SliceNoise.correlation`): read at a noisy or shifted
+  public score they would inflate the spread (in :mod:`leaderboard.studies.correlation`, by 2-5%,
   and by 10-28% after a two-SD shift between the boards; at the private score, 1-2%). The
   estimate reads the gaps' spread in units of those SDs, so it also absorbs a wrong scale: if the
   universe overstates every SD by a factor ``c`` (the bounded universe of Dice does, by design),

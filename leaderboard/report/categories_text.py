@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Callable
 import pandas as pd
 
 if TYPE_CHECKING:
-    from leaderboard.analysis import Analysis
+    from leaderboard.pipelines.scores import Analysis
 
 SHOW_NAMES = 6     # tier-1 models named per category; the JSON holds them all
 SHOW_MACRO = 20    # rows of the macro-mean table

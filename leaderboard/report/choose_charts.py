@@ -46,7 +46,7 @@ def estimate_chart(table, fmt: Callable[[float], str], higher_is_better: bool,
                    metric_label: str) -> EstimateChart:
     """Rows in the order of the corrected estimate, best first (at most :data:`MAX_ROWS`).
 
-    ``table`` is :attr:`~leaderboard.analysis_choose.ChooseResult.table`.
+    ``table`` is :attr:`~leaderboard.pipelines.choose.ChooseResult.table`.
     """
     order = np.argsort(-table["expected"].to_numpy(float) if higher_is_better
                        else table["expected"].to_numpy(float), kind="stable")[:MAX_ROWS]

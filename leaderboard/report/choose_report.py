@@ -1,6 +1,6 @@
 """Words, page and JSON of `leaderboard choose`.
 
-Every sentence is decided here from :class:`~leaderboard.analysis_choose.ChooseResult`;
+Every sentence is decided here from :class:`~leaderboard.pipelines.choose.ChooseResult`;
 ``templates/choose.html.j2`` lays it out through Jinja2 autoescaping (candidate names are
 untrusted). The same inputs and seed always render the same bytes.
 """
@@ -18,7 +18,7 @@ from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
 if TYPE_CHECKING:
-    from leaderboard.analysis_choose import ChooseResult
+    from leaderboard.pipelines.choose import ChooseResult
 
 TEMPLATE = "choose.html.j2"
 

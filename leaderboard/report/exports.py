@@ -16,7 +16,7 @@ import pandas as pd
 from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:
-    from leaderboard.analysis import Analysis
+    from leaderboard.pipelines.scores import Analysis
 
 # The columns exported, in order, and their headers; those the analysis lacks are left out.
 COLUMNS = {"rank": "rank", "team": "team", "score": "score", "ci_low": "ci_low",

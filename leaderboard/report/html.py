@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.metrics import Metric
-from leaderboard.noise_study import study_words
+from leaderboard.studies.noise import study_words
 from leaderboard.report import (categories_text, charts, ranks_text, shakeup_text,
                                 submissions_text)
 from leaderboard.report.rank_charts import share_text
@@ -24,7 +24,7 @@ from leaderboard.report.render import render_page
 from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
-    from leaderboard.analysis import Analysis
+    from leaderboard.pipelines.scores import Analysis
 
 TEMPLATE = "report.html.j2"
 SCROLL_ABOVE = 100  # entries; longer tables scroll inside their own box

@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from leaderboard.noise_study import study_words
+from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.tier_marks import anchor_mask
@@ -73,7 +73,7 @@ from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
-    from leaderboard.analysis import Analysis
+    from leaderboard.pipelines.scores import Analysis
 
 
 def _num(value: Any) -> float | None:

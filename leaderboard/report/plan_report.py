@@ -19,7 +19,7 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from leaderboard.plan import Plan, bound
+from leaderboard.pipelines.plan import Plan, bound
 from leaderboard.report.charts import Frame, Scale, Tick
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct

@@ -12,7 +12,7 @@ from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
 
 if TYPE_CHECKING:  # annotations only
-    from leaderboard.analysis import Analysis
+    from leaderboard.pipelines.scores import Analysis
 
 def error_rate_fact(settings) -> Fact:
     """The "Error rate" line of "What was analysed"."""

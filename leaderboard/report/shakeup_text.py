@@ -1,7 +1,7 @@
 """Words, table rows, charts and JSON of the shake-up section (public vs private boards).
 
 Everything the reader sees about a post-mortem is decided here from
-:class:`~leaderboard.analysis_shakeup.Shakeup`; ``templates/report.html.j2`` lays it out and
+:class:`~leaderboard.pipelines.shakeup.Shakeup`; ``templates/report.html.j2`` lays it out and
 :mod:`leaderboard.report.json_out` embeds :func:`shakeup_json`.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from leaderboard.report.shakeup_rank_charts import rank_change_chart
 from leaderboard.report.words import pct
 
 if TYPE_CHECKING:
-    from leaderboard.analysis import Analysis
-    from leaderboard.analysis_shakeup import Shakeup
+    from leaderboard.pipelines.scores import Analysis
+    from leaderboard.pipelines.shakeup import Shakeup
 
 CALM_SPEARMAN = 0.8  # below this, noise alone scrambles the public board (the "tiny slice" story)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.experiment import PARAMETERS, Case, Experiment
+from leaderboard.pipelines.simulate import PARAMETERS, Case, Experiment
 from leaderboard.report import charts, simulate_charts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
@@ -67,7 +67,7 @@ def to_json_dict(e: Experiment) -> dict:
     universe, assumptions, method, cases, ahead, d95_table, partial_correlations``. ``ahead`` lists
     every pair of true scores at one test-set kind with the probability that the truly better is
     observed strictly ahead (ties one half) on independent test sets. ``d95_table`` and
-    ``partial_correlations`` (raw parameters, see :func:`leaderboard.experiment.partial_correlations`)
+    ``partial_correlations`` (raw parameters, see :func:`leaderboard.pipelines.simulate.partial_correlations`)
     are null outside a grid.
     """
     from leaderboard import __version__

@@ -13,7 +13,7 @@ from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:
-    from leaderboard.analysis import Analysis
+    from leaderboard.pipelines.scores import Analysis
 
 RESAMPLING_WORDS = {
     "plain": "rows drawn with replacement from the test rows",

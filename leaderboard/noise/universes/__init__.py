@@ -47,7 +47,9 @@ RESIDUALS = ("normal", "laplace", "t")
 DEFAULT_SPREAD = 2.0
 _CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
 _NO_UNIVERSE = {"kl_ctr": "its truth is a click-through rate per row, which no universe here "
-                          "models (submit predictions instead)"}
+                          "models (submit predictions instead)",
+                "mean": "the spread of per-item values is unknown from the means alone (give the "
+                        "per-item results with --items instead)"}
 
 
 class Universe(Protocol):

@@ -10,8 +10,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from leaderboard.categories import CategoryResults
-from leaderboard.analysis_shakeup import (Shakeup, SliceNoise, has_both_scores,
+from leaderboard.pipelines.categories import CategoryResults
+from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
 from leaderboard.flags import Flag, board_flags, class_count_flags

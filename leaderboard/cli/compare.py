@@ -7,9 +7,9 @@ import json
 import math
 from pathlib import Path
 
-from leaderboard.cli_common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
+from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
                                     add_solution_columns, count, echo, write_output)
-from leaderboard.compare import Comparison, compare_pair
+from leaderboard.pipelines.compare import Comparison, compare_pair
 from leaderboard.errors import InputError, printable
 from leaderboard.metrics import get_metric
 from leaderboard.safe_read import Unreadable, read_file

@@ -180,7 +180,7 @@ class SliceNoise:
         """``--correlation auto``: :func:`~leaderboard.noise.correlation.estimate_correlation` of
         the public/private gaps, with both slices' SDs taken at the entry's *private* score: the
         larger slice's, and free of public over-fitting and of any shift between the boards, which
-        would otherwise bias the SDs (measured in :mod:`leaderboard.correlation_study`'s model: SDs
+        would otherwise bias the SDs (measured in :mod:`leaderboard.studies.correlation`'s model: SDs
         at each slice's own score overstate 1 - rho by 2-5%, and by 10-28% after a two-SD shift
         between the boards; at the private score by 1-2%)."""
         at = np.where(np.isfinite(public), private, np.nan)

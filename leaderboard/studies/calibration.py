@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis import Settings, analyze
+from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap

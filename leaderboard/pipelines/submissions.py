@@ -11,12 +11,12 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
+from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
                                   sanity_flags)
 from leaderboard.flags import Flag, class_count_flags
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
-from leaderboard.analysis_shakeup import has_both_scores, shakeup_from_bootstrap
+from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, BootstrapResult, paired_bootstrap
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet

@@ -6,7 +6,7 @@ heterogeneous SDs and one known correlation ``rho`` (the model of :mod:`leaderbo
 the two slices' errors are independent. An entry's SD is ``m * sqrt(x (1 - x) / n)`` at score
 ``x``, the binomial SD times a per-entry factor ``m`` (log-uniform in [0.6, 1.7], drawn separately
 for each slice, so the public/private ratio differs between entries too). As in the pipeline
-(:meth:`leaderboard.analysis_shakeup.SliceNoise.correlation`), the estimator reads both slices' SDs
+(:meth:`leaderboard.pipelines.shakeup.SliceNoise.correlation`), the estimator reads both slices' SDs
 at the entry's observed *private* score and the tiers the private SD there, never the truth's.
 
 Scenarios:

@@ -1,8 +1,8 @@
 """Scores-only calibration: leaderboards of real-model families with known truth.
 
-:mod:`leaderboard.calibration` checks the pipeline on accuracies, whose noise the binomial
+:mod:`leaderboard.studies.calibration` checks the pipeline on accuracies, whose noise the binomial
 universe models exactly. Here the entries are AUC models from the families of
-:mod:`leaderboard.noise_study` (their score shapes differ from every universe's), all scored on
+:mod:`leaderboard.studies.noise` (their score shapes differ from every universe's), all scored on
 one shared test set split into public and private rows, as on a real board. Each competition is
 analysed twice on the same predictions:
 
@@ -27,12 +27,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from leaderboard.analysis import Settings, analyze
+from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.universes import class_counts
-from leaderboard.noise_study import auc_population
+from leaderboard.studies.noise import auc_population
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
 

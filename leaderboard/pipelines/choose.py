@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leaderboard.analysis_submissions import split_scores
+from leaderboard.pipelines.submissions import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard

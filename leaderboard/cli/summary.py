@@ -1,7 +1,7 @@
 """The terminal summary of ``leaderboard analyze``: a few plain, printable lines."""
 from __future__ import annotations
 
-from leaderboard.analysis import Analysis
+from leaderboard.pipelines.scores import Analysis
 from leaderboard.errors import printable
 from leaderboard.tiers.ranking import TIER_METHODS
 

@@ -10,11 +10,11 @@ import argparse
 import shlex
 from dataclasses import replace
 
-from leaderboard.cli_common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
+from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
                                     add_universe_options, count, echo, number_list, real,
                                     universe_options, write_output)
 from leaderboard.errors import InputError
-from leaderboard.experiment import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
+from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.progress import Progress

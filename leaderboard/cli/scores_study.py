@@ -1,7 +1,7 @@
 """`leaderboard calibrate --scores-only`: the noise study and the scores-only calibration.
 
-Runs :func:`leaderboard.noise_study.auc_study` (each universe against real-model score families)
-and :func:`leaderboard.scores_calibration.run_board_design` (leaderboards of those families,
+Runs :func:`leaderboard.studies.noise.auc_study` (each universe against real-model score families)
+and :func:`leaderboard.studies.scores_calibration.run_board_design` (leaderboards of those families,
 analysed from their scores alone and from their predictions), and, when available, the
 correlation study of ``--correlation auto``; writes ``docs/scores_only.md`` and the summary the
 report quotes (``data/noise_study.json``).
@@ -15,12 +15,12 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli_common import write_output
-from leaderboard.correlation_study import correlation_study, markdown_table
-from leaderboard.noise_study import auc_study, auc_summary
+from leaderboard.cli.common import write_output
+from leaderboard.studies.correlation import correlation_study, markdown_table
+from leaderboard.studies.noise import auc_study, auc_summary
 from leaderboard.progress import Progress
 from leaderboard.resources import data_dir
-from leaderboard.scores_calibration import default_board_designs, run_board_design
+from leaderboard.studies.scores_calibration import default_board_designs, run_board_design
 
 DEFAULT_OUTPUT = "docs/scores_only.md"
 
@@ -105,7 +105,7 @@ def markdown(results: dict) -> str:
         "## The noise study (AUC)",
         "",
         "Six families of real models' score distributions with known truth "
-        "(`leaderboard/noise_study.py`): equal-SD normal scores, the minority class's scores "
+        "(`leaderboard/studies/noise.py`): equal-SD normal scores, the minority class's scores "
         "twice as spread, the majority's twice as spread, exponential scores (Hanley and McNeil), "
         "scores cut into 10 tied levels, and a latent-signal logistic model. Each is tried at "
         "true AUCs 0.7, 0.85 and 0.95 on test sets of 1,000 rows at 1% positives, 3,000 at 10%, "
@@ -134,7 +134,7 @@ def markdown(results: dict) -> str:
         "",
         "Each competition: entries with known true AUCs (dense at the top), scored on one shared "
         "test set of 3,000 rows at 10% positives, 30% public, entries correlated through a "
-        "shared row difficulty (`leaderboard/scores_calibration.py`). The public and private "
+        "shared row difficulty (`leaderboard/studies/scores_calibration.py`). The public and private "
         "AUCs go to `leaderboard analyze` with its defaults; the same predictions also go "
         "through submissions mode (the private rows' paired bootstrap). Rates ± one Monte Carlo "
         f"SE; target at least {target}.",
@@ -157,7 +157,7 @@ def markdown(results: dict) -> str:
         "## `--correlation auto`: the correlation between entries, from the public/private pairs",
         "",
         "Boards with known between-entry correlation rho (normal errors with per-entry SDs at a "
-        "public and a private slice; `leaderboard/correlation_study.py` names the scenarios, "
+        "public and a private slice; `leaderboard/studies/correlation.py` names the scenarios, "
         "including over-fitting entries and a shift between the slices). The interval should "
         "cover rho in at least 90% of boards (95% is its design); the comparisons use its lower "
         "end, which should be at most rho in at least 97.5%; and the true best should stay in "

@@ -1,9 +1,9 @@
-"""The search behind :func:`leaderboard.plan.plan`: the SD of an entry's observed score, the
+"""The search behind :func:`leaderboard.pipelines.plan.plan`: the SD of an entry's observed score, the
 smallest n and the minimum detectable difference (MDD) it implies, their refinement by simulation,
 the simulated-power check, and the MDD table and curve.
 
 The method (normal approximation, exact or root-n-scaled simulated SD, fixed-point refinement, the
-check on independent simulated test sets) is described in :mod:`leaderboard.plan`. Nothing here
+check on independent simulated test sets) is described in :mod:`leaderboard.pipelines.plan`. Nothing here
 reads command-line options or writes words for people beyond error messages.
 """
 from __future__ import annotations
@@ -119,7 +119,7 @@ def _boundary(resolves, start: int, d: float) -> int:
 class Planner:
     """The answers for one universe; holds the settings that every step needs.
 
-    ``s`` is the :class:`~leaderboard.plan.PlanSettings`, ``probe`` the n where the search for the
+    ``s`` is the :class:`~leaderboard.pipelines.plan.PlanSettings`, ``probe`` the n where the search for the
     minimum n starts, and ``progress`` is passed on to every simulation.
 
     Examples
@@ -128,7 +128,7 @@ class Planner:
 
     >>> from leaderboard.metrics import get_metric
     >>> from leaderboard.noise.universes import get_universe
-    >>> from leaderboard.plan import PlanSettings
+    >>> from leaderboard.pipelines.plan import PlanSettings
     >>> s = PlanSettings(get_metric("accuracy"), 0.80, delta=0.02, draws=200)
     >>> u = get_universe(s.metric, 1000, None)
     >>> p, sd = Planner(s, u, 1000, None), ExactSD(u, None)

@@ -1,6 +1,6 @@
 """`leaderboard calibrate`: rerun the calibration study and write its table (docs/calibration.md).
 
-The study itself is :mod:`leaderboard.calibration`; this module runs its designs with a progress
+The study itself is :mod:`leaderboard.studies.calibration`; this module runs its designs with a progress
 bar and turns the results into the Markdown table the docs show, and optionally JSON.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from leaderboard.calibration import MODES, SCENARIOS, Design, default_designs, run_design
-from leaderboard.cli_common import FRACTION, add_seed, count, echo, write_output
+from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_designs, run_design
+from leaderboard.cli.common import FRACTION, add_seed, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
 from leaderboard.tiers.ranking import TIER_METHODS
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     if args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if args.scores_only:
-        from leaderboard import cli_scores_study   # only this mode needs the noise study's code
-        return cli_scores_study.run(args)
+        from leaderboard.cli import scores_study   # only this mode needs the noise study
+        return scores_study.run(args)
     args.output = args.output or "docs/calibration.md"
     designs = _designs(args)
     progress = Progress("simulated competitions", quiet=args.quiet)
@@ -109,7 +109,7 @@ def markdown(results: pd.DataFrame, alpha: float) -> str:
         "",
         "Regenerate with `leaderboard calibrate` (this whole page; `--quick` for a smoke run).",
         "Simulated competitions with known true accuracies on one shared test set of "
-        f"{int(results['n_test'].iloc[0]):,} rows (see `leaderboard/calibration.py` for the "
+        f"{int(results['n_test'].iloc[0]):,} rows (see `leaderboard/studies/calibration.py` for the "
         "generator and the scenarios), scored by the real pipeline: *submissions* = paired "
         "bootstrap of the predictions, *scores* = the observed accuracies only (binomial "
         f"universe, entries assumed independent). alpha = {alpha:g}, so the target for every "

@@ -1,7 +1,7 @@
 """Command line: the commands' parsers in one place, and the entry point with its one guard.
 
-Each command lives in its own module (``cli_analyze``, ``cli_simulate``, ``cli_plan``,
-``cli_calibrate``, ``cli_choose``, ``cli_compare``; ``cli_common`` holds what they share). Every
+Each command lives in its own module of this package (``analyze``, ``simulate``, ``plan``,
+``calibrate``, ``choose``, ``compare``; ``common`` holds what they share). Every
 user mistake surfaces as one line on stderr and exit status 2, never a traceback.
 """
 from __future__ import annotations
@@ -12,10 +12,14 @@ import traceback
 from collections.abc import Sequence
 
 from leaderboard import __version__
-from leaderboard import (cli_analyze, cli_calibrate, cli_choose, cli_compare, cli_plan,
-                         cli_simulate)
-from leaderboard.cli_analyze import run_analyze
-from leaderboard.cli_common import (Parser, add_debug, check_paths, compile_notice_once,
+from leaderboard.cli import analyze as cli_analyze
+from leaderboard.cli import calibrate as cli_calibrate
+from leaderboard.cli import choose as cli_choose
+from leaderboard.cli import compare as cli_compare
+from leaderboard.cli import plan as cli_plan
+from leaderboard.cli import simulate as cli_simulate
+from leaderboard.cli.analyze import run_analyze
+from leaderboard.cli.common import (Parser, add_debug, check_paths, compile_notice_once,
                                     internal_error)
 from leaderboard.errors import InputError
 

@@ -2,7 +2,7 @@
 
 Candidates come as a table of public scores (``--public-scores FILE --n-public N``), as predictions
 with the solution (``--solution FILE --submissions PATH``, as for ``analyze``), or both. See
-:mod:`leaderboard.analysis_choose` for the pipeline and :mod:`leaderboard.report.choose_report` for
+:mod:`leaderboard.pipelines.choose` for the pipeline and :mod:`leaderboard.report.choose_report` for
 the words, the page and the JSON.
 """
 from __future__ import annotations
@@ -11,9 +11,9 @@ import argparse
 from dataclasses import replace
 from functools import partial
 
-from leaderboard.analysis_choose import (ChooseResult, ChooseSettings, choose, merge_candidates,
+from leaderboard.pipelines.choose import (ChooseResult, ChooseSettings, choose, merge_candidates,
                                          prediction_candidates, table_candidates)
-from leaderboard.cli_common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_max_file_size,
+from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_max_file_size,
                                     add_output_options, add_seed, add_universe_options, count,
                                     echo, universe_options, write_output)
 from leaderboard.errors import InputError
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:
         if args.public_scores or args.solution or args.submissions:
             raise InputError("give either input files or --example, not both")
-        from leaderboard.cli_analyze import _make_submissions_example
+        from leaderboard.cli.analyze import _make_submissions_example
         preset = _make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]

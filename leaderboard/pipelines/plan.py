@@ -33,7 +33,7 @@ normal approximation and the SD for ``rho = 0``; an assumed ``rho`` cannot be si
 
 This module holds the question, the answer and the checks of the settings; the search itself (the
 SD models, n and MDD, their refinement, the simulated-power check and the table) is in
-:mod:`leaderboard.plan_search`, whose results :class:`Check` and :class:`TableRow` are part of a
+:mod:`leaderboard.pipelines.plan_search`, whose results :class:`Check` and :class:`TableRow` are part of a
 :class:`Plan`.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes import UniverseOptions, get_universe, not_simulable_reason
-from leaderboard.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
+from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
 
 

@@ -1,8 +1,8 @@
 """`leaderboard analyze`: its options, and the run from parsed options to an Analysis.
 
-Three inputs, one pipeline each: a leaderboard of scores (:func:`leaderboard.analysis.analyze`), a
+Three inputs, one pipeline each: a leaderboard of scores (:func:`leaderboard.pipelines.scores.analyze`), a
 solution with submission files, and per-item results (both through
-:func:`leaderboard.analysis_submissions.analyze_submissions`). :func:`analysis_from_args` is also
+:func:`leaderboard.pipelines.submissions.analyze_submissions`). :func:`analysis_from_args` is also
 what the Python API runs, so both give the same numbers.
 """
 from __future__ import annotations
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.analysis import Analysis, Settings, analyze
-from leaderboard.cli_common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_max_file_size,
+from leaderboard.pipelines.scores import Analysis, Settings, analyze
+from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_max_file_size,
                                     add_output_options, add_seed, add_solution_columns,
                                     add_universe_options, count, echo, real, universe_options,
                                     write_output)
-from leaderboard.cli_summary import summary
+from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
@@ -277,7 +277,7 @@ def _configured(metric, args: argparse.Namespace):
 
 def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
     """``--items``: per-item results, every model on the same items, the paired bootstrap."""
-    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.submissions.items import read_items
 
     others = [option for option, given in (("FILE", args.file or board is not None),
@@ -308,7 +308,7 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
     result = analyze_submissions(solution, models, settings, quiet=args.quiet)
     if solution.categories is None:
         return result
-    from leaderboard.categories import category_results
+    from leaderboard.pipelines.categories import category_results
 
     scored = models.scored
     return replace(result, categories=category_results(
@@ -319,7 +319,7 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
 
 
 def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
-    from leaderboard.analysis_submissions import analyze_submissions
+    from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.submissions import read_solution, read_submissions
 
     if args.solution is None or args.submissions is None:

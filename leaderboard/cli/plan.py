@@ -1,6 +1,6 @@
 """`leaderboard plan`: how many test rows separate two entries, and how small a gap n rows resolve.
 
-Asked before a competition starts; see :mod:`leaderboard.plan` for the method and
+Asked before a competition starts; see :mod:`leaderboard.pipelines.plan` for the method and
 :mod:`leaderboard.report.plan_report` for the words, the page and the JSON.
 """
 from __future__ import annotations
@@ -9,11 +9,11 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli_common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_seed,
+from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_seed,
                                     add_universe_options, count, echo, real, universe_options,
                                     write_output)
 from leaderboard.metrics import get_metric, metric_names
-from leaderboard.plan import Plan, PlanSettings, plan
+from leaderboard.pipelines.plan import Plan, PlanSettings, plan
 from leaderboard.progress import Progress
 
 

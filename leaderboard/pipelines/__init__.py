@@ -1,0 +1,8 @@
+"""The pipelines: each joins the stages (ingest -> metrics -> noise -> tiers) for one question.
+
+``scores`` (a leaderboard of scores), ``submissions`` (a solution and teams' predictions, also
+per-item results), ``shakeup`` (public vs private, the post-mortem stage of both), ``categories``
+(per-item results by category), ``compare`` (the CI gate's paired test), ``choose`` (which two
+submissions a team should select), ``plan`` (+ ``plan_search``: how big a test set must be) and
+``simulate`` (the seeds' experiment). None of them imports the report.
+"""

@@ -21,6 +21,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_max_fi
                                     add_output_options, add_seed, add_solution_columns,
                                     add_universe_options, count, echo, real, universe_options,
                                     write_output)
+from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard, read_leaderboard
@@ -41,7 +42,8 @@ def add_parser(commands) -> None:
                      help="analyse a bundled example: 'scores' (the default, a leaderboard file) or "
                           "'submissions' (a solution and 43 submission files, generated into a "
                           "temporary folder); its settings are preset, options given here override")
-    run.add_argument("--metric", help=f"metric that ranks the board: {', '.join(metric_names())}")
+    run.add_argument("--metric", help="metric that ranks the board (several, comma separated, "
+                     f"on the same predictions: one page for all): {', '.join(metric_names())}")
     run.add_argument("--n-test", type=ROWS, help="rows in the test set that ranks the board")
     run.add_argument("--prevalence", type=FRACTION, help="share of positives in that test set (binary "
                      "metrics)")
@@ -187,6 +189,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
 
     from leaderboard.report import exports
 
+    if len(metric_names_given(args.metric)) > 1:
+        return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
     write_output(partial(write_html, result), args.output)
     if args.json:

@@ -180,3 +180,37 @@ def test_an_item_in_two_categories_or_a_cluster_across_them_is_one_line(tmp_path
     code, _ = _run(tmp_path, spanning, "--cluster-col", "passage", "--category-col", "subject")
     err = capsys.readouterr().err
     assert code == 2 and "cluster 0 spans the categories" in err
+
+
+# --- predictions with a target per item ---------------------------------------------------------
+
+def test_predictions_with_a_target_are_scored_by_the_metric(tmp_path, capsys):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    rng = np.random.default_rng(3)
+    items = 400
+    y = rng.integers(0, 2, items)
+    rows = []
+    for k, skill in enumerate((1.5, 1.0, 0.3)):
+        p = 1 / (1 + np.exp(-(skill * (2 * y - 1) + rng.normal(0, 1, items))))
+        rows.append(pd.DataFrame({"model": f"m{k}", "item": [f"q{i}" for i in range(items)],
+                                  "truth": y, "prob": p}))
+    frame = pd.concat(rows)
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    for metric, reference in (("auc", roc_auc_score), ("logloss", log_loss)):
+        out = tmp_path / f"{metric}.json"
+        assert main(["analyze", "--items", str(path), "--target-col", "truth", "--value-col",
+                     "prob", "--metric", metric, "--replicates", "300", "--quiet",
+                     "-o", str(tmp_path / "r.html"), "--json", str(out)]) == 0
+        entries = json.loads(out.read_text(encoding="utf-8"))["entries"]
+        for e in entries:
+            part = frame[frame["model"] == e["team"]]
+            assert e["score"] == pytest.approx(reference(part["truth"], part["prob"]), abs=1e-12)
+    bad = frame.reset_index(drop=True)
+    bad.loc[items + 5, "truth"] = 1 - bad.loc[items + 5, "truth"]   # m1 disagrees on q5
+    bad.to_csv(path, index=False)
+    code = main(["analyze", "--items", str(path), "--target-col", "truth", "--value-col", "prob",
+                 "--metric", "auc", "--quiet", "-o", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is in target" in err and "belongs to one target" in err

@@ -28,6 +28,7 @@ from leaderboard.ingest import Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.resources import data_dir
 from leaderboard.slices import SliceSizes, resolve_sizes
+from leaderboard.submissions.items import NUMERIC_KINDS
 from leaderboard.tiers.ranking import TIER_METHODS
 
 
@@ -295,13 +296,18 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
     args.resample = "grouped" if args.cluster_col is not None else args.resample
     if args.resample == "grouped" and args.cluster_col is None:
         raise InputError("--resample grouped needs --cluster-col with --items")
+    target_col = args.target_col[0] if args.target_col else None
     metric = get_metric(args.metric or "mean")
-    if metric.name != "mean":
+    if target_col is None and metric.name != "mean":
         raise InputError(f"--items: each row holds a model's value on an item, so the metric is "
-                         f"their mean (--metric mean), not {metric.label}")
+                         f"their mean (--metric mean), not {metric.label}; or give the items' "
+                         "truth with --target-col and the predictions with --value-col")
+    if target_col is not None and (metric.name == "mean" or metric.kind not in NUMERIC_KINDS):
+        raise InputError(f"--items with --target-col scores numeric predictions (a metric taking "
+                         f"{', '.join(NUMERIC_KINDS)}), not {metric.label}")
     solution, models = read_items(args.items, model_col=args.model_col, item_col=args.item_col,
                                   value_col=args.value_col, cluster_col=args.cluster_col,
-                                  category_col=args.category_col,
+                                  category_col=args.category_col, target_col=target_col,
                                   harness_filter=args.harness_filter,
                                   max_bytes=args.max_file_size)
     settings = Settings(metric=metric, higher_is_better=metric.higher_is_better

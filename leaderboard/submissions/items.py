@@ -30,11 +30,13 @@ from leaderboard.submissions.solution import Solution
 from leaderboard.submissions.table import show
 
 _SHOW = 3
+NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
 
 
 def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_col: str = "item",
                value_col: str = "value", cluster_col: str | None = None,
-               category_col: str | None = None, harness_filter: str | None = None,
+               category_col: str | None = None, target_col: str | None = None,
+               harness_filter: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
     """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
 
@@ -53,6 +55,10 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
         one cluster on every row.
     category_col : str, optional
         Each item's category (subject, task): per-category tiers; an item keeps one category.
+    target_col : str, optional
+        Each item's truth (a number, the same on every row of the item): then ``value_col`` holds
+        each model's numeric prediction, scored by any metric taking scores, probabilities or
+        values (AUC, log loss, RMSE, ...) instead of averaged.
     max_bytes : int
         Size cap of the file, on disk and decompressed.
 
@@ -89,7 +95,9 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
                if cluster_col is not None else None)
     category = (_column(raw, category_col, (), "category", "--category-col", source)
                 if category_col is not None else None)
-    for col in (model, item) + tuple(c for c in (cluster, category) if c):
+    target = (_column(raw, target_col, (), "target", "--target-col", source)
+              if target_col is not None else None)
+    for col in (model, item) + tuple(c for c in (cluster, category, target) if c):
         _require_nonempty(raw, col, source, "every row needs one")
     values = _numbers(raw, value, source, allow_missing=False).to_numpy()
     models = pd.Index(pd.unique(raw[model].str.strip()))
@@ -101,6 +109,12 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
                   if category else None)
     if groups is not None and categories is not None:
         _nested(groups, categories, source, cluster)
+    truth = (_numbers(raw.loc[~pd.Index(i_code).duplicated()], target, source,
+                      allow_missing=False).to_numpy()
+             if target else None)
+    if target:   # one truth per item, checked like clusters, then in the items' order
+        _per_item(raw, target, "target", i_code, items, source)
+        truth = truth.astype(np.int64) if np.all(truth == np.round(truth)) else truth
 
     counts = np.zeros((len(models), len(items)), dtype=np.int64)
     np.add.at(counts, (m_code, i_code), 1)
@@ -116,7 +130,9 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
                                     prediction=matrix[k] if reason is None else None))
     ids = items.to_numpy(dtype=object).astype(str)
     solution = Solution(source=source, id_column=item, target_columns=(value,), ids=ids,
-                        target=np.zeros(len(items)), classes=None, one_hot=False,
+                        target=np.zeros(len(items)) if truth is None else truth,
+                        classes=None if truth is None or truth.dtype.kind == "f"
+                        else np.unique(truth), one_hot=False,
                         usage=np.full(len(items), "private"), usage_column=None, groups=groups,
                         integer_ids=False, rows_read=len(raw),
                         counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids,

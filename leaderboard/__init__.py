@@ -17,9 +17,9 @@ KERNEL_CACHE = configure_kernel_cache()
 __version__ = "0.1.0"   # before the imports below: the command line reads it
 
 from leaderboard.pipelines.scores import Analysis, Settings  # noqa: E402
-from leaderboard.api import Result, analyze, analyze_submissions  # noqa: E402
+from leaderboard.api import Result, analyze, analyze_items, analyze_submissions  # noqa: E402
 from leaderboard.errors import InputError  # noqa: E402
 from leaderboard.metrics import Metric, get_metric  # noqa: E402
 
-__all__ = ["Analysis", "InputError", "Metric", "Result", "Settings", "analyze",
+__all__ = ["Analysis", "InputError", "Metric", "Result", "Settings", "analyze", "analyze_items",
            "analyze_submissions", "get_metric", "__version__"]

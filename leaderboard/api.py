@@ -212,6 +212,46 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         return Result(analysis_from_args(args))
 
 
+def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean", quiet: bool = True,
+                  **options: Any) -> Result:
+    """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
+
+    Parameters
+    ----------
+    data : DataFrame or path
+        One row per (model, item): a long table (CSV or Parquet), or a folder of
+        lm-evaluation-harness sample logs.
+    metric : str, default "mean"
+        ``mean`` averages each model's per-item values; with ``target_col``, a metric that
+        scores the predictions (``auc``, ``logloss``, ...).
+    **options
+        ``model_col``, ``item_col``, ``value_col``, ``cluster_col``, ``category_col``,
+        ``target_col``, ``harness_filter``, ``replicates``, ``alpha``, ``seed``, ``tiers``, ...:
+        the options of ``leaderboard analyze --items``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> results = pd.DataFrame({"model": np.repeat(["a", "b"], 300),
+    ...                         "item": np.tile(np.arange(300), 2),
+    ...                         "value": (rng.random(600) < np.repeat([0.8, 0.6], 300)) * 1})
+    >>> result = leaderboard.analyze_items(results, replicates=200)
+    >>> result.table[["team", "tier"]].values.tolist()     # 0.8 vs 0.6 on 300 items: separated
+    [['a', 1], ['b', 2]]
+    """
+    with tempfile.TemporaryDirectory(prefix="leaderboard-api-") as folder:
+        if isinstance(data, pd.DataFrame):
+            path = Path(folder) / "items.csv"
+            data.to_csv(path, index=False)
+        else:
+            path = Path(_path(data, "data"))
+        if isinstance(options.get("target_col"), str):
+            options["target_col"] = [options["target_col"]]
+        args = _parse(["--items", os.fspath(path)], metric, quiet, options)
+        return Result(analysis_from_args(args))
+
+
 # --- private helpers ------------------------------------------------------------------------------
 
 def _parse(head: list[str], metric: str, quiet: bool, options: dict):

@@ -117,3 +117,20 @@ def test_notebook_summary_is_escaped_and_isolated(tmp_path):
     assert json.loads(result.save(tmp_path / "r.json").read_text(encoding="utf-8"))["entries"]
     with pytest.raises(leaderboard.InputError, match="ending in .html, .json, .csv or .md"):
         result.save(tmp_path / "r.txt")
+
+
+def test_items_from_a_dataframe_equal_the_command_line(tmp_path):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"model": np.repeat(["x", "y", "z"], 400),
+                          "question": np.tile(np.arange(400), 3),
+                          "correct": (rng.random(1200) < np.repeat([0.7, 0.65, 0.5], 400)) * 1,
+                          "subject": np.tile(np.arange(400) % 4, 3)})
+    options = dict(item_col="question", value_col="correct", category_col="subject",
+                   replicates=300, seed=2)
+    api = leaderboard.analyze_items(frame, **options).to_dict()
+    frame.to_csv(tmp_path / "items.csv", index=False)
+    cli = _cli_json(tmp_path, ["--items", str(tmp_path / "items.csv"), "--item-col", "question",
+                               "--value-col", "correct", "--category-col", "subject",
+                               "--replicates", "300", "--seed", "2"])
+    for key in ("entries", "ranks", "categories"):
+        assert api[key] == cli[key]

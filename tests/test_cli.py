@@ -130,3 +130,19 @@ def test_sberbank_kaggle_download(shared_data, tmp_path):
     assert len(entries) == 3265 and entries[0]["score"] == pytest.approx(0.29755)
     assert all(a["score"] <= b["score"] for a, b in zip(entries, entries[1:]))
     assert "No test-set size was given" in html
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", "--example", "--draws", "200", "--replicates", "200"],
+    ["simulate", "--metric", "auc", "--score", "0.8", "--n-test", "500", "--prevalence", "0.2",
+     "--draws", "200"],
+    ["plan", "--metric", "auc", "--score", "0.8", "--prevalence", "0.05", "--delta", "0.05"],
+    ["choose", "--example", "--draws", "2000", "--replicates", "200"],
+])
+def test_every_json_says_its_version_and_command(tmp_path, argv):
+    from leaderboard import __version__
+
+    out = tmp_path / "out.json"
+    assert main([*argv, "--quiet", "-o", str(tmp_path / "out.html"), "--json", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["version"] == __version__ and data["command"] == argv[0]

@@ -35,11 +35,12 @@ def test_example_accounts_for_every_file(example):
     assert len(files) == 45                                   # 44 CSVs and a README
     status = pd.Series([f["status"] for f in files]).value_counts().to_dict()
     assert status == {"ok": 40, "rejected": 4, "skipped": 1}
-    ranked = [e for e in data["entries"] if e["rank"] is not None]
-    unranked = [e for e in data["entries"] if e["rank"] is None]
-    assert len(ranked) == 40 and len(unranked) == 5
-    assert all(e["status"] == "ok" and e["file"].endswith(".csv") for e in ranked)
-    reasons = {e["file"]: e["status"] for e in unranked}
+    ranked = data["entries"]                     # entries: the scored ones; files: every file
+    assert len(ranked) == 40 and all(e["rank"] is not None for e in ranked)
+    scored = {f["file"] for f in files if f["status"] == "ok"}
+    assert all(e["file"].endswith(".csv") and e["file"] in scored for e in ranked)
+    reasons = {f["file"]: f["reason"] for f in files if f["status"] != "ok"}
+    assert len(reasons) == 5 and all(reasons.values())
     assert "duplicate id 10100 on lines 101 and 102" in reasons["submissions/copy-paste error.csv"]
     assert "missing 1 id" in reasons["submissions/late night fix.csv"]
     assert "line 43" in reasons["submissions/uncalibrated_boost.csv"]
@@ -171,7 +172,7 @@ def test_insults_submissions_against_sklearn(shared_data, tmp_path):
     code, data, _ = _run(tmp_path, "--solution", str(folder / "solution.csv"), "--submissions",
                          str(folder / "submissions"), "--metric", "auc")
     assert code == 0
-    assert len(data["entries"]) == 27 and all(e["status"] == "ok" for e in data["entries"])
+    assert len(data["entries"]) == 27 and all(f["status"] == "ok" for f in data["files"])
     assert data["n_test"] == 1985
     solution = pd.read_csv(folder / "solution.csv")
     for entry in data["entries"]:                       # every file, both splits, vs scikit-learn
@@ -225,3 +226,12 @@ def test_metric_options_from_the_command_line(tmp_path, capsys):
     for bad in (["--metric", "auc", "--beta", "2"], ["--metric", "expected_cost", "--costs", "a"]):
         assert main(["analyze", *common, *bad, "--quiet", "-o", str(tmp_path / "x.html")]) == 2
         assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_help_counts_the_example_files_it_makes(example, capsys):
+    import re
+
+    data, _ = example
+    assert main(["analyze", "--help"]) == 0
+    said = re.search(r"a solution and (\d+)\s+submission\s+files", capsys.readouterr().out)
+    assert said and int(said.group(1)) == len(data["files"])

@@ -63,8 +63,10 @@ def test_observed_hand_case_lower_is_better_ties_and_nan():
     assert st.rank_change.tolist()[:2] == [-1, 1] and st.rank_change.tolist()[3:] == [1, -1]
     assert st.n_entries == 4 and st.n_excluded == 1
     assert st.mean_abs_rank_change == pytest.approx(1 / 4)  # every entry moved 1 place, N = 4
-    # Private top ceil(0.25 * 4) = 1 place: only b (rank 1), which rose by 1.
-    assert st.top_size == 1 and st.mean_abs_rank_change_top10 == pytest.approx(1 / 4)
+    # The top is at least 5 places (every entry of these 4), each of which moved 1 place.
+    assert st.top_size == 4 and st.mean_abs_rank_change_top10 == pytest.approx(1 / 4)
+    # Among 60 entries the top is ceil(0.25 * 60) = 15 places.
+    assert shakeup_stats(np.arange(60.0), np.arange(60.0), True, top_fraction=0.25).top_size == 15
     assert st.winner_public_rank == 2
     # Perfectly kept order: +1 whatever the direction.
     for hib in (True, False):
@@ -74,16 +76,18 @@ def test_observed_hand_case_lower_is_better_ties_and_nan():
 
 
 def test_top_ties_at_the_cut_all_count_and_mirror_invariance():
-    # Private ranks 1, 2, 2, 4: a top of 2 places takes all three entries ranked <= 2.
-    st = shakeup_stats([4.0, 3.0, 2.0, 1.0], [9.0, 5.0, 5.0, 1.0], True, top_fraction=0.5)
-    assert st.top_size == 2
-    assert st.mean_abs_rank_change_top10 == pytest.approx((0 + 0 + 1) / 3 / 4)
-    mirror = shakeup_stats([-4.0, -3.0, -2.0, -1.0], [-9.0, -5.0, -5.0, -1.0], False,
-                           top_fraction=0.5)
+    # Private ranks 1-5, 5, 7-12: a top of 5 places takes all six entries ranked <= 5; the sixth
+    # was 6th in public (moved 1), the others kept their places.
+    public = np.arange(12.0)[::-1]
+    private = np.array([12, 11, 10, 9, 8, 8, 6, 5, 4, 3, 2, 1], dtype=float)
+    st = shakeup_stats(public, private, True, top_fraction=5 / 12)
+    assert st.top_size == 5
+    assert st.mean_abs_rank_change_top10 == pytest.approx(1 / 6 / 12)
+    mirror = shakeup_stats(-public, -private, False, top_fraction=5 / 12)
     for field in ("public_rank", "private_rank", "rank_change"):
         np.testing.assert_array_equal(getattr(st, field), getattr(mirror, field))
     assert (st.spearman, st.kendall) == (mirror.spearman, mirror.kendall)
-    assert top_count(30, 0.1) == 3 and top_count(5, 0.1) == 1
+    assert top_count(60, 0.1) == 6 and top_count(30, 0.1) == 5 and top_count(3, 0.1) == 3
 
 
 def test_risers_fallers_order_ties_and_exclusion():

@@ -41,7 +41,7 @@ def add_parser(commands) -> None:
                      "(TeamId,TeamName,SubmissionDate,Score) or a table of teams and scores")
     run.add_argument("--example", nargs="?", const="scores", choices=("scores", "submissions"),
                      help="analyse a bundled example: 'scores' (the default, a leaderboard file) or "
-                          "'submissions' (a solution and 43 submission files, generated into a "
+                          "'submissions' (a solution and 45 submission files, generated into a "
                           "temporary folder); its settings are preset, options given here override")
     run.add_argument("--metric", help="metric that ranks the board (several, comma separated, "
                      f"on the same predictions: one page for all): {', '.join(metric_names())}")

@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
         write_output(lambda p: Path(p).write_text(markdown(result, args, metric.label),
                                                   encoding="utf-8"), args.markdown)
     if args.json:
-        data = {"command": "compare", "metric": metric.name, "baseline": args.baseline,
+        from leaderboard import __version__
+
+        data = {"version": __version__, "command": "compare", "metric": metric.name, "baseline": args.baseline,
                 "candidate": args.candidate, **result.__dict__}
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)

@@ -22,7 +22,6 @@ from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, Shake
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import tier_entries
 
-PUBLIC_TOP = 10  # the public places whose order the report asks about
 MIN_ENTRIES = 3  # fewer entries with both scores: no correlations worth reporting
 
 
@@ -49,7 +48,8 @@ class Shakeup:
     risers, fallers : ndarray of int
         Table rows of the biggest rises and falls, biggest first.
     public_top : int
-        How many public places :attr:`public_top_tiers` describes (10, or fewer entries).
+        How many public places :attr:`public_top_tiers` describes: the post-mortem's one top
+        (:func:`~leaderboard.shakeup.observed.top_count`).
     public_top_tiers : int or None
         Statistical tiers among the public top places, at the public size (1: none of their places
         could be told apart).
@@ -240,7 +240,7 @@ def _result(public, private, stats, noise_draws, public_reps, n_public, n_privat
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)
     baseline = overfit = top_tiers = tier1 = None
-    top = min(PUBLIC_TOP, compared.n_entries)
+    top = compared.top_size   # the same top as every other sentence of the post-mortem
     if noise_draws is not None:
         baseline = shakeup_baseline(noise_draws, compared)
         overfit = overfit_test(public[compared.keep], private[compared.keep], noise_draws,

@@ -267,8 +267,12 @@ def _bin_edges(draws: np.ndarray, target: int = 40) -> np.ndarray:
 
 
 def histogram(draws: np.ndarray, true_score: float, q_low: float, q_high: float,
-              fmt: Callable[[float], str], x_label: str, q_names: tuple[str, str]) -> Histogram:
-    """Histogram of the leader's simulated scores with its true score and central quantiles."""
+              fmt: Callable[[float], str], x_label: str, q_names: tuple[str, str], *,
+              centre: str = "true score", y_label: str = "share of test sets") -> Histogram:
+    """Histogram of the leader's simulated scores with its true score and central quantiles.
+
+    ``centre`` names the solid line (the simulated true score, or the observed score when the
+    draws are bootstrap replicates) and ``y_label`` what the bars count."""
     draws = np.asarray(draws, dtype=float)
     edges = _bin_edges(draws)
     counts, _ = np.histogram(draws, bins=edges)
@@ -282,11 +286,11 @@ def histogram(draws: np.ndarray, true_score: float, q_low: float, q_high: float,
     # Quantile labels sit outside their lines unless that would run off the chart (~7 px a letter).
     low_anchor = "end" if xs(q_low) - 7 * len(low_label) > 0 else "start"
     high_anchor = "start" if xs(q_high) + 7 * len(high_label) < _W else "end"
-    markers = [Marker(xs(true_score), f"true score {fmt(true_score)}", "middle", 16.0, False),
+    markers = [Marker(xs(true_score), f"{centre} {fmt(true_score)}", "middle", 16.0, False),
                Marker(xs(q_low), low_label, low_anchor, 34.0, True),
                Marker(xs(q_high), high_label, high_anchor, 34.0, True)]
     frame = Frame(_W, _H, _L, _R, _T, _B, xs.ticks(6), ys.ticks(5, percent=True), x_label,
-                  "share of test sets")
+                  y_label)
     return Histogram(frame, bars, markers)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.report.charts import PALETTE, PlotBox, Scale, Tick, padded, px
-from leaderboard.report.rank_charts import _short
+from leaderboard.report.rank_charts import _short, share_text
 
 PICK, OTHER, PUBLIC = PALETTE[3], PALETTE[0], "#6b7280"
 MAX_ROWS = 40
@@ -62,7 +62,7 @@ def estimate_chart(table, fmt: Callable[[float], str], higher_is_better: bool,
         badge = {1: "1st pick", 2: "2nd pick"}.get(int(r["pick"]), "")
         tip = (f"{_short(str(r['candidate']), 60)}: public {fmt(r['public_score'])}, corrected "
                f"{fmt(r['expected'])} (95% {fmt(r['ci_low'])} to {fmt(r['ci_high'])}), "
-               f"P(best) {r['p_best']:.0%}")
+               f"P(best) {share_text(r['p_best'])}")
         rows.append(CandidateRow(px(y), px(y + 4), _short(str(r["candidate"]), 36), badge,
                                  scale(r["public_score"]), scale(r["expected"]),
                                  scale(r["ci_low"]), scale(r["ci_high"]),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.report.choose_charts import estimate_chart
+from leaderboard.report.rank_charts import share_text
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
@@ -110,8 +111,16 @@ def _inputs(r: ChooseResult) -> list[str]:
     return [str(x) for x in r.inputs] or ["given directly"]
 
 
+def _score_format(r: ChooseResult):
+    """Scores with the analyze page's rounding (one rule): the same decimals everywhere."""
+    from leaderboard.report.html import Numbers
+
+    return Numbers(r.settings.metric, r.table["public_score"].to_numpy(float), None).score
+
+
 def _rows(r: ChooseResult) -> list[dict]:
     t = r.table
+    fmt = _score_format(r)
     order = np.argsort(-t["expected"].to_numpy(float) if r.settings.higher_is_better
                        else t["expected"].to_numpy(float), kind="stable")
     rows = []
@@ -120,11 +129,13 @@ def _rows(r: ChooseResult) -> list[dict]:
         roles = [{1: "1st pick", 2: "2nd pick"}.get(int(row["pick"]), ""),
                  "safest pair" if row["safest"] else "", "top two public" if row["top_two_public"]
                  else "", _sameness(row), "ladder step" if row["ladder_step"] else ""]
-        rows.append({"name": row["candidate"], "public": _fmt(row["public_score"]),
-                     "expected": _fmt(row["expected"]),
-                     "interval": f"{_fmt(row['ci_low'])} \u2013 {_fmt(row['ci_high'])}",
-                     "p_best": pct(row["p_best"]), "p_top_tier": pct(row["p_top_tier"]),
-                     "private": _fmt(row["private_hindsight"]) if "private_hindsight" in t else None,
+        rows.append({"name": row["candidate"], "public": fmt(row["public_score"]),
+                     "expected": fmt(row["expected"]),
+                     "interval": f"{fmt(row['ci_low'])} \u2013 {fmt(row['ci_high'])}",
+                     # shares of posterior draws: never 0% or 100% from a finite sample
+                     "p_best": share_text(row["p_best"]),
+                     "p_top_tier": share_text(row["p_top_tier"]),
+                     "private": fmt(row["private_hindsight"]) if "private_hindsight" in t else None,
                      "roles": ", ".join(x for x in roles if x), "pick": bool(row["pick"])})
     return rows
 
@@ -171,7 +182,7 @@ def build_context(r: ChooseResult) -> dict:
     return {"title": f"Which two to select? {r.settings.metric.label}", "headline": head,
             "said": said, "facts": _facts(r), "rows": _rows(r),
             "has_private": "private_hindsight" in r.table,
-            "chart": estimate_chart(r.table, _fmt, r.settings.higher_is_better,
+            "chart": estimate_chart(r.table, _score_format(r), r.settings.higher_is_better,
                                     r.settings.metric.label),
             "ladder": ladder_sentence(r), "notes": list(r.notes), "how": _how(),
             "seed": r.settings.seed, "version": __version__}
@@ -197,9 +208,12 @@ def to_json_dict(r: ChooseResult) -> dict:
     candidate its public score, corrected expected score, interval, P(best), P(top tier),
     ``identical_to`` (byte-identical predictions, as ``analyze``), ``same_public_scores_as``
     (counted as one by the choice) and the hindsight private score when known."""
+    from leaderboard import __version__
+
     c, names, t = r.choice, r.candidates.names, r.table
     lad = r.ladder
     return {
+        "version": __version__, "command": "choose",
         "metric": r.settings.metric.name, "higher_is_better": r.settings.higher_is_better,
         "n_public": r.candidates.n_public, "n_private": r.candidates.n_private,
         "recommended": [names[i] for i in c.recommended],

@@ -317,8 +317,9 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
              "values are evidence the entry is worse than the anchor. The anchor itself has none."),
         Fact("Correlation assumption", corr),
         Fact("What is not covered", "Only the luck of which rows ended up in the test set. "
-             "Overfitting to a public leaderboard, leakage, label noise and a test set unlike "
-             "future data are outside this analysis."),
+             + ("Overfitting to the public board is tested in the post-mortem below; leakage, "
+                if a.shakeup is not None else "Overfitting to a public leaderboard, leakage, ")
+             + "label noise and a test set unlike future data are outside this analysis."),
     ]
     if a.mode == "submissions":  # same labels, the paired bootstrap's meaning
         words = submissions_text.how_to_read(conf)
@@ -382,8 +383,12 @@ def build_context(a: Analysis) -> dict:
     if lead is not None:
         q_low, q_mid, q_high = np.quantile(lead.draws, [0.025, 0.5, 0.975])
         where = "a simulated test set" if a.noise is not None else "a bootstrap replicate"
-        context["hist"] = charts.histogram(lead.draws, lead.true_score, q_low, q_high, num.score,
-                                           f"{s.metric.label} on {where}", ("2.5%:", "97.5%:"))
+        simulated = a.noise is not None
+        context["hist"] = charts.histogram(
+            lead.draws, lead.true_score, q_low, q_high, num.score,
+            f"{s.metric.label} on {where}", ("2.5%:", "97.5%:"),
+            centre="true score" if simulated else "observed score",
+            y_label="share of test sets" if simulated else "share of replicates")
         context["ecdf"] = charts.ecdf(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95, num.score,
                                       f"|difference| in {s.metric.label} between two draws")
         context["leader"] = {"score": num.score(lead.true_score), "sd": num.score(lead.sd),

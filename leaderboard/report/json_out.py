@@ -41,19 +41,19 @@ entry i better than entry j; ``family`` and ``critical_value`` say which tests).
 With public and private scores (both columns, or a solution with Usage) the top-level ``shakeup``
 holds the post-mortem: ``spearman``, ``kendall``, ``mean_abs_rank_change`` and
 ``mean_abs_rank_change_top10`` (mean |public rank - private rank| / N, over all entries and over the
-private top 10%), ``noise_mean_abs_rank_change`` and ``noise_spearman`` (medians over competitions
+private top: 10% of the entries, at least 5), ``noise_mean_abs_rank_change`` and ``noise_spearman`` (medians over competitions
 simulated with noise alone), ``p_shakeup`` and ``p_spearman`` (how rarely noise alone shakes the
-board this much), ``p_overfit`` (the public top 10% beat their private scores by more than noise
+board this much), ``p_overfit`` (the public top, the same places, beat their private scores by more than noise
 and selection explain), ``drivers`` (entries flagged by Holm), ``winner`` (the private winner's
 public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and the sizes; the noise
 fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
 median public-minus-private gap, oriented so positive means better on the public board.
 
-Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files`` (every
-file found with its status and reason). Its entries carry ``file``, ``public_score``,
-``private_score``, ``status`` (``"ok"``) and ``identical_to`` (the better-ranked entry with
-byte-identical predictions, or null); files that were not scored follow the ranked entries
-with ``rank: null`` and ``status`` set to the rejection reason (or ``"not selected"``).
+Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
+file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
+``skipped``) and ``reason`` (why, or null). ``entries`` hold the scored entries only, each with
+``file``, ``public_score``, ``private_score`` and ``identical_to`` (the better-ranked entry with
+byte-identical predictions, or null): entries and files are kept apart.
 """
 from __future__ import annotations
 
@@ -107,12 +107,9 @@ def _entries(analysis: Analysis) -> list[dict]:
             entry[name] = str(value) if name == "file" else _num(value)
         entry.update(_rank_fields(analysis, i))
         if analysis.submissions is not None:
-            entry["status"] = "ok"
             same = table["identical_to"].iloc[i]
             entry["identical_to"] = None if same is None else str(same)
         out.append(entry)
-    if analysis.submissions is not None:
-        out.extend(_unscored(analysis))
     return out
 
 
@@ -167,16 +164,6 @@ def tier_method_json(method: TierMethod, alpha: float) -> dict:
             "test": method.test, "guarantee": method.words(alpha)["guarantee"],
             "same_family_as_rank_sets": method.same_family_as_rank_sets,
             "note": method.other_family_note}
-
-
-def _unscored(analysis: Analysis) -> list[dict]:
-    """Files found but not scored, as entries without a rank."""
-    return [{"team": str(f.team), "file": str(f.file), "score": None, "rank": None,
-             "ci_low": None, "ci_high": None, "tier": None, "sd": None, "d95": None,
-             "p_vs_anchor": None, "is_anchor": False, "public_score": None,
-             "private_score": None, "status": str(f.reason or f.status), "identical_to": None,
-             **_rank_fields(analysis, None)}
-            for f in analysis.submissions.files if f.status != "ok"]
 
 
 def _files(analysis: Analysis) -> list[dict] | None:
@@ -244,6 +231,7 @@ def to_json_dict(analysis: Analysis) -> dict:
     n_tiers = max((e["tier"] for e in entries if e["tier"] is not None), default=None)
     return {
         "version": __version__,
+        "command": "analyze",
         "metric": s.metric.name,
         "metric_label": s.metric.label,
         "higher_is_better": bool(s.higher_is_better),

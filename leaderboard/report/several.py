@@ -24,6 +24,9 @@ def render_several(results: list[Analysis]) -> str:
 
 def json_text(results: list[Analysis]) -> str:
     """``{"metrics": [names], "analyses": {name: the one-metric JSON}}``."""
-    data = {"metrics": [a.settings.metric.name for a in results],
+    from leaderboard import __version__
+
+    data = {"version": __version__, "command": "analyze",
+            "metrics": [a.settings.metric.name for a in results],
             "analyses": {a.settings.metric.name: to_json_dict(a) for a in results}}
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -72,7 +72,7 @@ class ShakeupStats:
 
     @property
     def top_size(self) -> int:
-        """Private places that make the top: ``max(1, ceil(top_fraction * N))``."""
+        """Private places that make the top: :func:`top_count` of the entries compared."""
         return top_count(self.n_entries, self.top_fraction)
 
     @property
@@ -83,10 +83,21 @@ class ShakeupStats:
         return float(np.nanmin(np.where(self.private_rank == 1, self.public_rank, np.nan)))
 
 
+MIN_TOP = 5  # places in "the top", at least (fewer is mostly noise), or every entry if fewer
+
+
 def top_count(n_entries: int, top_fraction: float) -> int:
-    """How many places make the top ``top_fraction`` of ``n_entries``: ``ceil``, at least 1."""
+    """How many places make the top ``top_fraction`` of ``n_entries``: ``ceil``, at least
+    :data:`MIN_TOP` (every entry when there are fewer). One rule for every statistic of the
+    post-mortem, so its sentences speak of one top.
+
+    Examples
+    --------
+    >>> top_count(40, 0.1), top_count(3265, 0.1), top_count(3, 0.1)
+    (5, 327, 3)
+    """
     # A hair below the product guards against 0.1 * 30 = 3.0000000000000004 becoming 4.
-    return max(1, math.ceil(top_fraction * n_entries - 1e-9))
+    return min(n_entries, max(MIN_TOP, math.ceil(top_fraction * n_entries - 1e-9)))
 
 
 def _shakeup_iv(public, private, top_fraction):

@@ -25,7 +25,6 @@ from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
 from leaderboard.tiers.holm import holm_reject
 
-MIN_TOP = 5  # entries in the global statistic's public top, at least (fewer is mostly noise)
 BAND_Z = float(norm.ppf(0.975))  # the scatter's band is the central 95% under noise
 
 
@@ -243,7 +242,7 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
     p_entry = norm.sf(z)
     rejected = np.flatnonzero(holm_reject(p_entry, alpha))
     drivers = rejected[np.argsort(-z[rejected], kind="stable")]
-    top = min(e, max(MIN_TOP, top_count(e, top_fraction)))
+    top = top_count(e, top_fraction)
     leaders = np.argsort(-draws.sign * public, kind="stable")[:top]
     statistic = float(z[leaders].mean())
     null = np.empty(r)

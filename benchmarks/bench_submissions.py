@@ -46,8 +46,8 @@ def naive_seconds(fn, y, preds, replicates: int, entries: int) -> float:
     return (time.perf_counter() - start) / (replicates * entries)
 
 
-def weights_seconds(rows: int, replicates: int, batch: int) -> float:
-    plan = _Plan("plain", rows)
+def weights_seconds(rows: int, replicates: int, batch: int, resample: str = "plain") -> float:
+    plan = _Plan(resample, rows)
     blocks = -(-replicates // BLOCK)
     start = time.perf_counter()
     for first in range(0, blocks, batch // BLOCK):
@@ -81,8 +81,10 @@ def main() -> None:
     paired_bootstrap(get_metric("auc").impl, y[:2000], [s[:2000] for s in scores[:2]],
                      replicates=64)  # compile the rank kernels outside the timing
     t_weights = weights_seconds(n, R, batch)
+    t_poisson = weights_seconds(n, R, batch, "poisson")
     t_matmul = matmul_seconds(n, E, R, batch)
-    print(f"drawing the weights alone: {t_weights:.2f} s; plain float64 product "
+    print(f"drawing the weights alone: {t_weights:.2f} s multinomial, {t_poisson:.2f} s Poisson "
+          f"(regenerable by row block; ratio {t_poisson / t_weights:.2f}); plain float64 product "
           f"({R} x {n:,}) @ ({n:,} x {E}): {t_matmul:.2f} s")
     print(f"{'metric':<9}{'engine s':>10}{'minus weights':>15}{'naive s (extrap.)':>19}"
           f"{'x faster':>10}{'/ matmul':>10}")

@@ -213,3 +213,77 @@ def _paired_p(boot):
     from leaderboard.tiers.holm import paired_p_values
 
     return paired_p_values(RankReplicates.from_bootstrap(boot.point, boot.replicates, True))
+
+
+# --- Poisson weights ---------------------------------------------------------------------------
+
+def _mc_se_of_sd(draws: np.ndarray) -> float:
+    """Monte Carlo SE of an SD estimated from these draws: sd sqrt((kurtosis - 1) / (4 R))."""
+    z = (draws - draws.mean()) / draws.std()
+    return draws.std(ddof=1) * np.sqrt(((z ** 4).mean() - 1) / (4 * draws.size))
+
+
+def test_poisson_weights_do_not_depend_on_batching_and_regenerate_by_slice():
+    from leaderboard.noise.bootstrap import ROW_BLOCK, poisson_weights
+
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=700)
+    mae = get_metric("mae").impl
+    a = paired_bootstrap(mae, y, [np.zeros(700), np.ones(700)], replicates=100, seed=4,
+                         resample="poisson")
+    b = paired_bootstrap(mae, y, [np.zeros(700), np.ones(700)], replicates=100, seed=4,
+                         resample="poisson", batch=32, entries_per_pass=1)
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+    n = 2 * ROW_BLOCK + 10
+    full = poisson_weights(1, 2, slice(0, n), n)
+    for cut in (slice(ROW_BLOCK - 5, ROW_BLOCK + 5), slice(n - 3, n), slice(0, 1)):
+        np.testing.assert_array_equal(poisson_weights(1, 2, cut, n), full[:, cut])
+    assert abs(full.mean() - 1) < 4 * np.sqrt(1 / full.size)       # Poisson(1): mean 1
+
+
+def test_poisson_se_of_a_mean_and_of_an_auc_difference_match_the_analytic_ones():
+    from leaderboard.noise.delong import delong, delong_paired_test
+
+    rng = np.random.default_rng(5)
+    n, replicates = 3000, 4000
+    y = np.abs(rng.normal(size=n))
+    boot = paired_bootstrap(get_metric("mae").impl, y, [np.zeros(n)], replicates=replicates,
+                            seed=1, resample="poisson")
+    analytic = y.std(ddof=0) / np.sqrt(n)
+    assert abs(boot.sd[0] - analytic) < 3 * _mc_se_of_sd(boot.replicates[0])
+    labels = rng.integers(0, 2, n)
+    a = labels + rng.normal(0, 1.2, n)
+    b = labels * 1.2 + rng.normal(0, 1.2, n)
+    boot = paired_bootstrap(get_metric("auc").impl, labels, [a, b], replicates=replicates,
+                            seed=2, resample="poisson")
+    diff = boot.replicates[1] - boot.replicates[0]
+    exact = float(delong_paired_test(delong(labels, np.vstack([a, b])), 0, 1).se)
+    assert abs(diff.std(ddof=1) - exact) < 3 * _mc_se_of_sd(diff)
+
+
+def test_poisson_percentile_interval_covers_a_known_mean():
+    mae = get_metric("mae").impl
+    rng = np.random.default_rng(8)
+    trials, covered = 200, 0
+    for trial in range(trials):
+        y = np.abs(rng.normal(size=500))                   # E|Z| = sqrt(2 / pi)
+        res = paired_bootstrap(mae, y, [np.zeros(500)], replicates=400, seed=trial,
+                               resample="poisson")
+        low, high = res.percentile_interval(0.05)
+        covered += bool(low[0] <= np.sqrt(2 / np.pi) <= high[0])
+    assert abs(covered / trials - 0.95) < 3 * np.sqrt(0.95 * 0.05 / trials)
+
+
+def test_poisson_inversion_matches_the_poisson_distribution():
+    """Frequencies of 0..5 within 4 binomial SEs of exp(-1) / k! over 2 million draws, and the
+    rare tail (k >= 8) is reached too."""
+    import math
+
+    from leaderboard.noise.bootstrap import _poisson_one
+
+    u = np.random.default_rng(11).random(2_000_000)
+    k = _poisson_one(u)
+    for j in range(6):
+        p = math.exp(-1) / math.factorial(j)
+        assert abs((k == j).mean() - p) < 4 * np.sqrt(p * (1 - p) / k.size)
+    assert k.max() >= 8 and _poisson_one(np.array([1 - 1e-12]))[0] > 10

@@ -26,6 +26,7 @@ from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
 from leaderboard.ingest import Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.noise.bootstrap import RESAMPLING
 from leaderboard.resources import data_dir
 from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.submissions.items import NUMERIC_KINDS
@@ -82,9 +83,10 @@ def add_parser(commands) -> None:
                        "within each category and the macro mean over categories")
     items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
                        "sample logs: the filter to read when they hold several")
-    sub.add_argument("--resample", choices=("plain", "stratified", "grouped"), default="plain",
+    sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
-                          "prevalence) or grouped by --group-col (default: plain)")
+                          "prevalence), grouped by --group-col, or poisson (independent "
+                          "Poisson(1) row weights, for massive test sets) (default: plain)")
     sub.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
                      help="bootstrap replicates; with scores only, the normal draws behind rank "
                           "intervals, P(best) and stability (default 2000)")

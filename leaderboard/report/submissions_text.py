@@ -21,6 +21,8 @@ RESAMPLING_WORDS = {
                   "test set's class counts",
     "grouped": "whole groups drawn with replacement, every row of a drawn group counted, because "
                "rows within a group are not independent",
+    "poisson": "every row counted an independent Poisson(1) number of times (the bootstrap for "
+               "massive data; the rows drawn vary around the test set's size)",
 }
 
 

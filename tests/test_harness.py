@@ -67,6 +67,8 @@ def test_newest_run_wins_and_a_missing_task_rejects_that_model(tmp_path):
     solution, models = read_items(out, max_bytes=1 << 30)
     by_name = {f.team: f for f in models.files}
     assert by_name["org__model-a"].prediction[:200].mean() == 1.0
+    older = f"org__model-a/samples_arc_easy_{STAMP}.jsonl"
+    assert by_name[older].status == "skipped" and "older run of arc_easy" in by_name[older].reason
     assert by_name["org__model-c"].status == "rejected"
     assert "missing 200 of 400 items (first: 'hellaswag/0')" in by_name["org__model-c"].reason
 
@@ -98,6 +100,11 @@ def test_bad_lines_name_file_and_line_and_links_are_not_followed(tmp_path, capsy
     path.write_text("\n".join(lines) + "\n")
     (out / "linked").symlink_to(out / "org__model-a", target_is_directory=True)
     os.symlink("/etc/passwd", out / "org__model-b" / f"samples_evil_{STAMP}.jsonl")
+    (out / "notes.txt").write_text("a file beside the model folders")
     solution, models = read_items(out, max_bytes=1 << 30)
-    assert "linked" not in {f.team for f in models.files}
     assert not any(i.startswith("evil/") for i in solution.ids)
+    skipped = {f.file: f.reason for f in models.files if f.status == "skipped"}
+    assert skipped["linked"] == "a link; not followed"                 # listed, never read
+    assert skipped[f"org__model-b/samples_evil_{STAMP}.jsonl"] == "a link; not followed"
+    assert "beside the model folders" in skipped["notes.txt"]
+    assert {f.team for f in models.scored} == {"org__model-a", "org__model-b", "org__model-c"}

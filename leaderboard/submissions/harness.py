@@ -35,21 +35,31 @@ def looks_like_lm_eval(folder: Path) -> bool:
 
 
 def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | None = None,
-                 max_bytes: int) -> pd.DataFrame:
+                 max_bytes: int) -> tuple[pd.DataFrame, list[tuple[str, str]]]:
     """The long table (text cells: ``model``, ``item``, ``value``, ``task``) of a folder of
-    lm-eval outputs; the newest run of each (model, task) when a task was run twice.
+    lm-eval outputs, the newest run of each (model, task) when a task was run twice; and every
+    other entry of the folder, as ``(path relative to it, why it was not read)``.
 
     ``metric`` defaults to the first name in the samples' ``metrics`` lists; ``filter_name``
     is needed only when the logs hold several filters (``strict-match``, ``flexible-extract``).
     """
     rows: list[tuple[str, str, str, str]] = []
     chosen_metric, filters = metric, set()
+    skipped = [(e.name, why) for e, why in _others(folder, top=True)]
     for model_dir in _subfolders(folder):
         newest: dict[str, tuple[str, Path]] = {}
         for path in _files(model_dir):
             match = _SAMPLES.match(path.name)
-            if match and match["stamp"] > newest.get(match["task"], ("", path))[0]:
+            if not match:
+                skipped.append((f"{model_dir.name}/{path.name}", "not an lm-eval "
+                                "samples_<task>_<time>.jsonl log"))
+            elif match["stamp"] > newest.get(match["task"], ("", path))[0]:
+                if match["task"] in newest:
+                    skipped.append(_older(model_dir, newest[match["task"]][1], match["task"]))
                 newest[match["task"]] = (match["stamp"], path)
+            else:
+                skipped.append(_older(model_dir, path, match["task"]))
+        skipped += [(f"{model_dir.name}/{e.name}", why) for e, why in _others(model_dir)]
         for task, (_, path) in sorted(newest.items()):
             source = str(path)
             for line, sample in _samples(path, source, max_bytes):
@@ -82,7 +92,30 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
                          f"{', '.join(map(show, sorted(filters)))}", file=str(folder))
     frame = pd.DataFrame(rows, columns=["model", "item", "value", "task"])
     frame.index = range(2, len(frame) + 2)
-    return frame
+    return frame, sorted(skipped)
+
+
+def _older(model_dir: Path, path: Path, task: str) -> tuple[str, str]:
+    return (f"{model_dir.name}/{path.name}", f"an older run of {task} (the newest log is read)")
+
+
+def _others(folder: Path, top: bool = False):
+    """The entries of ``folder`` that are not read, with the reason: links, special files,
+    and (at the top) files, or (in a model folder) folders."""
+    with os.scandir(folder) as entries:
+        for e in sorted(entries, key=lambda e: e.name):
+            if e.is_symlink():
+                yield e, "a link; not followed"
+            elif e.name.startswith(".") and e.is_dir(follow_symlinks=False) and top:
+                yield e, "a hidden folder; not read"
+            elif e.is_dir(follow_symlinks=False):
+                if not top:
+                    yield e, "a folder inside a model's folder; not read"
+            elif e.is_file(follow_symlinks=False):
+                if top:
+                    yield e, "a file beside the model folders (lm-eval writes OUT/<model>/...)"
+            else:
+                yield e, "not a regular file; not read"
 
 
 def _subfolders(folder: Path) -> list[Path]:

@@ -80,9 +80,10 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
     'missing 1 of 2 items (first: q2); a model must have a value on every item'
     """
     source = str(path)
+    skipped: list[tuple[str, str]] = []
     if Path(path).is_dir():
-        raw = read_lm_eval(Path(path), metric=None if value_col == "value" else value_col,
-                           filter_name=harness_filter, max_bytes=max_bytes)
+        raw, skipped = read_lm_eval(Path(path), metric=None if value_col == "value" else value_col,
+                                    filter_name=harness_filter, max_bytes=max_bytes)
         model_col, item_col, value_col = "model", "item", "value"
         if category_col is None and raw["task"].nunique() > 1:
             category_col = "task"
@@ -137,6 +138,8 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
                         integer_ids=False, rows_read=len(raw),
                         counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids,
                         categories=categories)
+    files += [SubmissionFile(team=name, file=name, selected=None, status="skipped", reason=why,
+                             rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
     if not subs.scored:
         first = files[0].reason if files else "no rows"

@@ -142,9 +142,10 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, quiet: bool = True,
     >>> result.table[["team", "tier"]].head(2).values.tolist()
     [['t0', 1], ['t1', 1]]
     >>> leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.2, seed=-1)
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: --seed must be at least 0 and at most 4294967295 (a whole number), got '-1' (see leaderboard analyze --help)
+    leaderboard.errors.InputError: --seed must be at least 0 and at most 4294967295 ... got '-1' ...
     """
     is_frame = isinstance(data, pd.DataFrame)
     args = _parse([] if is_frame else [os.fspath(_path(data, "data"))], metric, quiet, options)

@@ -72,10 +72,10 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
                 if isinstance(value, bool):
                     value = float(value)
                 if not isinstance(value, (int, float)):
+                    names = ", ".join(map(show, sample.get("metrics", [])))
                     raise InputError(f"metric {show(chosen_metric)} is "
                                      f"{'missing' if value is None else 'not a number'} here "
-                                     f"(its metrics: {', '.join(map(show, sample.get('metrics', [])))})",
-                                     file=source, row=line)
+                                     f"(its metrics: {names})", file=source, row=line)
                 if "doc_id" not in sample:
                     raise InputError("no doc_id: not an lm-eval sample log", file=source, row=line)
                 rows.append((model_dir.name, f"{task}/{sample['doc_id']}", repr(float(value)),

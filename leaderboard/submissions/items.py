@@ -159,7 +159,8 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except ImportError:
-        raise InputError("reading Parquet needs pyarrow: pip install pyarrow", file=source) from None
+        raise InputError("reading Parquet needs pyarrow: pip install pyarrow",
+                         file=source) from None
     except Exception as err:  # noqa: BLE001 - any damaged file: one line
         raise InputError(f"not a readable Parquet file ({str(err).splitlines()[0][:120]})",
                          file=source) from None

@@ -214,3 +214,31 @@ def test_predictions_with_a_target_are_scored_by_the_metric(tmp_path, capsys):
                  "--metric", "auc", "--quiet", "-o", str(tmp_path / "r.html")])
     err = capsys.readouterr().err
     assert code == 2 and "is in target" in err and "belongs to one target" in err
+
+
+def test_win_rate_interval_holds_the_true_win_rate_for_every_model_at_once():
+    """Known truth: per-category accuracies, two models tied in one category. Over 100 boards
+    the true win rates (ties one half) lie in their intervals for every model at once in at
+    least 1 - alpha - 3 binomial SEs of boards (the projection is conservative), and the
+    observed win rate always lies in its own interval."""
+    from leaderboard.metrics import get_metric
+    from leaderboard.pipelines.categories import category_results
+
+    rng = np.random.default_rng(12)
+    truth = np.array([[0.80, 0.70, 0.60, 0.75], [0.78, 0.72, 0.65, 0.70],
+                      [0.70, 0.70, 0.50, 0.60], [0.60, 0.66, 0.62, 0.64]])   # (models, cats)
+    per_cat, boards, alpha = 300, 100, 0.05
+    categories = np.repeat([f"c{k}" for k in range(4)], per_cat)
+    p = np.repeat(truth, per_cat, axis=1)
+    t = truth.T                                                              # (cats, models)
+    wins = (t[:, :, None] > t[:, None, :]).sum(axis=(0, 2))
+    ties = (t[:, :, None] == t[:, None, :]).sum(axis=(0, 2)) - 4
+    true_rate = dict(zip(["m0", "m1", "m2", "m3"], (wins + 0.5 * ties) / 12))
+    held = 0
+    for b in range(boards):
+        values = (rng.random(p.shape) < p).astype(float)
+        rate = category_results(get_metric("mean"), values, list(true_rate), categories,
+                                alpha=alpha, replicates=300, seed=b).aggregates["win_rate"]
+        assert ((rate["ci_low"] <= rate["score"]) & (rate["score"] <= rate["ci_high"])).all()
+        held += all(r.ci_low <= true_rate[r.team] <= r.ci_high for r in rate.itertuples())
+    assert held / boards >= 1 - alpha - 3 * math.sqrt(alpha * (1 - alpha) / boards)

@@ -14,9 +14,11 @@ whole clusters drawn together when there are clusters. From these joint replicat
   and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
   percentile bootstrap is unbiased for it).
 
-A mean win rate (the share of category-and-opponent pairs a model wins) is not offered: it is
-not smooth, its bootstrap distribution is biased near 0 and 1 (the observed leader's interval
-can miss its own observed rate), and a number we cannot back is not shown.
+* **mean win rate**: the share of (category, other model) pairs a model wins (ties one half).
+  It jumps with the means, so its percentile bootstrap is biased near 0 and 1 (tried: the
+  leader's observed rate fell outside its own percentile interval); its interval is instead the
+  projection of the categories' simultaneous verdicts (:func:`win_rate`), conservative and
+  valid for every model at once.
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ class CategoryResults:
         One row per (category, model): ``category``, ``items``, ``team``, ``score``,
         ``ci_low``, ``ci_high``, ``rank``, ``rank_sim_low``, ``rank_sim_high``, ``tier``.
     aggregates : dict of str to DataFrame
-        ``"macro_mean"``: one row per model, best first, with ``score``,
+        ``"macro_mean"`` and ``"win_rate"``: one row per model, best first, with ``score``,
         ``ci_low``, ``ci_high``, ``rank_sim_low``, ``rank_sim_high``, ``tier``.
     alpha : float
         The family-wise error rate; each category's sets use ``alpha / len(categories)``.
@@ -83,7 +85,7 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     k = len(names)
     per_alpha = alpha / k
     sign = 1.0 if higher_is_better else -1.0
-    rows, point_by_cat, reps_by_cat = [], [], []
+    rows, point_by_cat, reps_by_cat, shown = [], [], [], []
     for c, name in enumerate(names):
         mask = categories.astype(str) == name
         g = groups[mask] if groups is not None else None
@@ -92,14 +94,17 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                                 resample="grouped" if g is not None else "plain", groups=g)
         point_by_cat.append(boot.point)
         reps_by_cat.append(boot.replicates)
-        ranked = _ranked(boot.point, boot.replicates, teams, sign, per_alpha, tier_method)
+        ranked, better = _ranked(boot.point, boot.replicates, teams, sign, per_alpha,
+                                 tier_method)
+        shown.append(better)
         ranked.insert(0, "items", int(mask.sum()))
         ranked.insert(0, "category", name)
         rows.append(ranked)
     points, reps = np.stack(point_by_cat), np.stack(reps_by_cat)     # (C, M), (C, M, R)
     macro_point, macro_reps = points.mean(axis=0), reps.mean(axis=0)
     aggregates = {"macro_mean": _ranked(macro_point, macro_reps, teams, sign, alpha,
-                                        tier_method)}
+                                        tier_method)[0],
+                  "win_rate": win_rate(sign * points, np.stack(shown), teams)}
     return CategoryResults(table=pd.concat(rows, ignore_index=True), aggregates=aggregates,
                            alpha=alpha, categories=names, replicates=replicates)
 
@@ -114,6 +119,56 @@ def _ranked(point: np.ndarray, replicates: np.ndarray, teams: list[str], sign: f
     tiers = tier_entries(reps, tier_method, alpha, sets)
     low, high = np.nanquantile(replicates, [alpha / 2, 1 - alpha / 2], axis=1)
     ranks = pd.Series(-sign * point).rank(method="min").astype(int).to_numpy()
+    m = len(order)
+    better = np.zeros((m, m), dtype=bool)        # in the teams' order: i shown better than j
+    better[np.ix_(order, order)] = sets.shown_better.matrix(m)
     return pd.DataFrame({"team": [teams[i] for i in order], "score": point, "ci_low": low,
                          "ci_high": high, "rank": ranks, "rank_sim_low": sets.low,
-                         "rank_sim_high": sets.high, "tier": tiers.tier})
+                         "rank_sim_high": sets.high, "tier": tiers.tier}), better
+
+
+def win_rate(points: np.ndarray, better: np.ndarray, teams: list[str]) -> pd.DataFrame:
+    """The mean win rate over categories and opponents, with a simultaneous interval.
+
+    ``points`` (C, M) are oriented category means (higher is better); ``better`` (C, M, M) the
+    per-category verdicts ``better[c, i, j]``: model i shown better than model j in category c,
+    all of them holding at once with probability at least ``1 - alpha`` (Bonferroni over the
+    categories' simultaneous families). A win counts 1, a tie one half.
+
+    The win rate is a jump function of the means, so no bootstrap percentile can back an
+    interval for it. The interval here is a projection instead: a pair shown better is a sure
+    win (or loss); an undecided pair may be either. ``ci_low`` counts the sure wins only,
+    ``ci_high`` every pair but the sure losses, so whenever the verdicts hold (probability at
+    least ``1 - alpha``) every model's true win rate lies in its interval, all at once. Rank sets
+    and tiers follow from the intervals: model j is shown better than model i when j's lower end
+    is above i's upper end; tiers are the layers of that relation.
+
+    Examples
+    --------
+    >>> pts = np.array([[0.9, 0.7, 0.5]])
+    >>> sure = np.array([[[0, 1, 1], [0, 0, 0], [0, 0, 0]]], dtype=bool)  # a beats b and c
+    >>> win_rate(pts, sure, ["a", "b", "c"])[["team", "score", "ci_low", "ci_high", "tier"]
+    ...                                      ].values.tolist()
+    [['a', 1.0, 1.0, 1.0, 1], ['b', 0.5, 0.0, 0.5, 2], ['c', 0.0, 0.0, 0.5, 2]]
+    """
+    c, m = points.shape
+    pairs = max(c * (m - 1), 1)
+    wins = (points[:, :, None] > points[:, None, :]).sum(axis=(0, 2))
+    ties = (points[:, :, None] == points[:, None, :]).sum(axis=(0, 2)) - c   # minus itself
+    point = (wins + 0.5 * ties) / pairs
+    low = better.sum(axis=(0, 2)) / pairs
+    high = 1.0 - better.sum(axis=(0, 1)) / pairs
+    above = low[None, :] > high[:, None]          # above[i, j]: j is shown better than i
+    tier = np.zeros(m, dtype=int)
+    left = np.ones(m, dtype=bool)
+    layer = 0
+    while left.any():                              # layers: not shown beaten by anyone left
+        layer += 1
+        top = left & ~(above & left[None, :]).any(axis=1)
+        tier[top], left = layer, left & ~top
+    order = np.argsort(-point, kind="stable")
+    ranks = pd.Series(-point).rank(method="min").astype(int).to_numpy()
+    frame = pd.DataFrame({"team": teams, "score": point, "ci_low": low, "ci_high": high,
+                          "rank": ranks, "rank_sim_low": 1 + above.sum(axis=1),
+                          "rank_sim_high": m - above.sum(axis=0), "tier": tier})
+    return frame.iloc[order].reset_index(drop=True)

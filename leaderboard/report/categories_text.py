@@ -42,7 +42,20 @@ def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
         "rows": rows,
         "macro": [_macro_row(r, score) for r in macro.head(SHOW_MACRO).itertuples()],
         "macro_total": len(macro),
+        "wins": [_macro_row(r, _share) for r in
+                 c.aggregates["win_rate"].head(SHOW_MACRO).itertuples()],
+        "wins_said": ("The share of (category, other model) pairs each model wins, ties counting "
+                      "one half. Its interval is not a bootstrap percentile (a win rate jumps "
+                      "with the means, and its bootstrap is biased): a pair the category's "
+                      "simultaneous rank sets decide is a sure win or loss, an undecided pair "
+                      "may go either way, so the interval runs from the sure wins to all but "
+                      f"the sure losses and holds every model's true win rate at once with "
+                      f"probability at least {conf}. Conservative by construction."),
     }
+
+
+def _share(x: float) -> str:
+    return f"{100 * x:.1f}%"
 
 
 def _macro_row(r, score) -> dict:
@@ -65,4 +78,7 @@ def to_json(a: Analysis) -> dict | None:
             "correction": "Bonferroni over categories", "replicates": c.replicates,
             "resampling": "stratified by category (items drawn within their category)",
             "categories": list(c.categories), "per_category": records(c.table),
-            "macro_mean": records(c.aggregates["macro_mean"])}
+            "macro_mean": records(c.aggregates["macro_mean"]),
+            "win_rate": records(c.aggregates["win_rate"]),
+            "win_rate_interval": "projection of the categories' simultaneous verdicts: sure "
+                                 "wins to all but sure losses, all models at once"}

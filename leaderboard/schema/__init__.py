@@ -1,0 +1,9 @@
+"""JSON Schemas of the outputs (``analyze.schema.json``: ``leaderboard analyze --json``).
+
+>>> import json
+>>> json.loads(SCHEMA_DIR.joinpath("analyze.schema.json").read_text())["title"]
+'leaderboard analyze --json'
+"""
+from pathlib import Path
+
+SCHEMA_DIR = Path(__file__).parent

@@ -20,12 +20,14 @@ time O(E R) for the common case plus O(E * E / 256) for the block verdicts (a fe
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from leaderboard.tiers._block_kernels import K, extreme_entries, group_extremes, t_of
+from leaderboard.tiers._block_kernels import (K, Layout, extreme_entries, group_extremes,
+                                              sub_extremes, t_of)
 from leaderboard.tiers._block_searches import (best_owners, closed_layers, counts_at,
                                                marginal_owners, simultaneous_max)
 from leaderboard.tiers._pair_kernels import kth
@@ -61,8 +63,9 @@ class ShownBetterClosed:
     def tiers(self) -> np.ndarray:
         """Tier of every entry: 1 + the highest tier of the entries shown better (1 if none)."""
         blo, bhi = _ranges(self.sd, self.sub * K)
+        slo, shi = _ranges(self.sd, self.sub)
         return closed_layers(self.point, self.sd, self.rho, self.critical_value, self.sub, blo,
-                             bhi)
+                             bhi, slo, shi)
 
 
 @njit(cache=True)
@@ -89,25 +92,51 @@ def _ranges(sd: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum.reduceat(sd, starts), np.maximum.reduceat(sd, starts)
 
 
-def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> tuple:
-    """Blocks and sub-blocks of the board (see :mod:`~leaderboard.tiers._block_searches`)."""
+_LAST: list = []   # [weakref to err, sd bytes, sub, Layout]: the three searches share one layout
+
+
+def layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
+    """Blocks and sub-blocks of the board (see :class:`~leaderboard.tiers._block_kernels.Layout`);
+    the last one is kept while its error array lives, since each search of a board needs it."""
+    if _LAST and _LAST[0]() is err and _LAST[2] == sub and _LAST[1] == sd.tobytes():
+        return _LAST[3]
+    lay = _layout(err, sd, sub)
+    _LAST[:] = [weakref.ref(err), sd.tobytes(), sub, lay]
+    return lay
+
+
+def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     n, n_rep = err.shape
     bs, nsub = sub * K, -(-n // sub)
     nb = -(-n // bs)
-    # computed group-major, then stored replicate-major: a search walks one replicate's groups
-    szmax, szmin = np.empty((nsub, n_rep)), np.empty((nsub, n_rep))
-    threaded(group_extremes, nsub, err, sd, sub, szmax, szmin)
+    # computed group-major, stored replicate-major (a search walks one replicate's groups)
+    sub_z = [np.empty((nsub, n_rep)) for _ in range(4)]
+    sub_a = [np.empty((nsub, n_rep), np.int64) for _ in range(2)]
+    threaded(sub_extremes, nsub, err, sd, sub, sub_z[0], sub_z[1], sub_a[0], sub_a[1],
+             sub_z[2], sub_z[3])
     bzmax, bzmin = np.empty((nb, n_rep)), np.empty((nb, n_rep))
     threaded(group_extremes, nb, err, sd, bs, bzmax, bzmin)
     suf, pre = np.empty((nb, n_rep), np.int64), np.empty((nb, n_rep), np.int64)
-    extreme_entries(err, sd, bs, bzmax, bzmin, suf, pre)
-    szmax, szmin, bzmax, bzmin, suf, pre = (np.ascontiguousarray(x.T) for x in
-                                            (szmax, szmin, bzmax, bzmin, suf, pre))
-    order_max = np.ascontiguousarray(np.argsort(-bzmax, axis=1, kind="stable"))
-    order_min = np.ascontiguousarray(np.argsort(bzmin, axis=1, kind="stable"))
+    suf_e, pre_e = np.empty((nb, n_rep)), np.empty((nb, n_rep))
+    extreme_entries(err, bzmax, bzmin, sub_z[0], sub_z[1], sub_a[0], sub_a[1], suf, pre, suf_e,
+                    pre_e)
+    bzmax, bzmin = np.ascontiguousarray(bzmax.T), np.ascontiguousarray(bzmin.T)
+    om = np.ascontiguousarray(np.argsort(-bzmax, axis=1, kind="stable"))
+    on = np.ascontiguousarray(np.argsort(bzmin, axis=1, kind="stable"))
+    rows = np.arange(n_rep)
+    first = []
+    for order, z, none in ((om, bzmax, -np.inf), (on, bzmin, np.inf)):
+        nxt = z[rows, order[:, 1]] if nb > 1 else np.full(n_rep, none)
+        first.append(np.column_stack([order[:, 0], z[rows, order[:, 0]], nxt]))
+    sub_e = [np.take_along_axis(err, a, axis=0) for a in sub_a]   # the holders' errors
+    parts, subs = sub_z[:2] + sub_a + sub_e + sub_z[2:], []
+    del sub_z, sub_a, sub_e
+    while parts:   # one transposed copy at a time
+        subs.append(np.ascontiguousarray(parts.pop(0).T))
     blo, bhi = _ranges(sd, bs)
     slo, shi = _ranges(sd, sub)
-    return order_max, order_min, bzmax, bzmin, suf, pre, szmax, szmin, blo, bhi, slo, shi
+    return Layout(om, on, bzmax, bzmin, first[0], first[1], suf, pre, suf_e, pre_e, *subs,
+                  blo, bhi, slo, shi)
 
 
 def _sub(batch: int | None) -> int:
@@ -121,7 +150,7 @@ def simultaneous(err, point, sd, rho, kq, batch=None):
     rejections, ShownBetterClosed)."""
     n, n_rep = err.shape
     sub = _sub(batch)
-    lay = _layout(err, sd, sub)
+    lay = layout(err, sd, sub)
     a_all = (1 + 1e-9) / np.sqrt(1 - rho ** 2)   # s_a / se_ab <= 1 / sqrt(1 - rho^2)
     m, work = np.empty(n_rep), np.empty(n_rep)
     args = np.full((n_rep, 2), -1, dtype=np.int64)
@@ -131,7 +160,7 @@ def simultaneous(err, point, sd, rho, kq, batch=None):
         threaded(simultaneous_max, n_rep, err, point, sd, rho, sub, lay, c_prev, a_all, m, args)
         c = float(kth(m, kq - 1, work))
         steps += 1
-        threaded(counts_at, n, point, sd, rho, sub, lay[8], lay[9], lay[10], lay[11], c, counts)
+        threaded(counts_at, n, point, sd, rho, sub, lay.blo, lay.bhi, lay.slo, lay.shi, c, counts)
         total = int(counts[:, 0].sum())
         first = total if first is None else first
         if total == done:
@@ -148,7 +177,7 @@ def marginal(err, point, sd, rho, kq, batch=None):
     rejections)."""
     n = err.shape[0]
     sub = _sub(batch)
-    lay = _layout(err, sd, sub)
+    lay = layout(err, sd, sub)
     out = np.zeros((n, 5))
     threaded(marginal_owners, n, err, point, sd, rho, sub, lay, float(sd.min()),
              float(sd.max()), kq, out)
@@ -160,8 +189,8 @@ def best(err, point, sd, rho, kq, batch=None) -> np.ndarray:
     """The max-t test of every entry's one-sided family: True where the entry is kept."""
     n = err.shape[0]
     sub = _sub(batch)
-    lay = _layout(err, sd, sub)
+    lay = layout(err, sd, sub)
     out = np.zeros((n, 3))
     threaded(best_owners, n, err, point, sd, rho, sub, lay, float(sd.min()), float(sd.max()),
-             lay[2].max(axis=1), kq, out)
+             lay.bzmax.max(axis=1), kq, out)
     return out[:, 0] > 0

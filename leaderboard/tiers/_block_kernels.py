@@ -285,11 +285,30 @@ def blocked(i, c, above, p, sub, tlo, thi, out):
 
 
 @njit(cache=True)
-def reach(i, s, rho, s_lo, s_hi):
-    """max over s' in [s_lo, s_hi] of s' / se(s_i, s') (it rises up to s' = s_i / rho), and the
-    board-wide 1 / se range of entry i: what the walks need to stop early."""
-    x = s_hi if rho <= 0 else min(max(s[i] / rho, s_lo), s_hi)
-    a = max(max(x * inv(se_pair(s[i], x, rho)), s_lo * inv(se_pair(s[i], s_lo, rho))),
-            s_hi * inv(se_pair(s[i], s_hi, rho)))
-    ilo, ihi = se_range(s[i], s_lo, s_hi, rho)
-    return a * (1 + SLACK), ilo, ihi
+def reach(si, rho, lo, hi):
+    """What :func:`beyond` needs of entry i: (s_i, rho, the board's smallest and largest SD,
+    1 / se(s_i, each of them), 1 / ((1 - rho^2) s_i^2))."""
+    return (si, rho, lo, hi, inv(se_pair(si, lo, rho)), inv(se_pair(si, hi, rho)),
+            inv((1 - rho ** 2) * si * si))
+
+
+@njit(cache=True, inline="always")
+def beyond(z, w, reach_i):
+    """Upper bound of ``(s z' + w) / se(s_i, s)`` over every SD s of the board and z' <= z: what
+    any entry of a group whose extreme z is ``z`` can reach (up: w = -e_i; down: pass -z and
+    w = e_i). As a function of s it rises, then falls: the maximum lies at an end of the range
+    unless the one stationary point, s_i (z s_i + rho w) / (rho z s_i + w), lies inside, where
+    Cauchy-Schwarz bounds it by sqrt(z^2 + (w + rho s_i z)^2 / ((1 - rho^2) s_i^2))."""
+    si, rho, lo, hi, ilo, ihi, k = reach_i
+    z = max(z, 0.0)
+    if si == 0:   # e_i = 0 and se(0, s) = s
+        return z * (1 + SLACK) + 1e-12
+    best = max((lo * z + w) * ilo if ilo > 0 else (0.0 if lo * z + w <= 0 else np.inf),
+               (hi * z + w) * ihi)
+    den = rho * z * si + w
+    if den != 0:
+        st = si * (z * si + rho * w) / den
+        if lo < st < hi:
+            u = w + rho * si * z
+            best = max(best, np.sqrt(z * z + u * u * k))
+    return best + SLACK * abs(best) + 1e-12

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from leaderboard.tiers._block_kernels import (K, blocked, bound, count_over, inv, owner_block,
+from leaderboard.tiers._block_kernels import (K, beyond, blocked, bound, count_over, inv, owner_block,
                                               owner_t, reach, se_box, se_pair, sub_ranges, t_of,
                                               t_range)
 from leaderboard.tiers._block_walks import candidate, first_two, side_max
@@ -56,7 +56,7 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
             owner_block(blk, s, rho, bs, blo, bhi, ilo, ihi)
             current = blk
         owner_t(i, p, bs, ilo, ihi, tlo, thi)
-        reach_i = reach(i, s, rho, s_lo, s_hi)
+        reach_i = reach(s[i], rho, s_lo, s_hi)
         for r in range(n_rep):
             e_i = np.float64(err[i, r])
             cand[r] = max(candidate(e_i, r, True, suf, sufe, blk, bs, ilo, ihi),
@@ -229,10 +229,10 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
         owner_t(i, p, bs, ilo, ihi, tlo, thi)
         tmax = _largest_t(i, p, s, rho, sub, thi)
         out[i, 2], out[i, 1] = tmax, np.nan
-        reach_i = reach(i, s, rho, s_lo, s_hi)
+        reach_i = reach(s[i], rho, s_lo, s_hi)
         for r in range(n_rep):
             e_i = np.float64(err[i, r])
-            m[r] = max(zmax_all[r], 0.0) * reach_i[0] + bound(-e_i, reach_i[1], reach_i[2])
+            m[r] = beyond(zmax_all[r], -e_i, reach_i)
         if tmax > kth(m, kq - 1, work):
             out[i, 0] = 0.0
             continue

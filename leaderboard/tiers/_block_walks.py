@@ -2,9 +2,9 @@
 
 For entry i and replicate r, "up" seeks the largest (e_j - e_i) / se_ij and "down" the largest
 (e_i - e_j) / se_ij over the j whose hypothesis against i survives (t <= c_prev). Blocks come in
-the order of their extreme z; a value from a block whose extreme is z is at most
-``z * a_i + (-e_i) / se`` (up), with a_i the largest s_j / se_ij over the board's SDs, so a walk
-stops once that falls below what is sought. A sub-block is settled from its extreme entry alone
+the order of their extreme z, and what a block whose extreme is z can give is bounded over every
+SD of the board (:func:`~leaderboard.tiers._block_kernels.beyond`), so a walk stops once that
+falls below what is sought. A sub-block is settled from its extreme entry alone
 when its runner-up z cannot reach what is sought. These functions are inlined into their
 callers (a call passing the layout's arrays costs more than a typical walk).
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from leaderboard.tiers._block_kernels import (K, bound, inv, low_value, se_pair, sub_ranges,
-                                              top_of)
+from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
+                                              sub_ranges, top_of)
 from leaderboard.tiers._pair_kernels import t_stat
 
 
@@ -22,14 +22,13 @@ from leaderboard.tiers._pair_kernels import t_stat
 def first_two(e_i, r, up, first, skip, blo, bhi, ilo, ihi, reach_i):
     """An upper bound of what :func:`side_max` can find: its walk's first two steps
     (``first``: the layout's ``first_up`` or ``first_dn``)."""
-    a_i, gilo, gihi = reach_i
     b = int(first[r, 0])
     out = -np.inf
     if not skip[b]:
         x = top_of(first[r, 1], blo[b], bhi[b], up)
         out = bound(x - e_i if up else e_i - x, ilo[b], ihi[b])
     z = first[r, 2]
-    return max(out, max(z if up else -z, 0.0) * a_i + bound(-e_i if up else e_i, gilo, gihi))
+    return max(out, beyond(z if up else -z, -e_i if up else e_i, reach_i))
 
 
 @njit(cache=True, inline="always")
@@ -57,14 +56,13 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
     before its own SE is computed."""
     n = p.size
     e_i = np.float64(err[i, r])
-    a_i, gilo, gihi = reach_i
-    own = bound(-e_i if up else e_i, gilo, gihi)
+    w = -e_i if up else e_i
     best, arg = -np.inf, -1
     nsub = -(-n // sub)
     for h in range(order.shape[1]):
         b = order[r, h]
         z = bz[r, b]
-        if max(z if up else -z, 0.0) * a_i + own < max(best, cut):
+        if beyond(z if up else -z, w, reach_i) < max(best, cut):
             break
         if skip[b]:
             continue

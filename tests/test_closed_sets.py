@@ -115,3 +115,27 @@ def test_same_answers_as_the_pair_tiles(n, rho):
     np.testing.assert_array_equal(rank_set_tiers(new_s).tier, old_s.shown_better.tiers())
     np.testing.assert_array_equal(new_s.shown_better.matrix(30), old_s.shown_better.matrix(30))
     assert new_s.shown_better.n_unresolved == old_s.shown_better.n_unresolved
+
+
+def test_reach_bound_holds_over_every_sd():
+    """``beyond`` bounds (s z + w) / se(s_i, s) over the whole SD range (dense grid check)."""
+    from leaderboard.tiers._block_kernels import beyond, reach
+    rng = np.random.default_rng(8)
+    slack = []
+    for _ in range(3000):
+        si = 0.0 if rng.random() < 0.05 else rng.uniform(0, 0.02)
+        rho = float(rng.choice([0.0, 0.3, 0.6, 0.95]))
+        lo = rng.uniform(0, 0.01)
+        hi = lo + rng.uniform(0, 0.02)
+        z, e = rng.normal(0, 3), si * rng.normal(0, 2)
+        grid = np.linspace(lo, hi, 2001)
+        a, b = np.minimum(si, grid), np.maximum(si, grid)
+        se = np.sqrt(np.maximum(a ** 2 + b ** 2 - 2 * rho * a * b, 0))
+        for w in (-e, e):
+            v = grid * max(z, 0.0) + w
+            vals = np.where(se > 0, v / np.where(se > 0, se, 1), np.where(v <= 0, 0, np.inf))
+            got = beyond(z, w, reach(si, rho, lo, hi))
+            assert vals.max() <= got
+            if np.isfinite(got) and si > 0:
+                slack.append(got - vals.max())
+    assert np.median(slack) < 1e-3   # and it is tight, not merely an upper bound

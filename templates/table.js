@@ -9,7 +9,10 @@
  *   window.LB.select(team|null)  select a team by its exact name; null (or an unknown name) clears;
  *   window.LB.selected()         the selected team's name, or null;
  *   window.LB.onSelect(fn)       call fn(team|null, row|null) after every change of the
- *                                selection, and at once if a team is already selected.
+ *                                selection, and at once if a team is already selected;
+ *   window.LB.format             {score(v), share(p), fixed(x, d)}: numbers as the table prints
+ *                                them (Python's rounding, ties to even), for tooltips;
+ *   window.LB.csv()              the CSV the "Download CSV" button saves.
  * LB is complete as soon as this script has run (it sits in the page's head), so a later script
  * can register right away. The selection is kept in the URL hash (#team=<name, URI-encoded>),
  * so a link shares it. Team names are untrusted: this script only ever sets them as text
@@ -110,6 +113,7 @@
     if (x > 99.9) return ">99.9%";
     return fixed(x, x < 10 || x > 90 ? 1 : 0) + "%";
   }
+  window.LB.format = { score: score, share: share, fixed: fixed };
   function span(a, b) { return a === b ? String(a) : a + "\u2013" + b; }
   function count(n) { return n.toLocaleString("en-US"); }
 

@@ -258,6 +258,12 @@ def test_print_opens_details_and_hides_controls(browser, pages):
     assert len(_rows(page)) == 40                            # every row (at most 500) on paper
     page.evaluate("window.dispatchEvent(new Event('afterprint'))")
     assert not page.evaluate("document.querySelector('#how').open")
+    # on paper the tier table gets landscape pages (a named page), the rest portrait
+    import re
+    boxes = re.findall(rb"/MediaBox\s*\[0 0 ([\d.]+) ([\d.]+)\]",
+                       page.pdf(prefer_css_page_size=True))
+    shapes = [float(w) > float(h) for w, h in boxes]
+    assert True in shapes and False in shapes
     page.context.close()
 
 

@@ -246,6 +246,10 @@ def test_html_escapes_hostile_team_names(noisy, plain):
         html = render_html(analysis)
         assert SCRIPT not in html and IMG not in html and "<img" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        # the table script's JSON holds every name exactly, escaped so no name ends the element
+        assert html.count("</script") == 2 and "<!--" not in html
+        data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+        assert SCRIPT in [row[1] for row in data["rows"]] and IMG in [row[1] for row in data["rows"]]
         assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
         assert "R&amp;D \u00c9quipe" in html and "R&D" not in html
         # inside the SVG too: the chart's row titles and labels

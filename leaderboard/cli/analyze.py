@@ -332,7 +332,8 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
 
 def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
     from leaderboard.pipelines.submissions import analyze_submissions
-    from leaderboard.submissions import read_solution, read_submissions
+    from leaderboard.submissions import read_solution
+    from leaderboard.submissions.files import list_submissions
 
     if args.solution is None or args.submissions is None:
         raise InputError("submissions mode needs both --solution and --submissions")
@@ -345,8 +346,7 @@ def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
     solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
                              group_col=args.group_col, kind=metric.kind,
                              max_bytes=args.max_file_size)
-    submissions = read_submissions(args.submissions, solution, kind=metric.kind,
-                                   pred_cols=args.pred_col, id_col=args.id_col,
-                                   max_bytes=args.max_file_size)
-    return analyze_submissions(solution, submissions, settings, split=args.split,
-                               quiet=args.quiet)
+    found = list_submissions(args.submissions, solution, kind=metric.kind,
+                             pred_cols=args.pred_col, id_col=args.id_col,
+                             max_bytes=args.max_file_size)
+    return analyze_submissions(solution, found, settings, split=args.split, quiet=args.quiet)

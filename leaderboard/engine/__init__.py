@@ -58,7 +58,9 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
     Scored
     """
     n = len(items)
-    size = batch_entries or entries_per_batch(len(job.solution), _width(job, items))
+    engine = engine or LocalEngine()
+    size = batch_entries or min(entries_per_batch(len(job.solution), _width(job, items)),
+                                engine.spread(n))
     batches = [(first, list(items[first:first + size])) for first in range(0, n, size)]
     read: list = [None] * n
     errors: list = [None] * n
@@ -67,7 +69,7 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
                   if s.resampling is not None}
     if progress is not None:
         progress.start(n)
-    for result in (engine or LocalEngine()).run(job, batches):   # in any order
+    for result in engine.run(job, batches):   # in any order
         rows = slice(result.first, result.first + len(result.read))
         read[rows], errors[rows] = result.read, result.errors
         for name, values in result.point.items():

@@ -21,6 +21,13 @@ class LocalEngine:
         for first, items in batches:
             yield run_batch(job, first, items)
 
+    def spread(self, n_entries: int) -> int:
+        """Entries per batch at most: no limit here (the memory budget decides)."""
+        return max(1, n_entries)
+
     def describe(self) -> str:
         """Where the work ran, for notes and logs."""
         return "in this process"
+
+    def close(self) -> None:
+        """Nothing to release."""

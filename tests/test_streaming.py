@@ -265,3 +265,16 @@ def test_counts_past_255_widen_instead_of_wrapping():
     out = _tally(draws, 2)
     assert out.dtype == np.int64 and out.tolist() == [300, 0]
     assert _tally(np.array([1, 1, 0]), 3).tolist() == [1, 2, 0]
+
+
+def test_integer_ids_are_checked_for_repeats_as_numbers():
+    """The int64 shortcut finds exactly the repeats text comparison finds, past int64 too."""
+    from leaderboard.submissions.solution import _duplicated, id_keys
+
+    rng = np.random.default_rng(6)
+    ids = pd.Series([str(v) for v in rng.integers(-50, 50, 300)]
+                    + ["007", "7", "+7", "99999999999999999999", "99999999999999999999"],
+                    dtype="str")
+    keys = id_keys(ids, True)
+    np.testing.assert_array_equal(_duplicated(keys, True), keys.astype(object).duplicated())
+    assert _duplicated(keys, True).iloc[-1] and _duplicated(keys, True).iloc[-3]

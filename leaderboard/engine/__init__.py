@@ -48,8 +48,9 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
         :class:`~leaderboard.engine.local.LocalEngine` (default) or
         :class:`~leaderboard.engine.dask.DaskEngine`.
     batch_entries : int, optional
-        Entries per batch; default from a memory budget
-        (:func:`~leaderboard.engine.work.entries_per_batch`). The numbers do not depend on it.
+        Entries per batch; default from the engine's memory budget per batch
+        (:func:`~leaderboard.engine.work.entries_per_batch`), at most what gives every worker
+        about two batches. The numbers do not depend on it.
     progress : Progress, optional
         Advanced by each batch's entries.
 
@@ -59,8 +60,8 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
     """
     n = len(items)
     engine = engine or LocalEngine()
-    size = batch_entries or min(entries_per_batch(len(job.solution), _width(job, items)),
-                                engine.spread(n))
+    size = batch_entries or min(entries_per_batch(len(job.solution), _width(job, items),
+                                                  engine.budget()), engine.spread(n))
     batches = [(first, list(items[first:first + size])) for first in range(0, n, size)]
     read: list = [None] * n
     errors: list = [None] * n

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from leaderboard.engine.work import BatchResult, Job, run_batch
+from leaderboard.engine.work import BATCH_BYTES, BatchResult, Job, run_batch
 from leaderboard.errors import InputError
 
 
@@ -70,6 +70,15 @@ class DaskEngine:
     def workers(self) -> int:
         """Workers connected now (at least 1, so batches can be sized from it)."""
         return max(1, len(self._client.scheduler_info().get("workers", {})))
+
+    def budget(self) -> int:
+        """Bytes one batch may use: a quarter of the smallest worker's memory limit (the rest for
+        the job, the weights and what reading a file takes), else
+        :data:`~leaderboard.engine.work.BATCH_BYTES`. More entries per batch draw each replicate
+        block's weights fewer times."""
+        limits = [w.get("memory_limit") or 0
+                  for w in self._client.scheduler_info().get("workers", {}).values()]
+        return max(64 * 2**20, min(limits) // 4) if limits and min(limits) > 0 else BATCH_BYTES
 
     def spread(self, n_entries: int) -> int:
         """Entries per batch at most, so every worker gets about two batches."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from leaderboard.engine.work import BatchResult, Job, run_batch
+from leaderboard.engine.work import BATCH_BYTES, BatchResult, Job, run_batch
 
 
 class LocalEngine:
@@ -20,6 +20,10 @@ class LocalEngine:
         """Each batch's result, as it is done."""
         for first, items in batches:
             yield run_batch(job, first, items)
+
+    def budget(self) -> int:
+        """Bytes one batch may use (:data:`~leaderboard.engine.work.BATCH_BYTES`)."""
+        return BATCH_BYTES
 
     def spread(self, n_entries: int) -> int:
         """Entries per batch at most: no limit here (the memory budget decides)."""

@@ -123,3 +123,23 @@ def test_the_default_path_never_imports_dask(tmp_path):
     out = subprocess.run([sys.executable, "-c", code, args[1], args[3]], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_batches_are_sized_from_the_workers_memory():
+    """A quarter of the smallest worker's memory limit per batch, and about two batches per
+    worker; no limit known: the in-process budget."""
+    from leaderboard.engine.dask import DaskEngine
+    from leaderboard.engine.work import BATCH_BYTES
+
+    class Client:
+        def __init__(self, limits):
+            self.limits = limits
+
+        def scheduler_info(self):
+            return {"workers": {f"w{k}": {"memory_limit": m} for k, m in enumerate(self.limits)}}
+
+    engine = DaskEngine.__new__(DaskEngine)
+    engine._client = Client([16 * 2**30, 8 * 2**30, 8 * 2**30])
+    assert engine.budget() == 2 * 2**30 and engine.workers() == 3 and engine.spread(100) == 17
+    engine._client = Client([0, 0])
+    assert engine.budget() == BATCH_BYTES and engine.spread(1) == 1

@@ -339,9 +339,8 @@ def add_engine_options(parser) -> None:
                        "worker processes and split the submissions among them (the numbers are "
                        "the same as without it)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler "
-                       "at ADDRESS (tcp://host:8786); its workers read the files themselves, so "
-                       "the solution and submissions must be readable at the same paths on "
-                       "every worker")
+                       "at ADDRESS (tcp://host:8786); its workers read the submission files "
+                       "themselves, so they must be readable at the same paths on every worker")
 
 
 def engine_from_args(args: argparse.Namespace):

@@ -11,11 +11,12 @@ batch's file paths (or zip and member). Never a prediction, never a weight matri
 draws the weights of each replicate block from ``(seed, stream, block)`` itself
 (:mod:`leaderboard.noise.weights`). For ``poisson`` weights that is any slice of rows; for the
 multinomial schemes (``plain``, ``stratified``, ``grouped``: one joint draw over all rows) it is
-the whole block, about 7 ns per row and replicate, once per batch (2000 replicates of a million
-rows: about 15 s per batch).
+the whole block, 7 to 20 ns per row and replicate (measured), once per batch (2000 replicates of
+a million rows: 15 to 40 s per batch).
 
-Paths are the client's absolute paths: every worker must see the files at the same paths (a
-shared file system), with the same ``leaderboard`` installed.
+Paths are the client's absolute paths: every worker must see the submission files at the same
+paths (a shared file system), with the same ``leaderboard`` installed; the solution travels in
+the job.
 """
 from __future__ import annotations
 

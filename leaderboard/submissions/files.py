@@ -219,7 +219,21 @@ def list_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
                      max_bytes: int = DEFAULT_MAX_BYTES) -> Listing:
     """Find every submission under ``path`` without reading any (the arguments and the errors
     about PATH itself are :func:`read_submissions`'); :func:`submission_set` turns what each
-    entry became into the :class:`SubmissionSet`."""
+    entry became into the :class:`SubmissionSet`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from leaderboard.submissions import read_solution
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "solution.csv").write_text("id,y\\n1,0\\n2,1\\n")
+    >>> (folder / "subs").mkdir()
+    >>> _ = (folder / "subs" / "alice.csv").write_text("id,y\\n2,0.9\\n1,0.2\\n")
+    >>> listing = list_submissions(folder / "subs", read_solution(folder / "solution.csv"),
+    ...                            kind="probabilities")
+    >>> listing.layout, [(f.team, f.file) for f in listing.found]
+    ('folder', [('alice', 'alice.csv')])
+    """
     source = str(path)
     where = Path(path)
     if not where.exists():

@@ -225,14 +225,12 @@ def list_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
     --------
     >>> import tempfile
     >>> from leaderboard.submissions import read_solution
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "solution.csv").write_text("id,y\\n1,0\\n2,1\\n")
-    >>> (folder / "subs").mkdir()
-    >>> _ = (folder / "subs" / "alice.csv").write_text("id,y\\n2,0.9\\n1,0.2\\n")
-    >>> listing = list_submissions(folder / "subs", read_solution(folder / "solution.csv"),
-    ...                            kind="probabilities")
-    >>> listing.layout, [(f.team, f.file) for f in listing.found]
-    ('folder', [('alice', 'alice.csv')])
+    >>> subs = Path(tempfile.mkdtemp())
+    >>> for name in ("alice.csv", "notes.txt", "solution.csv"):
+    ...     _ = (subs / name).write_text("id,y\\n1,0\\n2,1\\n")
+    >>> listing = list_submissions(subs, read_solution(subs / "solution.csv"), kind="labels")
+    >>> [(f.team, f.skip) for f in listing.found]
+    [('alice', None), ('notes', 'not a CSV file'), ('solution', 'the solution file')]
     """
     source = str(path)
     where = Path(path)

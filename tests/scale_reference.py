@@ -101,3 +101,33 @@ def rank_frequencies(reps, top):
         cols = np.minimum(block[:, :top], top + 1) - 1
         counts += np.bincount((cols + offsets).ravel(), minlength=counts.size)
     return counts.reshape(top, top + 1)
+
+
+def _selected_errors(truth, errors):
+    scores = (truth if truth.ndim == 2 else truth[:, None]) + errors
+    top = scores == scores.max(axis=0)
+    return (errors * top).sum(axis=0) / top.sum(axis=0)
+
+
+def winners_curse_levels(reps, shifts=3):
+    """The winner's curse's per-replicate selected errors and maxima, from a float64 copy of
+    every error (chunks of replicates gathered with fancy indexing)."""
+    point = np.asarray(reps.point, dtype=float)
+    errors = np.asarray(reps.errors, dtype=float)
+    sd = np.asarray(reps.sd, dtype=float)
+    n_entries, n_rep = errors.shape
+    step = max(1, CHUNK_ELEMENTS // n_entries)
+    safe_sd = np.where(sd > 0, sd, 1.0)
+    levels = np.zeros((3, n_rep))
+    max_t = np.empty(n_rep)
+    for r0 in range(0, n_rep, step):
+        cols = np.arange(r0, min(r0 + step, n_rep))
+        e = errors[:, cols]
+        levels[0, cols] = _selected_errors(point, e)
+        for j in range(1, shifts + 1):
+            once = point[:, None] + errors[:, (cols + j) % n_rep]
+            levels[1, cols] += _selected_errors(once, e) / shifts
+            twice = once + errors[:, (cols + shifts + j) % n_rep]
+            levels[2, cols] += _selected_errors(twice, e) / shifts
+        max_t[cols] = (e / safe_sd[:, None]).max(axis=0)
+    return levels, max_t

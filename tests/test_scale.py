@@ -8,6 +8,7 @@ from scipy.stats import rankdata
 
 import scale_reference as ref
 from leaderboard.tiers import rank_quantiles, stability
+from leaderboard.tiers import winners_curse as curse_module
 from leaderboard.tiers.replicates import RankReplicates, all_finite
 from leaderboard.tiers.stability import (kendall_taus, rank_frequencies, rank_probabilities,
                                          resampled_ranks)
@@ -99,3 +100,69 @@ def test_clipped_rank_offsets_are_ranked_again_exactly(monkeypatch, limit):
     np.testing.assert_array_equal(new.median_rank, old.median_rank)
     np.testing.assert_array_equal(new.rank_percentiles, old.rank_percentiles)
     np.testing.assert_array_equal(new.p_top[3], old.p_top[3])
+
+
+@pytest.mark.parametrize("make", [lambda: gamma_board(2000, 77), lambda: tied_board(2),
+                                  lambda: gamma_board(300, 7, 0.5)])
+@pytest.mark.parametrize("chunk", [None, 1, 2500])
+def test_winners_curse_equals_the_whole_array_code(monkeypatch, make, chunk):
+    reps = make()
+    if chunk is not None:   # blocks of one replicate, or a few, wrapping around the end
+        monkeypatch.setattr(curse_module, "CHUNK_ELEMENTS", chunk)
+    levels, max_t = ref.winners_curse_levels(reps)
+    seen = {}
+    real = curse_module._curse_block
+
+    def spy(point, safe_sd, window, r0, lv, mt):
+        real(point, safe_sd, window, r0, lv, mt)
+        seen["levels"], seen["max_t"] = lv, mt
+
+    monkeypatch.setattr(curse_module, "_curse_block", spy)
+    res = curse_module.winners_curse(reps)
+    np.testing.assert_array_equal(seen["levels"], levels)
+    np.testing.assert_array_equal(seen["max_t"], max_t)
+    b1, b2, b3 = levels.mean(axis=1)
+    assert res.level_biases == (b1, b2, b3)
+    assert res.bias == (3 * levels[0] - 3 * levels[1] + levels[2]).mean()
+
+
+def plain(p_value):
+    """The same p-values without the screen: every round tests the anchor against all below."""
+    return lambda anchor, others: p_value(anchor, others)
+
+
+def holm_boards():
+    rng = np.random.default_rng(11)
+    spread = -np.sort(-rng.uniform(0, 1, 3000))
+    yield RankReplicates.normal(spread, np.full(3000, 1e-3), 0.0, True, replicates=2)  # 100s of tiers
+    yield gamma_board(4000, 2, correlation=0.4)
+    mixed = rng.uniform(0.0, 0.02, 600)
+    mixed[::50] = 0.0              # entries without noise
+    mixed[-1] = 5.0                # one enormous SD at the bottom: in reach of every anchor
+    yield RankReplicates.normal(-np.sort(-rng.uniform(0, 1, 600).round(2)), mixed, 0.2, True,
+                                replicates=2)
+    yield tied_board(4, n=300, replicates=60)                       # bootstrap, ties
+    yield RankReplicates.normal(np.zeros(50), np.full(50, 0.1), 0.0, True, replicates=2)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.2])
+def test_holm_tiers_with_the_screen_equal_the_full_rounds(alpha):
+    from leaderboard.tiers.holm import leader_anchored_tiers, paired_p_values
+    for reps in holm_boards():
+        fast = leader_anchored_tiers(reps.n_entries, paired_p_values(reps), alpha)
+        full = leader_anchored_tiers(reps.n_entries, plain(paired_p_values(reps)), alpha)
+        np.testing.assert_array_equal(fast.tier, full.tier)
+        np.testing.assert_array_equal(fast.p_vs_anchor, full.p_vs_anchor)   # NaNs alike
+
+
+def test_holm_screen_keeps_every_entry_it_cannot_rule_out():
+    from leaderboard.tiers.holm import paired_p_values
+    for reps in holm_boards():
+        pv = paired_p_values(reps)
+        level = 0.05 / max(1, reps.n_entries - 1)
+        for anchor in range(0, reps.n_entries - 1, max(1, reps.n_entries // 25)):
+            others = np.arange(anchor + 1, reps.n_entries)
+            cand = pv.candidates(anchor, level)
+            left_out = np.setdiff1d(others, cand)
+            assert (pv(anchor, left_out) <= level).all()
+            assert np.array_equal(cand, np.sort(cand))

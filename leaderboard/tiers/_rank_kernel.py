@@ -88,3 +88,25 @@ def min_ranks(block, out):
             if t > 0 and sorted_keys[t] != sorted_keys[t - 1]:
                 rank = t + 1  # the t values before position t are all strictly larger
             out[r, pos[t]] = rank
+
+
+TILE = 512  # entries per tile of the transposing gather: its output rows stay in cache
+
+
+@njit(cache=True, parallel=True)
+def gather_columns(errors, cols, point, add_point, out):
+    """``out[k, i] = point[i] + errors[i, cols[k]]`` in float64 (or the error alone when
+    ``add_point`` is False): chosen replicates of an (E, R) array, float32 or float64, as
+    contiguous float64 rows. Each entry's few errors are read together, tile by tile."""
+    n = errors.shape[0]
+    c = cols.size
+    for t in prange(-(-n // TILE)):
+        for i in range(t * TILE, min(n, (t + 1) * TILE)):
+            row = errors[i]
+            if add_point:
+                p = point[i]
+                for k in range(c):
+                    out[k, i] = p + np.float64(row[cols[k]])
+            else:
+                for k in range(c):
+                    out[k, i] = np.float64(row[cols[k]])

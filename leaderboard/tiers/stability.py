@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from leaderboard.tiers._rank_kernel import min_ranks
-from leaderboard.tiers._tau_kernel import inversions, tied_pairs
+from leaderboard.tiers._rank_kernel import gather_columns, min_ranks
+from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
 from leaderboard.tiers.rank_quantiles import collect
 from leaderboard.tiers.replicates import RankReplicates, all_finite
 
@@ -98,10 +98,14 @@ def _rank_blocks(reps: RankReplicates, chunk_elements: int = CHUNK_ELEMENTS
     """Yield ``(r0, ranks)`` with ``ranks`` of shape (c, E) for replicates r0 .. r0 + c - 1."""
     n_entries, n_rep = reps.errors.shape
     step = max(1, chunk_elements // n_entries)
+    point = np.ascontiguousarray(reps.point, dtype=np.float64)
+    errors = reps.errors   # any layout: numba reads strided arrays too
     for r0 in range(0, n_rep, step):
-        # Transposed float64 copy (float32 errors are widened exactly): each replicate's scores
+        # Transposed float64 scores (float32 errors are widened exactly): each replicate's scores
         # contiguous for the sort.
-        block = np.ascontiguousarray((reps.point[:, None] + reps.errors[:, r0:r0 + step]).T)
+        cols = np.arange(r0, min(r0 + step, n_rep))
+        block = np.empty((cols.size, n_entries))
+        gather_columns(errors, cols, point, True, block)
         out = np.empty(block.shape, dtype=np.int32)
         min_ranks(block, out)
         yield r0, out
@@ -319,19 +323,18 @@ def _tau_b(ranks, run_starts, x_ties, out):
     n_rep, n = ranks.shape
     total = n * (n - 1) // 2
     for r in prange(n_rep):
-        seq = ranks[r].astype(np.int64)
+        seq = ranks[r].copy()
+        sort_runs(seq, run_starts)
         joint = 0  # pairs tied in both observed score and resampled rank
         for g in range(run_starts.size - 1):
             a, b = run_starts[g], run_starts[g + 1]
-            if b - a > 1:
-                seq[a:b] = np.sort(seq[a:b])
-                run = 1
-                for t in range(a + 1, b + 1):
-                    if t < b and seq[t] == seq[t - 1]:
-                        run += 1
-                    else:
-                        joint += run * (run - 1) // 2
-                        run = 1
+            run = 1
+            for t in range(a + 1, b + 1):
+                if t < b and seq[t] == seq[t - 1]:
+                    run += 1
+                else:
+                    joint += run * (run - 1) // 2
+                    run = 1
         y_ties = tied_pairs(seq, n)
         discordant = inversions(seq, n)  # earlier entries with a strictly larger (worse) rank
         denom = float(total - x_ties) * float(total - y_ties)

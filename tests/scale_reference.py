@@ -131,3 +131,73 @@ def winners_curse_levels(reps, shifts=3):
             levels[2, cols] += _selected_errors(twice, e) / shifts
         max_t[cols] = (e / safe_sd[:, None]).max(axis=0)
     return levels, max_t
+
+
+def shakeup_baseline_arrays(draws, observed, batch=None):
+    """The noise baseline's per-replicate statistics and place band as they were: from the
+    whole (E, R) error arrays, every private rank by public place kept, np.quantile over them."""
+    from leaderboard.shakeup.observed import board_ranks, row_pearson, tau_b_rows, top_count
+    pub_all, priv_all = draws.public_errors, draws.private_errors
+    e, r = pub_all.shape
+    batch = batch or max(1, (1 << 20) // e)
+    top = top_count(e, observed.top_fraction)
+    out = {k: np.empty(r) for k in ("spearman", "mean_abs", "mean_abs_top", "kendall")}
+    out["winners"] = np.empty(r, dtype=np.int32)
+    by_place = np.empty((e, r), dtype=np.int32)
+    for r0 in range(0, r, batch):
+        cols = slice(r0, min(r0 + batch, r))
+        public = draws.truth + pub_all[:, cols].T
+        private = draws.truth + priv_all[:, cols].T
+        pub_rank, pub_avg, pub_order = board_ranks(public)
+        priv_rank, priv_avg, _ = board_ranks(private)
+        out["spearman"][cols] = row_pearson(pub_avg, priv_avg)
+        moved = np.abs(pub_rank - priv_rank)
+        out["mean_abs"][cols] = moved.mean(axis=1) / e
+        in_top = priv_rank <= top
+        out["mean_abs_top"][cols] = (moved * in_top).sum(axis=1) / in_top.sum(axis=1) / e
+        out["winners"][cols] = np.where(priv_rank == 1, pub_rank, e + 1).min(axis=1)
+        by_place[:, cols] = np.take_along_axis(priv_rank, pub_order, axis=1).T
+        taus = np.empty(pub_rank.shape[0])
+        xy_order = np.argsort(pub_rank.astype(np.int64) * (e + 1) + priv_rank, axis=1)
+        tau_b_rows(pub_rank, priv_rank, xy_order, taus)
+        out["kendall"][cols] = taus
+    out["band"] = np.quantile(by_place, [0.025, 0.5, 0.975], axis=1,
+                              method="inverted_cdf").astype(np.int32)
+    return out
+
+
+def overfit_null_arrays(draws, top, batch=None):
+    """The overfitting test's gap SDs and null statistics from the whole error arrays."""
+    pub_all, priv_all = draws.public_errors, draws.private_errors
+    e, r = pub_all.shape
+    batch = batch or max(1, (1 << 20) // e)
+    sd_gap = np.std(pub_all - priv_all, axis=1, ddof=1)
+    safe = np.where(sd_gap > 0, sd_gap, 1.0)
+    null = np.empty(r)
+    for r0 in range(0, r, batch):
+        cols = slice(r0, min(r0 + batch, r))
+        pub_err = pub_all[:, cols].T
+        gap = pub_err - priv_all[:, cols].T
+        centred = gap - np.median(gap, axis=-1, keepdims=True)
+        sim_z = np.where(sd_gap > 0, centred / safe, 0.0)
+        sim_leaders = np.argpartition(-(draws.truth + pub_err), top - 1, axis=1)[:, :top]
+        null[cols] = np.take_along_axis(sim_z, sim_leaders, axis=1).mean(axis=1)
+    return sd_gap, null
+
+
+def posterior_means(x, sd, grid_points=200, iterations=300):
+    """estimate_truth's posterior means as they were, with every temporary."""
+    lo, hi = float(x.min()), float(x.max())
+    half = grid_points // 2
+    grid = np.unique(np.r_[np.linspace(lo, hi, half), np.quantile(x, np.linspace(0, 1, half))])
+    sd = np.maximum(sd, 1e-9 * (hi - lo))
+    z2 = ((x[:, None] - grid[None, :]) / sd[:, None]) ** 2
+    log_lik = 0.5 * (z2 - z2.min(axis=1, keepdims=True))
+    lik = np.exp(-log_lik)
+    lik[log_lik > 700] = 0.0
+    weights = np.full(grid.size, 1.0 / grid.size)
+    for _ in range(iterations):
+        weights *= lik.T @ (1.0 / np.maximum(lik @ weights, 1e-300)) / x.size
+        weights[weights < 1e-200] = 0.0
+    post = lik * weights
+    return post @ grid / post.sum(axis=1)

@@ -166,3 +166,61 @@ def test_holm_screen_keeps_every_entry_it_cannot_rule_out():
             left_out = np.setdiff1d(others, cand)
             assert (pv(anchor, left_out) <= level).all()
             assert np.array_equal(cand, np.sort(cand))
+
+
+def shakeup_case(n, replicates, correlation, seed, ties=False):
+    from leaderboard.shakeup import NoiseDraws, shakeup_stats
+    rng = np.random.default_rng(seed)
+    truth = rng.uniform(0.7, 0.9, n)
+    if ties:
+        truth = truth.round(2)
+    public = truth + 0.01 * rng.standard_normal(n)
+    private = truth + 0.005 * rng.standard_normal(n)
+    sd_pub = np.where(rng.uniform(size=n) < 0.05, 0.0, 0.01) if ties else np.full(n, 0.01)
+    draws = NoiseDraws.normal(truth, sd_pub, 0.005, True, correlation=correlation,
+                              replicates=replicates, seed=seed)
+    return draws, shakeup_stats(public, private, True), public, private
+
+
+@pytest.mark.parametrize("n,replicates,correlation,ties", [(400, 100, 0.0, False),
+                                                          (3000, 70, 0.5, False),
+                                                          (250, 45, 0.2, True)])
+def test_noise_baseline_from_redrawn_blocks_equals_the_whole_arrays(n, replicates, correlation,
+                                                                     ties):
+    from leaderboard.shakeup import NoiseDraws, overfit_test, shakeup_baseline
+    draws, observed, public, private = shakeup_case(n, replicates, correlation, 4, ties)
+    arrays = NoiseDraws(truth=draws.truth, public_errors=np.array(draws.public_errors),
+                        private_errors=np.array(draws.private_errors), sign=1.0, source="x")
+    old = ref.shakeup_baseline_arrays(arrays, observed)
+    for d in (draws, arrays):
+        for batch in (None, 7):
+            new = shakeup_baseline(d, observed, batch=batch)
+            np.testing.assert_array_equal(new.spearman, old["spearman"])
+            np.testing.assert_array_equal(new.mean_abs_rank_change, old["mean_abs"])
+            np.testing.assert_array_equal(new.mean_abs_rank_change_top10, old["mean_abs_top"])
+            np.testing.assert_array_equal(new.winner_public_ranks, old["winners"])
+            np.testing.assert_array_equal(new.kendall, old["kendall"])
+            np.testing.assert_array_equal(new.private_rank_given_public_place, old["band"])
+        test = overfit_test(public, private, d, True)
+        sd_gap, null = ref.overfit_null_arrays(arrays, test.top_size)
+        np.testing.assert_array_equal(test.sd_gap, sd_gap)
+        np.testing.assert_array_equal(test.null, null)
+
+
+def test_noise_baseline_place_band_survives_clipped_offsets(monkeypatch):
+    from leaderboard.shakeup import shakeup_baseline
+    draws, observed, _, _ = shakeup_case(600, 64, 0.0, 9)
+    expected = shakeup_baseline(draws, observed).private_rank_given_public_place
+    monkeypatch.setattr(rank_quantiles, "OFFSET_LIMIT", 1)
+    np.testing.assert_array_equal(shakeup_baseline(draws, observed).private_rank_given_public_place,
+                                  expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_posterior_means_in_place_equal_the_old_temporaries(seed):
+    from leaderboard.shakeup.truth import estimate_truth
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.6, 0.9, 700).round(3)
+    sd = rng.uniform(0.0, 0.02, 700)
+    sd[:5] = 0.0
+    np.testing.assert_array_equal(estimate_truth(x, sd), ref.posterior_means(x, np.asarray(sd)))

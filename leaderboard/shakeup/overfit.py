@@ -235,7 +235,7 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
     """
     public, private, batch = _overfit_iv(public, private, draws, higher_is_better, alpha,
                                          top_fraction, batch)
-    e, r = draws.public_errors.shape
+    e, r = draws.n_entries, draws.n_replicates
     gap = draws.sign * (public - private)
     sd_gap = draws.gap_sd()
     z = _centred_z(gap, sd_gap)
@@ -246,10 +246,8 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
     leaders = np.argsort(-draws.sign * public, kind="stable")[:top]
     statistic = float(z[leaders].mean())
     null = np.empty(r)
-    for r0 in range(0, r, batch):
-        cols = slice(r0, min(r0 + batch, r))
-        pub_err = draws.public_errors[:, cols].T  # (c, E): one simulated competition per row
-        sim_z = _centred_z(pub_err - draws.private_errors[:, cols].T, sd_gap)
+    for cols, pub_err, priv_err in draws.blocks(batch):  # (c, E): one simulated competition per row
+        sim_z = _centred_z(pub_err - priv_err, sd_gap)
         # The simulated public top; ties (identical entries) are interchangeable here.
         sim_leaders = np.argpartition(-(draws.truth + pub_err), top - 1, axis=1)[:, :top]
         null[cols] = np.take_along_axis(sim_z, sim_leaders, axis=1).mean(axis=1)

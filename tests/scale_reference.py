@@ -133,10 +133,36 @@ def winners_curse_levels(reps, shifts=3):
     return levels, max_t
 
 
-def shakeup_baseline_arrays(draws, observed, batch=None):
+def board_ranks(scores, kind=None):
+    """(As it was: numpy's argsort, ``kind`` None its quicksort.) Ranks of each row of ``scores`` (shape (c, n), higher is better).
+
+    Returns the "min" ranks (int32: 1 + the number strictly better), the average ranks (float, for
+    Spearman) and the order of each row, best first.
+    """
+    c, n = scores.shape
+    order = np.argsort(-scores, axis=1, kind=kind)
+    ordered = np.take_along_axis(scores, order, axis=1)
+    new_group = np.ones((c, n), dtype=bool)
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new_group[:, 1:])
+    positions = np.arange(n, dtype=np.int32)
+    min_rank = np.empty((c, n), dtype=np.int32)
+    if new_group.all():  # no ties (the usual case): place = position, average rank = min rank
+        np.put_along_axis(min_rank, order, np.broadcast_to(positions + 1, (c, n)), axis=1)
+        return min_rank, min_rank.astype(float), order
+    first = np.maximum.accumulate(np.where(new_group, positions, 0), axis=1)
+    np.put_along_axis(min_rank, order, first + 1, axis=1)
+    group_end = np.ones((c, n), dtype=bool)
+    group_end[:, :-1] = new_group[:, 1:]
+    last = np.minimum.accumulate(np.where(group_end, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    avg = np.empty((c, n))
+    np.put_along_axis(avg, order, (first + last) / 2 + 1, axis=1)
+    return min_rank, avg, order
+
+
+def shakeup_baseline_arrays(draws, observed, batch=None, kind=None):
     """The noise baseline's per-replicate statistics and place band as they were: from the
     whole (E, R) error arrays, every private rank by public place kept, np.quantile over them."""
-    from leaderboard.shakeup.observed import board_ranks, row_pearson, tau_b_rows, top_count
+    from leaderboard.shakeup.observed import row_pearson, tau_b_rows, top_count
     pub_all, priv_all = draws.public_errors, draws.private_errors
     e, r = pub_all.shape
     batch = batch or max(1, (1 << 20) // e)
@@ -148,8 +174,8 @@ def shakeup_baseline_arrays(draws, observed, batch=None):
         cols = slice(r0, min(r0 + batch, r))
         public = draws.truth + pub_all[:, cols].T
         private = draws.truth + priv_all[:, cols].T
-        pub_rank, pub_avg, pub_order = board_ranks(public)
-        priv_rank, priv_avg, _ = board_ranks(private)
+        pub_rank, pub_avg, pub_order = board_ranks(public, kind)
+        priv_rank, priv_avg, _ = board_ranks(private, kind)
         out["spearman"][cols] = row_pearson(pub_avg, priv_avg)
         moved = np.abs(pub_rank - priv_rank)
         out["mean_abs"][cols] = moved.mean(axis=1) / e

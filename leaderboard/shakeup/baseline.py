@@ -214,7 +214,7 @@ def shakeup_baseline(draws: NoiseDraws, observed: ShakeupStats, *,
 
     # The inverted-CDF quantiles are order statistics: which ones, numpy's own rule says.
     at = np.quantile(np.arange(r), QUANTILES, method="inverted_cdf").astype(int)
-    band = collect(np.arange(1, e + 1), r, at, summarised(), by_place).T
+    band = collect(None, r, at, summarised(), by_place).T
     nan = math.nan
     p_spearman = (_mc_p(int(np.count_nonzero(spearman <= observed.spearman)), r)
                   if np.isfinite(observed.spearman) else nan)

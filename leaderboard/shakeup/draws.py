@@ -84,6 +84,7 @@ class NoiseDraws:
         self.truth = truth
         self._public, self._private, self._normal = public_errors, private_errors, normal
         self.source, self.sign, self.dropped = source, sign, dropped
+        self._gap_total = None   # scores only: each entry's sum of public minus private errors
 
     @property
     def public_errors(self) -> np.ndarray:
@@ -126,37 +127,51 @@ class NoiseDraws:
                 yield cols, self._public[:, cols].T, self._private[:, cols].T
             return
         per = max(1, batch // BLOCK)
+        # a whole pass also adds up each entry's gaps, in replicate order, for gap_sd's mean
+        total = np.zeros(self.n_entries) if self._gap_total is None else None
         for b0 in range(0, -(-r // BLOCK), per):
             bs = range(b0, min(b0 + per, -(-r // BLOCK)))
             pub = np.concatenate([self._normal.block(STREAM_PUBLIC, b) for b in bs])
             priv = np.concatenate([self._normal.block(STREAM_PRIVATE, b) for b in bs])
+            if total is not None:
+                for row in pub - priv:
+                    total += row
             yield slice(b0 * BLOCK, b0 * BLOCK + pub.shape[0]), pub, priv
+        if total is not None:
+            self._gap_total = total
 
-    def gap_sd(self) -> np.ndarray:
+    def gap_sd(self, each=None, batch: int | None = None) -> np.ndarray:
         """Per entry, the SD of public minus private error: the noise in its public-private gap.
 
         ``np.std(public - private, axis=1, ddof=1)``, a block of entries at a time for arrays;
-        for scores-only draws two passes over the blocks that add the replicates in order, as
-        numpy does for the (E, R) view the draws once were (the same numbers, bit for bit).
+        for scores-only draws a pass for the mean (skipped when a whole pass of :meth:`blocks`
+        already ran and left the sums) and one for the squares, both adding the replicates in
+        order, as numpy does for the (E, R) view the draws once were: the same numbers, bit for
+        bit. ``each(cols, public, private)``, if given, sees every block of a pass over the
+        replicates (``batch`` at a time), so that a caller's own pass comes for free.
         """
         e, r = self.n_entries, self.n_replicates
+        batch = max(1, CHUNK_ELEMENTS // max(1, e)) if batch is None else batch
         if self._normal is None:
             out = np.empty(e)
             step = max(1, CHUNK_ELEMENTS // max(1, r))
             for k in range(0, e, step):
                 out[k:k + step] = np.std(self._public[k:k + step] - self._private[k:k + step],
                                          axis=1, ddof=1)
+            for block in self.blocks(batch) if each is not None else ():
+                each(*block)
             return out
-        total = np.zeros(e)
-        for _, pub, priv in self.blocks(BLOCK):
-            for row in pub - priv:
-                total += row
-        mean = total / r
+        if self._gap_total is None:
+            for _ in self.blocks(batch):
+                pass
+        mean = self._gap_total / r
         squares = np.zeros(e)
-        for _, pub, priv in self.blocks(BLOCK):
+        for cols, pub, priv in self.blocks(batch):
             for row in pub - priv:
                 dev = row - mean
                 squares += dev * dev
+            if each is not None:
+                each(cols, pub, priv)
         return np.sqrt(squares / (r - 1))
 
     @classmethod

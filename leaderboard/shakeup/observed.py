@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.stats import kendalltau, rankdata, spearmanr
 
+from leaderboard.tiers._rank_kernel import board_ranks_rows
 from leaderboard.tiers._tau_kernel import inversions, tied_pairs
 
 
@@ -212,25 +213,15 @@ def board_ranks(scores: np.ndarray):
     """Ranks of each row of ``scores`` (shape (c, n), higher is better).
 
     Returns the "min" ranks (int32: 1 + the number strictly better), the average ranks (float, for
-    Spearman) and the order of each row, best first.
+    Spearman) and the order of each row, best first, tied scores in index order (a compiled
+    stable radix sort, :mod:`leaderboard.tiers._rank_kernel`; numpy's argsort, used before, left
+    the order of tied scores to its quicksort).
     """
-    c, n = scores.shape
-    order = np.argsort(-scores, axis=1)
-    ordered = np.take_along_axis(scores, order, axis=1)
-    new_group = np.ones((c, n), dtype=bool)
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new_group[:, 1:])
-    positions = np.arange(n, dtype=np.int32)
-    min_rank = np.empty((c, n), dtype=np.int32)
-    if new_group.all():  # no ties (the usual case): place = position, average rank = min rank
-        np.put_along_axis(min_rank, order, np.broadcast_to(positions + 1, (c, n)), axis=1)
-        return min_rank, min_rank.astype(float), order
-    first = np.maximum.accumulate(np.where(new_group, positions, 0), axis=1)
-    np.put_along_axis(min_rank, order, first + 1, axis=1)
-    group_end = np.ones((c, n), dtype=bool)
-    group_end[:, :-1] = new_group[:, 1:]
-    last = np.minimum.accumulate(np.where(group_end, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    avg = np.empty((c, n))
-    np.put_along_axis(avg, order, (first + last) / 2 + 1, axis=1)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    min_rank = np.empty(scores.shape, dtype=np.int32)
+    avg = np.empty(scores.shape)
+    order = np.empty(scores.shape, dtype=np.int64)
+    board_ranks_rows(scores, min_rank, avg, order)
     return min_rank, avg, order
 
 

@@ -110,3 +110,28 @@ def gather_columns(errors, cols, point, add_point, out):
             else:
                 for k in range(c):
                     out[k, i] = np.float64(row[cols[k]])
+
+
+@njit(cache=True, parallel=True)
+def board_ranks_rows(block, min_rank, avg_rank, order):
+    """Per row of ``block`` (one simulated board, higher is better): the order best first (ties
+    in index order), the "min" ranks (int32) and the average ranks (float64) of its entries."""
+    n_rep, n = block.shape
+    for r in prange(n_rep):
+        keys = np.empty(n, np.uint64)
+        spare_keys = np.empty(n, np.uint64)
+        idx = np.empty(n, np.int64)
+        spare_idx = np.empty(n, np.int64)
+        counts = np.empty((N_DIGITS, 1 << DIGIT_BITS), np.int64)
+        pos, sorted_keys = descending_order(block[r], keys, spare_keys, idx, spare_idx, counts)
+        t = 0
+        while t < n:
+            u = t
+            while u + 1 < n and sorted_keys[u + 1] == sorted_keys[t]:
+                u += 1
+            average = (t + u) / 2 + 1   # the tie group's places t + 1 .. u + 1, averaged
+            for v in range(t, u + 1):
+                min_rank[r, pos[v]] = t + 1
+                avg_rank[r, pos[v]] = average
+                order[r, v] = pos[v]
+            t = u + 1

@@ -5,7 +5,8 @@ replicates come a block at a time. :class:`RankQuantiles` keeps each rank as a 1
 from a base rank of the entry's own (its observed rank, or its place), 2 bytes per entry and
 replicate instead of 4; offsets beyond +-:data:`OFFSET_LIMIT` are clipped. Clipping keeps the
 order, so an order statistic that is not at a clipped end is exact; the entries whose order
-statistic is (possible only on boards of more than 32,768 entries) are named by
+statistic is (possible only on boards of more than 32,768 entries, when an entry's ranks spread
+over more than 32,767 places on one side of the base) are named by
 :meth:`RankQuantiles.select`, and the caller ranks them again with their exact ranks kept
 (:func:`exact_order_statistics`). Used by the ranks stage's rank percentiles
 (:mod:`leaderboard.tiers.stability`) and by the post-mortem's private rank of each public place
@@ -27,8 +28,9 @@ class RankQuantiles:
 
     Parameters
     ----------
-    base : array of int, shape (E,)
-        Each entry's base rank; ranks are stored as ``rank - base``.
+    base : array of int, shape (E,), or None
+        Each entry's base rank; ranks are stored as ``rank - base``. None: the median of each
+        entry's ranks in the first block added (so the offsets reach either way from the middle).
     n_replicates : int
     positions : sequence of int
         0-based order statistics to return (``k`` is the (k+1)-th smallest of the R ranks).
@@ -43,15 +45,22 @@ class RankQuantiles:
     ([1, 2], [True, True])
     """
 
-    def __init__(self, base: np.ndarray, n_replicates: int, positions: Sequence[int]) -> None:
-        self.base = np.asarray(base, dtype=np.int64)
+    def __init__(self, base: np.ndarray | None, n_replicates: int,
+                 positions: Sequence[int]) -> None:
+        self.base = None if base is None else np.asarray(base, dtype=np.int64)
         self.positions = [int(k) for k in positions]
-        self.offsets = np.empty((self.base.size, int(n_replicates)), dtype=np.int16)
+        self.n_replicates = int(n_replicates)
+        self.offsets = None
 
     def add(self, r0: int, ranks: np.ndarray) -> None:
         """Store the ranks of replicates ``r0 .. r0 + c - 1``, given as shape (c, E)."""
+        ranks = np.asarray(ranks)
+        if self.base is None:   # centred on the first block's median: clipping needs a spread
+            self.base = np.sort(ranks, axis=0)[(ranks.shape[0] - 1) // 2].astype(np.int64)
+        if self.offsets is None:
+            self.offsets = np.empty((self.base.size, self.n_replicates), dtype=np.int16)
         low = -OFFSET_LIMIT - 1
-        dev = np.asarray(ranks).T - self.base[:, None]
+        dev = ranks.T - self.base[:, None]
         self.offsets[:, r0:r0 + dev.shape[1]] = np.clip(dev, low, OFFSET_LIMIT)
 
     def select(self) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +103,7 @@ def exact_order_statistics(rows: np.ndarray, n_replicates: int, positions: Seque
     return out
 
 
-def collect(base: np.ndarray, n_replicates: int, positions: Sequence[int],
+def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int],
             blocks: Iterator[tuple[int, np.ndarray]],
             passes: Callable[[], Iterable[tuple[int, np.ndarray]]],
             each: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:

@@ -29,10 +29,11 @@ Computation: one pass over the replicates serves every summary (:func:`stability
 together, as :func:`~leaderboard.tiers.ranking.rank_board` does). Replicates are ranked in blocks
 of about :data:`CHUNK_ELEMENTS` scores, each replicate by a compiled stable radix sort
 (:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel. The rank percentiles need every
-entry's R ranks at once; they are kept as 16-bit offsets from the entry's observed rank (2 bytes
-per entry and replicate, half of int32), and an entry whose percentile falls at the clipped end
-of that range is ranked again in a second pass that keeps its exact ranks (a board needs more than
-32,768 entries for that to happen). Each replicate is handled on its own and each entry's
+entry's R ranks at once; they are kept as 16-bit offsets from the entry's median rank on the
+first block of replicates (2 bytes per entry and replicate, half of int32), and an entry whose
+percentile falls at the clipped end of that range is ranked again in a second pass that keeps its
+exact ranks (:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768
+entries whose ranks spread that far). Each replicate is handled on its own and each entry's
 percentiles are order statistics, so results do not depend on the block sizes or the number of
 threads.
 """
@@ -299,9 +300,8 @@ def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95
         # Inverted-CDF quantiles: the ceil(q R)-th smallest rank, so every reported rank occurred.
         qs = [(1 - level) / 2, 0.5, (1 + level) / 2]
         idx = [min(n_rep - 1, max(0, int(np.ceil(q * n_rep - 1e-9)) - 1)) for q in qs]
-        # Ranks kept as offsets from the observed rank (1 + entries with a strictly higher score).
-        base = 1 + np.searchsorted(np.sort(-reps.point), -reps.point, side="left")
-        part = collect(base, n_rep, idx, _rank_blocks(reps), lambda: _rank_blocks(reps),
+        # ranks kept as int16 offsets from each entry's median rank on the first block
+        part = collect(None, n_rep, idx, _rank_blocks(reps), lambda: _rank_blocks(reps),
                        each=acc).astype(np.int32)
         probabilities = RankProbabilities(
             p_best=acc.credit / n_rep, p_top={k: acc.in_top[k] / n_rep for k in ks},

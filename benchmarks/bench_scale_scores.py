@@ -10,7 +10,8 @@ Three parts, all on the board of bench_scores_only.py (``0.93 - Gamma(2, 0.03)``
    process, with its peak RSS above what was held before it (the kernel's high-water mark, reset
    before each step). ``--skip-rank-sets`` leaves out the rank confidence sets, the best set
    and the significance map (timed by bench_rank_sets.py) and stands in trivial ones for the
-   report, so that what is left shows.
+   report, here and in the end-to-end runs (in this script's processes only), so that what is
+   left shows.
 3. **Old code** (``--old``, default 1000,10000): the whole-array code of the steps issue 16
    changed (tests/scale_reference.py) against the package's, in this process on the same
    replicates, with the ratio at each size and how each side grew from 1k to 10k.
@@ -67,7 +68,10 @@ def end_to_end(n: int, args) -> tuple[float, float]:
         tmp = Path(tmp)
         board(n, args.post_mortem).to_csv(tmp / "board.csv", index=False)
         start = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "leaderboard",
+        # with --skip-rank-sets the child is this script, which stands in trivial rank sets and
+        # then runs the command line as it is
+        runner = [__file__, "--child"] if args.skip_rank_sets else ["-m", "leaderboard"]
+        child = subprocess.Popen([sys.executable, *runner,
                                   *cli_args(tmp / "board.csv", tmp, args)])
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
@@ -122,6 +126,14 @@ def trivial_map(sets, reps, k):
                            critical_value=0.0, alpha=sets.alpha)
 
 
+def skip_rank_sets() -> None:
+    """Trivial rank sets, best set and map, in this process only (the package is untouched)."""
+    from leaderboard.tiers import ranking
+    ranking.rank_confidence_sets = trivial_sets
+    ranking.best_set = lambda reps, alpha=0.05: np.ones(reps.n_entries, bool)
+    ranking.significance_map = trivial_map
+
+
 def steps(n: int, args) -> list[tuple[str, float, float]]:
     """Every step of ``analyze`` on an n-entry board, called one by one."""
     from leaderboard.flags import board_flags
@@ -138,10 +150,8 @@ def steps(n: int, args) -> list[tuple[str, float, float]]:
     from leaderboard.tiers.stability import stability
     from leaderboard.tiers.winners_curse import winners_curse
 
-    if args.skip_rank_sets:   # in this process only: the package is left as it is
-        ranking.rank_confidence_sets = trivial_sets
-        ranking.best_set = lambda reps, alpha=0.05: np.ones(reps.n_entries, bool)
-        ranking.significance_map = trivial_map
+    if args.skip_rank_sets:
+        skip_rank_sets()
     step, metric = Steps(), get_metric("auc")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -246,6 +256,10 @@ def old_vs_new(n: int, args) -> list[tuple[str, float, float]]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--child"]:   # an end-to-end run with the rank sets skipped
+        from leaderboard.cli import main as cli
+        skip_rank_sets()
+        raise SystemExit(cli(sys.argv[2:]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sizes = lambda text: [int(x) for x in text.split(",") if x]   # noqa: E731
     parser.add_argument("--sizes", type=sizes, default=[1000, 10000, 100000])

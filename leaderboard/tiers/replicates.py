@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit, prange
 
 from leaderboard.noise.rng import BLOCK, block_rng
 
@@ -150,13 +151,22 @@ class RankReplicates:
             rng = block_rng(seed, STREAM, b)
             shared = rng.standard_normal(BLOCK)
             own = rng.standard_normal((BLOCK, point.size))
-            z = np.sqrt(correlation) * shared[:, None] + np.sqrt(1 - correlation) * own
-            r0, r1 = b * BLOCK, min((b + 1) * BLOCK, replicates)
-            # the float64 product, then rounded once to float32: one block of 32 draws at a time
-            errors[:, r0:r1] = (sd[:, None] * z[:r1 - r0].T)
+            # sd_i * (sqrt(c) Z0 + sqrt(1 - c) Z_i) in float64, then rounded once to float32
+            _write_block(errors, b * BLOCK, shared, own, sd, np.sqrt(correlation),
+                         np.sqrt(1 - correlation))
         return cls(point=sign * point, errors=errors, sd=sd, correlation=float(correlation),
                    sign=sign, source=f"normal errors with correlation {correlation:g} between "
                                      "entries, SDs from the simulated noise")
+
+
+@njit(cache=True, parallel=True)
+def _write_block(errors, r0, shared, own, sd, a, b):
+    """``errors[i, r0 + k] = sd[i] * (a * shared[k] + b * own[k, i])`` for the block's draws that
+    fit, each entry's few draws written together (the float64 operations numpy did, in order)."""
+    m = min(own.shape[0], errors.shape[1] - r0)
+    for i in prange(errors.shape[0]):
+        for k in range(m):
+            errors[i, r0 + k] = sd[i] * (a * shared[k] + b * own[k, i])
 
 
 def all_finite(values: np.ndarray, chunk_elements: int = CHUNK_ELEMENTS) -> bool:

@@ -67,6 +67,15 @@ def descending_order(row, keys, spare_keys, order, spare_order, counts):
     return src_i, src_k
 
 
+@njit(cache=True)
+def _sorted_row(row):
+    """:func:`descending_order` of one row with its own work space: (positions, sorted keys)."""
+    n = row.size
+    return descending_order(row, np.empty(n, np.uint64), np.empty(n, np.uint64),
+                            np.empty(n, np.int64), np.empty(n, np.int64),
+                            np.empty((N_DIGITS, 1 << DIGIT_BITS), np.int64))
+
+
 @njit(cache=True, parallel=True)
 def min_ranks(block, out):
     """Rank each row of ``block`` (one replicate): 1 + the number of strictly larger values.
@@ -76,13 +85,7 @@ def min_ranks(block, out):
     """
     n_rep, n = block.shape
     for r in prange(n_rep):
-        keys = np.empty(n, np.uint64)
-        spare_keys = np.empty(n, np.uint64)
-        order = np.empty(n, np.int64)
-        spare_order = np.empty(n, np.int64)
-        counts = np.empty((N_DIGITS, 1 << DIGIT_BITS), np.int64)
-        pos, sorted_keys = descending_order(block[r], keys, spare_keys, order, spare_order,
-                                            counts)
+        pos, sorted_keys = _sorted_row(block[r])
         rank = 1
         for t in range(n):
             if t > 0 and sorted_keys[t] != sorted_keys[t - 1]:
@@ -118,12 +121,7 @@ def board_ranks_rows(block, min_rank, avg_rank, order):
     in index order), the "min" ranks (int32) and the average ranks (float64) of its entries."""
     n_rep, n = block.shape
     for r in prange(n_rep):
-        keys = np.empty(n, np.uint64)
-        spare_keys = np.empty(n, np.uint64)
-        idx = np.empty(n, np.int64)
-        spare_idx = np.empty(n, np.int64)
-        counts = np.empty((N_DIGITS, 1 << DIGIT_BITS), np.int64)
-        pos, sorted_keys = descending_order(block[r], keys, spare_keys, idx, spare_idx, counts)
+        pos, sorted_keys = _sorted_row(block[r])
         t = 0
         while t < n:
             u = t

@@ -124,30 +124,28 @@ def _winners_curse_iv(reps: RankReplicates, alpha: float) -> None:
 
 
 @njit(cache=True)
+def _world_score(point, a, b, n_terms, e, i):
+    """``point[i] + e[i]`` (``n_terms`` 0), ``(point[i] + a[i]) + e[i]`` (1) or
+    ``((point[i] + a[i]) + b[i]) + e[i]`` (2), added in that order."""
+    s = point[i]
+    if n_terms > 0:
+        s += a[i]
+    if n_terms > 1:
+        s += b[i]
+    return s + e[i]
+
+
+@njit(cache=True)
 def _selected(point, a, b, n_terms, e):
-    """Error ``e[i]`` of the entry with the highest world score, the score being ``point + e``
-    (``n_terms`` 0), ``(point + a) + e`` (1) or ``((point + a) + b) + e`` (2), added in that
-    order. Entries tied for the highest share the selection: their errors are averaged (summed
-    in index order)."""
+    """Error ``e[i]`` of the entry with the highest world score (:func:`_world_score`). Entries
+    tied for the highest share the selection: their errors are averaged (summed in index
+    order)."""
     best = -np.inf
     for i in range(point.size):
-        s = point[i]
-        if n_terms > 0:
-            s += a[i]
-        if n_terms > 1:
-            s += b[i]
-        s += e[i]
-        if s > best:
-            best = s
+        best = max(best, _world_score(point, a, b, n_terms, e, i))
     total, count = 0.0, 0
     for i in range(point.size):
-        s = point[i]
-        if n_terms > 0:
-            s += a[i]
-        if n_terms > 1:
-            s += b[i]
-        s += e[i]
-        if s == best:
+        if _world_score(point, a, b, n_terms, e, i) == best:
             total += e[i]
             count += 1
     return total / count

@@ -18,6 +18,8 @@ from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import render_html, to_json_dict, write_html, write_json
 from leaderboard.report.charts import PALETTE, Scale, _bin_edges, dot_chart
 from leaderboard.report.html import Numbers
+from leaderboard.report.tier_table import static_rows
+from leaderboard.resources import templates_dir
 from leaderboard.tiers.holm import paired_p_values
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
@@ -198,7 +200,13 @@ def test_html_is_self_contained(noisy, plain):
         assert html.startswith("<!DOCTYPE html>")
         assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
         assert "http://" not in html and "https://" not in html
-        assert "<script" not in html and "<link" not in html and "@import" not in html
+        assert "<link" not in html and "@import" not in html
+        # the only scripts are inline: the table's data (JSON, not run) and the page script,
+        # templates/table.js verbatim (nothing fetched, no src)
+        tags = re.findall(r"<script[^>]*>", html)
+        assert tags == ['<script type="application/json" id="lb-data">', "<script>"], tags
+        script = html.split("<script>\n", 1)[1].split("</script>", 1)[0]
+        assert script == (templates_dir() / "table.js").read_text(encoding="utf-8")
         assert "<style>" in html and ".c0{background:" + PALETTE[0] + "}" in html
 
 
@@ -218,14 +226,17 @@ def test_html_answer_and_d95_sentence(noisy):
 
 def test_html_sections_in_order(noisy):
     html = render_html(noisy)
-    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table", 'id="ranks"',
-             "What chance alone does", "How to read this report", "<footer>"]
+    # top-down: the answer, what was analysed, the tiers, the noise, the ranks, then the details
+    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table",
+             "What chance alone does", 'id="ranks"', 'id="details"', 'id="method"',
+             "How to read this report", "<footer>"]
     positions = [html.index(m) for m in marks]
     assert positions == sorted(positions)
     for text in ("Kaggle leaderboard download", "ROC AUC (higher is better)", "PrivateScore",
                  "private leaderboard", "score is not a number: 2 rows (lines 17, 41)",
                  "57 rows (lines 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, \u2026)", "test-normal",
-                 "Leader-anchored one-sided tests with Holm", "<th>Public</th>", "<th>Private</th>",
+                 "Leader-anchored one-sided tests with Holm", '<th data-key="public">Public</th>',
+                 '<th data-key="private">Private</th>',
                  "Rank interval", "P(top 3)", "Winner&#39;s curse", "Kendall&#39;s tau"):
         assert text in html, text
 
@@ -235,6 +246,10 @@ def test_html_escapes_hostile_team_names(noisy, plain):
         html = render_html(analysis)
         assert SCRIPT not in html and IMG not in html and "<img" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        # the table script's JSON holds every name exactly, escaped so no name ends the element
+        assert html.count("</script") == 2 and "<!--" not in html
+        data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+        assert SCRIPT in [row[1] for row in data["rows"]] and IMG in [row[1] for row in data["rows"]]
         assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
         assert "R&amp;D \u00c9quipe" in html and "R&D" not in html
         # inside the SVG too: the chart's row titles and labels
@@ -248,7 +263,8 @@ def test_html_without_noise_model_shows_note_and_ranking(plain):
     assert "Intervals and tiers are not available for log loss yet" in html
     assert "log loss (lower is better)" in html and "On this test set" not in html
     best = plain.table.iloc[0]
-    assert f"<td>1</td><td>{best['team']}</td><td>{best['score']:.5f}</td>" in html  # as given
+    assert (f"<td>1</td><td class=\"team\">{best['team']}</td><td>{best['score']:.5f}</td>"
+            in html)  # as given
     assert "Not available: without a noise model" in html
 
 
@@ -263,11 +279,16 @@ def test_html_5000_entries_stays_small():
     analysis = make_analysis(5000)
     html = render_html(analysis)
     # The chart and the distribution plots are fixed-size (60 rows at most, 240-point curve); the
-    # table costs about 200 bytes a row. 400 bytes per entry plus 150 kB leaves room for longer
-    # team names while keeping a 5000-entry page near 2 MB, which any browser opens instantly.
+    # table prints its first 100 rows as HTML and holds every row as compact JSON for its script
+    # (about 120 bytes a row here). 400 bytes per entry plus 150 kB leaves room for longer team
+    # names while keeping a 5000-entry page near 2 MB, which any browser opens instantly.
     assert len(html.encode()) < 150_000 + 400 * 5000
     assert "Showing the top 60 of 5,000 entries" in html
-    assert html.count("<tr") == 5001 and html.count('<circle class="dot"') == 60
+    assert html.count("<tr") == 101 and html.count('<circle class="dot"') == 60
+    assert "The first 100 of 5,000 entries." in html
+    data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+    assert len(data["rows"]) == 5000 and data["fields"][:3] == ["rank", "team", "score"]
+    assert [row[1] for row in data["rows"]] == analysis.table["team"].tolist()
 
 
 def test_tier_colours_match_between_chart_and_table(noisy):
@@ -365,7 +386,12 @@ def test_many_tiers_reuse_the_palette_and_say_so():
     assert analysis.table["tier"].max() > len(PALETTE)
     html = render_html(analysis)
     assert f"colours repeat every {len(PALETTE)} tiers" in html and "below the chart" in html
-    assert f'<i class="c0"></i>{len(PALETTE) + 1}<' in html
+    # the table script colours tier t with class c((t - 1) % palette), as the plain rows do
+    data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+    assert data["meta"]["palette"] == len(PALETTE)
+    assert len(PALETTE) + 1 in {row[data["fields"].index("tier")] for row in data["rows"]}
+    rows = static_rows(analysis, str, None)
+    assert {r.chip for r in rows if r.tier == str(len(PALETTE) + 1)} == {"c0"}
 
 
 def scores_only_p_values(scores, sd, correlation, higher_is_better):

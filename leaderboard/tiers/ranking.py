@@ -118,13 +118,16 @@ def rank_board(reps: RankReplicates, *, method: str = "rank-sets", alpha: float 
         raise ValueError(f"unknown tier method {method!r}; choose from {', '.join(TIER_METHODS)}")
     n = reps.n_entries
     lines = tuple(sorted({int(k) for k in top_k if 1 <= int(k) <= n}))
+    # The stability pass first: its rank store (2 bytes per entry and replicate) is freed before
+    # the rank sets build what they keep.
+    stable = stability(reps, lines, min(BLOB_SIZE, n))   # one pass over the replicates
+    curse = winners_curse(reps, alpha)
     simultaneous = rank_confidence_sets(reps, alpha, simultaneous=True)
     marginal = rank_confidence_sets(reps, alpha, simultaneous=False)
     tiers = tier_entries(reps, method, alpha, simultaneous)
-    stable = stability(reps, lines, min(BLOB_SIZE, n))   # one pass over the replicates
     return Ranking(tiers=tiers, method=method, marginal=marginal, simultaneous=simultaneous,
                    in_best_set=best_set(reps, alpha),
                    probabilities=stable.probabilities, top_k=lines,
                    taus=stable.taus, frequencies=stable.frequencies,
                    significance=significance_map(simultaneous, reps, min(MAP_SIZE, n)),
-                   curse=winners_curse(reps, alpha), replicates=reps)
+                   curse=curse, replicates=reps)

@@ -284,6 +284,8 @@ def main() -> None:
         print(f"\nsteps at {n:,} entries{' (rank sets skipped)' if args.skip_rank_sets else ''}:")
         for name, seconds, peak in steps(n, args):
             print(f"  {name:36s} {seconds:8.2f} s   peak +{peak:6,.0f} MB")
+    if args.old:   # compile and load every kernel first, so no size pays for it
+        old_vs_new(200, argparse.Namespace(**{**vars(args), "replicates": 64}))
     old = {n: old_vs_new(n, args) for n in args.old}
     if old:
         print("\nold whole-array code vs now, same replicates, this process:")

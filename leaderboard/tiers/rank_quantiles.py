@@ -20,7 +20,7 @@ import numpy as np
 
 OFFSET_LIMIT = 32767          # offsets kept in int16: -OFFSET_LIMIT - 1 .. OFFSET_LIMIT
 SELECT_ELEMENTS = 1 << 23     # offsets partitioned at once (16 MB of int16)
-EXACT_ELEMENTS = 1 << 24      # exact ranks kept at once by the second pass (64 MB of int32)
+EXACT_ELEMENTS = 1 << 26      # exact ranks kept at once by the second pass (256 MB of int32)
 
 
 class RankQuantiles:
@@ -29,8 +29,8 @@ class RankQuantiles:
     Parameters
     ----------
     base : array of int, shape (E,), or None
-        Each entry's base rank; ranks are stored as ``rank - base``. None: the median of each
-        entry's ranks in the first block added (so the offsets reach either way from the middle).
+        Each entry's base rank; ranks are stored as ``rank - base``. None: the middle of each
+        entry's ranks in the first block added (so the offsets reach either way from there).
     n_replicates : int
     positions : sequence of int
         0-based order statistics to return (``k`` is the (k+1)-th smallest of the R ranks).
@@ -55,8 +55,9 @@ class RankQuantiles:
     def add(self, r0: int, ranks: np.ndarray) -> None:
         """Store the ranks of replicates ``r0 .. r0 + c - 1``, given as shape (c, E)."""
         ranks = np.asarray(ranks)
-        if self.base is None:   # centred on the first block's median: clipping needs a spread
-            self.base = np.sort(ranks, axis=0)[(ranks.shape[0] - 1) // 2].astype(np.int64)
+        if self.base is None:   # the middle of the first block's range: the window of offsets
+            # then reaches as far to either side, so clipping needs a spread of about 65,535
+            self.base = (ranks.min(axis=0).astype(np.int64) + ranks.max(axis=0)) // 2
         if self.offsets is None:
             self.offsets = np.empty((self.base.size, self.n_replicates), dtype=np.int16)
         low = -OFFSET_LIMIT - 1

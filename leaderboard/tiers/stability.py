@@ -29,8 +29,8 @@ Computation: one pass over the replicates serves every summary (:func:`stability
 together, as :func:`~leaderboard.tiers.ranking.rank_board` does). Replicates are ranked in blocks
 of about :data:`CHUNK_ELEMENTS` scores, each replicate by a compiled stable radix sort
 (:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel. The rank percentiles need every
-entry's R ranks at once; they are kept as 16-bit offsets from the entry's median rank on the
-first block of replicates (2 bytes per entry and replicate, half of int32), and an entry whose
+entry's R ranks at once; they are kept as 16-bit offsets from the middle of the entry's ranks on
+the first block of replicates (2 bytes per entry and replicate, half of int32), and an entry whose
 percentile falls at the clipped end of that range is ranked again in a second pass that keeps its
 exact ranks (:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768
 entries whose ranks spread that far). Each replicate is handled on its own and each entry's
@@ -300,7 +300,7 @@ def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95
         # Inverted-CDF quantiles: the ceil(q R)-th smallest rank, so every reported rank occurred.
         qs = [(1 - level) / 2, 0.5, (1 + level) / 2]
         idx = [min(n_rep - 1, max(0, int(np.ceil(q * n_rep - 1e-9)) - 1)) for q in qs]
-        # ranks kept as int16 offsets from each entry's median rank on the first block
+        # ranks kept as int16 offsets from the middle of each entry's ranks on the first block
         part = collect(None, n_rep, idx, _rank_blocks(reps), lambda: _rank_blocks(reps),
                        each=acc).astype(np.int32)
         probabilities = RankProbabilities(

@@ -37,8 +37,10 @@ def board(rng, n, *, sds="smooth", rho=None, ties=True, dtype=np.float64, zero_s
 def cases(seed, count):
     rng = np.random.default_rng(seed)
     for c in range(count):
-        yield board(rng, int(rng.integers(4, 70)), sds=("smooth", "random", "hetero")[c % 3],
-                    dtype=np.float32 if c % 2 else np.float64, zero_sd=c % 5 == 4)
+        n = int(rng.integers(2, 5)) if c % 7 == 6 else int(rng.integers(4, 70))
+        yield board(rng, n, sds=("smooth", "random", "hetero")[c % 3], ties=n > 5,
+                    dtype=np.float32 if c % 2 else np.float64, zero_sd=c % 5 == 4 and n > 5,
+                    rho=0.99 if c % 11 == 10 else None)
 
 
 BATCHES = (None, 3, 8, 24)   # sub-blocks of 32, 1, 1, 3 entries: one block, or many

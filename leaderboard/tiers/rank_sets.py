@@ -33,8 +33,14 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
   simultaneous family's verdicts, kept in :attr:`RankSets.shown_better`; tier 1 is exactly the
   entries with ``low == 1`` (see :mod:`~leaderboard.tiers.shown_better` for the guarantee).
 
-**Scale, and why the answer is still exact.** The family has E(E-1) pairs (25 million at E =
-5000), so nothing E x E is held except the near pairs defined below.
+**Two engines, the same answers.** Scores-only boards (``reps.correlation`` set: every pair's SE
+is a function of the two SDs) go to :mod:`~leaderboard.tiers.closed_sets`, which never visits
+E^2 pairs and holds nothing per pair (100,000 entries in about a minute on 2 cores). Bootstrap
+replicates (SEs from the replicates themselves) go through the pair tiles below, whose cost is
+quadratic; submissions boards have thousands of entries at most.
+
+**The pair tiles: scale, and why the answer is still exact.** The family has E(E-1) pairs (25
+million at E = 5000), so nothing E x E is held except the near pairs defined below.
 
 1. *Screen.* A pair with |t| > ``z_B = norm.isf(alpha / m)`` (m the family's size) is *far*: its
    better orientation is rejected at step one. Its other orientation is very likely true and
@@ -60,10 +66,9 @@ the bounds leave, a few percent of E^2 R; memory O(E R) plus 24 bytes per near p
 a fully tied board: 300 MB at E = 5000) while it runs, and 4 bytes per unresolved pair of
 unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.ShownBetter`).
 Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
-board: simultaneous sets 0.7 s (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s
-fully tied, of which keeping the verdicts takes at most 0.05 s (the tiers then 10-15 ms); marginal
-sets 5-10 s (a pass with per-entry maxima, then E step-downs); the best set 0.04-0.1 s, 1.5 s
-fully tied. It screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
+board (before the closed-form engine took the scores-only boards): simultaneous sets 0.7 s
+(R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s fully tied; marginal sets 5-10 s;
+the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
 exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
 entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
 bootstrap max-quantile exceeds z_B.

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from leaderboard.noise.rng import BLOCK, block_rng
 
@@ -159,12 +159,13 @@ class RankReplicates:
                                      "entries, SDs from the simulated noise")
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def _write_block(errors, r0, shared, own, sd, a, b):
     """``errors[i, r0 + k] = sd[i] * (a * shared[k] + b * own[k, i])`` for the block's draws that
-    fit, each entry's few draws written together (the float64 operations numpy did, in order)."""
+    fit, each entry's few draws written together (the float64 operations numpy did, in order).
+    One thread: memory-bound, and a parallel loop measured 100x slower here."""
     m = min(own.shape[0], errors.shape[1] - r0)
-    for i in prange(errors.shape[0]):
+    for i in range(errors.shape[0]):
         for k in range(m):
             errors[i, r0 + k] = sd[i] * (a * shared[k] + b * own[k, i])
 

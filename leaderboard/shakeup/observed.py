@@ -308,7 +308,15 @@ def xy_orders(x: np.ndarray, y: np.ndarray, x_order: np.ndarray) -> np.ndarray:
     """For :func:`tau_b_rows`: each row's positions sorted by ``(x, y)``, from ``x_order`` (an
     order by ``x`` ascending, e.g. the board's order best first by ranks) with each run of tied
     ``x`` sorted by ``y``. Any order sorted by ``(x, y)`` gives tau-b the same counts; this one
-    costs a walk of the runs instead of a second sort of every row."""
+    costs a walk of the runs instead of a second sort of every row.
+
+    Examples
+    --------
+    >>> x = np.array([[1, 1, 3]], dtype=np.int32)
+    >>> y = np.array([[3, 2, 1]], dtype=np.int32)
+    >>> xy_orders(x, y, np.array([[0, 1, 2]])).tolist()
+    [[1, 0, 2]]
+    """
     out = np.empty(x_order.shape, dtype=np.int64)
     _sort_ties_by(np.ascontiguousarray(x_order), x, y, out)
     return out

@@ -166,6 +166,15 @@ class PairedPValues:
     entries that pass the screen are those within reach of the anchor: each round costs about
     the tier's reach instead of the whole rest of the board (blocks of :data:`SCREEN_BLOCK`
     entries are skipped on their largest ``point + z u``).
+
+    Examples
+    --------
+    >>> from leaderboard.tiers.replicates import RankReplicates
+    >>> reps = RankReplicates.normal(np.array([0.9, 0.89, 0.5]), np.full(3, 0.01), 0.0, True,
+    ...                              replicates=2)
+    >>> pv = paired_p_values(reps)
+    >>> pv.candidates(0, 0.05 / 2).tolist(), bool(pv(0, np.array([2]))[0] < 1e-100)
+    ([1], True)
     """
 
     def __init__(self, reps) -> None:

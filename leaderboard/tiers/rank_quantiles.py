@@ -110,7 +110,16 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
             each: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
     """Order statistics of every entry's ranks from one pass of ``blocks``, and the second pass
     (``passes``) for the entries that need it; ``each(r0, ranks)`` sees every block of the first
-    pass (the caller's other summaries). Returns shape (E, len(positions))."""
+    pass (the caller's other summaries). Returns shape (E, len(positions)).
+
+    Examples
+    --------
+    Two entries, four replicates in two blocks; the lower median and the largest rank:
+
+    >>> blocks = lambda: iter([(0, np.array([[1, 2], [2, 1]])), (2, np.array([[1, 2], [1, 2]]))])
+    >>> collect(None, 4, [1, 3], blocks(), blocks).tolist()
+    [[1, 2], [2, 2]]
+    """
     store = RankQuantiles(base, n_replicates, positions)
     for r0, block in blocks:
         store.add(r0, block)

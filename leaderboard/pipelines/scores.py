@@ -174,6 +174,10 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
 
     noise = tiers = d95 = ranking = None
     correlation, sliced = _correlation(table, settings, quiet)
+    # The post-mortem first: its simulated competitions and the ranks stage's replicates are each
+    # a large array on a big board, and this way they are never held at once.
+    shakeup = (_shakeup(table, settings, quiet, correlation.used, sliced)
+               if has_both_scores(table) else None)
     reason = not_simulable_reason(metric)  # bad --universe options fail loudly below instead
     if reason is not None:
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
@@ -216,8 +220,6 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                          f"no interval and no tier: {why}. They are ranked by score but left "
                          "out of every comparison. Check those scores, or the universe options.")
         notes.append(correlation.note())
-    shakeup = (_shakeup(table, settings, quiet, correlation.used, sliced)
-               if has_both_scores(table) else None)
     flags = sanity_flags(table, settings, leaderboard.split,
                          no_interval=left_out[0].teams if left_out else ())
     if settings.n_test is not None:

@@ -8,6 +8,7 @@ and returns a :class:`Shakeup`. Nothing here imports the report.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -150,8 +151,9 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
                                     higher_is_better, correlation=correlation,
                                     replicates=replicates, seed=seed)
     order = np.argsort(-public[keep] if higher_is_better else public[keep], kind="stable")
-    public_reps = RankReplicates.normal(public[keep][order], noisy[0][keep][order], correlation,
-                                        higher_is_better, replicates=replicates, seed=seed)
+    # made when the tiers need them, after the baseline's pass: never both in memory
+    public_reps = partial(RankReplicates.normal, public[keep][order], noisy[0][keep][order],
+                          correlation, higher_is_better, replicates=replicates, seed=seed)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
                    f"{noise_draws.source}", None, alpha, tier_method, left_out, compared)
@@ -246,7 +248,8 @@ def _result(public, private, stats, noise_draws, public_reps, n_public, n_privat
         overfit = overfit_test(public[compared.keep], private[compared.keep], noise_draws,
                                compared.higher_is_better, alpha=alpha)
         flagged[np.flatnonzero(compared.keep)[overfit.drivers]] = True
-        tiers = tier_entries(public_reps, tier_method, alpha).tier
+        reps = public_reps() if callable(public_reps) else public_reps
+        tiers = tier_entries(reps, tier_method, alpha).tier
         top_tiers, tier1 = int(np.unique(tiers[:top]).size), int((tiers == 1).sum())
     return Shakeup(public=public, private=private, stats=stats, n_public=n_public,
                    n_private=n_private, two_stage=two_stage, baseline=baseline, overfit=overfit,

@@ -4,13 +4,9 @@ A competition is re-run many times in simulation: every entry keeps a fixed true
 replicate draws a fresh public and a fresh private error for every entry. Comparing the observed
 shake-up with these simulated ones says whether it was more than the slice sizes make inevitable.
 
-:class:`NoiseDraws` holds the true scores and the paired error draws, made in one of two ways:
-
-- **scores only** (:meth:`NoiseDraws.normal`): normal errors with per-entry standard deviations (the
-  universe simulation's SD at each score and slice size), an equal correlation between entries
-  within a slice, the two slices independent;
-- **submissions** (:meth:`NoiseDraws.from_bootstrap`): the paired bootstrap of each slice's rows,
-  which keeps the real correlation between entries that share the rows.
+:class:`~leaderboard.shakeup.draws.NoiseDraws` holds the true scores and the paired error draws:
+normal errors from the universe simulation's SDs (scores only, drawn again block by block when
+read) or each slice's paired bootstrap (submissions).
 
 The true scores are unknown; :func:`~leaderboard.shakeup.truth.estimate_truth` makes them from the private scores (see there
 why those must first be pulled together). :func:`shakeup_baseline` computes, on every replicate,
@@ -26,177 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.shakeup.draws import CHUNK_ELEMENTS, NoiseDraws
 from leaderboard.shakeup.observed import (ShakeupStats, board_ranks, row_pearson, tau_b_rows,
-                                           top_count)
+                                           top_count, xy_orders)
+from leaderboard.tiers.rank_quantiles import collect
 
-STREAM_PUBLIC, STREAM_PRIVATE = 5, 6  # random streams of the scores-only public and private errors
-CHUNK_ELEMENTS = 1 << 20  # simulated scores handled per chunk: bounds the working memory
-
-
-@dataclass(frozen=True)
-class NoiseDraws:
-    """True scores and paired draws of each slice's error, oriented so higher is better.
-
-    Attributes
-    ----------
-    truth : ndarray, shape (E,)
-        The true scores the simulated competitions share (oriented).
-    public_errors, private_errors : ndarray, shape (E, R)
-        Draws of "observed minus true" score on the public and the private slice (oriented).
-        Column ``r`` of every entry belongs to one simulated competition; the two slices are
-        independent (disjoint rows).
-    source : str
-        How the errors were made, in words.
-    sign : float
-        +1 if the metric's higher scores are better, -1 otherwise.
-    dropped : int
-        Bootstrap replicates left out because the metric was undefined on them (NaN).
-    """
-
-    truth: np.ndarray
-    public_errors: np.ndarray
-    private_errors: np.ndarray
-    source: str
-    sign: float = 1.0
-    dropped: int = 0
-
-    @property
-    def n_entries(self) -> int:
-        return self.truth.size
-
-    @property
-    def n_replicates(self) -> int:
-        return self.public_errors.shape[1]
-
-    def gap_sd(self) -> np.ndarray:
-        """Per entry, the SD of public minus private error: the noise in its public-private gap."""
-        return np.std(self.public_errors - self.private_errors, axis=1, ddof=1)
-
-    @classmethod
-    def normal(cls, truth: np.ndarray, sd_public, sd_private, higher_is_better: bool, *,
-               correlation: float = 0.0, replicates: int = 2000, seed: int = 0) -> NoiseDraws:
-        """Scores only: normal errors with per-entry SDs and an equal correlation within a slice.
-
-        A slice's draw is ``sd_i * (sqrt(c) * Z0 + sqrt(1 - c) * Z_i)`` with ``Z0`` shared by all
-        entries (as in :meth:`~leaderboard.tiers.replicates.RankReplicates.normal`), so two
-        entries' errors have correlation ``c``; public draws use stream 5 and private draws stream
-        6, so the slices are independent. Draws come in seeded blocks of 32 replicates: the numbers
-        depend on ``seed`` and ``replicates`` only, and fewer replicates are a prefix of more.
-
-        Parameters
-        ----------
-        truth : array_like, shape (E,)
-            True scores on the metric's own scale (e.g. :func:`~leaderboard.shakeup.truth.estimate_truth`).
-        sd_public, sd_private : float or array_like, shape (E,)
-            Standard error of each entry's score at the public and the private slice size.
-        higher_is_better : bool
-        correlation : float
-            Correlation in [0, 1) between two entries' errors on one slice.
-        replicates : int
-        seed : int
-
-        Examples
-        --------
-        >>> d = NoiseDraws.normal([0.8, 0.7], [0.02, 0.03], 0.01, True, replicates=4000)
-        >>> d.n_replicates, d.gap_sd().round(3).tolist()
-        (4000, [0.022, 0.032])
-        """
-        truth = np.asarray(truth, dtype=float)
-        sd_public = np.broadcast_to(np.asarray(sd_public, dtype=float), truth.shape)
-        sd_private = np.broadcast_to(np.asarray(sd_private, dtype=float), truth.shape)
-        if truth.ndim != 1 or not np.isfinite(truth).all():
-            raise ValueError("truth must be a 1-D array of finite scores")
-        if not (np.isfinite(sd_public).all() and np.isfinite(sd_private).all()
-                and (sd_public >= 0).all() and (sd_private >= 0).all()):
-            raise ValueError("standard deviations must be finite and non-negative")
-        if not 0 <= correlation < 1:
-            raise ValueError(f"correlation must be in [0, 1), got {correlation:g}")
-        if int(replicates) < 2:
-            raise ValueError(f"replicates must be at least 2, got {replicates}")
-        sign = 1.0 if higher_is_better else -1.0
-        # The errors are drawn on the oriented scale, so a board and its mirror image (negated
-        # scores, other direction) get the very same simulated competitions.
-        pub = _equicorrelated(sd_public, correlation, int(replicates), seed, STREAM_PUBLIC)
-        priv = _equicorrelated(sd_private, correlation, int(replicates), seed, STREAM_PRIVATE)
-        return cls(truth=sign * truth, public_errors=pub, private_errors=priv, sign=sign,
-                   source=f"normal errors at the slice sizes, correlation {correlation:g} "
-                          "between entries within a slice")
-
-    @classmethod
-    def from_bootstrap(cls, truth: np.ndarray, public_replicates: np.ndarray,
-                       public_point: np.ndarray, private_replicates: np.ndarray,
-                       private_point: np.ndarray, higher_is_better: bool) -> NoiseDraws:
-        """Submissions: the errors are each slice's paired bootstrap deviations, replicate - point.
-
-        Each slice is resampled on its own rows (run
-        :func:`~leaderboard.noise.bootstrap.paired_bootstrap` once per slice, with DIFFERENT seeds:
-        the same seed reuses the same random numbers for both slices and would tie their errors
-        together). Pairing within a slice keeps the correlation between entries that the shared
-        rows give them. Replicate columns on which the metric is undefined (NaN) for any entry on
-        either slice are dropped from both (``dropped`` counts them).
-
-        Parameters
-        ----------
-        truth : array_like, shape (E,)
-            True scores on the metric's own scale.
-        public_replicates, private_replicates : array_like, shape (E, R)
-            Bootstrap replicates of each slice (same R).
-        public_point, private_point : array_like, shape (E,)
-            Each entry's score on the full slice.
-        higher_is_better : bool
-
-        Examples
-        --------
-        >>> reps = np.array([[0.9, 0.7, np.nan], [0.6, 0.5, 0.4]])
-        >>> d = NoiseDraws.from_bootstrap([0.8, 0.5], reps, [0.8, 0.5], reps[::-1], [0.5, 0.8],
-        ...                               False)
-        >>> d.truth.tolist(), d.public_errors.round(2).tolist(), d.dropped
-        ([-0.8, -0.5], [[-0.1, 0.1], [-0.1, -0.0]], 1)
-        """
-        truth = np.asarray(truth, dtype=float)
-        sign = 1.0 if higher_is_better else -1.0
-        parts = []
-        for name, reps, point in (("public", public_replicates, public_point),
-                                  ("private", private_replicates, private_point)):
-            reps, point = np.asarray(reps, dtype=float), np.asarray(point, dtype=float)
-            if reps.ndim != 2 or reps.shape[0] != truth.size or point.shape != truth.shape:
-                raise ValueError(f"{name} replicates must have shape (E, R) and points shape (E,)"
-                                 f" with E = {truth.size}, got {reps.shape} and {point.shape}")
-            if not np.isfinite(point).all():
-                raise ValueError(f"{name} point scores must be finite")
-            parts.append((reps, point))
-        (pub, pub_pt), (priv, priv_pt) = parts
-        if truth.ndim != 1 or not np.isfinite(truth).all():
-            raise ValueError("truth must be a 1-D array of finite scores")
-        if pub.shape[1] != priv.shape[1]:
-            raise ValueError(f"the slices need the same number of replicates, got {pub.shape[1]} "
-                             f"and {priv.shape[1]}")
-        keep = np.isfinite(pub).all(axis=0) & np.isfinite(priv).all(axis=0)
-        if keep.sum() < 2:
-            raise ValueError("fewer than 2 replicates have the metric defined on both slices")
-        return cls(truth=sign * truth,
-                   public_errors=sign * (pub[:, keep] - pub_pt[:, None]),
-                   private_errors=sign * (priv[:, keep] - priv_pt[:, None]),
-                   sign=sign, dropped=int((~keep).sum()),
-                   source="paired bootstrap of the public and of the private rows")
-
-
-def _equicorrelated(sd: np.ndarray, correlation: float, replicates: int, seed: int, stream: int
-                    ) -> np.ndarray:
-    """Normal draws, shape (n, replicates), with SDs ``sd`` and equal correlation between rows."""
-    out = np.empty((replicates, sd.size))
-    own_sd = sd * math.sqrt(1 - correlation)
-    for b in range(-(-replicates // BLOCK)):
-        rng = block_rng(seed, stream, b)
-        shared = rng.standard_normal(BLOCK)
-        own = rng.standard_normal((BLOCK, sd.size))
-        rows = slice(b * BLOCK, min((b + 1) * BLOCK, replicates))
-        m = rows.stop - rows.start
-        np.multiply(own[:m], own_sd, out=out[rows])
-        if correlation > 0:
-            out[rows] += math.sqrt(correlation) * shared[:m, None] * sd
-    return out.T  # a transposed view: each replicate's column is contiguous, as the chunks want
+__all__ = ["CHUNK_ELEMENTS", "NoiseDraws", "ShakeupBaseline", "check_draws", "shakeup_baseline"]
+QUANTILES = (0.025, 0.5, 0.975)  # of the private rank of each public place
 
 
 @dataclass(frozen=True)
@@ -277,11 +109,9 @@ def check_draws(draws: NoiseDraws) -> None:
     """Shapes agree and every number is finite (shared by the baseline and the overfitting test)."""
     if not isinstance(draws, NoiseDraws):
         raise TypeError("draws must be a NoiseDraws")
-    e, r = np.shape(draws.public_errors)
-    if np.shape(draws.private_errors) != (e, r) or np.shape(draws.truth) != (e,):
+    if not draws.shapes_agree():
         raise ValueError("truth, public_errors and private_errors disagree in shape")
-    if not (np.isfinite(draws.truth).all() and np.isfinite(draws.public_errors).all()
-            and np.isfinite(draws.private_errors).all()):
+    if not draws.finite():
         raise ValueError("the draws must be finite")
 
 
@@ -351,31 +181,40 @@ def shakeup_baseline(draws: NoiseDraws, observed: ShakeupStats, *,
     (0.9, 0.002, 0.002)
     """
     top_fraction, batch = _baseline_iv(draws, observed, top_fraction, batch)
-    e, r = draws.public_errors.shape
+    e, r = draws.n_entries, draws.n_replicates
     top = top_count(e, top_fraction)
     spearman, mean_abs, mean_abs_top = np.empty(r), np.empty(r), np.empty(r)
     taus = np.empty(r) if kendall else None
     winners = np.empty(r, dtype=np.int32)
-    by_place = np.empty((e, r), dtype=np.int32)
-    for r0 in range(0, r, batch):
-        cols = slice(r0, min(r0 + batch, r))
-        public = draws.truth + draws.public_errors[:, cols].T  # (c, E): one competition per row
-        private = draws.truth + draws.private_errors[:, cols].T
-        pub_rank, pub_avg, pub_order = board_ranks(public)
-        priv_rank, priv_avg, _ = board_ranks(private)
-        spearman[cols] = row_pearson(pub_avg, priv_avg)
-        moved = np.abs(pub_rank - priv_rank)
-        mean_abs[cols] = moved.mean(axis=1) / e
-        in_top = priv_rank <= top
-        mean_abs_top[cols] = (moved * in_top).sum(axis=1) / in_top.sum(axis=1) / e
-        winners[cols] = np.where(priv_rank == 1, pub_rank, e + 1).min(axis=1)
-        by_place[:, cols] = np.take_along_axis(priv_rank, pub_order, axis=1).T
-        if kendall:
-            out = np.empty(pub_rank.shape[0])
-            xy_order = np.argsort(pub_rank.astype(np.int64) * (e + 1) + priv_rank, axis=1)
-            tau_b_rows(pub_rank, priv_rank, xy_order, out)
-            taus[cols] = out
-    band = np.quantile(by_place, [0.025, 0.5, 0.975], axis=1, method="inverted_cdf")
+
+    def competitions():
+        """Each batch's boards, ranked; ``(r0, private rank of each public place)``."""
+        for cols, pub_err, priv_err in draws.blocks(batch):
+            pub_rank, pub_avg, pub_order = board_ranks(draws.truth + pub_err)  # (c, E)
+            priv_rank, priv_avg, _ = board_ranks(draws.truth + priv_err)
+            yield cols, (pub_rank, pub_avg, pub_order, priv_rank, priv_avg)
+
+    def summarised():
+        for cols, (pub_rank, pub_avg, pub_order, priv_rank, priv_avg) in competitions():
+            spearman[cols] = row_pearson(pub_avg, priv_avg)
+            moved = np.abs(pub_rank - priv_rank)
+            mean_abs[cols] = moved.mean(axis=1) / e
+            in_top = priv_rank <= top
+            mean_abs_top[cols] = (moved * in_top).sum(axis=1) / in_top.sum(axis=1) / e
+            winners[cols] = np.where(priv_rank == 1, pub_rank, e + 1).min(axis=1)
+            if kendall:
+                out = np.empty(pub_rank.shape[0])
+                tau_b_rows(pub_rank, priv_rank, xy_orders(pub_rank, priv_rank, pub_order), out)
+                taus[cols] = out
+            yield cols.start, np.take_along_axis(priv_rank, pub_order, axis=1)
+
+    def by_place():   # a second pass, for places whose percentiles need exact ranks
+        for cols, (_, _, pub_order, priv_rank, _) in competitions():
+            yield cols.start, np.take_along_axis(priv_rank, pub_order, axis=1)
+
+    # The inverted-CDF quantiles are order statistics: which ones, numpy's own rule says.
+    at = np.quantile(np.arange(r), QUANTILES, method="inverted_cdf").astype(int)
+    band = collect(None, r, at, summarised(), by_place).T
     nan = math.nan
     p_spearman = (_mc_p(int(np.count_nonzero(spearman <= observed.spearman)), r)
                   if np.isfinite(observed.spearman) else nan)

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.stats import kendalltau, rankdata, spearmanr
 
+from leaderboard.tiers._rank_kernel import board_ranks_rows
 from leaderboard.tiers._tau_kernel import inversions, tied_pairs
 
 
@@ -212,25 +213,15 @@ def board_ranks(scores: np.ndarray):
     """Ranks of each row of ``scores`` (shape (c, n), higher is better).
 
     Returns the "min" ranks (int32: 1 + the number strictly better), the average ranks (float, for
-    Spearman) and the order of each row, best first.
+    Spearman) and the order of each row, best first, tied scores in index order (a compiled
+    stable radix sort, :mod:`leaderboard.tiers._rank_kernel`; numpy's argsort, used before, left
+    the order of tied scores to its quicksort).
     """
-    c, n = scores.shape
-    order = np.argsort(-scores, axis=1)
-    ordered = np.take_along_axis(scores, order, axis=1)
-    new_group = np.ones((c, n), dtype=bool)
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=new_group[:, 1:])
-    positions = np.arange(n, dtype=np.int32)
-    min_rank = np.empty((c, n), dtype=np.int32)
-    if new_group.all():  # no ties (the usual case): place = position, average rank = min rank
-        np.put_along_axis(min_rank, order, np.broadcast_to(positions + 1, (c, n)), axis=1)
-        return min_rank, min_rank.astype(float), order
-    first = np.maximum.accumulate(np.where(new_group, positions, 0), axis=1)
-    np.put_along_axis(min_rank, order, first + 1, axis=1)
-    group_end = np.ones((c, n), dtype=bool)
-    group_end[:, :-1] = new_group[:, 1:]
-    last = np.minimum.accumulate(np.where(group_end, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    avg = np.empty((c, n))
-    np.put_along_axis(avg, order, (first + last) / 2 + 1, axis=1)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    min_rank = np.empty(scores.shape, dtype=np.int32)
+    avg = np.empty(scores.shape)
+    order = np.empty(scores.shape, dtype=np.int64)
+    board_ranks_rows(scores, min_rank, avg, order)
     return min_rank, avg, order
 
 
@@ -280,3 +271,52 @@ def tau_b_rows(x, y, xy_order, out):
             out[r] = (total - x_ties - y_ties + joint - 2 * discordant) / np.sqrt(denom)
         else:
             out[r] = np.nan
+
+
+@njit(cache=True, parallel=True)
+def _sort_ties_by(order, x, y, out):
+    for r in prange(order.shape[0]):
+        o, xr, yr, dst = order[r], x[r], y[r], out[r]
+        n = o.size
+        for t in range(n):
+            dst[t] = o[t]
+        a = 0
+        while a < n:
+            b = a + 1
+            while b < n and xr[dst[b]] == xr[dst[a]]:
+                b += 1
+            if b - a > 32:
+                keys = np.empty(b - a, dtype=np.int64)
+                for t in range(a, b):
+                    keys[t - a] = yr[dst[t]]
+                perm = np.argsort(keys, kind="mergesort")
+                run = dst[a:b].copy()
+                for t in range(b - a):
+                    dst[a + t] = run[perm[t]]
+            else:
+                for t in range(a + 1, b):   # insertion sort: tied runs are short
+                    v = dst[t]
+                    u = t - 1
+                    while u >= a and yr[dst[u]] > yr[v]:
+                        dst[u + 1] = dst[u]
+                        u -= 1
+                    dst[u + 1] = v
+            a = b
+
+
+def xy_orders(x: np.ndarray, y: np.ndarray, x_order: np.ndarray) -> np.ndarray:
+    """For :func:`tau_b_rows`: each row's positions sorted by ``(x, y)``, from ``x_order`` (an
+    order by ``x`` ascending, e.g. the board's order best first by ranks) with each run of tied
+    ``x`` sorted by ``y``. Any order sorted by ``(x, y)`` gives tau-b the same counts; this one
+    costs a walk of the runs instead of a second sort of every row.
+
+    Examples
+    --------
+    >>> x = np.array([[1, 1, 3]], dtype=np.int32)
+    >>> y = np.array([[3, 2, 1]], dtype=np.int32)
+    >>> xy_orders(x, y, np.array([[0, 1, 2]])).tolist()
+    [[1, 0, 2]]
+    """
+    out = np.empty(x_order.shape, dtype=np.int64)
+    _sort_ties_by(np.ascontiguousarray(x_order), x, y, out)
+    return out

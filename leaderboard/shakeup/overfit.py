@@ -235,24 +235,35 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
     """
     public, private, batch = _overfit_iv(public, private, draws, higher_is_better, alpha,
                                          top_fraction, batch)
-    e, r = draws.public_errors.shape
+    e, r = draws.n_entries, draws.n_replicates
     gap = draws.sign * (public - private)
-    sd_gap = draws.gap_sd()
+    top = top_count(e, top_fraction)
+    # The null's pass over the simulated competitions is gap_sd's own second pass: each
+    # replicate's public top and its centred gaps are kept (R x top) until the SDs are known.
+    sim_leaders = np.empty((r, top), dtype=np.int64)
+    sim_centred = np.empty((r, top))
+
+    def simulated_top(cols, pub_err, priv_err):  # (c, E): one simulated competition per row
+        sim_gap = pub_err - priv_err
+        centred = sim_gap - np.median(sim_gap, axis=-1, keepdims=True)
+        # The simulated public top; ties (identical entries) are interchangeable here.
+        leaders = np.argpartition(-(draws.truth + pub_err), top - 1, axis=1)[:, :top]
+        sim_leaders[cols] = leaders
+        sim_centred[cols] = np.take_along_axis(centred, leaders, axis=1)
+
+    sd_gap = draws.gap_sd(each=simulated_top, batch=batch)
     z = _centred_z(gap, sd_gap)
     p_entry = norm.sf(z)
     rejected = np.flatnonzero(holm_reject(p_entry, alpha))
     drivers = rejected[np.argsort(-z[rejected], kind="stable")]
-    top = top_count(e, top_fraction)
     leaders = np.argsort(-draws.sign * public, kind="stable")[:top]
     statistic = float(z[leaders].mean())
+    safe = np.where(sd_gap > 0, sd_gap, 1.0)
     null = np.empty(r)
-    for r0 in range(0, r, batch):
-        cols = slice(r0, min(r0 + batch, r))
-        pub_err = draws.public_errors[:, cols].T  # (c, E): one simulated competition per row
-        sim_z = _centred_z(pub_err - draws.private_errors[:, cols].T, sd_gap)
-        # The simulated public top; ties (identical entries) are interchangeable here.
-        sim_leaders = np.argpartition(-(draws.truth + pub_err), top - 1, axis=1)[:, :top]
-        null[cols] = np.take_along_axis(sim_z, sim_leaders, axis=1).mean(axis=1)
+    for r0 in range(0, r, batch):   # z of each simulated top, as _centred_z gives it
+        rows = slice(r0, r0 + batch)
+        on = sd_gap[sim_leaders[rows]]
+        null[rows] = np.where(on > 0, sim_centred[rows] / safe[sim_leaders[rows]], 0.0).mean(axis=1)
     p_overfit = (1 + int(np.count_nonzero(null >= statistic))) / (1 + r)
     return OverfitTest(gap=gap, shift=float(np.median(gap)), sd_gap=sd_gap, z=z, p_entry=p_entry,
                        drivers=drivers, statistic=statistic, null=null, p_overfit=p_overfit,

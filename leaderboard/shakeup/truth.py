@@ -106,16 +106,25 @@ def _posterior_means(x: np.ndarray, sd: np.ndarray) -> np.ndarray:
     half = GRID_POINTS // 2
     grid = np.unique(np.r_[np.linspace(lo, hi, half), np.quantile(x, np.linspace(0, 1, half))])
     sd = np.maximum(sd, 1e-9 * (hi - lo))  # an exact score: all its likelihood at the nearest point
-    z2 = ((x[:, None] - grid[None, :]) / sd[:, None]) ** 2
+    # One (E, grid) array, transformed in place (the same operations as
+    # 0.5 * (z2 - z2.min(axis=1)) with z2 = ((x - grid) / sd) ** 2, then exp(-.)): 160 MB at
+    # 100,000 entries, where the separate temporaries were five times that.
+    lik = np.subtract(x[:, None], grid[None, :])
+    lik /= sd[:, None]
+    np.square(lik, out=lik)
+    lik -= lik.min(axis=1, keepdims=True)
+    lik *= 0.5
     # Each row is scaled by its largest value (EM is blind to row scale), so no row underflows;
     # values past exp(-700), and weights that EM has all but removed, are set to exactly 0: they
     # change nothing, and subnormal numbers would slow the products down tenfold.
-    log_lik = 0.5 * (z2 - z2.min(axis=1, keepdims=True))
-    lik = np.exp(-log_lik)
-    lik[log_lik > 700] = 0.0
+    far = lik > 700
+    np.negative(lik, out=lik)
+    np.exp(lik, out=lik)
+    lik[far] = 0.0
+    del far
     weights = np.full(grid.size, 1.0 / grid.size)
     for _ in range(EM_ITERATIONS):
         weights *= lik.T @ (1.0 / np.maximum(lik @ weights, 1e-300)) / x.size
         weights[weights < 1e-200] = 0.0
-    post = lik * weights
-    return post @ grid / post.sum(axis=1)
+    lik *= weights   # the posterior weights of each entry's grid points
+    return lik @ grid / lik.sum(axis=1)

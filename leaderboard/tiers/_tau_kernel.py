@@ -22,9 +22,28 @@ def tied_pairs(ranks, n):
 
 
 @njit(cache=True)
+def sort_runs(seq, run_starts):
+    """Sort ``seq`` in place within each run ``run_starts[g]:run_starts[g + 1]``: short runs by
+    insertion (no allocation; most tied runs hold two or three entries), long ones by np.sort."""
+    for g in range(run_starts.size - 1):
+        a, b = run_starts[g], run_starts[g + 1]
+        if b - a > 32:
+            seq[a:b] = np.sort(seq[a:b])
+            continue
+        for t in range(a + 1, b):
+            v = seq[t]
+            u = t - 1
+            while u >= a and seq[u] > v:
+                seq[u + 1] = seq[u]
+                u -= 1
+            seq[u + 1] = v
+
+
+@njit(cache=True)
 def inversions(seq, n):
     """Pairs ``i < j`` with ``seq[i] > seq[j]`` (integers in 1..n): earlier and strictly larger."""
-    tree = np.zeros(n + 1, dtype=np.int64)
+    # int32 counts (at most n each): a 100,000-entry tree takes 400 kB and stays in cache
+    tree = np.zeros(n + 1, dtype=np.int32)
     count = 0
     for j in range(seq.size):
         k = seq[j]

@@ -28,8 +28,10 @@ import numpy as np
 from scipy.stats import norm
 
 from leaderboard.tiers.methods import HOLM
+from leaderboard.tiers.replicates import CHUNK_ELEMENTS
 
 PValueFn = Callable[[int, np.ndarray], np.ndarray]
+SCREEN_BLOCK = 256  # entries per block of the screen's skip list
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,12 @@ def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05
         Number of entries, in rank order (index 0 is the leader).
     p_value : callable
         ``p_value(anchor, others)`` returns the one-sided p-values of H0 "entry ``others[i]`` is at
-        least as good as entry ``anchor``", for integer index arrays ``others``.
+        least as good as entry ``anchor``", for integer index arrays ``others``. When it also has
+        ``candidates(anchor, level)`` (as :func:`paired_p_values`' does), listing the entries
+        below ``anchor`` whose p-value may exceed ``level`` (every other one's is at most
+        ``level``), each round asks for the p-values of those and of the tier's own entries only:
+        the same tiers and p-values, without testing the anchor against the whole rest of a long
+        board in every round.
     alpha : float
         Family-wise error rate per tier.
 
@@ -99,20 +106,138 @@ def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05
         raise ValueError("alpha must be in (0, 1)")
     tier = np.zeros(n_entries, dtype=int)
     p_vs_anchor = np.full(n_entries, np.nan)
+    screen = getattr(p_value, "candidates", None)
     start, current = 0, 1
     while start < n_entries:
-        others = np.arange(start + 1, n_entries)
-        end = start
-        if others.size:
-            p = np.asarray(p_value(start, others), dtype=float)
-            p_vs_anchor[others] = p
-            kept = others[~holm_reject(p, alpha)]
-            if kept.size:
-                end = int(kept.max())
+        m = n_entries - start - 1
+        if screen is not None and m:
+            end = _screened_end(p_value, screen(start, alpha / m), start, m, alpha)
+            inside = np.arange(start + 1, end + 1)   # the values the full round would leave
+            p_vs_anchor[inside] = np.asarray(p_value(start, inside), dtype=float)
+        else:
+            others = np.arange(start + 1, n_entries)
+            end = start
+            if others.size:
+                p = np.asarray(p_value(start, others), dtype=float)
+                p_vs_anchor[others] = p
+                kept = others[~holm_reject(p, alpha)]
+                if kept.size:
+                    end = int(kept.max())
         tier[start:end + 1] = current
         p_vs_anchor[start] = np.nan  # an anchor is not tested against anyone in its own tier
         start, current = end + 1, current + 1
     return Tiers(tier=tier, p_vs_anchor=p_vs_anchor, method=HOLM.procedure, alpha=alpha)
+
+
+def _screened_end(p_value: PValueFn, candidates: np.ndarray, anchor: int, m: int,
+                  alpha: float) -> int:
+    """The tier's last entry, as Holm over all ``m`` entries below ``anchor`` would find it,
+    from the p-values of ``candidates`` alone: every other entry has ``p <= alpha / m``.
+
+    Holm rejects every such p-value (the first ``b`` places of the sorted p-values all pass,
+    ``p <= alpha / m <= alpha / (m - k)``), so only the candidates above ``alpha / m`` can be
+    kept; they hold places ``b, b + 1, ...`` in the stable order (index order among equal
+    values, as :func:`holm_reject` sorts), with thresholds ``alpha / (m - place)``.
+    """
+    if candidates.size == 0:
+        return anchor
+    p = np.asarray(p_value(anchor, candidates), dtype=float)
+    above = p > alpha / m
+    b = m - int(above.sum())
+    rest, p_rest = candidates[above], p[above]
+    order = np.argsort(p_rest, kind="stable")
+    passed = p_rest[order] <= alpha / (m - b - np.arange(rest.size))
+    n_reject = rest.size if passed.all() else int(np.argmin(passed))
+    kept = rest[order[n_reject:]]
+    return int(kept.max()) if kept.size else anchor
+
+
+class PairedPValues:
+    """One-sided p-values of "entry j is at least as good as the anchor" (see
+    :func:`paired_p_values`), with the screen that lets :func:`leader_anchored_tiers` skip the
+    entries whose p-value is surely at most ``alpha / m``.
+
+    The screen: ``se <= u_anchor + u_j``, where ``u`` is each entry's SD (scores only: the
+    closed form's ``var = s_a^2 + s_j^2 - 2 c s_a s_j <= (s_a + s_j)^2`` for ``c >= -1``;
+    bootstrap: the SD of a difference is at most the sum of the SDs, Minkowski, with each
+    entry's SD recomputed from its errors). So ``gap > z (u_a + u_j)``, with ``z`` the
+    ``1 - alpha / (E - 1)`` normal quantile (a hair larger, against rounding), makes
+    ``p <= alpha / (E - 1) <= alpha / m``. Rank order makes the gap grow down the board, so the
+    entries that pass the screen are those within reach of the anchor: each round costs about
+    the tier's reach instead of the whole rest of the board (blocks of :data:`SCREEN_BLOCK`
+    entries are skipped on their largest ``point + z u``).
+
+    Examples
+    --------
+    >>> from leaderboard.tiers.replicates import RankReplicates
+    >>> reps = RankReplicates.normal(np.array([0.9, 0.89, 0.5]), np.full(3, 0.01), 0.0, True,
+    ...                              replicates=2)
+    >>> pv = paired_p_values(reps)
+    >>> pv.candidates(0, 0.05 / 2).tolist(), bool(pv(0, np.array([2]))[0] < 1e-100)
+    ([1], True)
+    """
+
+    def __init__(self, reps) -> None:
+        self.reps = reps
+        self._sd = None      # each entry's u
+        self._level = None   # the level the screen below was built for
+        self._upper = self._lower = self._block_max = None
+
+    def __call__(self, anchor: int, others: np.ndarray) -> np.ndarray:
+        reps = self.reps
+        others = np.asarray(others, dtype=int)
+        gap = reps.point[anchor] - reps.point[others]
+        se = reps.pair_se(anchor, others)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
+        return norm.sf(z)
+
+    def _entry_sd(self) -> np.ndarray:
+        reps = self.reps
+        n = reps.point.size
+        if reps.correlation is not None:
+            u = np.asarray(reps.sd, dtype=float)
+            if not -1 <= reps.correlation <= 1:
+                u = np.full(n, np.inf)   # no bound: every entry stays a candidate
+        else:
+            u = np.empty(n)
+            step = max(1, CHUNK_ELEMENTS // max(1, reps.n_replicates))
+            for k in range(0, n, step):
+                u[k:k + step] = np.std(np.asarray(reps.errors[k:k + step], dtype=float),
+                                       axis=1, ddof=1)
+        return np.where(np.isfinite(u) & (u >= 0), u, np.inf)
+
+    def _build(self, level: float) -> None:
+        if self._sd is None:
+            self._sd = self._entry_sd()
+        point = np.asarray(self.reps.point, dtype=float)
+        # margins against rounding: z a hair above the quantile, the SDs a hair wider, and a few
+        # units in the last place of the scores on each side of the comparison
+        z = float(norm.isf(level)) * (1 + 1e-6) + 1e-9
+        reach = z * self._sd * (1 + 1e-9)
+        eps = 4 * float(np.spacing(np.max(np.abs(point)))) if point.size else 0.0
+        with np.errstate(invalid="ignore"):
+            self._upper = point + reach + eps
+            self._lower = point - reach - eps
+        self._block_max = np.maximum.reduceat(self._upper, np.arange(0, point.size,
+                                                                     SCREEN_BLOCK))
+        self._level = level
+
+    def candidates(self, anchor: int, level: float) -> np.ndarray:
+        """Entries below ``anchor`` whose p-value may exceed ``level`` (every other entry
+        below it has ``p <= level``), in index order."""
+        n = self.reps.point.size
+        first = anchor + 1
+        if first >= n:
+            return np.zeros(0, dtype=int)
+        if self._level is None or level < self._level:
+            self._build(level)   # built for the smallest level, alpha / (E - 1); valid above
+        low = self._lower[anchor]
+        b0 = first // SCREEN_BLOCK
+        blocks = b0 + np.flatnonzero(~(self._block_max[b0:] < low))
+        idx = (blocks[:, None] * SCREEN_BLOCK + np.arange(SCREEN_BLOCK)).ravel()
+        idx = idx[(idx >= first) & (idx < n)]
+        return idx[~(self._upper[idx] < low)]
 
 
 def paired_p_values(reps) -> PValueFn:
@@ -126,12 +251,4 @@ def paired_p_values(reps) -> PValueFn:
     stated correlation for scores only. ``p = 1 - Phi(gap / se)``; the normal form resolves the small
     p-values Holm needs when there are many entries. Equal predictions (``se = 0``, gap 0) give 0.5.
     """
-    def p_value(anchor: int, others: np.ndarray) -> np.ndarray:
-        others = np.asarray(others, dtype=int)
-        gap = reps.point[anchor] - reps.point[others]
-        se = reps.pair_se(anchor, others)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
-        return norm.sf(z)
-
-    return p_value
+    return PairedPValues(reps)

@@ -23,8 +23,7 @@ from leaderboard.tiers.rank_sets import RankSets, rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.scott_knott import scott_knott_esd
 from leaderboard.tiers.shown_better import SignificanceMap, rank_set_tiers, significance_map
-from leaderboard.tiers.stability import (RankProbabilities, kendall_taus, rank_frequencies,
-                                         rank_probabilities)
+from leaderboard.tiers.stability import RankProbabilities, stability
 from leaderboard.tiers.winners_curse import WinnersCurse, winners_curse
 
 __all__ = ["MAP_SIZE", "Ranking", "TIER_METHODS", "TierMethod", "rank_board", "tier_entries"]
@@ -119,12 +118,16 @@ def rank_board(reps: RankReplicates, *, method: str = "rank-sets", alpha: float 
         raise ValueError(f"unknown tier method {method!r}; choose from {', '.join(TIER_METHODS)}")
     n = reps.n_entries
     lines = tuple(sorted({int(k) for k in top_k if 1 <= int(k) <= n}))
+    # The stability pass first: its rank store (2 bytes per entry and replicate) is freed before
+    # the rank sets build what they keep.
+    stable = stability(reps, lines, min(BLOB_SIZE, n))   # one pass over the replicates
+    curse = winners_curse(reps, alpha)
     simultaneous = rank_confidence_sets(reps, alpha, simultaneous=True)
     marginal = rank_confidence_sets(reps, alpha, simultaneous=False)
     tiers = tier_entries(reps, method, alpha, simultaneous)
     return Ranking(tiers=tiers, method=method, marginal=marginal, simultaneous=simultaneous,
                    in_best_set=best_set(reps, alpha),
-                   probabilities=rank_probabilities(reps, lines), top_k=lines,
-                   taus=kendall_taus(reps), frequencies=rank_frequencies(reps, min(BLOB_SIZE, n)),
+                   probabilities=stable.probabilities, top_k=lines,
+                   taus=stable.taus, frequencies=stable.frequencies,
                    significance=significance_map(simultaneous, reps, min(MAP_SIZE, n)),
-                   curse=winners_curse(reps, alpha), replicates=reps)
+                   curse=curse, replicates=reps)

@@ -47,6 +47,8 @@ would.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.stats import chi2
 
@@ -88,6 +90,14 @@ def _best_split(y: np.ndarray) -> tuple[int, float]:
     return best + 1, float(between[best])
 
 
+@lru_cache(maxsize=1 << 16)
+def _critical(k: int, alpha: float) -> float:
+    """Scott and Knott's critical value for a group of ``k``: computed once per size (a board of
+    100,000 well-separated entries asks for it tens of thousands of times, mostly for the same
+    small sizes)."""
+    return float(chi2.ppf(1 - alpha, k / (np.pi - 2)))
+
+
 def _split_groups(point: np.ndarray, sd: np.ndarray, alpha: float) -> list[tuple[int, int]]:
     """Scott-Knott's recursive splits: the final groups as (start, stop) ranges, in rank order."""
     groups, stack = [], [(0, point.size)]
@@ -98,7 +108,7 @@ def _split_groups(point: np.ndarray, sd: np.ndarray, alpha: float) -> list[tuple
         if j:
             sigma2 = float(np.mean(sd[a:b] ** 2))
             lam = _SCALE * between / sigma2 if sigma2 > 0 else np.inf
-            if lam > chi2.ppf(1 - alpha, k / (np.pi - 2)):
+            if lam > _critical(k, alpha):
                 stack += [(a + j, b), (a, a + j)]
                 continue
         groups.append((a, b))

@@ -25,9 +25,17 @@ tiers for statements with guarantees.
 A resampled rank is 1 plus the number of entries *strictly* better on that replicate, so tied
 entries share the best rank of their group (as in the observed ranking).
 
-Computation: replicates are ranked in chunks of about :data:`CHUNK_ELEMENTS` scores, each replicate
-sorted once by a compiled loop that runs replicates in parallel. Each replicate is handled on its
-own, so results do not depend on the chunk size or the number of threads.
+Computation: one pass over the replicates serves every summary (:func:`stability` runs them
+together, as :func:`~leaderboard.tiers.ranking.rank_board` does). Replicates are ranked in blocks
+of about :data:`CHUNK_ELEMENTS` scores, each replicate by a compiled stable radix sort
+(:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel. The rank percentiles need every
+entry's R ranks at once; they are kept as 16-bit offsets from the middle of the entry's ranks on
+the first block of replicates (2 bytes per entry and replicate, half of int32), and an entry whose
+percentile falls at the clipped end of that range is ranked again in a second pass that keeps its
+exact ranks (:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768
+entries whose ranks spread that far). Each replicate is handled on its own and each entry's
+percentiles are order statistics, so results do not depend on the block sizes or the number of
+threads.
 """
 from __future__ import annotations
 
@@ -37,8 +45,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from leaderboard.tiers._tau_kernel import inversions, tied_pairs
-from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.tiers._rank_kernel import gather_columns, min_ranks
+from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
+from leaderboard.tiers.rank_quantiles import collect
+from leaderboard.tiers.replicates import RankReplicates, all_finite
 
 CHUNK_ELEMENTS = 1 << 21  # scores ranked per chunk (16 MB of float64), bounds the working memory
 
@@ -75,30 +85,13 @@ class RankProbabilities:
 
 def _reps_iv(reps: RankReplicates) -> None:
     """Check the shared input once: shapes agree and every score is finite."""
-    point, errors = np.asarray(reps.point), np.asarray(reps.errors)
+    point, errors = np.asarray(reps.point), reps.errors
     if point.ndim != 1 or errors.ndim != 2 or errors.shape[0] != point.size:
         raise ValueError(f"errors must have shape (E, R) with E = {point.size}, got {errors.shape}")
     if point.size < 1 or errors.shape[1] < 1:
         raise ValueError("need at least one entry and one replicate")
-    if not (np.isfinite(point).all() and np.isfinite(errors).all()):
+    if not (np.isfinite(point).all() and all_finite(errors)):
         raise ValueError("scores and errors must be finite")
-
-
-@njit(cache=True, parallel=True)
-def _min_ranks(block, out):
-    """Rank each row of ``block`` (one replicate): 1 + number of strictly larger values."""
-    n_rep, n = block.shape
-    for r in prange(n_rep):
-        row = block[r]
-        order = np.argsort(row)
-        p = n - 1
-        while p >= 0:  # walk tie groups from the largest value down
-            q = p
-            while q > 0 and row[order[q - 1]] == row[order[p]]:
-                q -= 1
-            for t in range(q, p + 1):
-                out[r, order[t]] = n - p  # the n - 1 - p values above position p are larger
-            p = q - 1
 
 
 def _rank_blocks(reps: RankReplicates, chunk_elements: int = CHUNK_ELEMENTS
@@ -106,11 +99,16 @@ def _rank_blocks(reps: RankReplicates, chunk_elements: int = CHUNK_ELEMENTS
     """Yield ``(r0, ranks)`` with ``ranks`` of shape (c, E) for replicates r0 .. r0 + c - 1."""
     n_entries, n_rep = reps.errors.shape
     step = max(1, chunk_elements // n_entries)
+    point = np.ascontiguousarray(reps.point, dtype=np.float64)
+    errors = reps.errors   # any layout: numba reads strided arrays too
     for r0 in range(0, n_rep, step):
-        # Transposed copy: each replicate's scores contiguous for the sort.
-        block = np.ascontiguousarray((reps.point[:, None] + reps.errors[:, r0:r0 + step]).T)
+        # Transposed float64 scores (float32 errors are widened exactly): each replicate's scores
+        # contiguous for the sort.
+        cols = np.arange(r0, min(r0 + step, n_rep))
+        block = np.empty((cols.size, n_entries))
+        gather_columns(errors, cols, point, True, block)
         out = np.empty(block.shape, dtype=np.int32)
-        _min_ranks(block, out)
+        min_ranks(block, out)
         yield r0, out
 
 
@@ -174,31 +172,143 @@ def rank_probabilities(reps: RankReplicates, top_k: Sequence[int] = (), *,
     ([1.0, 0.0, 0.0], [1.0, 0.5, 0.5])
     """
     _reps_iv(reps)
-    n_entries, n_rep = reps.errors.shape
+    return _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=False).probabilities
+
+
+def _top_k_iv(reps: RankReplicates, top_k: Sequence[int]) -> list[int]:
     ks = sorted({int(k) for k in top_k})
-    if ks and not (1 <= ks[0] and ks[-1] <= n_entries):
-        raise ValueError(f"top_k values must be between 1 and {n_entries}, got {list(top_k)}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level:g}")
-    ranks = np.empty((n_entries, n_rep), dtype=np.int32)
-    credit = np.zeros(n_entries)
-    in_top = {k: np.zeros(n_entries, dtype=np.int64) for k in ks}
-    for r0, block in _rank_blocks(reps):
-        ranks[:, r0:r0 + block.shape[0]] = block.T
-        best = block == 1
-        # m entries tied for best on a replicate get 1/m each: every replicate hands out one credit.
-        credit += (best / best.sum(axis=1, keepdims=True)).sum(axis=0)
-        for k in ks:
-            in_top[k] += np.count_nonzero(block <= k, axis=0)
-    p_best = credit / n_rep
-    p_top = {k: in_top[k] / n_rep for k in ks}
-    # Inverted-CDF quantiles: the ceil(q R)-th smallest rank, so every reported rank occurred.
-    qs = [(1 - level) / 2, 0.5, (1 + level) / 2]
-    idx = [min(n_rep - 1, max(0, int(np.ceil(q * n_rep - 1e-9)) - 1)) for q in qs]
-    part = np.partition(ranks, sorted(set(idx)), axis=1)
-    return RankProbabilities(p_best=p_best, p_top=p_top, median_rank=part[:, idx[1]],
-                             rank_percentiles=part[:, [idx[0], idx[2]]], level=float(level),
-                             n_replicates=n_rep)
+    if ks and not (1 <= ks[0] and ks[-1] <= reps.n_entries):
+        raise ValueError(f"top_k values must be between 1 and {reps.n_entries}, got {list(top_k)}")
+    return ks
+
+
+def _top_iv(reps: RankReplicates, top: int) -> int:
+    if not 1 <= top <= reps.n_entries:
+        raise ValueError(f"top must be between 1 and {reps.n_entries}, got {top}")
+    return int(top)
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Every stability summary of one board (see :func:`stability`).
+
+    Attributes
+    ----------
+    probabilities : RankProbabilities
+    taus : ndarray, shape (R,)
+        As :func:`kendall_taus`.
+    frequencies : ndarray of int64, shape (top, top + 1)
+        As :func:`rank_frequencies`.
+    """
+
+    probabilities: RankProbabilities
+    taus: np.ndarray
+    frequencies: np.ndarray
+
+
+def stability(reps: RankReplicates, top_k: Sequence[int] = (), top: int = 1, *,
+              level: float = 0.95) -> Stability:
+    """:func:`rank_probabilities`, :func:`kendall_taus` and :func:`rank_frequencies` at once,
+    from one pass over the replicates (each replicate ranked once instead of three times).
+
+    The numbers are those of the three functions, and carry their (absence of) guarantees: a
+    description of how the observed order moves under resampling, not a confidence statement.
+
+    Parameters
+    ----------
+    reps : RankReplicates
+    top_k : sequence of int
+        The ``k`` values for ``p_top``.
+    top : int
+        Leading entries whose rank frequencies are counted.
+    level : float
+        Central share of the resampled ranks spanned by ``rank_percentiles``.
+
+    Returns
+    -------
+    Stability
+
+    Examples
+    --------
+    >>> reps = RankReplicates.normal(np.array([3.0, 1.0, 1.0]), np.full(3, 0.01), 0.0, True,
+    ...                              replicates=1000, seed=0)
+    >>> res = stability(reps, top_k=[2], top=2)
+    >>> res.probabilities.p_best.tolist(), res.frequencies.tolist()
+    ([1.0, 0.0, 0.0], [[1000, 0, 0], [0, 490, 510]])
+
+    (The second entry, tied with the third, is second on 490 replicates and third, past the
+    counted ranks, on 510.)
+    """
+    _reps_iv(reps)
+    return _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=True,
+                     top=_top_iv(reps, top))
+
+
+class _Accumulators:
+    """What one pass adds up from each block of ranks: P(best) credit, top-k counts, the taus
+    of the block's replicates, the leading entries' rank frequencies."""
+
+    def __init__(self, reps: RankReplicates, ks: list[int], taus: bool, top: int | None):
+        n_entries, n_rep = reps.errors.shape
+        self.credit = np.zeros(n_entries)
+        self.in_top = {k: np.zeros(n_entries, dtype=np.int64) for k in ks}
+        self.taus = np.empty(n_rep) if taus else None
+        if taus:
+            order = np.argsort(-reps.point, kind="stable")  # entries are in rank order; a guard
+            xs = reps.point[order]
+            self.order = None if np.array_equal(order, np.arange(n_entries)) else order
+            self.run_starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1], True]).astype(np.int64)
+            sizes = np.diff(self.run_starts)
+            self.x_ties = int((sizes * (sizes - 1) // 2).sum())
+        self.top = top
+        if top is not None:
+            self.counts = np.zeros(top * (top + 1), dtype=np.int64)
+            self.offsets = np.arange(top) * (top + 1)
+
+    def __call__(self, r0: int, block: np.ndarray) -> None:
+        if self.in_top is not None:
+            best = block == 1
+            # m entries tied for best on a replicate get 1/m each: each replicate hands out one.
+            self.credit += (best / best.sum(axis=1, keepdims=True)).sum(axis=0)
+            for k, count in self.in_top.items():
+                count += np.count_nonzero(block <= k, axis=0)
+        if self.taus is not None:
+            out = np.empty(block.shape[0])
+            ordered = block if self.order is None else np.ascontiguousarray(block[:, self.order])
+            _tau_b(ordered, self.run_starts, self.x_ties, out)
+            self.taus[r0:r0 + out.size] = out
+        if self.top is not None:
+            # ranks past `top` share the last column
+            cols = np.minimum(block[:, :self.top], self.top + 1) - 1
+            self.counts += np.bincount((cols + self.offsets).ravel(), minlength=self.counts.size)
+
+
+def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95,
+              taus: bool = False, top: int | None = None) -> Stability:
+    """Rank every replicate once and feed the asked-for summaries (``ks`` None: no
+    probabilities). Unasked summaries come back as None."""
+    n_entries, n_rep = reps.errors.shape
+    acc = _Accumulators(reps, ks or [], taus, top)
+    probabilities = None
+    if ks is None:
+        acc.in_top = None
+        for r0, block in _rank_blocks(reps):
+            acc(r0, block)
+    else:
+        if not 0 < level < 1:
+            raise ValueError(f"level must be in (0, 1), got {level:g}")
+        # Inverted-CDF quantiles: the ceil(q R)-th smallest rank, so every reported rank occurred.
+        qs = [(1 - level) / 2, 0.5, (1 + level) / 2]
+        idx = [min(n_rep - 1, max(0, int(np.ceil(q * n_rep - 1e-9)) - 1)) for q in qs]
+        # ranks kept as int16 offsets from the middle of each entry's ranks on the first block
+        part = collect(None, n_rep, idx, _rank_blocks(reps), lambda: _rank_blocks(reps),
+                       each=acc).astype(np.int32)
+        probabilities = RankProbabilities(
+            p_best=acc.credit / n_rep, p_top={k: acc.in_top[k] / n_rep for k in ks},
+            median_rank=part[:, 1], rank_percentiles=part[:, [0, 2]], level=float(level),
+            n_replicates=n_rep)
+    return Stability(probabilities=probabilities, taus=acc.taus,
+                     frequencies=None if top is None else acc.counts.reshape(top, top + 1))
 
 
 @njit(cache=True, parallel=True)
@@ -213,19 +323,18 @@ def _tau_b(ranks, run_starts, x_ties, out):
     n_rep, n = ranks.shape
     total = n * (n - 1) // 2
     for r in prange(n_rep):
-        seq = ranks[r].astype(np.int64)
+        seq = ranks[r].copy()
+        sort_runs(seq, run_starts)
         joint = 0  # pairs tied in both observed score and resampled rank
         for g in range(run_starts.size - 1):
             a, b = run_starts[g], run_starts[g + 1]
-            if b - a > 1:
-                seq[a:b] = np.sort(seq[a:b])
-                run = 1
-                for t in range(a + 1, b + 1):
-                    if t < b and seq[t] == seq[t - 1]:
-                        run += 1
-                    else:
-                        joint += run * (run - 1) // 2
-                        run = 1
+            run = 1
+            for t in range(a + 1, b + 1):
+                if t < b and seq[t] == seq[t - 1]:
+                    run += 1
+                else:
+                    joint += run * (run - 1) // 2
+                    run = 1
         y_ties = tied_pairs(seq, n)
         discordant = inversions(seq, n)  # earlier entries with a strictly larger (worse) rank
         denom = float(total - x_ties) * float(total - y_ties)
@@ -260,17 +369,7 @@ def kendall_taus(reps: RankReplicates) -> np.ndarray:
     [1.0, 0.333]
     """
     _reps_iv(reps)
-    order = np.argsort(-reps.point, kind="stable")  # entries are in rank order; this is a guard
-    xs = reps.point[order]
-    run_starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1], True]).astype(np.int64)
-    sizes = np.diff(run_starts)
-    x_ties = int((sizes * (sizes - 1) // 2).sum())
-    taus = np.empty(reps.n_replicates)
-    for r0, block in _rank_blocks(reps):
-        out = np.empty(block.shape[0])
-        _tau_b(np.ascontiguousarray(block[:, order]), run_starts, x_ties, out)
-        taus[r0:r0 + out.size] = out
-    return taus
+    return _one_pass(reps, None, taus=True).taus
 
 
 def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
@@ -298,11 +397,4 @@ def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
     [[1, 1, 1], [2, 1, 0]]
     """
     _reps_iv(reps)
-    if not 1 <= top <= reps.n_entries:
-        raise ValueError(f"top must be between 1 and {reps.n_entries}, got {top}")
-    counts = np.zeros(top * (top + 1), dtype=np.int64)
-    offsets = np.arange(top) * (top + 1)
-    for _, block in _rank_blocks(reps):
-        cols = np.minimum(block[:, :top], top + 1) - 1  # ranks past `top` share the last column
-        counts += np.bincount((cols + offsets).ravel(), minlength=counts.size)
-    return counts.reshape(top, top + 1)
+    return _one_pass(reps, None, top=_top_iv(reps, top)).frequencies

@@ -68,8 +68,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit, prange
 
-from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.tiers._rank_kernel import gather_columns
+from leaderboard.tiers.replicates import RankReplicates, all_finite
 
 CHUNK_ELEMENTS = 1 << 21  # errors processed at once, bounds the working memory
 SHIFTS = 3  # extra worlds per noise level: replicate r is paired with r + j and r + SHIFTS + j
@@ -110,26 +112,63 @@ class WinnersCurse:
 
 
 def _winners_curse_iv(reps: RankReplicates, alpha: float) -> None:
-    point, errors = np.asarray(reps.point), np.asarray(reps.errors)
+    point, errors = np.asarray(reps.point), reps.errors
     if point.ndim != 1 or errors.ndim != 2 or errors.shape[0] != point.size or point.size < 1:
         raise ValueError(f"errors must have shape (E, R) with E = {point.size}, got {errors.shape}")
     if errors.shape[1] < 2 * SHIFTS + 1:
         raise ValueError(f"need at least {2 * SHIFTS + 1} replicates, got {errors.shape[1]}")
-    if not (np.isfinite(point).all() and np.isfinite(errors).all()):
+    if not (np.isfinite(point).all() and all_finite(errors)):
         raise ValueError("scores and errors must be finite")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha:g}")
 
 
-def _selected_errors(truth: np.ndarray, errors: np.ndarray) -> np.ndarray:
-    """Error of the entry with the highest ``truth + errors`` on each replicate (column).
+@njit(cache=True)
+def _world_score(point, a, b, n_terms, e, i):
+    """``point[i] + e[i]`` (``n_terms`` 0), ``(point[i] + a[i]) + e[i]`` (1) or
+    ``((point[i] + a[i]) + b[i]) + e[i]`` (2), added in that order."""
+    s = point[i]
+    if n_terms > 0:
+        s += a[i]
+    if n_terms > 1:
+        s += b[i]
+    return s + e[i]
 
-    ``truth`` is (E,) or (E, c). Entries tied for the highest share the selection: their errors
-    are averaged.
-    """
-    scores = (truth if truth.ndim == 2 else truth[:, None]) + errors
-    top = scores == scores.max(axis=0)
-    return (errors * top).sum(axis=0) / top.sum(axis=0)
+
+@njit(cache=True)
+def _selected(point, a, b, n_terms, e):
+    """Error ``e[i]`` of the entry with the highest world score (:func:`_world_score`). Entries
+    tied for the highest share the selection: their errors are averaged (summed in index
+    order)."""
+    best = -np.inf
+    for i in range(point.size):
+        best = max(best, _world_score(point, a, b, n_terms, e, i))
+    total, count = 0.0, 0
+    for i in range(point.size):
+        if _world_score(point, a, b, n_terms, e, i) == best:
+            total += e[i]
+            count += 1
+    return total / count
+
+
+@njit(cache=True, parallel=True)
+def _curse_block(point, safe_sd, window, r0, levels, max_t):
+    """Replicates ``r0 .. r0 + c - 1``, with ``window[k]`` the errors of replicate ``r0 + k``
+    (modulo R) for k < c + 2 SHIFTS: the selected error in the worlds with 1, 2 and 3 units of
+    noise, and the largest standardised error."""
+    c = window.shape[0] - 2 * SHIFTS
+    for k in prange(c):
+        e = window[k]
+        levels[0, r0 + k] = _selected(point, e, e, 0, e)
+        for j in range(1, SHIFTS + 1):
+            # Errors of other replicates add noise to the world's truths, independent of e.
+            levels[1, r0 + k] += _selected(point, window[k + j], e, 1, e) / SHIFTS
+            levels[2, r0 + k] += _selected(point, window[k + j], window[k + SHIFTS + j], 2,
+                                           e) / SHIFTS
+        top = -np.inf
+        for i in range(point.size):
+            top = max(top, e[i] / safe_sd[i])
+        max_t[r0 + k] = top
 
 
 def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
@@ -164,26 +203,21 @@ def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
     (0.85, 0.82)
     """
     _winners_curse_iv(reps, alpha)
-    point = np.asarray(reps.point, dtype=float)
-    errors = np.asarray(reps.errors, dtype=float)
+    point = np.ascontiguousarray(reps.point, dtype=float)
     sd = np.asarray(reps.sd, dtype=float)
-    n_entries, n_rep = errors.shape
+    n_entries, n_rep = reps.errors.shape
     step = max(1, CHUNK_ELEMENTS // n_entries)
     safe_sd = np.where(sd > 0, sd, 1.0)  # an entry with no spread has zero error on every replicate
 
     levels = np.zeros((3, n_rep))  # per replicate: selected error in worlds with 1, 2, 3 units
     max_t = np.empty(n_rep)
     for r0 in range(0, n_rep, step):
-        cols = np.arange(r0, min(r0 + step, n_rep))
-        e = errors[:, cols]
-        levels[0, cols] = _selected_errors(point, e)
-        for j in range(1, SHIFTS + 1):
-            # Errors of other replicates add noise to the world's truths, independent of e.
-            once = point[:, None] + errors[:, (cols + j) % n_rep]
-            levels[1, cols] += _selected_errors(once, e) / SHIFTS
-            twice = once + errors[:, (cols + SHIFTS + j) % n_rep]
-            levels[2, cols] += _selected_errors(twice, e) / SHIFTS
-        max_t[cols] = (e / safe_sd[:, None]).max(axis=0)
+        c = min(step, n_rep - r0)
+        # this block's errors and the 2 SHIFTS replicates after it, as float64 rows
+        window = np.empty((c + 2 * SHIFTS, n_entries))
+        gather_columns(reps.errors, (r0 + np.arange(c + 2 * SHIFTS)) % n_rep, point, False,
+                       window)
+        _curse_block(point, safe_sd, window, r0, levels, max_t)
 
     b1, b2, b3 = levels.mean(axis=1)
     combined = 3 * levels[0] - 3 * levels[1] + levels[2]  # the quadratic's value at zero units

@@ -1,0 +1,132 @@
+"""Order statistics of every entry's resampled ranks, in half the memory of the ranks themselves.
+
+The median and percentiles of an entry's rank over R replicates need all R ranks at once, and
+replicates come a block at a time. :class:`RankQuantiles` keeps each rank as a 16-bit offset
+from a base rank of the entry's own (its observed rank, or its place), 2 bytes per entry and
+replicate instead of 4; offsets beyond +-:data:`OFFSET_LIMIT` are clipped. Clipping keeps the
+order, so an order statistic that is not at a clipped end is exact; the entries whose order
+statistic is (possible only on boards of more than 32,768 entries, when an entry's ranks spread
+over more than 32,767 places on one side of the base) are named by
+:meth:`RankQuantiles.select`, and the caller ranks them again with their exact ranks kept
+(:func:`exact_order_statistics`). Used by the ranks stage's rank percentiles
+(:mod:`leaderboard.tiers.stability`) and by the post-mortem's private rank of each public place
+(:mod:`leaderboard.shakeup.baseline`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+OFFSET_LIMIT = 32767          # offsets kept in int16: -OFFSET_LIMIT - 1 .. OFFSET_LIMIT
+SELECT_ELEMENTS = 1 << 23     # offsets partitioned at once (16 MB of int16)
+EXACT_ELEMENTS = 1 << 26      # exact ranks kept at once by the second pass (256 MB of int32)
+
+
+class RankQuantiles:
+    """Collect ranks block by block; then the order statistics ``positions`` of each row.
+
+    Parameters
+    ----------
+    base : array of int, shape (E,), or None
+        Each entry's base rank; ranks are stored as ``rank - base``. None: the middle of each
+        entry's ranks in the first block added (so the offsets reach either way from there).
+    n_replicates : int
+    positions : sequence of int
+        0-based order statistics to return (``k`` is the (k+1)-th smallest of the R ranks).
+
+    Examples
+    --------
+    >>> q = RankQuantiles(np.array([1, 2]), 3, [1])
+    >>> q.add(0, np.array([[1, 2], [2, 1]]))
+    >>> q.add(2, np.array([[1, 2]]))
+    >>> values, exact = q.select()
+    >>> values.ravel().tolist(), exact.tolist()
+    ([1, 2], [True, True])
+    """
+
+    def __init__(self, base: np.ndarray | None, n_replicates: int,
+                 positions: Sequence[int]) -> None:
+        self.base = None if base is None else np.asarray(base, dtype=np.int64)
+        self.positions = [int(k) for k in positions]
+        self.n_replicates = int(n_replicates)
+        self.offsets = None
+
+    def add(self, r0: int, ranks: np.ndarray) -> None:
+        """Store the ranks of replicates ``r0 .. r0 + c - 1``, given as shape (c, E)."""
+        ranks = np.asarray(ranks)
+        if self.base is None:   # the middle of the first block's range: the window of offsets
+            # then reaches as far to either side, so clipping needs a spread of about 65,535
+            self.base = (ranks.min(axis=0).astype(np.int64) + ranks.max(axis=0)) // 2
+        if self.offsets is None:
+            self.offsets = np.empty((self.base.size, self.n_replicates), dtype=np.int16)
+        low = -OFFSET_LIMIT - 1
+        dev = ranks.T - self.base[:, None]
+        self.offsets[:, r0:r0 + dev.shape[1]] = np.clip(dev, low, OFFSET_LIMIT)
+
+    def select(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(values, exact)``: shape (E, len(positions)) order statistics, and which rows'
+        values are exact (the others fell at a clipped end and need
+        :func:`exact_order_statistics`). Frees the stored offsets."""
+        n, r = self.offsets.shape
+        kth = sorted(set(self.positions))
+        values = np.empty((n, len(self.positions)), dtype=np.int64)
+        exact = np.ones(n, dtype=bool)
+        step = max(1, SELECT_ELEMENTS // max(1, r))
+        for e0 in range(0, n, step):
+            part = np.partition(self.offsets[e0:e0 + step], kth, axis=1)[:, self.positions]
+            clipped = (part == OFFSET_LIMIT) | (part == -OFFSET_LIMIT - 1)
+            exact[e0:e0 + step] = ~clipped.any(axis=1)
+            values[e0:e0 + step] = part + self.base[e0:e0 + step, None]
+        self.offsets = np.empty((0, r), dtype=np.int16)
+        return values, exact
+
+
+def exact_order_statistics(rows: np.ndarray, n_replicates: int, positions: Sequence[int],
+                           passes: Callable[[], Iterable[tuple[int, np.ndarray]]]
+                           ) -> np.ndarray:
+    """The order statistics ``positions`` of the exact ranks of ``rows`` (entries).
+
+    ``passes()`` starts a new pass over the replicates, yielding ``(r0, ranks)`` with ranks of
+    shape (c, E). Rows are taken in groups of at most :data:`EXACT_ELEMENTS` ranks, one pass per
+    group, so memory stays bounded however many rows there are.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    out = np.empty((rows.size, len(positions)), dtype=np.int64)
+    step = max(1, EXACT_ELEMENTS // max(1, n_replicates))
+    for g0 in range(0, rows.size, step):
+        group = rows[g0:g0 + step]
+        ranks = np.empty((group.size, n_replicates), dtype=np.int32)
+        for r0, block in passes():
+            ranks[:, r0:r0 + block.shape[0]] = block[:, group].T
+        kth = sorted(set(int(k) for k in positions))
+        out[g0:g0 + step] = np.partition(ranks, kth, axis=1)[:, list(positions)]
+    return out
+
+
+def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int],
+            blocks: Iterator[tuple[int, np.ndarray]],
+            passes: Callable[[], Iterable[tuple[int, np.ndarray]]],
+            each: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
+    """Order statistics of every entry's ranks from one pass of ``blocks``, and the second pass
+    (``passes``) for the entries that need it; ``each(r0, ranks)`` sees every block of the first
+    pass (the caller's other summaries). Returns shape (E, len(positions)).
+
+    Examples
+    --------
+    Two entries, four replicates in two blocks; the lower median and the largest rank:
+
+    >>> blocks = lambda: iter([(0, np.array([[1, 2], [2, 1]])), (2, np.array([[1, 2], [1, 2]]))])
+    >>> collect(None, 4, [1, 3], blocks(), blocks).tolist()
+    [[1, 2], [2, 2]]
+    """
+    store = RankQuantiles(base, n_replicates, positions)
+    for r0, block in blocks:
+        store.add(r0, block)
+        if each is not None:
+            each(r0, block)
+    values, exact = store.select()
+    redo = np.flatnonzero(~exact)
+    if redo.size:
+        values[redo] = exact_order_statistics(redo, n_replicates, positions, passes)
+    return values

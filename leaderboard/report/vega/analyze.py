@@ -19,8 +19,8 @@ import pandas as pd
 
 from leaderboard.report.vega.common import (BAND, HIGHLIGHT, INK, NO_TIER, PALETTE, TOP, WIDTH,
                                             Spec, data, dim_others, finish, finite, is_selected,
-                                            label, label_limit, number_format, top_or_selected,
-                                            with_data)
+                                            label, label_limit, number_format, share_text,
+                                            top_or_selected, with_data)
 
 ROW = 18   # pixels per entry row
 BAR = "#8fb8da"
@@ -35,7 +35,7 @@ def entry_rows(table: pd.DataFrame, digits: int = 8) -> pd.DataFrame:
     """The per-entry charts' fields of every entry, in rank order: ``rank``, ``team``,
     ``score``, ``lo``/``hi`` (the interval), ``tier``, ``starts`` (1 where a run of equal tiers
     starts) and, with rank statistics, ``rlo``/``rhi`` (rank interval), ``slo``/``shi``
-    (simultaneous) and ``pbest``."""
+    (simultaneous), ``pbest`` and ``ptext`` (P(best) as the page writes it)."""
     t = table
     out = pd.DataFrame({"rank": t["rank"].to_numpy(dtype=int),
                         "team": [label(x) for x in t["team"]],
@@ -49,6 +49,7 @@ def entry_rows(table: pd.DataFrame, digits: int = 8) -> pd.DataFrame:
                           ("slo", "rank_sim_low"), ("shi", "rank_sim_high")):
             out[name] = finite(t[col])
         out["pbest"] = finite(t["p_best"], 4)
+        out["ptext"] = [share_text(p) for p in t["p_best"]]
     return out
 
 

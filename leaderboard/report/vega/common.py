@@ -60,6 +60,22 @@ def label(value: object) -> str:
     return str(neutral_bidi(str(value)))
 
 
+def share_text(p: float) -> str:
+    """A share of replicates as a percentage that never claims 0% or 100% from a finite sample.
+
+    Examples
+    --------
+    >>> [share_text(p) for p in (0.0, 0.0004, 0.004, 0.1449, 0.955, 1.0)]
+    ['<0.1%', '<0.1%', '0.4%', '14%', '95.5%', '>99.9%']
+    """
+    x = 100.0 * float(p)
+    if x < 0.1:
+        return "<0.1%"
+    if x > 99.9:
+        return ">99.9%"
+    return f"{x:.1f}%" if x < 10 or x > 90 else f"{x:.0f}%"
+
+
 def finite(values: Iterable[float], digits: int | None = None) -> list[float | None]:
     """Floats for JSON: NaN and infinities become ``None`` (Vega skips them), optionally rounded
     to ``digits`` significant digits so the page carries no float noise.
@@ -124,6 +140,10 @@ def dim_others(field: str = "team", low: float = 0.25) -> dict:
     """An opacity encoding: full for everyone until a team is selected, then the others fade."""
     return {"condition": {"test": f"{SELECTED} === '' || datum.{field} === {SELECTED}",
                           "value": 1}, "value": low}
+
+
+# a log axis labels 1, 2 and 5 times the powers of ten only (the others crowd)
+LOG_LABELS = "test(/^[125]0*$/, replace(datum.label, /,/g, '')) ? datum.label : ''"
 
 
 def label_limit(wide: int, narrow: int = 120) -> alt.ExprRef:

@@ -71,12 +71,15 @@ class ChartBlock:
         The Vega-Lite specification as script-safe JSON (:func:`script_json`).
     svg : Markup or None
         The same specification rendered to static SVG, or None when the page leaves it out.
+    caption : str
+        Words the chart's builder wrote about it (what it left out, what its marks mean), or "".
     """
 
     id: str
     title: str
     spec: markupsafe.Markup
     svg: markupsafe.Markup | None
+    caption: str = ""
 
     @property
     def data(self) -> dict:
@@ -110,12 +113,14 @@ def static_svg(spec: dict, prefix: str) -> markupsafe.Markup:
     return markupsafe.Markup(svg)
 
 
-def block(chart: Spec, id: str, title: str, *, static: bool = True) -> ChartBlock:
+def block(chart: Spec, id: str, title: str, *, static: bool = True,
+          caption: str = "") -> ChartBlock:
     """A chart ready for the page: its specification, and its static SVG if ``static`` (the
     tests validate every specification against the Vega-Lite schema; the page does not pay for
     it)."""
     spec = chart.to_dict()
-    return ChartBlock(id, title, script_json(spec), static_svg(spec, id) if static else None)
+    return ChartBlock(id, title, script_json(spec), static_svg(spec, id) if static else None,
+                      caption)
 
 
 @lru_cache(maxsize=1)

@@ -133,6 +133,15 @@ def _bootstrap_iv(impl, y_true, preds, replicates, resample, strata, groups, bat
     if batch is None:
         batch = max(BLOCK, _WEIGHT_BYTES // (8 * n) // BLOCK * BLOCK)
     batch = max(BLOCK, -(-int(batch) // BLOCK) * BLOCK)  # whole blocks only
+    return weight_plan(y_true, resample, strata, groups), replicates, batch
+
+
+def weight_plan(y_true: np.ndarray, resample: str = "plain", strata: np.ndarray | None = None,
+                groups: np.ndarray | None = None) -> _Plan:
+    """How :func:`paired_bootstrap` draws the weights of ``resample`` for these test rows: with
+    :func:`weight_block` and the same seed and stream, code that needs more than the scores (the
+    report's curves) scores every replicate on the very same rows."""
+    n = len(y_true)
     if resample == "stratified":
         labels = np.asarray(y_true if strata is None else strata)
         if labels.ndim != 1 or len(labels) != n:
@@ -149,7 +158,7 @@ def _bootstrap_iv(impl, y_true, preds, replicates, resample, strata, groups, bat
         plan = _Plan("grouped", n, group_index=index, n_groups=int(uniques.size))
     else:
         plan = _Plan(resample, n)    # plain or poisson: every row on its own
-    return plan, replicates, batch
+    return plan
 
 
 def _counts(draws: np.ndarray, size: int) -> np.ndarray:

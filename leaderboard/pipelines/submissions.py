@@ -18,6 +18,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, BootstrapResult, paired_bootstrap
+from leaderboard.noise.curves import SHOWN, board_curves, curves_note
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 from leaderboard.submissions.files import reject_unscorable
@@ -128,10 +129,17 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
     if has_both_scores(table):
         shakeup = _shakeup(solution, [preds[i] for i in order], boot, table, settings, split,
                            groups_of=solution.groups, quiet=quiet)
+    top = [preds[i][mask] for i in order[:SHOWN]]
+    note = curves_note(submissions.kind, y, submissions.layout)
+    if note is None and any(np.ndim(p) != 1 for p in top):
+        note = "ROC, precision-recall, CAP and cost curves need one score per row."
+    curves = None if note is not None else board_curves(
+        y, top, replicates=settings.replicates, seed=settings.seed, resample=settings.resample,
+        strata=strata, groups=groups, alpha=settings.alpha)
     return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                     tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
                     bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup,
-                    flags=tuple(flags))
+                    flags=tuple(flags), curves=curves, curves_note=note)
 
 
 def _class_flags(metric, y: np.ndarray) -> list[Flag]:

@@ -9,7 +9,8 @@ import numpy as np
 
 from leaderboard.report import shakeup_text
 from leaderboard.report.ranks_text import ranked_rows
-from leaderboard.report.vega import analyze, categories, ranks, shakeup, shakeup_ranks
+from leaderboard.report.vega import (analyze, categories, curves, ranks, shakeup,
+                                     shakeup_ranks)
 from leaderboard.report.vega.embed import ChartBlock, block
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
     out.update(_noise(a, num))
     out.update(_ranks(a, conf))
     out.update(_shakeup(a, num))
+    out.update(_curves(a, conf))
     out["categories"] = None
     c = a.categories
     if c is not None:
@@ -49,6 +51,23 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
             "chart-categories", "The leading models' score in every category, tier 1 marked",
             static=False)
     return out
+
+
+_CURVE_TITLES = {
+    "roc": "ROC curves of the leading entries, with bootstrap bands",
+    "pr": "Precision-recall curves of the leading entries, with bootstrap bands",
+    "cap": "Cumulative accuracy profiles (CAP) of the leading entries, with their accuracy ratios",
+    "cost": "Cost curves of the leading entries: normalised expected cost by probability-cost"}
+
+
+def _curves(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
+    """The seeds' figures (submissions mode, binary target): ROC, PR, CAP and cost curves."""
+    if a.curves is None:
+        return dict.fromkeys(_CURVE_TITLES)
+    teams = a.table["team"].astype(str).tolist()
+    specs = curves.curve_charts(a.curves, [teams[i] for i in a.curves.rows], conf=conf)
+    return {k: block(spec, f"chart-curves-{k}", _CURVE_TITLES[k], static=False)
+            for k, spec in specs.items()}
 
 
 def _shakeup(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:

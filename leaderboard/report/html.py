@@ -337,6 +337,19 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     return facts
 
 
+def _curve_words(a: Analysis) -> dict | None:
+    """The curves section's numbers, or its note when the board has no curves."""
+    if a.mode != "submissions":
+        return None
+    c = a.curves
+    if c is None:
+        return {"note": a.curves_note or "No curves for this board."}
+    from leaderboard.report.vega.curves import SHOW
+
+    return {"show": min(SHOW, len(c.rows)), "kept": len(c.rows),
+            "replicates": f"{c.replicates:,}", "prevalence": pct(c.prevalence)}
+
+
 def build_context(a: Analysis, charts: bool | str = False) -> dict:
     """Everything the template prints, already formatted; ``charts`` adds the page's charts
     (True: every chart, interactive; "summary": the scores chart alone, static)."""
@@ -377,6 +390,7 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
         "categories": categories_text.context(a, num.score),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
+        "curves": _curve_words(a),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

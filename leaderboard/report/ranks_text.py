@@ -42,8 +42,6 @@ def context(a: Analysis, score) -> dict | None:
     s = a.settings
     t = a.table.iloc[ranked_rows(a)]   # the ranking's entries, in its order
     teams = t["team"].astype(str).tolist()
-    point = r.replicates.point   # ranks among the compared entries (ties share the better rank)
-    ranks = 1 + np.searchsorted(-point, -point, side="left")
     conf = pct(1 - s.alpha)
     n = len(t)
     reps = r.replicates

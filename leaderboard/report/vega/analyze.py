@@ -205,12 +205,16 @@ def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: f
     """Histogram of one model's scores over simulated test sets or bootstrap replicates (the
     share of draws per bin), with a solid line at ``centre`` (the true or the observed score) and
     dashed ones at the 2.5% and 97.5% quantiles; ``fmt_text`` writes the labels' numbers."""
+    bins = binned(draws)
+    lo, hi = min(bins["x0"].iloc[0], centre), max(bins["x1"].iloc[-1], centre)
+    near = 0.2 * (hi - lo)   # a label this close to an edge goes inside the line, not past it
     marks = pd.DataFrame({"x": finite([centre, q_low, q_high]),
                           "text": [f"{centre_name} {fmt_text(centre)}",
                                    f"2.5%: {fmt_text(q_low)}", f"97.5%: {fmt_text(q_high)}"],
-                          "dash": [0, 1, 1], "side": [0, -1, 1]})
-    return with_data(_distribution(x_title, y_title, decimals, name), bins=binned(draws),
-                     marks=marks)
+                          "dash": [0, 1, 1],
+                          "side": [0, 1 if q_low - lo < near else -1,
+                                   -1 if hi - q_high < near else 1]})
+    return with_data(_distribution(x_title, y_title, decimals, name), bins=bins, marks=marks)
 
 
 @lru_cache(maxsize=32)

@@ -1,0 +1,105 @@
+"""Which charts each page and mode carries, from the command line's own pages: every chart a
+valid Vega-Lite specification, the libraries inlined once, names only as escaped data, the same
+bytes on every run, and the curves' numbers equal to scikit-learn's."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from leaderboard.cli import main
+from chart_helpers import page_charts, validate
+
+ANALYZE = {"chart-scores", "chart-noise-hist", "chart-noise-ecdf", "chart-board-hist",
+           "chart-rank-intervals", "chart-rank-tau", "chart-rank-frequencies"}
+SHAKEUP = {"chart-shakeup-scatter", "chart-shakeup-ranks", "chart-shakeup-noise"}
+CURVES = {"chart-curves-roc", "chart-curves-pr", "chart-curves-cap", "chart-curves-cost"}
+
+
+def _page(tmp_path, *args) -> str:
+    out = tmp_path / "r.html"
+    assert main(["analyze", *args, "--quiet", "-o", str(out)]) == 0
+    return out.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def submissions_page(tmp_path_factory):
+    return _page(tmp_path_factory.mktemp("sub"), "--example", "submissions")
+
+
+@pytest.fixture(scope="module")
+def scores_page(tmp_path_factory):
+    return _page(tmp_path_factory.mktemp("scores"), "--example")
+
+
+def _check(html: str) -> dict[str, dict]:
+    charts = page_charts(html)
+    for chart in charts.values():
+        validate(chart["spec"])
+    assert html.count("window.vegaEmbed=") == 1                 # the libraries, once
+    assert html.lower().count("</script") == html.count("<script")
+    return charts
+
+
+def test_scores_mode_charts(scores_page):
+    charts = _check(scores_page)
+    assert ANALYZE | SHAKEUP <= set(charts) and not CURVES & set(charts)
+    assert charts["chart-scores"]["svg"] is not None             # drawn without JavaScript too
+    assert 'id="curves"' not in scores_page
+
+
+def test_submissions_mode_charts_and_the_seeds_figures(submissions_page):
+    charts = _check(submissions_page)
+    assert ANALYZE | SHAKEUP | CURVES <= set(charts)
+    roc = charts["chart-curves-roc"]["spec"]["datasets"]["curves"]
+    teams = list(dict.fromkeys(r["team"] for r in roc))
+    assert len(teams) == 20 and all(r["x"] in np.round(np.linspace(0, 1, 101), 2) for r in roc)
+    banded = {r["team"] for r in roc if r["lo"] is not None}
+    assert banded == set(teams[:5])                              # bands for the top 5
+    assert "R&D <lab>" in teams                                  # a name with markup, as data
+    text = submissions_page[submissions_page.index('id="chart-curves-roc"'):]
+    assert "R\\u0026D \\u003clab\\u003e" in text.split("</script>")[0]
+
+
+def test_curves_equal_scikit_learn_on_the_example(submissions_page, tmp_path):
+    """The leader's AUC on the page (its legend) is scikit-learn's on the ranking rows."""
+    import subprocess
+    import sys
+    import zipfile
+
+    from leaderboard.resources import data_dir
+
+    subprocess.run([sys.executable, str(data_dir() / "make_submissions_example.py"),
+                    str(tmp_path)], check=True, capture_output=True)
+    roc = page_charts(submissions_page)["chart-curves-roc"]["spec"]["datasets"]["curves"]
+    lead = roc[0]
+    solution = pd.read_csv(tmp_path / "example_solution.csv")
+    private = solution[solution["Usage"] == "Private"]
+    with zipfile.ZipFile(tmp_path / "example_submissions.zip") as z:
+        member, = [m for m in z.namelist() if m.rsplit("/", 1)[-1] == f"{lead['team']}.csv"]
+        sub = pd.read_csv(z.open(member))
+    merged = private.merge(sub, on="id", suffixes=("", "_pred"))
+    auc = roc_auc_score(merged["target"], merged["target_pred"])
+    assert lead["who"].startswith(f"{lead['team']} (AUC {auc:.3f}, 95% ")
+
+
+def test_items_get_a_note_instead_of_curves(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 200),
+                          "item": np.tile(np.arange(200), 3),
+                          "correct": (rng.random(600) < 0.7).astype(int)})
+    path = tmp_path / "items.csv"
+    frame.to_csv(path, index=False)
+    html = _page(tmp_path, "--items", str(path), "--value-col", "correct")
+    charts = _check(html)
+    assert not CURVES & set(charts)
+    assert "per-item results carry only each item&#39;s value" in html
+
+
+def test_the_same_analysis_gives_the_same_page(tmp_path, submissions_page):
+    import re
+
+    again = _page(tmp_path, "--example", "submissions")
+    folder = re.compile(r"leaderboard-example-\w+")   # the example's temporary folder
+    assert folder.sub("", again) == folder.sub("", submissions_page)

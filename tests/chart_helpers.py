@@ -66,3 +66,22 @@ def static_root(svg: str) -> ET.Element:
 def svg_text(svg: str) -> str:
     """All the text the static drawing shows."""
     return "".join(static_root(svg).itertext())
+
+
+def assert_offline(html: str) -> None:
+    """The page loads nothing: no src or href to a network address, no <link>, no @import; its
+    only scripts are the inlined Vega libraries and chart code (modules) and JSON data; no data
+    closes a script element early."""
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+    assert "<link" not in html and "@import" not in html
+    tags = re.findall(r"<script([^>]*)>", html)
+    assert set(tags) <= {' type="module"', ' type="application/json" class="lb-spec"',
+                         ' type="application/json" id="lb-rows"'}
+    assert html.lower().count("</script") == len(tags)
+
+
+def without_scripts(html: str) -> str:
+    """The page's markup with every script element's body removed, and the SVG drawings'
+    namespace declarations (names, not addresses anything is loaded from)."""
+    html = re.sub(r"(<script[^>]*>).*?</script>", r"\1</script>", html, flags=re.S)
+    return re.sub(r'\sxmlns(:\w+)?="[^"]*"', "", html)

@@ -3,6 +3,8 @@ valid Vega-Lite specification, the libraries inlined once, names only as escaped
 bytes on every run, and the curves' numbers equal to scikit-learn's."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -103,3 +105,19 @@ def test_the_same_analysis_gives_the_same_page(tmp_path, submissions_page):
     again = _page(tmp_path, "--example", "submissions")
     folder = re.compile(r"leaderboard-example-\w+")   # the example's temporary folder
     assert folder.sub("", again) == folder.sub("", submissions_page)
+
+
+def test_choose_chart_rows_and_picks(tmp_path):
+    out, js = tmp_path / "c.html", tmp_path / "c.json"
+    assert main(["choose", "--example", "-o", str(out), "--json", str(js), "--quiet"]) == 0
+    html = out.read_text(encoding="utf-8")
+    chart = _check(html)["chart-choose"]
+    data = json.loads(js.read_text(encoding="utf-8"))
+    rows = chart["spec"]["datasets"]["rows"]
+    expected = sorted((c["expected"] for c in data["candidates"]),
+                      reverse=data.get("higher_is_better", True))
+    assert [r["expected"] for r in rows] == pytest.approx(expected[:len(rows)], rel=1e-7)
+    assert len(rows) == min(40, len(data["candidates"]))
+    picks = {r["team"]: r["badge"] for r in rows if r["badge"]}
+    assert picks == {data["recommended"][0]: "1st pick", data["recommended"][1]: "2nd pick"}
+    assert chart["svg"] is not None and "1st pick" in chart["svg"]

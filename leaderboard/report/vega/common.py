@@ -143,7 +143,7 @@ def dim_others(field: str = "team", low: float = 0.25) -> dict:
 
 
 # a log axis labels 1, 2 and 5 times the powers of ten only (the others crowd)
-LOG_LABELS = "test(/^[125]0*$/, replace(datum.label, /,/g, '')) ? datum.label : ''"
+LOG_LABELS = "test(/^[125]0*$/, '' + datum.value) ? datum.label : ''"
 
 
 def label_limit(wide: int, narrow: int = 120) -> alt.ExprRef:

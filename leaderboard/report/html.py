@@ -20,9 +20,8 @@ from leaderboard.metrics import Metric
 from leaderboard.studies.noise import study_words
 from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text)
 from leaderboard.report.vega import analyze as charts_analyze
-from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP, tier_class
+from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP, share_text, tier_class
 from leaderboard.report.vega.embed import page_scripts, rows_json
-from leaderboard.report.rank_charts import share_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
 from leaderboard.report.render import render_page
@@ -414,7 +413,8 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
         if charts is True:
             context["vega"] = page_scripts(context["charts"])
             if len(t) > TOP:   # the selected team's row, wherever it ranks
-                context["vega"]["rows"] = rows_json(charts_analyze.entry_rows(t))
+                context["vega"]["rows"] = rows_json(charts_analyze.selection_rows(
+                    t, num.decimals))
     from leaderboard import __version__  # here, not at the top: leaderboard/__init__ may import us
 
     context["version"] = __version__

@@ -47,10 +47,24 @@ def entry_rows(table: pd.DataFrame, digits: int = 8) -> pd.DataFrame:
     if "rank_ci_low" in t.columns:
         for name, col in (("rlo", "rank_ci_low"), ("rhi", "rank_ci_high"),
                           ("slo", "rank_sim_low"), ("shi", "rank_sim_high")):
-            out[name] = finite(t[col])
+            out[name] = pd.Series([None if v is None else int(v) for v in finite(t[col])],
+                                  dtype=object)
         out["pbest"] = finite(t["p_best"], 4)
         out["ptext"] = [share_text(p) for p in t["p_best"]]
     return out
+
+
+def selection_rows(table: pd.DataFrame, decimals: int) -> pd.DataFrame:
+    """What a per-entry chart needs to draw one more row, the selected team's, for every entry:
+    :func:`entry_rows` at the page's precision (the table's decimals), without what only the top
+    rows use (the runs' labels, P(best) as text: the page's script writes it). About 75 bytes an
+    entry in the page, the team name included."""
+    rows = entry_rows(table, digits=None)
+    for col in ("score", "lo", "hi"):
+        rows[col] = [None if v is None else round(v, decimals) for v in rows[col]]
+    if "pbest" in rows:
+        rows["pbest"] = finite(rows["pbest"], 3)
+    return rows.drop(columns=[c for c in ("starts", "ptext") if c in rows])
 
 
 def tone() -> str:
@@ -136,7 +150,7 @@ def _scores(decimals: int, x_title: str, interval: str | None, top: int, height:
         .encode(x=alt.value("width"), text="name:N"),
     ]
     chart = alt.layer(*layers).properties(
-        width=WIDTH, height=height, usermeta={"lb_rows": "entries"},
+        width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
         padding={"left": 6, "top": 6, "right": 64, "bottom": 6})
     return finish(chart, "scores")
 

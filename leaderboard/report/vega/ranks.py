@@ -119,7 +119,7 @@ def _intervals(level: str, top: int, log: bool, height: int) -> dict:
                                              color="#6b7280", clip=False).encode(
         x=alt.value("width"), y=alt.value(0), text="text:N")
     chart = alt.layer(*layers, head).properties(
-        width=WIDTH, height=height, usermeta={"lb_rows": "entries"},
+        width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
         padding={"left": 6, "top": 6, "right": 70, "bottom": 6})
     return finish(chart, "rank-intervals")
 

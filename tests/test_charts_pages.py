@@ -54,10 +54,11 @@ def test_scores_mode_charts(scores_page):
 def test_submissions_mode_charts_and_the_seeds_figures(submissions_page):
     charts = _check(submissions_page)
     assert ANALYZE | SHAKEUP | CURVES <= set(charts)
-    roc = charts["chart-curves-roc"]["spec"]["datasets"]["curves"]
-    teams = list(dict.fromkeys(r["team"] for r in roc))
-    assert len(teams) == 20 and all(r["x"] in np.round(np.linspace(0, 1, 101), 2) for r in roc)
-    banded = {r["team"] for r in roc if r["lo"] is not None}
+    sets = charts["chart-curves-roc"]["spec"]["datasets"]
+    roc, teams = sets["curves"], [e["team"] for e in sets["entries"]]
+    assert len(teams) == 20 and len(roc) == 20 * 101
+    assert all(r["x"] in np.round(np.linspace(0, 1, 101), 2) for r in roc)
+    banded = {teams[r["t"]] for r in roc if "lo" in r}
     assert banded == set(teams[:5])                              # bands for the top 5
     assert "R&D <lab>" in teams                                  # a name with markup, as data
     text = submissions_page[submissions_page.index('id="chart-curves-roc"'):]
@@ -74,8 +75,7 @@ def test_curves_equal_scikit_learn_on_the_example(submissions_page, tmp_path):
 
     subprocess.run([sys.executable, str(data_dir() / "make_submissions_example.py"),
                     str(tmp_path)], check=True, capture_output=True)
-    roc = page_charts(submissions_page)["chart-curves-roc"]["spec"]["datasets"]["curves"]
-    lead = roc[0]
+    lead = page_charts(submissions_page)["chart-curves-roc"]["spec"]["datasets"]["entries"][0]
     solution = pd.read_csv(tmp_path / "example_solution.csv")
     private = solution[solution["Usage"] == "Private"]
     with zipfile.ZipFile(tmp_path / "example_submissions.zip") as z:

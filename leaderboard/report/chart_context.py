@@ -175,3 +175,18 @@ def _noise(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
         out["board_hist"] = block(board, "chart-board-hist", f"Histogram of the {len(t):,} "
                                   "entries' scores, with the band within d95 of the leader")
     return out
+
+
+def scores_figure(a: Analysis, suffix: str) -> str | bytes:
+    """The scores-and-intervals chart as a file: SVG text (``.svg``) or a PNG at twice the
+    pixels (``.png``), from the page's own specification (vl-convert draws it)."""
+    import vl_convert as vlc
+
+    from leaderboard.report.html import Numbers
+    from leaderboard.report.words import pct
+
+    num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
+    chart = analysis_charts(a, num, pct(1 - a.settings.alpha), summary=True)["scores"]
+    if suffix == ".svg":
+        return str(chart.svg)
+    return vlc.svg_to_png(str(chart.svg), scale=2)

@@ -25,19 +25,24 @@ def _who(names: Sequence[str], texts: Sequence[str]) -> list[str]:
     return [f"{label(n)} ({t})" for n, t in zip(names, texts)]
 
 
-def _long(curves: Curves, names: list[str], who: list[str], field: str) -> list[dict]:
-    """One row per entry and grid point: x, y and, for resampled entries, the band."""
+def _long(curves: Curves, field: str) -> list[dict]:
+    """One row per entry (``t``, its place) and grid point: x, y and, for resampled entries, the
+    band (``lo``, ``hi``; absent otherwise). Names come from the ``entries`` dataset."""
     rows = []
-    for rank, (name, w, c) in enumerate(zip(names, who, curves.entries), start=1):
+    for t, c in enumerate(curves.entries):
         y = getattr(c, field)
         band = getattr(c, f"{field}_band", None)
-        lo, hi = (band[0], band[1]) if band is not None else ([None] * GRID.size,) * 2
         for k, x in enumerate(GRID):
-            rows.append({"team": name, "who": w, "rank": rank, "x": round(float(x), 2),
-                         "y": finite([y[k]], 4)[0],
-                         "lo": None if band is None else finite([lo[k]], 4)[0],
-                         "hi": None if band is None else finite([hi[k]], 4)[0]})
+            row = {"t": t, "x": round(float(x), 2), "y": finite([y[k]], 4)[0]}
+            if band is not None:
+                row["lo"], row["hi"] = finite([band[0][k], band[1][k]], 4)
+            rows.append(row)
     return rows
+
+
+def _entries(names: list[str], texts: list[str]) -> list[dict]:
+    return [{"t": t, "team": n, "who": w, "rank": t + 1}
+            for t, (n, w) in enumerate(zip(names, _who(names, texts)))]
 
 
 def curve_charts(curves: Curves, teams: Sequence[str], *, conf: str) -> dict[str, Spec]:
@@ -51,7 +56,7 @@ def curve_charts(curves: Curves, teams: Sequence[str], *, conf: str) -> dict[str
     >>> y = rng.integers(0, 2, 300)
     >>> c = board_curves(y, [y + rng.normal(size=300) for _ in range(2)], replicates=64, seed=0)
     >>> specs = curve_charts(c, ["a", "b"], conf="95%")
-    >>> sorted(specs), specs["roc"].to_dict(validate=True)["datasets"]["curves"][0]["team"]
+    >>> sorted(specs), specs["roc"].to_dict(validate=True)["datasets"]["entries"][0]["team"]
     (['cap', 'cost', 'pr', 'roc'], 'a')
     """
     names = [label(t) for t in teams]
@@ -61,18 +66,20 @@ def curve_charts(curves: Curves, teams: Sequence[str], *, conf: str) -> dict[str
     ar = [f"AR {c.ar:.3f} = Gini {c.gini:.3f}" for c in curves.entries]
     pi = curves.prevalence
     out = {
-        "roc": with_data(_chart("roc", n), curves=_long(curves, names, _who(names, auc), "roc"),
+        "roc": with_data(_chart("roc", n), curves=_long(curves, "roc"),
+                         entries=_entries(names, auc),
                          reference=[{"x": 0.0, "y": 0.0}, {"x": 1.0, "y": 1.0}]),
-        "pr": with_data(_chart("pr", n), curves=_long(curves, names, _who(names, auc), "pr"),
+        "pr": with_data(_chart("pr", n), curves=_long(curves, "pr"), entries=_entries(names, auc),
                         reference=[{"x": 0.0, "y": round(pi, 6)}, {"x": 1.0, "y": round(pi, 6)}]),
-        "cap": with_data(_chart("cap", n), curves=_long(curves, names, _who(names, ar), "cap"),
+        "cap": with_data(_chart("cap", n), curves=_long(curves, "cap"),
+                         entries=_entries(names, ar),
                          reference=[{"x": 0.0, "y": 0.0}, {"x": 1.0, "y": 1.0}],
                          perfect=[{"x": 0.0, "y": 0.0}, {"x": round(pi, 6), "y": 1.0},
                                   {"x": 1.0, "y": 1.0}]),
     }
     cost = [f"expected cost {_area(c.cost):.3f}" for c in curves.entries]
-    out["cost"] = with_data(_chart("cost", n),
-                            curves=_long(curves, names, _who(names, cost), "cost"),
+    out["cost"] = with_data(_chart("cost", n), curves=_long(curves, "cost"),
+                            entries=_entries(names, cost),
                             reference=[{"x": 0.0, "y": 0.0}, {"x": 1.0, "y": 1.0}],
                             other=[{"x": 0.0, "y": 1.0}, {"x": 1.0, "y": 0.0}])
     return out
@@ -94,7 +101,9 @@ _AXES = {"roc": ("false positive rate", "true positive rate"),
 def _chart(kind: str, n: int) -> dict:
     x_title, y_title = _AXES[kind]
     shown = f"datum.rank <= {SHOW} || datum.team === {SELECTED}"
-    base = alt.Chart(data("curves")).transform_filter(shown)
+    base = alt.Chart(data("curves")).transform_lookup(
+        lookup="t", from_=alt.LookupData(data=data("entries"), key="t",
+                                          fields=["team", "who", "rank"])).transform_filter(shown)
     x = alt.X("x:Q", title=x_title, scale=alt.Scale(domain=[0, 1], nice=False))
     y = alt.Y("y:Q", title=y_title, scale=alt.Scale(domain=[0, 0.5 if kind == "cost" else 1],
                                                     nice=False, clamp=True))
@@ -111,7 +120,7 @@ def _chart(kind: str, n: int) -> dict:
     if kind != "cost":   # bands where the entry was resampled
         tips += [alt.Tooltip("lo:Q", title="band from", format=".3f"),
                  alt.Tooltip("hi:Q", title="to", format=".3f")]
-        layers.append(base.transform_filter("datum.lo != null").mark_area(
+        layers.append(base.transform_filter("isValid(datum.lo)").mark_area(
             opacity=0.15, clip=True).encode(x=x, y=alt.Y("lo:Q", scale=alt.Scale(domain=[0, 1])),
                                            y2="hi:Q", color=colour))
     ref = alt.Chart(data("reference")).mark_line(color="#9ca3af", strokeDash=[4, 4]).encode(

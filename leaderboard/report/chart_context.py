@@ -11,11 +11,27 @@ from leaderboard.report import shakeup_text
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.vega import (analyze, categories, curves, ranks, shakeup,
                                      shakeup_ranks)
+from leaderboard.report.vega.common import PALETTE, tier_class
 from leaderboard.report.vega.embed import ChartBlock, block
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
     from leaderboard.report.html import Numbers
+
+
+def scores_legend(tiers: np.ndarray, shown: int) -> tuple[list[tuple[str, str]], str]:
+    """The scores chart's legend (label and colour class of each tier among the ``shown`` rows)
+    and its note on the tiers below the chart and colours repeating."""
+    shown_tiers = sorted({int(x) for x in tiers[:shown]} - {0})
+    n_tiers = int(tiers.max()) if tiers.size else 0
+    note = ""
+    if shown_tiers and n_tiers > shown_tiers[-1]:
+        below = (f"tier {n_tiers}" if n_tiers == shown_tiers[-1] + 1
+                 else f"tiers {shown_tiers[-1] + 1}\u2013{n_tiers}")
+        note = f"{below} below the chart, in the table"
+    if n_tiers > len(PALETTE):
+        note += ("; " if note else "") + f"colours repeat every {len(PALETTE)} tiers"
+    return [(f"tier {k}", tier_class(k)) for k in shown_tiers], note
 
 
 def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False

@@ -21,6 +21,7 @@ from leaderboard.studies.noise import study_words
 from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text)
 from leaderboard.report.vega import analyze as charts_analyze
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP, share_text, tier_class
+from leaderboard.report.chart_context import scores_legend
 from leaderboard.report.vega.embed import page_scripts, rows_json
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
@@ -336,19 +337,6 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     return facts
 
 
-def _curve_words(a: Analysis) -> dict | None:
-    """The curves section's numbers, or its note when the board has no curves."""
-    if a.mode != "submissions":
-        return None
-    c = a.curves
-    if c is None:
-        return {"note": a.curves_note or "No curves for this board."}
-    from leaderboard.report.vega.curves import SHOW
-
-    return {"show": min(SHOW, len(c.rows)), "kept": len(c.rows),
-            "replicates": f"{c.replicates:,}", "prevalence": pct(c.prevalence)}
-
-
 def build_context(a: Analysis, charts: bool | str = False) -> dict:
     """Everything the template prints, already formatted; ``charts`` adds the page's charts
     (True: every chart, interactive; "summary": the scores chart alone, static)."""
@@ -357,16 +345,7 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
     conf = pct(1 - s.alpha)
     head, said = _answer(a, num, conf)
     shown = min(len(t), TOP)
-    shown_tiers = sorted({int(x) for x in t["tier"].head(shown)} - {0})
-    n_tiers = int(t["tier"].max())
-    legend_note = ""
-    if shown_tiers and n_tiers > shown_tiers[-1]:
-        below = (f"tier {n_tiers}" if n_tiers == shown_tiers[-1] + 1
-                 else f"tiers {shown_tiers[-1] + 1}\u2013{n_tiers}")
-        legend_note = f"{below} below the chart, in the table"
-    if n_tiers > len(PALETTE):
-        legend_note += ("; " if legend_note else "") + (
-            f"colours repeat every {len(PALETTE)} tiers")
+    legend, legend_note = scores_legend(t["tier"].to_numpy(dtype=int), shown)
     context = {
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
@@ -375,8 +354,7 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
         "has_noise": a.tiers is not None, "mode": a.mode,
         "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
         "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t)},
-        "legend": [(f"tier {k}", tier_class(k)) for k in shown_tiers],
-        "legend_note": legend_note,
+        "legend": legend, "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": _rows(a, num), "scroll": len(t) > SCROLL_ABOVE,
         "table_caption": _table_caption(a),
@@ -389,7 +367,7 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
         "categories": categories_text.context(a, num.score),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
-        "curves": _curve_words(a),
+        "curves": submissions_text.curve_words(a),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

@@ -4,6 +4,7 @@ bytes on every run, and the curves' numbers equal to scikit-learn's."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -121,3 +122,43 @@ def test_choose_chart_rows_and_picks(tmp_path):
     picks = {r["team"]: r["badge"] for r in rows if r["badge"]}
     assert picks == {data["recommended"][0]: "1st pick", data["recommended"][1]: "2nd pick"}
     assert chart["svg"] is not None and "1st pick" in chart["svg"]
+
+
+def test_hostile_names_stay_data(tmp_path):
+    """Names that would close the script element, open a comment or end a JavaScript line reach
+    the charts only as escaped JSON strings, and come back out of the JSON unchanged."""
+    names = ["</script><script>alert(1)</script>", "<!-- comment", "line\u2028break", "a & b"]
+    rng = np.random.default_rng(3)
+    board = pd.DataFrame({"team": names + [f"t{i}" for i in range(56)],
+                          "score": np.round(rng.uniform(0.7, 0.9, 60), 5)})
+    path = tmp_path / "board.csv"
+    board.to_csv(path, index=False)
+    html = _page(tmp_path, str(path), "--metric", "auc", "--n-test", "2000",
+                 "--prevalence", "0.3")
+    charts = _check(html)
+    assert "<!--" not in html and "alert(1)</script>" not in html
+    specs_text = "".join(re.findall(r'class="lb-spec">(.*?)</script>', html, re.S))
+    assert "\u2028" not in specs_text and "\\u2028" in specs_text
+    block = json.loads(html.split('id="lb-rows">', 1)[1].split("</script>", 1)[0])
+    everyone = set(block["values"][block["columns"].index("team")])   # all 60 entries
+    assert set(names) <= everyone and len(everyone) == 60
+    shown = {r["team"] for r in charts["chart-scores"]["spec"]["datasets"]["entries"]}
+    assert len(shown) == 50 and shown <= everyone
+
+
+def test_categories_chart_holds_every_cell(tmp_path):
+    rng = np.random.default_rng(4)
+    models, items = 6, 240
+    frame = pd.DataFrame({"model": np.repeat([f"m{k}" for k in range(models)], items),
+                          "item": np.tile(np.arange(items), models),
+                          "correct": (rng.random(models * items) < 0.7).astype(int),
+                          "subject": np.tile(np.repeat(["a", "b", "c"], items // 3), models)})
+    path = tmp_path / "items.csv"
+    frame.to_csv(path, index=False)
+    html = _page(tmp_path, "--items", str(path), "--value-col", "correct", "--category-col",
+                 "subject", "--replicates", "400")
+    cells = _check(html)["chart-categories"]["spec"]["datasets"]["cells"]
+    means = frame.groupby(["model", "subject"])["correct"].mean()
+    assert len(cells) == models * 3
+    for c in cells:
+        assert c["score"] == pytest.approx(means[(c["team"], c["category"])], abs=1e-7)

@@ -4,10 +4,10 @@ Builds a synthetic board table with every column the analyze page's charts read 
 intervals, tiers, rank intervals, P(best), public and private scores) and the charts the page
 would carry: the scores chart (top 50, static drawing included), the rank intervals, the
 board-wide histogram, the shake-up scatter (binned past 2,000 entries) and the leader's noise
-charts (2,000 draws), plus the shared rows block that lets every per-entry chart show a selected
-team wherever it ranks, and the Vega libraries. Prints the bytes of each part and the time to
-build them; the statistics are not run (the sizes do not depend on them). The table the page
-helper writes is not counted here.
+charts (2,000 draws), and the Vega libraries. Prints the bytes of each part and the time to build
+them; the statistics are not run (the sizes do not depend on them). The table's data, which the
+per-entry charts also read (the selected team's row, from window.LB), is not counted here:
+benchmarks/bench_page.py measures the whole page.
 
     python benchmarks/bench_chart_sizes.py [--entries 10000 100000]
 """
@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.report.vega import analyze, ranks, shakeup
-from leaderboard.report.vega.common import share_text
-from leaderboard.report.vega.embed import block, bundle, rows_json
+from leaderboard.report.vega.embed import block, bundle
 
 
 def board(n: int, seed: int = 0) -> pd.DataFrame:
@@ -67,16 +66,13 @@ def main_benchmark() -> None:
         parts["noise histogram + ECDF"] = block(analyze.distribution_chart(
             draws, 0.85, 0.842, 0.858, x_title="AUC", y_title="share", centre_name="true score",
             fmt_text=str, decimals=5), "h", "t")
-        shared = len(str(rows_json(analyze.selection_rows(t, 5))).encode())
         elapsed = time.perf_counter() - start
         print(f"--- {n:,} entries (built in {elapsed:.1f} s)")
-        total = js + shared
+        total = js
         for name, b in parts.items():
             size = len(str(b.spec).encode()) + (len(str(b.svg).encode()) if b.svg else 0)
             total += size
             print(f"{name:38s} {size / 1e3:9.1f} kB")
-        print(f"{'rows block (selected team, all rows)':38s} {shared / 1e6:9.2f} MB "
-              f"({shared / n:.0f} bytes an entry)")
         print(f"{'Vega libraries (once)':38s} {js / 1e6:9.2f} MB")
         print(f"{'charts in all':38s} {total / 1e6:9.2f} MB")
 

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.metrics import precision_recall_curve, roc_curve
 
 from leaderboard.noise import curves as cv
-from leaderboard.noise.bootstrap import weight_block, weight_plan
+from leaderboard.noise.weights import resampling, weight_block
 
 
 def naive_roc(y, s, w):
@@ -48,7 +48,7 @@ def main_benchmark() -> None:
     start = time.perf_counter()
     out = cv.resampled_curves(y, preds, replicates=args.replicates, seed=1)
     ours = time.perf_counter() - start
-    w = weight_block(weight_plan(y.astype(float)), 1, 0)
+    w = weight_block(resampling(y.astype(float), "plain"), 1, 0)
     start = time.perf_counter()
     timed = 3
     for r in range(timed):

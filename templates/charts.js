@@ -1,30 +1,27 @@
 // Embeds every chart of the page (.lb-chart: a Vega-Lite specification in a JSON script element)
-// and shares one team selection between them and the page: window.LB, when the page defines it,
-// is {select(team|null), selected(), onSelect(fn), data}. Clicking a team's mark selects it
-// (again: clears); every chart highlights the selected team through its `selected_team` signal.
-// Charts that show the top of the board (usermeta lb_rows, lb_top) get the selected team's row
-// from #lb-rows (every entry, column by column) when it ranks below; charts marked lb_fit take
-// the width of their box.
+// and follows the page's one team selection, window.LB (templates/table.js; its contract is at
+// the top of that file): every chart highlights the selected team through its `selected_team`
+// signal, clicking a team's mark selects it (again: clears), and the charts that show the top of
+// the board (usermeta lb_rows, lb_top) add the selected team's row, from LB.row, when it ranks
+// below. Pages without LB (simulate, plan, choose) keep the selection among their charts. Charts
+// marked lb_fit take the width of their box. Names are shown as the page shows them: bidi and
+// control characters as [U+XXXX] (report/render.py, neutral_bidi), which the charts' data holds.
 (() => {
+  const LB = window.LB || null;
   const charts = [];   // {view, meta}
-  let current = "";
-  let lookup = null;   // team -> row, built on the first selection that needs it
-  const rowOf = (team) => {
-    if (lookup === null) {
-      lookup = new Map();
-      const el = document.getElementById("lb-rows");
-      if (el) {
-        const packed = JSON.parse(el.textContent);
-        const cols = packed.columns, values = packed.values;
-        const n = values.length ? values[0].length : 0;
-        for (let i = 0; i < n; i++) {
-          const row = {};
-          for (let k = 0; k < cols.length; k++) row[cols[k]] = values[k][i];
-          lookup.set(row.team, row);
-        }
-      }
+  let current = "";    // the selected team as the charts name it
+  const UNSAFE = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+  const shown = (name) => String(name).replace(UNSAFE, (c) =>
+    "[U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "]");
+  let rawOf = null;    // a shown name -> the team's own name (LB's), built on the first click
+  const rawName = (name) => {
+    if (!LB) return name;
+    if (rawOf === null) {
+      rawOf = new Map();
+      const at = LB.fields.indexOf("team");
+      LB.data.forEach((row) => { if (!rawOf.has(shown(row[at]))) rawOf.set(shown(row[at]), row[at]); });
     }
-    return lookup.get(team);
+    return rawOf.has(name) ? rawOf.get(name) : name;
   };
   // P(best) as the page writes it (report/vega/common.py, share_text)
   const share = (p) => {
@@ -33,28 +30,33 @@
     if (x > 99.9) return ">99.9%";
     return (x < 10 || x > 90 ? x.toFixed(1) : x.toFixed(0)) + "%";
   };
+  // the table's row of the selected team, with the charts' field names (vega/analyze.py)
+  const chartRow = (row) => {
+    const out = {lb_extra: true, rank: row.rank, team: shown(row.team), score: row.score,
+                 lo: row.ci_low, hi: row.ci_high, tier: row.tier, rlo: row.rank_low,
+                 rhi: row.rank_high, slo: row.sim_low, shi: row.sim_high, pbest: row.p_best};
+    if (typeof out.pbest === "number") out.ptext = share(out.pbest);
+    return out;
+  };
+  let row = null;      // LB's row of the selected team
   const update = (chart) => {
     const {view, meta} = chart;
     if (meta.lb_rows) {   // the selected team's row, when it is not among the top shown
-      const row = current ? rowOf(current) : undefined;
       const change = view.changeset().remove((d) => d.lb_extra === true);
-      if (row && row.rank > meta.lb_top) {
-        const extra = Object.assign({lb_extra: true}, row);
-        if (extra.pbest !== undefined && extra.ptext === undefined) extra.ptext = share(extra.pbest);
-        change.insert(extra);
-      }
+      if (row && row.rank > meta.lb_top) change.insert(chartRow(row));
       view.change(meta.lb_rows, change);
     }
     view.signal("selected_team", current);
     view.runAsync();
   };
-  const show = (team) => {
-    current = team || "";
+  const show = (team, lbRow) => {
+    current = team ? shown(team) : "";
+    row = lbRow || null;
     charts.forEach(update);
   };
-  const choose = (team) => {
-    const next = team === current ? null : team;
-    if (window.LB) window.LB.select(next); else show(next);
+  const choose = (name) => {
+    const same = name === current;
+    if (LB) LB.select(same ? null : rawName(name)); else show(same ? null : name, null);
   };
   const teamOf = (item) => {
     let datum = item && item.datum;
@@ -78,8 +80,5 @@
       })
       .catch((error) => { console.error("chart " + box.id + ": " + error); });
   });
-  if (window.LB) {
-    window.LB.onSelect((team) => show(team));
-    if (window.LB.selected()) show(window.LB.selected());
-  }
+  if (LB) LB.onSelect((team, lbRow) => show(team, lbRow));
 })();

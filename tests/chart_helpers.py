@@ -70,13 +70,13 @@ def svg_text(svg: str) -> str:
 
 def assert_offline(html: str) -> None:
     """The page loads nothing: no src or href to a network address, no <link>, no @import; its
-    only scripts are the inlined Vega libraries and chart code (modules) and JSON data; no data
-    closes a script element early."""
+    only scripts are inline: the table's script and data, the Vega libraries and the charts'
+    code (modules) and specifications (JSON); no data closes a script element early."""
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     assert "<link" not in html and "@import" not in html
     tags = re.findall(r"<script([^>]*)>", html)
-    assert set(tags) <= {' type="module"', ' type="application/json" class="lb-spec"',
-                         ' type="application/json" id="lb-rows"'}
+    assert set(tags) <= {"", ' type="module"', ' type="application/json" class="lb-spec"',
+                         ' type="application/json" id="lb-data"'}
     assert html.lower().count("</script") == len(tags)
 
 

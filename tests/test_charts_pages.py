@@ -139,8 +139,8 @@ def test_hostile_names_stay_data(tmp_path):
     assert "<!--" not in html and "alert(1)</script>" not in html
     specs_text = "".join(re.findall(r'class="lb-spec">(.*?)</script>', html, re.S))
     assert "\u2028" not in specs_text and "\\u2028" in specs_text
-    block = json.loads(html.split('id="lb-rows">', 1)[1].split("</script>", 1)[0])
-    everyone = set(block["values"][block["columns"].index("team")])   # all 60 entries
+    data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+    everyone = {row[data["fields"].index("team")] for row in data["rows"]}   # all 60 entries
     assert set(names) <= everyone and len(everyone) == 60
     shown = {r["team"] for r in charts["chart-scores"]["spec"]["datasets"]["entries"]}
     assert len(shown) == 50 and shown <= everyone

@@ -66,7 +66,8 @@ def test_lower_is_better_metrics_orient_the_difference(tmp_path):
     code = main(["compare", "--solution", str(tmp_path / "solution.csv"), "--metric", "logloss",
                  "--baseline", base, "--candidate", cand, "--quiet", "--json", str(out)])
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert code == 0 and data["candidate"] < data["baseline"] and data["difference"] > 0
+    assert code == 0 and data["candidate_score"] < data["baseline_score"] and data["difference"] > 0
+    assert (data["baseline"], data["candidate"]) == (base, cand)   # names apart from scores
 
 
 def test_bootstrap_sd_of_an_auc_difference_matches_delong():

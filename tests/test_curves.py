@@ -111,9 +111,9 @@ def test_replicates_use_the_paired_bootstraps_rows(resample):
                             resample=resample, groups=groups)
     order, positive, ends = cv._prepared(y.astype(float), preds[1])
     from leaderboard.noise._curve_kernels import walk
-    from leaderboard.noise.bootstrap import weight_block, weight_plan
+    from leaderboard.noise.weights import resampling, weight_block
 
-    plan = weight_plan(y.astype(float), resample, None, groups)
+    plan = resampling(y.astype(float), resample, None, groups)
     aucs = []
     for b in range(3):
         w = weight_block(plan, 11, b)

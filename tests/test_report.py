@@ -17,8 +17,10 @@ from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import render_html, to_json_dict, write_html, write_json
 from leaderboard.report.html import Numbers
+from leaderboard.report.tier_table import static_rows
 from leaderboard.report.vega.analyze import bin_edges, entry_rows, scores_chart
 from leaderboard.report.vega.common import PALETTE
+from leaderboard.resources import templates_dir
 from chart_helpers import (assert_offline, page_charts, specs, static_root, svg_text, units,
                            validate)
 from leaderboard.tiers.holm import paired_p_values
@@ -201,6 +203,17 @@ def test_html_is_self_contained(noisy, plain):
     for analysis in (noisy, plain):
         html = render_html(analysis)
         assert html.startswith("<!DOCTYPE html>")
+        assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+        assert "<link" not in html and "@import" not in html
+        # the only scripts are inline: the table's data (JSON, not run) and the page script,
+        # templates/table.js verbatim, then the charts' specifications (JSON), the Vega
+        # libraries and the charts' script (modules); nothing fetched, no src
+        tags = re.findall(r"<script[^>]*>", html)
+        assert tags[:2] == ['<script type="application/json" id="lb-data">', "<script>"], tags
+        assert set(tags[2:]) == {'<script type="application/json" class="lb-spec">',
+                                 '<script type="module">'}
+        script = html.split("<script>\n", 1)[1].split("</script>", 1)[0]
+        assert script == (templates_dir() / "table.js").read_text(encoding="utf-8")
         assert "<style>" in html and ".c0{background:" + PALETTE[0] + "}" in html
         assert_offline(html)
         assert html.count(' type="module"') == 2 and html.count("window.vegaEmbed=") == 1
@@ -222,14 +235,17 @@ def test_html_answer_and_d95_sentence(noisy):
 
 def test_html_sections_in_order(noisy):
     html = render_html(noisy)
-    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table", 'id="ranks"',
-             "What chance alone does", "How to read this report", "<footer>"]
+    # top-down: the answer, what was analysed, the tiers, the noise, the ranks, then the details
+    marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table",
+             "What chance alone does", 'id="ranks"', 'id="details"', 'id="method"',
+             "How to read this report", "<footer>"]
     positions = [html.index(m) for m in marks]
     assert positions == sorted(positions)
     for text in ("Kaggle leaderboard download", "ROC AUC (higher is better)", "PrivateScore",
                  "private leaderboard", "score is not a number: 2 rows (lines 17, 41)",
                  "57 rows (lines 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, \u2026)", "test-normal",
-                 "Leader-anchored one-sided tests with Holm", "<th>Public</th>", "<th>Private</th>",
+                 "Leader-anchored one-sided tests with Holm", '<th data-key="public">Public</th>',
+                 '<th data-key="private">Private</th>',
                  "Rank interval", "P(top 3)", "Winner&#39;s curse", "Kendall&#39;s tau"):
         assert text in html, text
 
@@ -240,6 +256,10 @@ def test_html_escapes_hostile_team_names(noisy, plain):
         page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)  # the JS
         assert SCRIPT not in html and IMG not in html and "<img" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        # the table script's JSON holds every name exactly, escaped so no name ends the element
+        assert html.count("</script") == html.count("<script") and "<!--" not in html
+        data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+        assert SCRIPT in [row[1] for row in data["rows"]] and IMG in [row[1] for row in data["rows"]]
         assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
         assert "R&amp;D \u00c9quipe" in html and "R&D" not in html
         # in the charts: JSON string data (no "<" at all) and escaped text of the static drawing
@@ -261,7 +281,8 @@ def test_html_without_noise_model_shows_note_and_ranking(plain):
     assert "Intervals and tiers are not available for log loss yet" in html
     assert "log loss (lower is better)" in html and "On this test set" not in html
     best = plain.table.iloc[0]
-    assert f"<td>1</td><td>{best['team']}</td><td>{best['score']:.5f}</td>" in html  # as given
+    assert (f"<td>1</td><td class=\"team\">{best['team']}</td><td>{best['score']:.5f}</td>"
+            in html)  # as given
     assert "Not available: without a noise model" in html
 
 
@@ -276,17 +297,19 @@ def test_html_5000_entries_stays_small():
     analysis = make_analysis(5000)
     html = render_html(analysis)
     # The charts are fixed-size (the top 50 entries, binned histograms, 240-point curves) plus
-    # the Vega libraries (0.9 MB, once); the table costs about 200 bytes a row and the selected
-    # team's chart row about 100. 400 bytes per entry plus 1.3 MB keeps a 5000-entry page near
-    # 3.3 MB, which any browser opens instantly.
+    # the Vega libraries (0.9 MB, once); the table prints its first 100 rows as HTML and holds
+    # every row as compact JSON for its script (about 120 bytes a row here), which the charts
+    # read too (the selected team's row). 400 bytes per entry plus 1.3 MB keeps a 5000-entry
+    # page near 3.3 MB, which any browser opens instantly.
     assert len(html.encode()) < 1_300_000 + 400 * 5000
     assert "Showing the top 50 of 5,000 entries" in html
     page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)
-    assert page.count("<tr") == 5001
+    assert page.count("<tr") == 101 and "The first 100 of 5,000 entries." in html
     entries = specs(html)["chart-scores"]["datasets"]["entries"]
     assert [e["rank"] for e in entries] == analysis.table["rank"].head(50).tolist()
-    rows = json.loads(html[html.index('id="lb-rows">') + 13:].split("</script>")[0])
-    assert len(rows["values"][rows["columns"].index("team")]) == 5000
+    data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+    assert len(data["rows"]) == 5000 and data["fields"][:3] == ["rank", "team", "score"]
+    assert [row[1] for row in data["rows"]] == analysis.table["team"].tolist()
 
 
 def test_tier_colours_match_between_chart_and_table(noisy):
@@ -417,7 +440,12 @@ def test_many_tiers_reuse_the_palette_and_say_so():
     assert analysis.table["tier"].max() > len(PALETTE)
     html = render_html(analysis)
     assert f"colours repeat every {len(PALETTE)} tiers" in html and "below the chart" in html
-    assert f'<i class="c0"></i>{len(PALETTE) + 1}<' in html
+    # the table script colours tier t with class c((t - 1) % palette), as the plain rows do
+    data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
+    assert data["meta"]["palette"] == len(PALETTE)
+    assert len(PALETTE) + 1 in {row[data["fields"].index("tier")] for row in data["rows"]}
+    rows = static_rows(analysis, str, None)
+    assert {r.chip for r in rows if r.tier == str(len(PALETTE) + 1)} == {"c0"}
 
 
 def scores_only_p_values(scores, sd, correlation, higher_is_better):

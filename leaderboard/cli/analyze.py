@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
-from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_max_file_size,
-                                    add_output_options, add_seed, add_solution_columns,
-                                    add_universe_options, count, echo, real, universe_options,
-                                    write_output)
+from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine_options,
+                                    add_max_file_size, add_output_options, add_seed,
+                                    add_solution_columns, add_universe_options, count, echo,
+                                    engine_from_args, real, universe_options, write_output)
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
@@ -122,6 +122,7 @@ def add_parser(commands) -> None:
     run.add_argument("--markdown", help="also write the tier table as a Markdown table to this "
                      "path (a pull-request comment)")
     add_max_file_size(run)
+    add_engine_options(run)
     add_universe_options(run)
 
 
@@ -215,9 +216,13 @@ def analysis_from_args(args: argparse.Namespace, board: Leaderboard | None = Non
     """
     if args.example:
         _example_defaults(args)
+    submissions_mode = args.solution is not None or args.submissions is not None
+    if (args.workers is not None or args.scheduler is not None) and (
+            args.items is not None or not submissions_mode):
+        raise InputError("--workers and --scheduler run submissions mode (--solution with "
+                         "--submissions) on a Dask cluster; other inputs run in this process")
     if args.items is not None:
         return _run_items(args, board)
-    submissions_mode = args.solution is not None or args.submissions is not None
     if board is not None and submissions_mode:
         raise InputError("give either a leaderboard or a solution with submissions, not both")
     if submissions_mode and (args.file is not None):
@@ -332,7 +337,8 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
 
 def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
     from leaderboard.pipelines.submissions import analyze_submissions
-    from leaderboard.submissions import read_solution, read_submissions
+    from leaderboard.submissions import read_solution
+    from leaderboard.submissions.files import list_submissions
 
     if args.solution is None or args.submissions is None:
         raise InputError("submissions mode needs both --solution and --submissions")
@@ -345,8 +351,13 @@ def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
     solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
                              group_col=args.group_col, kind=metric.kind,
                              max_bytes=args.max_file_size)
-    submissions = read_submissions(args.submissions, solution, kind=metric.kind,
-                                   pred_cols=args.pred_col, id_col=args.id_col,
-                                   max_bytes=args.max_file_size)
-    return analyze_submissions(solution, submissions, settings, split=args.split,
-                               quiet=args.quiet)
+    found = list_submissions(args.submissions, solution, kind=metric.kind,
+                             pred_cols=args.pred_col, id_col=args.id_col,
+                             max_bytes=args.max_file_size)
+    engine = engine_from_args(args)
+    try:
+        return analyze_submissions(solution, found, settings, split=args.split, quiet=args.quiet,
+                                   engine=engine)
+    finally:
+        if engine is not None:
+            engine.close()

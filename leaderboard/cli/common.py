@@ -328,3 +328,28 @@ def compile_notice_once(quiet: bool) -> None:
     if quiet or not sys.stderr.isatty() or resources.kernels_cached():
         return
     print(resources.compile_notice(*KERNEL_CACHE), file=sys.stderr)
+
+
+def add_engine_options(parser) -> None:
+    """``--workers`` / ``--scheduler``: run submissions mode's batches on a Dask cluster."""
+    group = parser.add_argument_group("where the work runs (submissions mode; needs the dask "
+                                      "extra: pip install \"leaderboard[dask]\")")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=count(1, 1024), help="start a local Dask cluster of N "
+                       "worker processes and split the submissions among them (the numbers are "
+                       "the same as without it)")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler "
+                       "at ADDRESS (tcp://host:8786); its workers read the submission files "
+                       "themselves, so they must be readable at the same paths on every worker")
+
+
+def engine_from_args(args: argparse.Namespace):
+    """The engine ``--workers`` or ``--scheduler`` ask for (Dask), else None (this process)."""
+    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
+    if workers is None and scheduler is None:
+        return None
+    if scheduler is not None and not scheduler.strip():
+        raise InputError("--scheduler: give the scheduler's address, e.g. tcp://host:8786")
+    from leaderboard.engine.dask import DaskEngine   # only when asked: Dask is optional
+
+    return DaskEngine(workers=workers, scheduler=scheduler)

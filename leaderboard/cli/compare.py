@@ -67,11 +67,33 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from leaderboard import __version__
 
-        data = {"version": __version__, "command": "compare", "metric": metric.name, "baseline": args.baseline,
-                "candidate": args.candidate, **result.__dict__}
+        data = json_dict(result, metric.name, args.baseline, args.candidate, __version__)
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)
     return SHOWN_BETTER if result.better else NOT_SHOWN
+
+
+def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
+    """The ``--json`` output (leaderboard/schema/compare.schema.json): the two entries as given,
+    their scores apart from their names, and the paired difference.
+
+    Examples
+    --------
+    >>> r = Comparison(0.7, 0.8, 0.1, 0.05, 0.04, 0.16, 0.03, 0.001, True, 0.05, 1000, False)
+    >>> d = json_dict(r, "auc", "main.csv", "pr.csv", "0")
+    >>> d["baseline"], d["baseline_score"], d["candidate_score"], d["better"]
+    ('main.csv', 0.7, 0.8, True)
+    """
+    def num(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    return {"version": version, "command": "compare", "metric": metric,
+            "baseline": baseline, "candidate": candidate,
+            "baseline_score": num(r.baseline), "candidate_score": num(r.candidate),
+            "difference": num(r.difference), "lower": num(r.lower), "low": num(r.low),
+            "high": num(r.high), "sd": num(r.sd), "p_value": num(r.p_value),
+            "better": bool(r.better), "alpha": float(r.alpha), "replicates": int(r.replicates),
+            "identical": bool(r.identical)}
 
 
 def verdict(r: Comparison, label: str) -> str:

@@ -20,13 +20,12 @@ Resampling schemes
                 give the same variance to first order; for n in the thousands and more the
                 intervals agree (the tests compare them with the analytic SE).
 
-Random numbers come in fixed blocks of :data:`~leaderboard.noise.universe.BLOCK` replicates, each
-seeded by ``(seed, stream, block)``, so the numbers never depend on ``batch`` or on how entries
-are split into passes.
+Random numbers come in fixed blocks of :data:`~leaderboard.noise.rng.BLOCK` replicates, each
+seeded by ``(seed, stream, block)`` (:mod:`leaderboard.noise.weights`), so the numbers never
+depend on ``batch``, on how entries are split into passes, or on which process scores them.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,11 +34,11 @@ import numpy as np
 from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.model import ScoreDistribution
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK
+from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
+    RESAMPLING, ROW_BLOCK, STREAM, _Plan, _poisson_one, count_block, poisson_weights, resampling,
+    weight_block)
 
-RESAMPLING = ("plain", "stratified", "grouped", "poisson")
-ROW_BLOCK = 1 << 16  # rows per Poisson weight block: part of what a seed means, never change lightly
-STREAM = 2  # random stream of the paired bootstrap (the universes use streams 0 and 1)
 OTHER_SPLIT_STREAM = 8  # the second split's bootstrap (post-mortems resample public and private rows)
 _WEIGHT_BYTES = 64 * 2**20  # memory for one batch of float64 weights
 _FEATURE_BYTES = 512 * 2**20  # memory for one pass of prepared entries (rough, 8 bytes per row)
@@ -102,24 +101,11 @@ class BootstrapResult:
                          for r in self.replicates])
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """How to draw one block of weights."""
-
-    resample: str
-    n_rows: int
-    strata: tuple[np.ndarray, ...] = ()   # row indices of each class (stratified)
-    group_index: np.ndarray | None = None  # group number of each row (grouped)
-    n_groups: int = 0
-
-
 def _bootstrap_iv(impl, y_true, preds, replicates, resample, strata, groups, batch):
     """Input checks, kept apart from the computation (as scipy.stats.bootstrap does)."""
     if not isinstance(impl, MetricImpl):
         raise TypeError("impl must be a MetricImpl (use Metric.impl)")
     n = len(y_true)
-    if n < 2:
-        raise ValueError("the paired bootstrap needs at least 2 test rows")
     if len(preds) == 0:
         raise ValueError("no entries to resample")
     for i, pred in enumerate(preds):
@@ -128,110 +114,18 @@ def _bootstrap_iv(impl, y_true, preds, replicates, resample, strata, groups, bat
     replicates = int(replicates)
     if replicates < 2:
         raise ValueError(f"replicates must be at least 2, got {replicates}")
-    if resample not in RESAMPLING:
-        raise ValueError(f"resample must be one of {', '.join(RESAMPLING)}, got {resample!r}")
+    return resampling(y_true, resample, strata, groups), replicates, replicate_batch(batch, n)
+
+
+def replicate_batch(batch: int | None, n_rows: int, whole_blocks: bool = True) -> int:
+    """Replicates scored per step: ``batch``, by default as many as fit in about 64 MB of float64
+    weights (at least 8: four per thread of the rank kernels); rounded up to whole blocks of
+    :data:`BLOCK` unless ``whole_blocks`` is False."""
     if batch is None:
-        batch = max(BLOCK, _WEIGHT_BYTES // (8 * n) // BLOCK * BLOCK)
-    batch = max(BLOCK, -(-int(batch) // BLOCK) * BLOCK)  # whole blocks only
-    return weight_plan(y_true, resample, strata, groups), replicates, batch
-
-
-def weight_plan(y_true: np.ndarray, resample: str = "plain", strata: np.ndarray | None = None,
-                groups: np.ndarray | None = None) -> _Plan:
-    """How :func:`paired_bootstrap` draws the weights of ``resample`` for these test rows: with
-    :func:`weight_block` and the same seed and stream, code that needs more than the scores (the
-    report's curves) scores every replicate on the very same rows."""
-    n = len(y_true)
-    if resample == "stratified":
-        labels = np.asarray(y_true if strata is None else strata)
-        if labels.ndim != 1 or len(labels) != n:
-            raise ValueError("stratified resampling needs one class label per row")
-        _, codes = np.unique(labels, return_inverse=True)
-        plan = _Plan("stratified", n, strata=tuple(np.flatnonzero(codes == c)
-                                                    for c in range(codes.max() + 1)))
-    elif resample == "grouped":
-        if groups is None or len(groups) != n:
-            raise ValueError("grouped resampling needs one group id per row")
-        uniques, index = np.unique(np.asarray(groups), return_inverse=True)
-        if uniques.size < 2:
-            raise ValueError("grouped resampling needs at least 2 groups")
-        plan = _Plan("grouped", n, group_index=index, n_groups=int(uniques.size))
-    else:
-        plan = _Plan(resample, n)    # plain or poisson: every row on its own
-    return plan
-
-
-def _counts(draws: np.ndarray, size: int) -> np.ndarray:
-    """Row-wise counts of the integers in each row of ``draws`` (shape (B, m)) -> (B, size)."""
-    offsets = np.arange(draws.shape[0])[:, None] * size
-    flat = np.bincount((draws + offsets).ravel(), minlength=draws.shape[0] * size)
-    return flat.reshape(draws.shape[0], size)
-
-
-# P(K <= k) for K ~ Poisson(1), k = 0, 1, ...: inversion of one uniform per weight
-_POISSON_CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(25)])
-
-
-def _poisson_one(u: np.ndarray) -> np.ndarray:
-    """Poisson(1) counts by inversion of the uniforms ``u`` (exact up to float64): the first
-    eight thresholds vectorised (4x faster than ``Generator.poisson``), the rare rest
-    (probability 1e-6) by a search of the whole table.
-
-    Examples
-    --------
-    >>> _poisson_one(np.array([0.1, 0.5, 0.95, 0.9999999])).tolist()
-    [0, 1, 3, 10]
-    """
-    counts = np.zeros(u.shape, dtype=np.int8)
-    for threshold in _POISSON_CDF[:8]:
-        counts += u > threshold
-    tail = u > _POISSON_CDF[7]
-    if tail.any():
-        counts[tail] = np.searchsorted(_POISSON_CDF, u[tail], side="right")
-    return counts
-
-
-def poisson_weights(seed: int, block: int, rows: slice, n_rows: int,
-                    stream: int = STREAM) -> np.ndarray:
-    """Poisson(1) weights of the :data:`BLOCK` replicates of block ``block`` on ``rows`` only.
-
-    The weights of rows ``[r * ROW_BLOCK, (r + 1) * ROW_BLOCK)`` come from a generator keyed by
-    ``(seed, stream, block, r)``, so a worker that scores a slice of the rows regenerates exactly
-    its columns of the full weight matrix, and the numbers never depend on how rows or
-    replicates are batched.
-
-    Examples
-    --------
-    >>> full = poisson_weights(3, 0, slice(0, 200_000), 200_000)
-    >>> part = poisson_weights(3, 0, slice(70_000, 70_100), 200_000)
-    >>> bool(np.array_equal(full[:, 70_000:70_100], part)), full.shape
-    (True, (32, 200000))
-    """
-    start, stop, _ = rows.indices(n_rows)
-    first, last = start // ROW_BLOCK, max(start, stop - 1) // ROW_BLOCK
-    parts = []
-    for r in range(first, last + 1):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block, r)))
-        width = min(ROW_BLOCK, n_rows - r * ROW_BLOCK)
-        parts.append(_poisson_one(rng.random((BLOCK, width))))
-    weights = np.hstack(parts).astype(float)
-    offset = first * ROW_BLOCK
-    return weights[:, start - offset:stop - offset]
-
-
-def weight_block(plan: _Plan, seed: int, block: int, stream: int = STREAM) -> np.ndarray:
-    """Row weights of the :data:`BLOCK` replicates of block ``block``: shape (BLOCK, n), float64."""
-    if plan.resample == "poisson":
-        return poisson_weights(seed, block, slice(0, plan.n_rows), plan.n_rows, stream)
-    rng = block_rng(seed, stream, block)
-    n = plan.n_rows
-    if plan.resample == "grouped":
-        drawn = _counts(rng.integers(0, plan.n_groups, size=(BLOCK, plan.n_groups)), plan.n_groups)
-        return drawn[:, plan.group_index].astype(float)
-    if plan.resample == "stratified":
-        parts = [rows[rng.integers(0, rows.size, size=(BLOCK, rows.size))] for rows in plan.strata]
-        return _counts(np.hstack(parts), n).astype(float)
-    return _counts(rng.integers(0, n, size=(BLOCK, n)), n).astype(float)
+        batch = max(8, _WEIGHT_BYTES // (8 * max(n_rows, 1)))
+    if not whole_blocks:
+        return max(1, int(batch))
+    return max(BLOCK, -(-int(batch) // BLOCK) * BLOCK)
 
 
 def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.ndarray], *,
@@ -311,22 +205,41 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
         entries_per_pass = max(1, _FEATURE_BYTES // (8 * n))
     passes = [range(s, min(s + entries_per_pass, n_entries))
               for s in range(0, n_entries, entries_per_pass)]
-    n_blocks = -(-replicates // BLOCK)
-    blocks_per_batch = batch // BLOCK
-    out = np.empty((n_entries, n_blocks * BLOCK))
+    out = np.empty((n_entries, replicates))
     point = np.empty(n_entries)
     if progress is not None:
-        progress.start(len(passes) * n_blocks)
+        progress.start(len(passes) * -(-replicates // BLOCK))
     for entries in passes:
         prepared = impl.prepare(y_true, [preds[i] for i in entries])
         point[entries.start:entries.stop] = impl.point(prepared, n)
-        for first in range(0, n_blocks, blocks_per_batch):
-            blocks = range(first, min(first + blocks_per_batch, n_blocks))
-            weights = np.vstack([weight_block(plan, seed, b, stream) for b in blocks])
-            cols = slice(first * BLOCK, (first + len(blocks)) * BLOCK)
-            out[entries.start:entries.stop, cols] = impl.evaluate(prepared, weights)
-            if progress is not None:
-                progress.advance(len(blocks))
+        out[entries.start:entries.stop] = replicate_scores(impl, prepared, plan, replicates,
+                                                           seed, stream, batch, progress)
     n_units = plan.n_groups if plan.resample == "grouped" else n
-    return BootstrapResult(point=point, replicates=out[:, :replicates], resample=plan.resample,
+    return BootstrapResult(point=point, replicates=out, resample=plan.resample,
                            n_rows=n, n_units=n_units, seed=int(seed))
+
+
+def replicate_scores(impl: MetricImpl, prepared, plan: _Plan, replicates: int, seed: int,
+                     stream: int = STREAM, batch: int | None = None,
+                     progress=None) -> np.ndarray:
+    """Scores ``(E, replicates)`` of entries already prepared (``impl.prepare``) on every
+    replicate: the weights of each block are regenerated from ``(seed, stream, block)``
+    (:func:`~leaderboard.noise.weights.count_block`), so the numbers do not depend on ``batch``
+    or on which entries are prepared together (the work a worker does for its own entries).
+
+    ``batch`` replicates (default: about 64 MB of float64 weights, at least 8) are scored per
+    call of the metric; blocks are drawn as uint8 counts and made float a few rows at a time.
+    """
+    step = replicate_batch(batch, plan.n_rows, whole_blocks=False)
+    n_blocks = -(-replicates // BLOCK)
+    per_draw = max(1, step // BLOCK)      # blocks drawn together when many fit in one step
+    parts = []
+    for first in range(0, n_blocks, per_draw):
+        blocks = range(first, min(first + per_draw, n_blocks))
+        counts = np.vstack([count_block(plan, seed, b, stream) for b in blocks])
+        counts = counts[:replicates - first * BLOCK]       # the last block: only what is asked
+        for start in range(0, len(counts), step):
+            parts.append(impl.evaluate(prepared, counts[start:start + step].astype(float)))
+        if progress is not None:
+            progress.advance(len(blocks))
+    return np.hstack(parts)

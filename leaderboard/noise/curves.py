@@ -32,9 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.metrics._rank_kernels import small_counts
 from leaderboard.noise._curve_kernels import walk
-from leaderboard.noise.bootstrap import STREAM, weight_block, weight_plan
+from leaderboard.noise.weights import STREAM, count_block, resampling
 from leaderboard.noise.rng import BLOCK
 
 GRID = np.linspace(0.0, 1.0, 101)
@@ -189,16 +188,17 @@ def resampled_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: 
     True
     """
     y = _curves_iv(y, preds, replicates, alpha)
-    plan = weight_plan(y, resample, strata, groups)
+    plan = resampling(y, resample, strata, groups)
     prepared = [_prepared(y, score) for score in preds]
     parts: list[list[tuple]] = [[] for _ in preds]
     for b in range(-(-int(replicates) // BLOCK)):     # one block of weights at a time, for all
-        weights = weight_block(plan, seed, b, stream)
-        totals, positives = weights.sum(axis=1), weights @ y
-        # bootstrap counts are small integers: gathered as bytes, 8 times less memory to move
-        compact = weights.astype(np.uint8) if small_counts(weights) else weights
+        # the replicates' row counts (bytes unless some count passes 255: 8 times less memory
+        # to gather than float64 weights)
+        counts_ = count_block(plan, seed, b, stream)
+        totals = counts_.sum(axis=1, dtype=float)
+        positives = counts_.astype(float) @ y
         for i, (order, positive, ends) in enumerate(prepared):
-            parts[i].append(walk(compact[:, order], totals, positives, positive, ends, GRID))
+            parts[i].append(walk(counts_[:, order], totals, positives, positive, ends, GRID))
     q = [alpha / 2, 1 - alpha / 2]
     out = []
     for score, part in zip(preds, parts):

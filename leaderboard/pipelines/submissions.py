@@ -2,7 +2,10 @@
 ranking split with a paired bootstrap, and cut tiers from paired tests.
 
 ingest (:mod:`leaderboard.submissions`) -> metrics (point scores) -> noise
-(:mod:`leaderboard.noise.bootstrap`) -> tiers. Nothing here imports the report.
+(:mod:`leaderboard.noise.bootstrap`) -> tiers. Files are streamed: :mod:`leaderboard.engine` reads,
+scores and lets go of each batch of files (in this process or on a Dask cluster), so memory is
+bounded by a batch; what comes back is each entry's scores on every replicate. Nothing here
+imports the report.
 """
 from __future__ import annotations
 
@@ -13,16 +16,20 @@ import pandas as pd
 
 from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
                                   sanity_flags)
+from leaderboard.engine import Scored, score_entries
+from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
-from leaderboard.noise.bootstrap import OTHER_SPLIT_STREAM, BootstrapResult, paired_bootstrap
-from leaderboard.noise.curves import SHOWN, board_curves, curves_note
+from leaderboard.pipelines.submission_curves import leading_curves
+from leaderboard.noise.bootstrap import (OTHER_SPLIT_STREAM, STREAM, BootstrapResult,
+                                         resampling)
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
-from leaderboard.submissions.files import reject_unscorable
-from leaderboard.submissions.identical import identical_to
+from leaderboard.submissions.files import Listing, require_valid, submission_set
+from leaderboard.submissions.identical import identical_by_digest
+from leaderboard.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
 
@@ -39,22 +46,29 @@ def split_scores(metric, solution: Solution, preds: list[np.ndarray], split: str
     return impl.point(prepared, int(mask.sum()))
 
 
-def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings: Settings, *,
-                        split: str = "private", quiet: bool = True) -> Analysis:
+def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing,
+                        settings: Settings, *, split: str = "private", quiet: bool = True,
+                        engine=None, batch_entries: int | None = None) -> Analysis:
     """Score, resample and tier the valid submissions.
 
     Parameters
     ----------
     solution : Solution
         From :func:`leaderboard.submissions.read_solution`.
-    submissions : SubmissionSet
-        From :func:`leaderboard.submissions.read_submissions`; rejected files are carried along
-        (listed in the report and JSON) but not scored.
+    submissions : SubmissionSet or Listing
+        Files already read (:func:`leaderboard.submissions.read_submissions`, per-item results),
+        or files found and not read yet (:func:`leaderboard.submissions.files.list_submissions`),
+        read here batch by batch; rejected files are carried along (listed in the report and
+        JSON) but not scored.
     settings : Settings
         ``replicates``, ``resample``, ``seed`` and ``alpha`` drive the bootstrap; ``n_test`` and
         ``prevalence`` are filled in from the solution.
     split : {"private", "public"}
         The rows that rank the entries; the other split is scored for display.
+    engine : optional
+        Where the batches run (:mod:`leaderboard.engine`): this process by default.
+    batch_entries : int, optional
+        Entries per batch (default from a memory budget); the numbers never depend on it.
 
     Returns
     -------
@@ -67,43 +81,50 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
         raise InputError(f"--split must be private or public, got {split!r}")
     metric = settings.metric
     mask = solution.usage == split
+    layout = submissions.layout
+    splits, unplanned = _splits(solution, settings, split, layout)
+    streamed = isinstance(submissions, Listing)
+    items = submissions.found if streamed else submissions.files
+    job = Job(metric=metric, solution=solution, plan=submissions.plan if streamed else None,
+              source=submissions.source, splits=splits, replicates=settings.replicates,
+              seed=settings.seed)
+    progress = Progress("scoring submissions", quiet=quiet)
+    try:
+        scored = score_entries(job, items, engine=engine, batch_entries=batch_entries,
+                               progress=progress)
+    finally:
+        progress.close()
+    submissions = _as_read(submissions, scored)
     if not mask.any():
         other = next(s for s in SPLITS if s != split)
         hint = f" (it has {int((solution.usage == other).sum()):,} {other} rows: --split {other})"
         raise InputError(f"the solution has no {split} rows to rank by{hint}",
                          file=solution.source, column=solution.usage_column)
-    submissions = reject_unscorable(submissions, solution, split, metric.label,
-                                    lambda preds, part: split_scores(metric, solution, preds, part))
-    entries = submissions.scored
-    preds = [f.prediction for f in entries]
+    submissions = _reject_unscorable(submissions, scored, solution, split, metric.label)
+    if split in unplanned:   # e.g. grouped resampling without groups: a user mistake
+        raise InputError(unplanned[split])
+    kept = [k for k, f in enumerate(submissions.files) if f.status == "ok"]
+    entries = [submissions.files[k] for k in kept]
     y = solution.target[mask]
     settings = replace(settings, n_test=int(mask.sum()), prevalence=_prevalence(y))
 
     frame = pd.DataFrame({
         "entry": np.arange(len(entries)),
         "team": [f.label for f in entries], "file": [f.file for f in entries],
-        "public_score": split_scores(metric, solution, preds, "public"),
-        "private_score": split_scores(metric, solution, preds, "private"),
+        "public_score": _column(scored.point, "public", kept),
+        "private_score": _column(scored.point, "private", kept),
         "line": np.arange(1, len(entries) + 1)})
     frame["score"] = frame[f"{split}_score"]
-    if submissions.layout == "items":   # one set of items: no public and private boards
+    if layout == "items":   # one set of items: no public and private boards
         frame = frame.drop(columns=["public_score", "private_score"])
     table = rank_entries(frame, settings.higher_is_better)
-    order = table["entry"].to_numpy()
+    order = np.asarray(kept)[table["entry"].to_numpy()]
 
-    progress = Progress("resampling test rows", quiet=quiet)
-    groups = solution.groups[mask] if solution.groups is not None else None
-    strata = _strata(y) if settings.resample == "stratified" else None
-    try:
-        boot = paired_bootstrap(metric.impl, y, [preds[i][mask] for i in order],
-                                replicates=settings.replicates, seed=settings.seed,
-                                resample=settings.resample, strata=strata, groups=groups,
-                                progress=progress)
-    except ValueError as error:  # e.g. grouped resampling without groups: a user mistake
-        raise InputError(str(error)) from None
-    finally:
-        progress.close()
-
+    plan = next(s.resampling for s in splits if s.name == split)
+    boot = BootstrapResult(point=scored.point[split][order],
+                           replicates=scored.replicates[split][order], resample=plan.resample,
+                           n_rows=plan.n_rows, n_units=plan.n_groups
+                           if plan.resample == "grouped" else plan.n_rows, seed=int(settings.seed))
     low, high = boot.percentile_interval(settings.alpha)
     table["ci_low"], table["ci_high"] = low, high
     table["sd"] = boot.sd
@@ -112,14 +133,14 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
     ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
                          top_k=settings.top_k)
     table = join_ranking(table, ranking)
-    table["identical_to"] = pd.Series(identical_to([preds[i] for i in order],
-                                                   table["team"].tolist()),
-                                      index=table.index, dtype=object)
+    table["identical_to"] = pd.Series(identical_by_digest(
+        [submissions.files[k].digest for k in order], table["team"].tolist()),
+        index=table.index, dtype=object)
     table = table.drop(columns=["entry", "line"])
 
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
                         format="submissions", score_column=(
-                            "every item" if submissions.layout == "items"
+                            "every item" if layout == "items"
                             else f"{split} rows of the solution"),
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
@@ -127,19 +148,100 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet, settings
     flags = sanity_flags(table, settings, split) + _class_flags(metric, y)
     shakeup = None
     if has_both_scores(table):
-        shakeup = _shakeup(solution, [preds[i] for i in order], boot, table, settings, split,
-                           groups_of=solution.groups, quiet=quiet)
-    top = [preds[i][mask] for i in order[:SHOWN]]
-    note = curves_note(submissions.kind, y, submissions.layout)
-    if note is None and any(np.ndim(p) != 1 for p in top):
-        note = "ROC, precision-recall, CAP and cost curves need one score per row."
-    curves = None if note is not None else board_curves(
-        y, top, replicates=settings.replicates, seed=settings.seed, resample=settings.resample,
-        strata=strata, groups=groups, alpha=settings.alpha)
+        other = "public" if split == "private" else "private"
+        if other in unplanned:
+            raise InputError(unplanned[other])
+        shakeup = _shakeup(solution, scored.replicates[other][order], boot, table, settings,
+                           split)
+    curves, note = leading_curves(
+        items, order, plan=job.plan, solution=solution, source=job.source, rows=mask,
+        kind=submissions.kind, layout=layout, settings=settings,
+        strata=_strata(y) if settings.resample == "stratified" else None,
+        groups=solution.groups[mask] if solution.groups is not None else None)
     return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                     tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
                     bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup,
                     flags=tuple(flags), curves=curves, curves_note=note)
+
+
+def _splits(solution: Solution, settings: Settings, split: str,
+            layout: str) -> tuple[tuple[Split, ...], dict[str, str]]:
+    """The splits to score, public first, each with how its replicates are drawn: the ranking
+    split's always, the other's for the post-mortem (its rows are disjoint from the ranking
+    split's, so it is resampled on its own random stream). A resampling that cannot be done is
+    returned as an error message, raised only if its replicates are needed. With no ranking rows
+    nothing is scored (the files are still read, so their problems are reported first)."""
+    if not (solution.usage == split).any():
+        return (), {}
+    splits, unplanned = [], {}
+    for name in ("public", "private"):
+        rows = solution.usage == name
+        if not rows.any():
+            continue
+        y = solution.target[rows]
+        plan = None
+        if name == split or layout != "items":
+            try:
+                plan = resampling(y, settings.resample,
+                                  _strata(y) if settings.resample == "stratified" else None,
+                                  solution.groups[rows] if solution.groups is not None else None)
+            except ValueError as error:
+                unplanned[name] = str(error)
+        splits.append(Split(name=name, rows=rows, y=y, resampling=plan,
+                            stream=STREAM if name == split else OTHER_SPLIT_STREAM))
+    return tuple(splits), unplanned
+
+
+def _column(point: dict[str, np.ndarray], split: str, kept: list[int]) -> np.ndarray:
+    """One split's point scores of the kept entries (NaN when the split has no rows)."""
+    return point[split][kept] if split in point else np.full(len(kept), np.nan)
+
+
+def _as_read(submissions: SubmissionSet | Listing, scored: Scored) -> SubmissionSet:
+    """The files with what reading them gave (streamed: their digests, no predictions)."""
+    if isinstance(submissions, Listing):
+        return submission_set(submissions, [(item, *read[:3], None, read[3]) for item, read
+                                            in zip(submissions.found, scored.read)])
+    files = tuple(replace(f, digest=read[3]) if f.status == "ok" else f
+                  for f, read in zip(submissions.files, scored.read))
+    out = replace(submissions, files=files)
+    require_valid(out, out.source, any(f.selected is not None for f in files))
+    return out
+
+
+def _reject_unscorable(subs: SubmissionSet, scored: Scored, solution: Solution, split: str,
+                       label: str) -> SubmissionSet:
+    """``subs`` with every valid file that the metric cannot score rejected, with the reason.
+
+    A file is unscorable when the metric refuses its predictions on the public or private rows
+    (``ValueError``, e.g. a negative value under RMSLE) or is undefined (NaN) for them on the
+    ``split`` rows that rank. A metric undefined for every file is a property of the solution
+    (its ranking rows hold one class, say): an :class:`InputError` naming the solution file.
+    """
+    ok = [k for k, f in enumerate(subs.files) if f.status == "ok"]
+    reasons = {k: scored.errors[k] for k in ok if scored.errors[k] is not None}
+    kept = [k for k in ok if k not in reasons]
+    undefined = np.isnan(scored.point[split][kept])
+    if kept and undefined.all() and not reasons:
+        rows = solution.usage == split
+        truth = np.asarray(solution.target)[rows]
+        classes = np.unique(truth.astype(str)) if truth.ndim == 1 else None
+        why = (f": they hold one class only ({show(classes[0])})"
+               if classes is not None and classes.size == 1 else " for every submission")
+        raise InputError(f"{label} is undefined on the solution's {int(rows.sum()):,} {split} "
+                         f"rows{why}; is --metric right, or --split?", file=solution.source,
+                         column=solution.target_columns[0])
+    for k, bad in zip(kept, undefined):
+        if bad:
+            reasons[k] = (f"{label} is undefined for these predictions on the {split} rows "
+                          "(constant predictions?); not scored")
+    if not reasons:
+        return subs
+    files = tuple(replace(f, status="rejected", reason=reasons[k], prediction=None, digest=None)
+                  if k in reasons else f for k, f in enumerate(subs.files))
+    out = replace(subs, files=files)
+    require_valid(out, subs.source, any(f.selected is not None for f in subs.files))
+    return out
 
 
 def _class_flags(metric, y: np.ndarray) -> list[Flag]:
@@ -153,26 +255,12 @@ def _class_flags(metric, y: np.ndarray) -> list[Flag]:
                                                        for label, count in zip(labels, counts)})
 
 
-def _shakeup(solution: Solution, preds: list[np.ndarray], boot: BootstrapResult,
-             table: pd.DataFrame, settings: Settings, split: str, *, groups_of, quiet: bool):
-    """Public vs private, with the other split resampled on its own random stream (its rows are
-    disjoint from the ranking split's, so its replicates must be independent of them)."""
+def _shakeup(solution: Solution, other_replicates: np.ndarray, boot: BootstrapResult,
+             table: pd.DataFrame, settings: Settings, split: str):
+    """Public vs private; the other split's replicates were drawn on their own random stream
+    (its rows are disjoint from the ranking split's, so its replicates are independent)."""
     other = "public" if split == "private" else "private"
-    mask = solution.usage == other
-    y = solution.target[mask]
-    progress = Progress(f"resampling the {other} rows", quiet=quiet)
-    try:
-        other_boot = paired_bootstrap(
-            settings.metric.impl, y, [p[mask] for p in preds], replicates=settings.replicates,
-            seed=settings.seed, resample=settings.resample,
-            strata=_strata(y) if settings.resample == "stratified" else None,
-            groups=groups_of[mask] if groups_of is not None else None,
-            stream=OTHER_SPLIT_STREAM, progress=progress)
-    except ValueError as error:
-        raise InputError(str(error)) from None
-    finally:
-        progress.close()
-    reps = {split: boot.replicates, other: other_boot.replicates}
+    reps = {split: boot.replicates, other: other_replicates}
     return shakeup_from_bootstrap(table["public_score"].to_numpy(float),
                                   table["private_score"].to_numpy(float), reps["public"],
                                   reps["private"], higher_is_better=settings.higher_is_better,

@@ -1,16 +1,15 @@
 """The self-contained HTML report: words and numbers here, charts in report/vega/, layout in the
 template.
 
-The page loads nothing (CSS and the chart libraries inlined), so it works offline; every chart is a
-Vega-Lite specification with a static SVG drawing of it for print and for readers without
-JavaScript. Team names and file names are untrusted: they reach the page only through Jinja2
-autoescaping or as JSON string data of a chart (:func:`~leaderboard.report.vega.embed.script_json`).
+The page loads nothing (CSS, the table's script and the chart libraries inlined), so it works
+offline; every chart is a Vega-Lite specification, the top ones also drawn as static SVG for print
+and for readers without JavaScript. Team names and file names are untrusted: they reach the page
+only through Jinja2 autoescaping or as escaped JSON string data (:func:`render.script_json`).
 Nothing time-dependent is printed, so the same analysis always renders to the same bytes.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,21 +17,20 @@ import numpy as np
 
 from leaderboard.metrics import Metric
 from leaderboard.studies.noise import study_words
-from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text)
-from leaderboard.report.vega import analyze as charts_analyze
-from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP, share_text, tier_class
+from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text,
+                                tier_table)
 from leaderboard.report.chart_context import scores_legend
-from leaderboard.report.vega.embed import page_scripts, rows_json
+from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
+from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
-from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
-from leaderboard.report.render import render_page
+from leaderboard.report.tier_marks import out_of_order_mask
+from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
 
 TEMPLATE = "report.html.j2"
-SCROLL_ABOVE = 100  # entries; longer tables scroll inside their own box
 
 
 def render_html(analysis: Analysis) -> str:
@@ -43,8 +41,8 @@ def render_html(analysis: Analysis) -> str:
 def render_summary(analysis: Analysis, rows: int = 20) -> str:
     """A compact page for notebooks: the headline, the flags and the top ``rows`` of the table,
     with the scores chart as a static drawing (a notebook's sandboxed frame runs no script)."""
-    context = build_context(analysis, charts="summary")
-    return render_page("notebook.html.j2", context, rows=context["rows"][:rows])
+    context = build_context(analysis, static_rows=rows, interactive=False, charts="summary")
+    return render_page("notebook.html.j2", context, rows=context["rows"])
 
 
 def write_html(analysis: Analysis, path) -> None:
@@ -92,35 +90,7 @@ class Numbers:
         return text
 
 
-def _p_value(p: float, anchor: bool) -> str:
-    if anchor:
-        return "anchor"
-    if not np.isfinite(p):
-        return "\u2014"
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
-
-
 # --- the page's parts ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Row:
-    rank: int
-    team: str
-    score: str
-    interval: str
-    tier: str
-    chip: str
-    p: str
-    public: str
-    private: str
-    starts_tier: bool
-    rank_interval: str = "\u2014"
-    rank_sim: str = "\u2014"
-    moved: str = ""   # tooltip of the out-of-order mark: a better tier than an entry above it
-    p_best: str = "\u2014"
-    p_top: tuple[str, ...] = ()
-    in_best_set: bool = False
-
 
 def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
     """The headline: who could be the best (the confidence set of the best), then tier 1."""
@@ -236,73 +206,6 @@ def _dropped(d) -> str:
     return f"{d.reason}: {d.count:,} row{plural}" + (f" (line{plural} {lines})" if d.lines else "")
 
 
-def _rows(a: Analysis, num: Numbers) -> list[Row]:
-    t = a.table
-    has_tiers = a.tiers is not None
-    anchors = anchor_mask(t["tier"].to_numpy()) if has_tiers else np.zeros(len(t), bool)
-    public = t["public_score"] if "public_score" in t.columns else [math.nan] * len(t)
-    private = t["private_score"] if "private_score" in t.columns else [math.nan] * len(t)
-    above = highest_above(t["tier"].to_numpy(dtype=int))
-    rows = []
-    for i, (rank, team, score, lo, hi, tier, p, pub, prv) in enumerate(zip(
-            t["rank"], t["team"], t["score"], t["ci_low"], t["ci_high"], t["tier"],
-            t["p_vs_anchor"], public, private)):
-        interval = (f"{num.score(lo)} \u2013 {num.score(hi)}" if np.isfinite(lo) and np.isfinite(hi)
-                    else "\u2014")
-        rows.append(Row(int(rank), str(team), num.score(score), interval,
-                        str(int(tier)) if has_tiers and tier > 0 else "\u2014",
-                        tier_class(int(tier)),
-                        _p_value(float(p), bool(anchors[i])) if has_tiers else "\u2014",
-                        num.score(pub), num.score(prv), bool(anchors[i]) and i > 0,
-                        moved=_moved(int(tier), int(above[i])) if has_tiers and tier > 0 else "",
-                        **_rank_cells(a, i)))
-    return rows
-
-
-def _moved(tier: int, above: int) -> str:
-    """The out-of-order mark's tooltip ("" when the entry's tier is not above one seen higher)."""
-    if tier >= above:
-        return ""
-    beaten = ("no entry is shown to beat it" if tier == 1 else
-              f"only entries of tier{' 1' if tier == 2 else f's 1 to {tier - 1}'} are shown to "
-              "beat it")
-    return (f"In tier {tier} although ranked below an entry of tier {above}: {beaten} (its "
-            "comparisons with the entries above are noisier).")
-
-
-def _table_caption(a: Analysis) -> str:
-    """How to read the tier column, for the method that ran."""
-    method = a.ranking.method if a.ranking is not None else a.settings.tier_method
-    if method == "holm":
-        return ("A line above a row marks the start of a new tier; the first entry of each tier is "
-                "its anchor.")
-    if method != "rank-sets":
-        return "A line above a row marks the start of a new tier."
-    moved = int(out_of_order_mask(a.table["tier"].to_numpy(dtype=int)).sum())
-    return ("A line above a row marks where a new tier begins. Tier 1 is exactly the entries "
-            "whose rank interval all at once (in brackets) starts at 1, and an entry's tier is one more "
-            "than the highest tier of the entries shown to beat it"
-            + (f", so tiers can interleave: \u2195 marks {moved:,} "
-               f"entr{'y' if moved == 1 else 'ies'} in a better tier than an entry above "
-               f"{'it' if moved == 1 else 'them'}." if moved else "."))
-
-
-def _rank_cells(a: Analysis, i: int) -> dict:
-    """Row ``i``'s rank columns, from the table (rows left out of the ranking show dashes)."""
-    r, row = a.ranking, a.table.iloc[i]
-    if r is None:
-        return {}
-    if int(row["tier"]) == 0:
-        return {"p_top": ("\u2014",) * len(r.top_k)}
-    low, high = int(row["rank_ci_low"]), int(row["rank_ci_high"])
-    s_low, s_high = int(row["rank_sim_low"]), int(row["rank_sim_high"])
-    return {"rank_interval": f"{low}" if low == high else f"{low}\u2013{high}",
-            "rank_sim": f"{s_low}" if s_low == s_high else f"{s_low}\u2013{s_high}",
-            "p_best": share_text(row["p_best"]),
-            "p_top": tuple(share_text(row[f"p_top_{k}"]) for k in r.top_k),
-            "in_best_set": bool(row["in_best_set"])}
-
-
 def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     corr = a.correlation.how_to_read() if a.correlation is not None else ""
     facts = [
@@ -337,9 +240,23 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     return facts
 
 
-def build_context(a: Analysis, charts: bool | str = False) -> dict:
-    """Everything the template prints, already formatted; ``charts`` adds the page's charts
-    (True: every chart, interactive; "summary": the scores chart alone, static)."""
+def _table_data(a: Analysis, num: Numbers, conf: str):
+    """The table script's data: every row, and how to print it (see templates/table.js)."""
+    data = tier_table.payload(a, num.decimals)
+    data["meta"] = {"decimals": num.decimals, "higher": bool(a.settings.higher_is_better),
+                    "conf": conf, "palette": len(PALETTE),
+                    "top_k": list(a.ranking.top_k) if a.ranking is not None else [],
+                    "csv": f"{a.settings.metric.name}-tiers.csv"}
+    return script_json(data)
+
+
+def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
+                  interactive: bool = True, charts: bool | str = False) -> dict:
+    """Everything the template prints, already formatted: the first ``static_rows`` rows of the
+    table as plain HTML (all with ``None``), with ``interactive`` every row as the table
+    script's JSON (``table_data``, see :mod:`leaderboard.report.tier_table`), and with ``charts``
+    the page's charts (True: every chart, interactive; "summary": the scores chart alone,
+    static)."""
     s, t = a.settings, a.table
     num = Numbers(s.metric, t["score"].to_numpy(dtype=float), a.d95)
     conf = pct(1 - s.alpha)
@@ -356,8 +273,10 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
         "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t)},
         "legend": legend, "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
-        "rows": _rows(a, num), "scroll": len(t) > SCROLL_ABOVE,
-        "table_caption": _table_caption(a),
+        "rows": tier_table.static_rows(a, num.score, static_rows), "n_entries": len(t),
+        "table_caption": tier_table.caption(a),
+        "table_data": _table_data(a, num, conf) if interactive else None,
+        "tier_options": tier_table.tier_options(a),
         "has_public": "public_score" in t.columns, "has_private": "private_score" in t.columns,
         "palette": [(f"c{i}", colour) for i, colour in enumerate(PALETTE)],
         "no_tier": NO_TIER, "how": _how_to_read(a, conf),
@@ -388,11 +307,8 @@ def build_context(a: Analysis, charts: bool | str = False) -> dict:
         from leaderboard.report.chart_context import analysis_charts
 
         context["charts"] = analysis_charts(a, num, conf, summary=charts == "summary")
-        if charts is True:
+        if charts is True:   # the selected team's row comes from the table's data (LB.row)
             context["vega"] = page_scripts(context["charts"])
-            if len(t) > TOP:   # the selected team's row, wherever it ranks
-                context["vega"]["rows"] = rows_json(charts_analyze.selection_rows(
-                    t, num.decimals))
     from leaderboard import __version__  # here, not at the top: leaderboard/__init__ may import us
 
     context["version"] = __version__

@@ -8,6 +8,7 @@ always renders to the same bytes. The JSON keeps names exactly as given.
 """
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 
@@ -40,6 +41,31 @@ def neutral_bidi(value: object) -> object:
     shown = _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", str(value))
     # Markup (already escaped) stays Markup: the replacement holds no markup characters.
     return markupsafe.Markup(shown) if isinstance(value, markupsafe.Markup) else shown
+
+
+# Characters a JSON string may hold raw that must not reach a page raw: ``<``, ``>`` and ``&`` (so
+# no team name can write ``</script>`` or ``<!--`` inside a script element), the line and
+# paragraph separators (line breaks to older JavaScript), and every bidi and control character
+# (escaped, so the raw code point never reaches the page's bytes; the script shows them as above).
+_SCRIPT_UNSAFE = re.compile("[<>&\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+                            "\x7f-\x9f]")
+
+
+def script_json(value: object) -> markupsafe.Markup:
+    r"""``value`` as compact JSON safe to place inside ``<script type="application/json">``.
+
+    Every character that could end the element or start a comment is a ``\uXXXX`` escape,
+    which ``JSON.parse`` turns back into the same text, so names round-trip exactly.
+
+    Examples
+    --------
+    >>> str(script_json({"team": "</script><!--\u2028"}))
+    '{"team":"\\u003c/script\\u003e\\u003c!--\\u2028"}'
+    >>> json.loads(str(script_json(["a&b\u202e"]))) == ["a&b\u202e"]
+    True
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return markupsafe.Markup(_SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
 
 
 @lru_cache(maxsize=4)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def render_several(results: list[Analysis]) -> str:
     """The page: each metric's answer, then every entry's rank and tier under each metric, then
     each metric's tier table."""
-    contexts = [build_context(a) for a in results]
+    contexts = [build_context(a, static_rows=None, interactive=False) for a in results]
     teams = list(results[0].table["team"])
     by_metric = [{row.team: row for row in c["rows"]} for c in contexts]
     cross = [{"team": team, "cells": [m.get(team) for m in by_metric]} for team in teams]

@@ -1,4 +1,5 @@
-"""JSON Schemas of the outputs (``analyze.schema.json``: ``leaderboard analyze --json``).
+"""JSON Schemas of the outputs: ``<command>.schema.json`` for ``leaderboard <command> --json``
+(analyze, simulate, plan, choose, compare).
 
 >>> import json
 >>> json.loads(SCHEMA_DIR.joinpath("analyze.schema.json").read_text())["title"]

@@ -4,16 +4,17 @@
 :class:`Solution`; :func:`read_submissions` finds every submission file (a folder, a zip or a
 manifest), validates each one as a Kaggle scorer would for the metric's prediction kind and aligns
 it to the solution's rows, giving a :class:`SubmissionSet` in which every file found has a status
-and, when rejected, a one-line reason. Nothing here computes a metric.
+and, when rejected, a one-line reason; :func:`list_submissions` finds them without reading any,
+for submissions mode to stream them (:mod:`leaderboard.engine`). Nothing here computes a metric.
 
 Modules: :mod:`~leaderboard.submissions.solution` (the solution file),
 :mod:`~leaderboard.submissions.files` (finding files, the result dataclasses),
 :mod:`~leaderboard.submissions.validate` (the checks per kind) and
 :mod:`~leaderboard.submissions.table` (bytes to a table, reasons).
 """
-from leaderboard.submissions.files import (STATUSES, SubmissionFile, SubmissionSet,
-                                           read_submissions)
+from leaderboard.submissions.files import (STATUSES, Listing, SubmissionFile, SubmissionSet,
+                                           list_submissions, read_submissions)
 from leaderboard.submissions.solution import Solution, read_solution
 
-__all__ = ["STATUSES", "Solution", "SubmissionFile", "SubmissionSet", "read_solution",
-           "read_submissions"]
+__all__ = ["STATUSES", "Listing", "Solution", "SubmissionFile", "SubmissionSet",
+           "list_submissions", "read_solution", "read_submissions"]

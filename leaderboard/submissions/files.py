@@ -11,19 +11,19 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from leaderboard.errors import InputError, processing
 from leaderboard.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.submissions.find import Found, find_files
+from leaderboard.submissions.find import Found, close_archives, find_files
 from leaderboard.submissions.solution import Solution
-from leaderboard.submissions.table import Rejected, header, show
-from leaderboard.submissions.validate import make_plan, validate
+from leaderboard.submissions.table import Rejected, column_names, show
+from leaderboard.submissions.validate import Plan, make_plan, validate
 
 STATUSES = ("ok", "rejected", "not selected", "skipped")
 
@@ -55,7 +55,11 @@ class SubmissionFile:
         Unique name of the entry: the team, or ``"team (file)"`` when the team has several.
     prediction : ndarray or None
         The prediction in the solution's row order (see :mod:`~leaderboard.submissions.validate`
-        for its shape and type per kind); None unless the status is "ok".
+        for its shape and type per kind); None unless the status is "ok", and None when the files
+        were streamed (read, scored and let go: :func:`list_submissions`).
+    digest : bytes or None
+        The prediction's digest (:func:`~leaderboard.submissions.identical.digest`) when it was
+        streamed, so identical files are still found; else None.
     """
 
     team: str
@@ -66,6 +70,7 @@ class SubmissionFile:
     rows: int | None
     label: str
     prediction: np.ndarray | None = field(default=None, repr=False)
+    digest: bytes | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -179,6 +184,54 @@ id (first: 2)')]
     >>> subs.scored[0].prediction
     array([0.2, 0.9])
     """
+    listing = list_submissions(path, solution, kind=kind, pred_cols=pred_cols, id_col=id_col,
+                               classes=classes, max_bytes=max_bytes)
+    try:
+        results = []
+        for item in listing.found:
+            with processing(f"{listing.source}: {item.file}"):
+                results.append(read_one(item, listing.plan, solution) + (None,))
+    finally:
+        close_archives()
+    return submission_set(listing, results)
+
+
+@dataclass(frozen=True, eq=False)
+class Listing:
+    """Every entry found under PATH, not read yet: what :func:`read_submissions` reads at once
+    and submissions mode streams, batch by batch (:mod:`leaderboard.engine`).
+
+    ``found`` holds each entry's picklable loader (a path, or a zip and its member), so a worker
+    elsewhere can read it; ``plan`` says how to validate it.
+    """
+
+    source: str
+    layout: str
+    kind: str
+    found: tuple[Found, ...]
+    plan: Plan
+    has_selected: bool
+
+
+def list_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: str,
+                     pred_cols: str | Sequence[str] | None = None, id_col: str | None = None,
+                     classes: Sequence | None = None,
+                     max_bytes: int = DEFAULT_MAX_BYTES) -> Listing:
+    """Find every submission under ``path`` without reading any (the arguments and the errors
+    about PATH itself are :func:`read_submissions`'); :func:`submission_set` turns what each
+    entry became into the :class:`SubmissionSet`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from leaderboard.submissions import read_solution
+    >>> subs = Path(tempfile.mkdtemp())
+    >>> for name in ("alice.csv", "notes.txt", "solution.csv"):
+    ...     _ = (subs / name).write_text("id,y\\n1,0\\n2,1\\n")
+    >>> listing = list_submissions(subs, read_solution(subs / "solution.csv"), kind="labels")
+    >>> [(f.team, f.skip) for f in listing.found]
+    [('alice', None), ('notes', 'not a CSV file'), ('solution', 'the solution file')]
+    """
     source = str(path)
     where = Path(path)
     if not where.exists():
@@ -187,20 +240,22 @@ id (first: 2)')]
     plan = make_plan(solution, kind, pred_cols=pred_cols, id_col=id_col, classes=classes)
     with ExitStack() as stack:
         layout, found = find_files(where, source, stack, _resolved(solution.source), max_bytes)
-        has_selected = any(f.selected is not None for f in found)
-        results = []
-        for item in found:
-            with processing(f"{source}: {item.file}"):
-                results.append(_read_one(item, plan, solution))
-    files = _label(results)
-    out = SubmissionSet(source=source, layout=layout, kind=kind, files=files,
-                        columns=plan.columns if plan.several else None)
-    _require_valid(out, source, has_selected)
+    return Listing(source=source, layout=layout, kind=kind, found=tuple(found), plan=plan,
+                   has_selected=any(f.selected is not None for f in found))
+
+
+def submission_set(listing: Listing, results: list[tuple]) -> SubmissionSet:
+    """The :class:`SubmissionSet` of ``listing`` from ``(item, status, reason, rows, prediction,
+    digest)`` per entry found, in order; :class:`InputError` when none is valid."""
+    out = SubmissionSet(source=listing.source, layout=listing.layout, kind=listing.kind,
+                        files=_label(results),
+                        columns=listing.plan.columns if listing.plan.several else None)
+    require_valid(out, listing.source, listing.has_selected)
     return out
 
 
-def _read_one(item: Found, plan, solution: Solution) -> tuple:
-    """``(item, status, reason, rows, prediction)`` of one entry found."""
+def read_one(item: Found, plan: Plan, solution: Solution) -> tuple:
+    """``(item, status, reason, rows, prediction)`` of one entry found: read and validated."""
     status, reason, rows, prediction = "skipped", item.skip, None, None
     if item.refuse is not None:
         status, reason = "rejected", item.refuse
@@ -227,7 +282,7 @@ def _not_the_solution(data: bytes, prediction: np.ndarray, solution: Solution) -
     if solution.usage_column is None:
         return
     usage = solution.usage_column.strip().lower()
-    if not any(f.strip().lower() == usage for f in header(data)):
+    if not any(f.strip().lower() == usage for f in column_names(data)):
         return
     truth = np.asarray(solution.target)
     if prediction.shape == truth.shape and bool(np.all(prediction == truth)):
@@ -239,7 +294,7 @@ def _label(results: list) -> tuple[SubmissionFile, ...]:
     """SubmissionFiles with unique labels: the team, or "team (file)" when it has several."""
     per_team = Counter(item.team for item, status, *_ in results if status in ("ok", "rejected"))
     files, used = [], Counter()
-    for item, status, reason, rows, prediction in results:
+    for item, status, reason, rows, prediction, digest in results:
         alone = per_team[item.team] == 1 and status in ("ok", "rejected")
         label = item.team if alone else f"{item.team} ({item.file})"
         used[label] += 1
@@ -247,16 +302,16 @@ def _label(results: list) -> tuple[SubmissionFile, ...]:
             label = f"{label} #{used[label]}"
         files.append(SubmissionFile(team=item.team, file=item.file, selected=item.selected,
                                     status=status, reason=reason, rows=rows, label=label,
-                                    prediction=prediction))
+                                    prediction=prediction, digest=digest))
     return tuple(files)
 
 
-def _require_valid(subs: SubmissionSet, source: str, has_selected: bool) -> None:
+def require_valid(subs: SubmissionSet, source: str, has_selected: bool) -> None:
     if subs.scored:
         return
     readable = [f for f in subs.files if f.status != "skipped"]
     if not readable:
-        raise InputError("no submission files found (*.csv or *.csv.gz)"
+        raise InputError("no submission files found (*.csv, *.csv.gz or *.parquet)"
                          + (f"; {len(subs.files)} other files skipped" if subs.files else ""),
                          file=source)
     entries = subs.entries
@@ -273,52 +328,3 @@ def _resolved(path: str | Path) -> Path | None:
         return Path(os.path.realpath(path))
     except (OSError, ValueError):
         return None
-
-
-def reject_unscorable(subs: SubmissionSet, solution: Solution, split: str, label: str,
-                      score: Callable[[list[np.ndarray], str], np.ndarray]) -> SubmissionSet:
-    """``subs`` with every scored file that the metric cannot score rejected, with the reason.
-
-    A file is unscorable when the metric refuses its predictions on the public or private rows
-    (``ValueError``, e.g. a negative value under RMSLE) or is undefined (NaN) for them on the
-    ``split`` rows that rank. ``score(predictions, split)`` gives every prediction's score on one
-    split's rows. A metric undefined for every file is a property of the solution (its ranking
-    rows hold one class, say): an :class:`InputError` naming the solution file.
-    """
-    reasons: dict[int, str] = {}
-    for part in ("public", "private"):
-        if not (solution.usage == part).any():
-            continue
-        try:
-            score([f.prediction for f in subs.scored], part)
-        except ValueError:  # find the culprits one by one: only on this rare path
-            for k, f in enumerate(subs.scored):
-                try:
-                    score([f.prediction], part)
-                except ValueError as error:
-                    reasons.setdefault(k, f"{label} cannot score it on the {part} rows "
-                                          f"({str(error).strip()[:120]}); not scored")
-    kept = [f for k, f in enumerate(subs.scored) if k not in reasons]
-    undefined = np.isnan(np.asarray(score([f.prediction for f in kept], split), dtype=float))
-    if kept and undefined.all() and not reasons:
-        rows = solution.usage == split
-        truth = np.asarray(solution.target)[rows]
-        classes = np.unique(truth.astype(str)) if truth.ndim == 1 else None
-        why = (f": they hold one class only ({show(classes[0])})"
-               if classes is not None and classes.size == 1 else " for every submission")
-        raise InputError(f"{label} is undefined on the solution's {int(rows.sum()):,} {split} "
-                         f"rows{why}; is --metric right, or --split?", file=solution.source,
-                         column=solution.target_columns[0])
-    position = {id(f): k for k, f in enumerate(subs.scored)}
-    for f, bad in zip(kept, undefined):
-        if bad:
-            reasons[position[id(f)]] = (f"{label} is undefined for these predictions on the "
-                                        f"{split} rows (constant predictions?); not scored")
-    if not reasons:
-        return subs
-    bad_ids = {id(f): reasons[k] for k, f in enumerate(subs.scored) if k in reasons}
-    files = tuple(replace(f, status="rejected", reason=bad_ids[id(f)], prediction=None)
-                  if id(f) in bad_ids else f for f in subs.files)
-    out = replace(subs, files=files)
-    _require_valid(out, subs.source, any(f.selected is not None for f in subs.files))
-    return out

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
 import zipfile
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -47,7 +48,7 @@ class Found:
     team: str
     file: str
     selected: bool | None = None
-    load: Callable[[], bytes] | None = None  # None: not read (see skip / refuse)
+    load: Callable[[], bytes] | None = None  # None: not read (see skip / refuse); picklable
     skip: str | None = None    # status "skipped", with this reason
     refuse: str | None = None  # status "rejected" without reading, with this reason
 
@@ -69,7 +70,7 @@ def find_files(where: Path, source: str, stack: ExitStack, solution: Path | None
             archive = stack.enter_context(zipfile.ZipFile(where))
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
             raise InputError(f"not a readable zip file ({err})", file=source) from None
-        return "zip", _zip(archive, max_bytes)
+        return "zip", _zip(archive, os.path.abspath(where), max_bytes)
     try:
         data = read_file(where, max_bytes=max_bytes)
     except Unreadable as err:
@@ -89,14 +90,15 @@ def find_files(where: Path, source: str, stack: ExitStack, solution: Path | None
 
 
 def is_csv(name: str) -> bool:
-    """Whether a name looks like a submission file (``.csv`` or ``.csv.gz``, any case)."""
-    return name.lower().rstrip("/").endswith((".csv", ".csv.gz"))
+    """Whether a name looks like a submission file (``.csv``, ``.csv.gz`` or ``.parquet``, any
+    case)."""
+    return name.lower().rstrip("/").endswith((".csv", ".csv.gz", ".parquet"))
 
 
 def team_of(name: str) -> str:
     """The file stem: ``a/b/Team X.csv.gz`` -> ``Team X``."""
     base = PurePosixPath(name).name
-    for suffix in (".csv.gz", ".csv", ".gz"):
+    for suffix in (".csv.gz", ".csv", ".gz", ".parquet"):
         if base.lower().endswith(suffix):
             base = base[:-len(suffix)]
             break
@@ -118,24 +120,70 @@ def _entry(name: str, load: Callable[[], bytes]) -> Found:
     return Found(team=team_of(name), file=name, load=load)
 
 
-def reader(path: str | Path, max_bytes: int) -> Callable[[], bytes]:
-    """A loader of one regular file (a link at its last step is refused), capped in size."""
-    def load() -> bytes:
+@dataclass(frozen=True)
+class FileLoader:
+    """Loads one regular file (a link at its last step is refused), capped in size.
+
+    A plain picklable value (an absolute path), so a worker of another process or machine can
+    read the file itself: the path must be readable there too.
+    """
+
+    path: str
+    max_bytes: int
+
+    def __call__(self) -> bytes:
         try:
-            return read_file(path, max_bytes=max_bytes, follow_links=False)
+            return read_file(self.path, max_bytes=self.max_bytes, follow_links=False)
         except Unreadable as err:
             raise Rejected(str(err)) from None
-    return load
 
 
-def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo,
-            max_bytes: int) -> Callable[[], bytes]:
-    def load() -> bytes:
+def reader(path: str | Path, max_bytes: int) -> FileLoader:
+    """A loader of one regular file (see :class:`FileLoader`)."""
+    return FileLoader(os.path.abspath(path), max_bytes)
+
+
+@dataclass(frozen=True)
+class ZipLoader:
+    """Loads one member of a zip (given by its directory entry, so two members of one name stay
+    apart), capped in size. Picklable: the archive is opened again where it is called, once per
+    thread and archive (:func:`_archive`)."""
+
+    path: str
+    info: zipfile.ZipInfo
+    max_bytes: int
+
+    def __call__(self) -> bytes:
         try:
-            return zip_member(archive, info, max_bytes)
+            archive = _archive(self.path)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:  # changed since listed
+            raise Rejected(f"the zip cannot be opened again ({err})") from None
+        try:
+            return zip_member(archive, self.info, self.max_bytes)
         except Unreadable as err:
             raise Rejected(str(err)) from None
-    return load
+
+
+_OPEN = threading.local()  # per thread: a worker may run two batches at once
+
+
+def _archive(path: str) -> zipfile.ZipFile:
+    """The zip at ``path``, opened once per thread until :func:`close_archives`: reading
+    thousands of members must not parse the archive's directory thousands of times. A zip
+    replaced on disk since (another size or time) is opened again."""
+    opened = _OPEN.__dict__.setdefault("archives", {})
+    stamp = os.stat(path)
+    key = (path, stamp.st_size, stamp.st_mtime_ns)
+    if key not in opened:
+        opened[key] = zipfile.ZipFile(path)
+    return opened[key]
+
+
+def close_archives() -> None:
+    """Close every zip :class:`ZipLoader` opened in this thread (at the end of each read)."""
+    opened = _OPEN.__dict__.get("archives", {})
+    while opened:
+        opened.popitem()[1].close()
 
 
 def _real(path: str | Path) -> str | None:
@@ -233,7 +281,7 @@ def _link(path: Path, real_root: str, name: str, solution: str | None,
     return _entry(name, reader(target, max_bytes))
 
 
-def _zip(archive: zipfile.ZipFile, max_bytes: int) -> list[Found]:
+def _zip(archive: zipfile.ZipFile, path: str, max_bytes: int) -> list[Found]:
     """Every member; folders are listed only when named like a CSV file or empty."""
     infos = sorted(archive.infolist(), key=lambda i: i.filename)
     names = [i.filename for i in infos]
@@ -252,7 +300,7 @@ def _zip(archive: zipfile.ZipFile, max_bytes: int) -> list[Found]:
         elif zip_is_link(info):
             found.append(_not_read(name, "a symbolic link stored in the zip" + _NOT_FOLLOWED))
         else:
-            found.append(_entry(name, _member(archive, info, max_bytes)))
+            found.append(_entry(name, ZipLoader(path, info, max_bytes)))
     return found
 
 

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def _digest(pred: np.ndarray) -> bytes:
+def digest(pred: np.ndarray) -> bytes:
+    """SHA-256 of an aligned prediction's bytes, shape and dtype: equal digests, identical
+    predictions (what a worker returns instead of the prediction itself)."""
     array = np.ascontiguousarray(pred)
     header = f"{array.dtype.str}{array.shape}".encode()
     return hashlib.sha256(header + array.tobytes()).digest()
@@ -30,8 +32,12 @@ def identical_groups(preds: Sequence[np.ndarray]) -> np.ndarray:
     >>> identical_groups([a, b, a.copy(), b]).tolist()
     [0, 1, 0, 1]
     """
+    return _first_of([digest(p) for p in preds])
+
+
+def _first_of(digests: Sequence[bytes]) -> np.ndarray:
     first: dict[bytes, int] = {}
-    return np.array([first.setdefault(_digest(p), i) for i, p in enumerate(preds)], dtype=int)
+    return np.array([first.setdefault(d, i) for i, d in enumerate(digests)], dtype=int)
 
 
 def identical_to(preds: Sequence[np.ndarray], labels: Sequence[str]) -> list[str | None]:
@@ -43,5 +49,17 @@ def identical_to(preds: Sequence[np.ndarray], labels: Sequence[str]) -> list[str
     >>> identical_to([a, b, a.copy()], ["x", "y", "z"])
     [None, None, 'x']
     """
-    groups = identical_groups(preds)
+    return identical_by_digest([digest(p) for p in preds], labels)
+
+
+def identical_by_digest(digests: Sequence[bytes], labels: Sequence[str]) -> list[str | None]:
+    """:func:`identical_to` from the predictions' digests (:func:`digest`).
+
+    Examples
+    --------
+    >>> a, b = np.array([0.1, 0.9]), np.array([0.1, 0.8])
+    >>> identical_by_digest([digest(a), digest(b), digest(a.copy())], ["x", "y", "z"])
+    [None, None, 'x']
+    """
+    groups = _first_of(digests)
     return [None if g == i else labels[g] for i, g in enumerate(groups)]

@@ -185,7 +185,7 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
     _no_blanks(ids, source, id_name, "id", "every row needs an id")
     integer_ids = bool(ids.str.fullmatch(_INTEGER).all())
     keys = id_keys(ids, integer_ids)
-    _no_duplicates(keys, ids, source, id_name)
+    _no_duplicates(keys, ids, source, id_name, integer_ids)
     usage = _usage(raw, usage_name, source)
     groups = None
     if group_name is not None:
@@ -194,11 +194,13 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
         groups = group_text.to_numpy(dtype=object)
     target, classes, one_hot = _targets(raw, targets, kind, source)
     counts = {u: int((usage == u).sum()) for u in ("public", "private", "ignored")}
+    id_array = ids.to_numpy(dtype=object)   # one array of text for ids and keys when they agree
     return Solution(source=source, id_column=id_name, target_columns=tuple(targets),
-                    ids=ids.to_numpy(dtype=object), target=target, classes=classes,
+                    ids=id_array, target=target, classes=classes,
                     one_hot=one_hot, usage=usage, usage_column=usage_name, groups=groups,
                     integer_ids=integer_ids, rows_read=len(raw), counts=counts,
-                    keys=keys.to_numpy(dtype=object), digest=hashlib.sha256(data).digest())
+                    keys=id_array if keys is ids else keys.to_numpy(dtype=object),
+                    digest=hashlib.sha256(data).digest())
 
 
 def id_keys(ids: pd.Series, integer_ids: bool) -> pd.Series:
@@ -212,13 +214,15 @@ def id_keys(ids: pd.Series, integer_ids: bool) -> pd.Series:
     >>> id_keys(pd.Series(["007", "+7", "7.00", "-0", "A7", "12"]), True).tolist()
     ['7', '7', '7', '0', 'A7', '12']
     """
-    ids = ids.astype(object)
     if not integer_ids:
         return ids
-    # Most ids are canonical already; the (slow) regex extraction only runs on the others.
-    odd = ~ids.str.fullmatch(r"0|-?[1-9]\d*").astype(bool)
+    # Most ids are canonical already; the (slow) regex extraction only runs on the others. The
+    # test runs on the text column as read (pyarrow's compiled regex when pandas has it: ten
+    # million ids in a second, 13 s once made Python objects).
+    odd = ~ids.str.fullmatch(r"0|-?[1-9]\d*").astype(bool).to_numpy()
     if not odd.any():
         return ids
+    ids = ids.astype(object)
     parts = ids[odd].str.extract(r"^([+-]?)0*(\d+?)(?:\.0*)?$")
     canonical = parts[0].where(parts[0] == "-", "") + parts[1]
     canonical = canonical.where(canonical != "-0", "0")
@@ -235,14 +239,30 @@ def _no_blanks(text: pd.Series, source: str, column: str, what: str, why: str) -
                          row=int(blank.idxmax()), column=column)
 
 
-def _no_duplicates(keys: pd.Series, ids: pd.Series, source: str, column: str) -> None:
-    repeated = keys.duplicated()
+def _no_duplicates(keys: pd.Series, ids: pd.Series, source: str, column: str,
+                   integer_ids: bool = False) -> None:
+    repeated = _duplicated(keys, integer_ids)
     if repeated.any():
         second = int(repeated.idxmax())
         first = int(keys.index[(keys == keys[second]).to_numpy()][0])
         raise InputError(f"duplicate id {ids[second]!r} on lines {first} and {second} "
                          f"({int(repeated.sum())} repeated ids in all); ids must be unique",
                          file=source, row=second, column=column)
+
+
+def _duplicated(keys: pd.Series, integer_ids: bool) -> pd.Series:
+    """``keys.duplicated()``; integer keys (canonical, so equal text is an equal number) are
+    compared as int64 when they fit: ten million in a second instead of twenty."""
+    if integer_ids:
+        for dtype in ("int64[pyarrow]", np.int64):   # pyarrow's cast when pandas has it
+            try:
+                numbers = keys.astype(dtype).to_numpy(dtype=np.int64)
+            except (ImportError, TypeError):
+                continue
+            except (ValueError, OverflowError):        # past int64: compared as text
+                break
+            return pd.Series(numbers, index=keys.index).duplicated()
+    return keys.duplicated()
 
 
 def _usage(raw: pd.DataFrame, column: str | None, source: str) -> np.ndarray:

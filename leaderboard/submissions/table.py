@@ -1,5 +1,8 @@
 """Read one submission file's bytes into a table indexed by line number, or say why it cannot be.
 
+CSV (UTF-8 text) or Parquet (read by pyarrow; rows are numbered as lines under a header, row 1
+on line 2, so that reasons read alike).
+
 Every failure is a :class:`Rejected` whose message is one printable line a user can act on. Line
 numbers are the file's physical lines (header = line 1), as an editor shows them, even when a
 quoted field holds a line break; blank lines are skipped but still counted. The bytes go to pandas
@@ -144,3 +147,52 @@ def drop_blank_lines(frame: pd.DataFrame, id_column: str) -> pd.DataFrame:
     candidates = frame[maybe.to_numpy()]
     blank = candidates.apply(lambda col: col.isna() | (col.astype(str).str.strip() == ""))
     return frame.drop(candidates.index[blank.all(axis=1).to_numpy()])
+
+
+_PARQUET = b"PAR1"  # a Parquet file begins and ends with these four bytes
+
+
+def is_parquet(data: bytes) -> bool:
+    """Whether ``data`` is a Parquet file (its magic bytes at both ends).
+
+    Examples
+    --------
+    >>> is_parquet(b"PAR1...PAR1"), is_parquet(b"id,PAR1\\n")
+    (True, False)
+    """
+    return len(data) >= 8 and data[:4] == _PARQUET and data[-4:] == _PARQUET
+
+
+def parquet_table(data: bytes) -> tuple[list[str], pd.DataFrame]:
+    """The column names and rows of a Parquet file, indexed as CSV lines (row 1 = line 2);
+    Rejected when pyarrow is missing, the file is damaged or a column name is written twice."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise Rejected("reading Parquet needs pyarrow: pip install pyarrow") from None
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except Exception as err:  # noqa: BLE001 - any damaged file: one line
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise Rejected(f"not a readable Parquet file ({first[:120]})") from None
+    fields = [str(name) for name in table.column_names]
+    clash = ambiguous_columns(fields)
+    if clash is not None:
+        raise Rejected(duplicate_words(fields, clash))
+    frame = pd.DataFrame({name: table.column(j).to_pandas() for j, name in enumerate(fields)})
+    frame.index = pd.RangeIndex(2, len(frame) + 2)
+    return fields, frame
+
+
+def column_names(data: bytes) -> list[str]:
+    """The column names of a CSV (its header) or Parquet file."""
+    if not is_parquet(data):
+        return header(data)
+    import pyarrow.parquet as pq  # read already, so pyarrow is here
+
+    return [str(name) for name in pq.read_schema(io.BytesIO(data)).names]
+
+
+def as_text(column: pd.Series) -> pd.Series:
+    """A column as the text a CSV would hold: missing values blank."""
+    return column.astype(str).where(column.notna(), "").astype(object)

@@ -33,8 +33,9 @@ from leaderboard.errors import InputError
 from leaderboard.ingest import _separator_hint
 from leaderboard.metrics.base import KINDS
 from leaderboard.submissions.solution import Solution, id_keys
-from leaderboard.submissions.table import (Rejected, check_text, column_list, drop_blank_lines,
-                                           header, quote, read_table, show)
+from leaderboard.submissions.table import (Rejected, as_text, check_text, column_list,
+                                           drop_blank_lines, header, is_parquet, parquet_table,
+                                           quote, read_table, show)
 
 _NUMERIC_KINDS = ("scores", "probabilities", "values")
 _NAN_WORDS = {"nan", "+nan", "-nan"}
@@ -124,16 +125,22 @@ def make_plan(solution: Solution, kind: str, *, pred_cols: Sequence[str] | str |
 
 
 def validate(data: bytes, plan: Plan) -> tuple[np.ndarray, int]:
-    """``(prediction in solution row order, data rows read)`` of one file; else Rejected."""
-    check_text(data)
-    fields = header(data)
-    id_name, preds, mode = _choose(fields, plan)
-    dtype = {name: object for name in preds if plan.text and mode != "onehot"}
-    if plan.int_keys is None:
-        dtype[id_name] = object
-    frame = read_table(data, dtype)
-    if frame[id_name].dtype.kind in "fb":  # ids like "7.0": read them again as written
-        frame = read_table(data, {**dtype, id_name: object})
+    """``(prediction in solution row order, data rows read)`` of one CSV or Parquet file; else
+    Rejected."""
+    if is_parquet(data):
+        fields, frame = parquet_table(data)
+        id_name, preds, mode = _choose(fields, plan)
+        frame = _as_csv_reads(frame, id_name, preds, mode, plan)
+    else:
+        check_text(data)
+        fields = header(data)
+        id_name, preds, mode = _choose(fields, plan)
+        dtype = {name: object for name in preds if plan.text and mode != "onehot"}
+        if plan.int_keys is None:
+            dtype[id_name] = object
+        frame = read_table(data, dtype)
+        if frame[id_name].dtype.kind in "fb":  # ids like "7.0": read them again as written
+            frame = read_table(data, {**dtype, id_name: object})
     frame = drop_blank_lines(frame, id_name)
     if frame.empty:
         raise Rejected("no data rows: nothing below the header line", rows=0)
@@ -143,6 +150,19 @@ def validate(data: bytes, plan: Plan) -> tuple[np.ndarray, int]:
     except Rejected as err:
         raise Rejected(str(err), rows=len(frame)) from None
     return values[order], len(frame)
+
+
+def _as_csv_reads(frame: pd.DataFrame, id_name: str, preds: tuple[str, ...], mode: str,
+                  plan: Plan) -> pd.DataFrame:
+    """A Parquet file's columns as the CSV reader gives them, so every check and reason is the
+    same: text where a CSV is read as text (ids unless matched as integers, text predictions),
+    and numbers with missing values as text, so that a blank is "missing value"."""
+    text = {name for name in preds if plan.text and mode != "onehot"}
+    ids = frame[id_name]
+    if plan.int_keys is None or ids.dtype.kind not in "iu":
+        text.add(id_name)
+    text |= {name for name in preds if frame[name].isna().any()}
+    return frame.assign(**{name: as_text(frame[name]) for name in text}) if text else frame
 
 
 def _find(fields: list[str], name: str) -> str | None:

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.stats import norm
 
 from leaderboard.tiers import _pair_kernels as pk
+from leaderboard.tiers import closed_sets
 from leaderboard.tiers.rank_sets import _order_stat, _rank_sets_iv, _t, _threaded
 from leaderboard.tiers.replicates import RankReplicates
 
@@ -48,6 +49,8 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
     n, n_rep = d.err.shape
     if n == 1:
         return np.ones(1, dtype=bool)
+    if not d.boot:
+        return closed_sets.best(d.err, d.point, d.sd, d.rho, d.kq, batch)
     z = float(norm.isf(alpha / (n - 1)))
     # Bonferroni screen with sd_j + sd_i >= se_ji: i is out if p_j - z u_j > p_i + z u_i.
     w = d.point - z * d.sd * (1 + pk.NEAR_SLACK)

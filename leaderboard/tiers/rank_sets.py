@@ -33,8 +33,14 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
   simultaneous family's verdicts, kept in :attr:`RankSets.shown_better`; tier 1 is exactly the
   entries with ``low == 1`` (see :mod:`~leaderboard.tiers.shown_better` for the guarantee).
 
-**Scale, and why the answer is still exact.** The family has E(E-1) pairs (25 million at E =
-5000), so nothing E x E is held except the near pairs defined below.
+**Two engines, the same answers.** Scores-only boards (``reps.correlation`` set: every pair's SE
+is a function of the two SDs) go to :mod:`~leaderboard.tiers.closed_sets`, which never visits
+E^2 pairs and holds nothing per pair (100,000 entries in about a minute on 2 cores). Bootstrap
+replicates (SEs from the replicates themselves) go through the pair tiles below, whose cost is
+quadratic; submissions boards have thousands of entries at most.
+
+**The pair tiles: scale, and why the answer is still exact.** The family has E(E-1) pairs (25
+million at E = 5000), so nothing E x E is held except the near pairs defined below.
 
 1. *Screen.* A pair with |t| > ``z_B = norm.isf(alpha / m)`` (m the family's size) is *far*: its
    better orientation is rejected at step one. Its other orientation is very likely true and
@@ -60,24 +66,23 @@ the bounds leave, a few percent of E^2 R; memory O(E R) plus 24 bytes per near p
 a fully tied board: 300 MB at E = 5000) while it runs, and 4 bytes per unresolved pair of
 unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.ShownBetter`).
 Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
-board: simultaneous sets 0.7 s (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s
-fully tied, of which keeping the verdicts takes at most 0.05 s (the tiers then 10-15 ms); marginal
-sets 5-10 s (a pass with per-entry maxima, then E step-downs); the best set 0.04-0.1 s, 1.5 s
-fully tied. It screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
+board (before the closed-form engine took the scores-only boards): simultaneous sets 0.7 s
+(R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s fully tied; marginal sets 5-10 s;
+the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
 exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
 entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
 bootstrap max-quantile exceeds z_B.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 from scipy.stats import norm
 
 from leaderboard.tiers import _pair_kernels as pk
+from leaderboard.tiers import closed_sets
+from leaderboard.tiers._threads import threaded as _threaded
 from leaderboard.tiers.methods import RANK_SETS
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.shown_better import ShownBetter, from_step_down, rank_set_tiers
@@ -142,18 +147,22 @@ def _rank_sets_iv(reps: RankReplicates, alpha: float, batch: int | None) -> _Dat
         raise TypeError("reps must be a RankReplicates")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-    err = np.ascontiguousarray(reps.errors, dtype=np.float64)
+    boot = reps.correlation is None
+    # closed form: float32 or float64 as stored (a float64 copy of a 100,000-entry board is 1.6 GB)
+    keep = not boot and reps.errors.dtype in (np.float32, np.float64)
+    err = np.ascontiguousarray(reps.errors, dtype=None if keep else np.float64)
     point = np.ascontiguousarray(reps.point, dtype=np.float64)
     if err.ndim != 2 or err.shape[0] != point.size or err.shape[1] < 2:
         raise ValueError("errors must have shape (E, R) with R >= 2")
     n_rep = err.shape[1]
-    if not (np.isfinite(err).all() and np.isfinite(point).all()):
+    if not (_all_finite(err) and np.isfinite(point).all()):
         raise ValueError("point and errors must be finite")
+    if not boot and not (np.isfinite(reps.sd).all() and np.all(reps.sd >= 0)):
+        raise ValueError("sd must be finite and non-negative")
     if np.any(np.diff(point) > 0):
         raise ValueError("entries must be in rank order (point non-increasing)")
     if batch is not None and (int(batch) != batch or batch < 1):
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
-    boot = reps.correlation is None
     if boot:
         cen = np.ascontiguousarray(err - err.mean(axis=1, keepdims=True))
         sd = np.sqrt((cen * cen).sum(axis=1) / (n_rep - 1))
@@ -164,19 +173,9 @@ def _rank_sets_iv(reps: RankReplicates, alpha: float, batch: int | None) -> _Dat
     return _Data(err, cen, point, sd, float(reps.correlation or 0.0), boot, kq, ib)
 
 
-def _threaded(kernel, n_tasks: int, *args) -> None:
-    """Run ``kernel(*args, t0, t1)`` over task ranges covering 0..n_tasks on numba's thread count.
-
-    The kernels release the GIL and write disjoint outputs (or exact maxima), so how the range
-    is split cannot change a result.
-    """
-    threads = numba.get_num_threads()
-    edges = np.linspace(0, n_tasks, min(n_tasks, 4 * threads) + 1).astype(np.int64)
-    if threads == 1 or n_tasks < 2:
-        kernel(*args, 0, n_tasks)
-        return
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(lambda e: kernel(*args, e[0], e[1]), zip(edges[:-1], edges[1:])))
+def _all_finite(x: np.ndarray, rows: int = 4096) -> bool:
+    """np.isfinite(x).all() without an x-sized temporary."""
+    return all(np.isfinite(x[a:a + rows]).all() for a in range(0, x.shape[0], rows))
 
 
 def _order_stat(m: np.ndarray, kq: int) -> np.ndarray:
@@ -375,4 +374,22 @@ def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
         rel = ShownBetter(d.point, np.zeros(2, dtype=np.int64), np.empty(0, np.int32), np.nan)
         return RankSets(one, one.copy(), simultaneous, alpha, 0, 0, 0, np.full(1, np.nan),
                         rel if simultaneous else None)
+    if not d.boot:
+        return _closed(d, alpha, simultaneous, batch)
     return _simultaneous(d, alpha) if simultaneous else _marginal(d, alpha)
+
+
+def _closed(d: _Data, alpha: float, simultaneous: bool, batch: int | None) -> RankSets:
+    """Closed-form SEs: the block searches of :mod:`~leaderboard.tiers.closed_sets`."""
+    n = d.point.size
+    if simultaneous:
+        beats, beaten, steps, c, first, rel = closed_sets.simultaneous(
+            d.err, d.point, d.sd, d.rho, d.kq, batch)
+        return RankSets(low=1 + beaten, high=n - beats, simultaneous=True, alpha=alpha,
+                        steps=steps, pairs_examined=n * (n - 1) - first, pairs_screened=first,
+                        critical_value=np.full(n, c), shown_better=rel)
+    beats, beaten, steps, crit, first = closed_sets.marginal(d.err, d.point, d.sd, d.rho, d.kq,
+                                                             batch)
+    return RankSets(low=1 + beaten, high=n - beats, simultaneous=False, alpha=alpha, steps=steps,
+                    pairs_examined=2 * n * (n - 1) - first, pairs_screened=first,
+                    critical_value=crit)

@@ -280,15 +280,17 @@ def significance_map(sets: RankSets, reps: RankReplicates, k: int) -> Significan
     if not 1 <= k <= rel.point.size:
         raise ValueError(f"k must be between 1 and {rel.point.size}, got {k}")
     ii, jj = np.triu_indices(k, 1)
-    err = np.ascontiguousarray(reps.errors, dtype=np.float64)
-    boot = reps.correlation is None
-    cen = np.ascontiguousarray(err - err.mean(axis=1, keepdims=True)) if boot else err
-    sd = np.ascontiguousarray(reps.sd, dtype=np.float64)
-    se = pk.pair_se_list(cen, sd, float(reps.correlation or 0.0), boot, ii.astype(np.int32),
-                         jj.astype(np.int32))   # the same SEs the step-down used
-    gap = rel.point[ii] - rel.point[jj]
     t = np.full((k, k), np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t[ii, jj] = np.where(se > 0, gap / se, np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
+    if hasattr(rel, "t"):   # closed-form SEs: the relation computes its own t
+        t[ii, jj] = rel.t(k)[ii, jj]
+    else:                   # the top k rows only: the same SEs the step-down used
+        err = np.ascontiguousarray(reps.errors[:k], dtype=np.float64)
+        cen = np.ascontiguousarray(err - err.mean(axis=1, keepdims=True))
+        se = pk.pair_se_list(cen, np.zeros(k), 0.0, True, ii.astype(np.int32),
+                             jj.astype(np.int32))
+        gap = rel.point[ii] - rel.point[jj]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t[ii, jj] = np.where(se > 0, gap / se,
+                                 np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
     return SignificanceMap(t=t, significant=rel.matrix(k), critical_value=rel.critical_value,
                            alpha=float(sets.alpha))

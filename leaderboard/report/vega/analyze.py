@@ -54,19 +54,6 @@ def entry_rows(table: pd.DataFrame, digits: int = 8) -> pd.DataFrame:
     return out
 
 
-def selection_rows(table: pd.DataFrame, decimals: int) -> pd.DataFrame:
-    """What a per-entry chart needs to draw one more row, the selected team's, for every entry:
-    :func:`entry_rows` at the page's precision (the table's decimals), without what only the top
-    rows use (the runs' labels, P(best) as text: the page's script writes it). About 75 bytes an
-    entry in the page, the team name included."""
-    rows = entry_rows(table, digits=None)
-    for col in ("score", "lo", "hi"):
-        rows[col] = [None if v is None else round(v, decimals) for v in rows[col]]
-    if "pbest" in rows:
-        rows["pbest"] = finite(rows["pbest"], 3)
-    return rows.drop(columns=[c for c in ("starts", "ptext") if c in rows])
-
-
 def tone() -> str:
     """Vega expression: a tier's place in the palette (no tier: past its end)."""
     return f"datum.tier > 0 ? (datum.tier - 1) % {len(PALETTE)} : {len(PALETTE)}"

@@ -6,7 +6,9 @@ The page opens offline: the JavaScript of Vega, Vega-Lite and vega-embed comes f
 ``templates/charts.js`` embeds every chart and wires the shared team selection. The static SVG is
 rendered from the same specification by :func:`vl_convert.vegalite_to_svg`, so the printed chart
 is the interactive one. Team names reach the page only as JSON string values with ``<``, ``>``,
-``&`` and U+2028/U+2029 escaped, so no name can close the script element or open a comment.
+``&``, U+2028/U+2029, bidi and control characters escaped
+(:func:`~leaderboard.report.render.script_json`), so no name can close the script element or
+open a comment.
 Everything here is deterministic: the same charts give the same bytes.
 """
 from __future__ import annotations
@@ -19,14 +21,10 @@ from functools import lru_cache
 
 import altair as alt
 import markupsafe
-import pandas as pd
 import vl_convert as vlc
 
+from leaderboard.report.render import script_json
 from leaderboard.report.vega.common import Spec
-
-_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
-            ("\u2029", "\\u2029"))
-
 
 def _vl_version() -> str | None:
     """The Vega-Lite version Altair writes specifications for, if vl-convert has it (else its
@@ -36,25 +34,6 @@ def _vl_version() -> str | None:
 
 
 VL_VERSION = _vl_version()
-
-
-def script_json(obj: object) -> markupsafe.Markup:
-    """``obj`` as JSON that is safe inside a ``<script>`` element.
-
-    Keys are sorted and NaN is refused, so the text is deterministic and valid JSON; ``<``, ``>``,
-    ``&`` and the line separators U+2028/U+2029 are written as ``\\u`` escapes (they can only occur
-    inside JSON strings, where the escape means the same character).
-
-    Examples
-    --------
-    >>> str(script_json({"team": "</script><!--"}))
-    '{"team":"\\\\u003c/script\\\\u003e\\\\u003c!--"}'
-    """
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
-    for raw, escaped in _ESCAPES:
-        text = text.replace(raw, escaped)
-    return markupsafe.Markup(text)
 
 
 @dataclass(frozen=True)
@@ -68,7 +47,7 @@ class ChartBlock:
     title : str
         What the chart shows, in words (its accessible name).
     spec : Markup
-        The Vega-Lite specification as script-safe JSON (:func:`script_json`).
+        The Vega-Lite specification as script-safe JSON (:func:`~leaderboard.report.render.script_json`).
     svg : Markup or None
         The same specification rendered to static SVG, or None when the page leaves it out.
     caption : str
@@ -135,21 +114,9 @@ def bundle() -> markupsafe.Markup:
     return markupsafe.Markup(js)
 
 
-def rows_json(frame: pd.DataFrame) -> markupsafe.Markup:
-    """Every entry's fields for the per-entry charts, column by column (a compact form that
-    ``templates/charts.js`` expands into rows): the charts embed only the top of the board, and
-    take the selected team's row from here when it ranks below."""
-    from leaderboard.report.vega.common import records
-
-    cols = list(frame.columns)
-    data = records(frame)
-    return script_json({"columns": cols, "values": [[r[c] for r in data] for c in cols]})
-
-
 def page_scripts(*groups) -> dict:
     """The page's ``vega`` context (``templates/chart.html.j2``, ``scripts``): the bundle when
-    any of ``groups`` (dictionaries or lists of charts) holds a chart, else None; ``rows`` (the
-    page may set it) None."""
+    any of ``groups`` (dictionaries or lists of charts) holds a chart, else None."""
     has = any(any(v is not None for v in (g.values() if isinstance(g, dict) else g))
               for g in groups if g)
-    return {"bundle": bundle() if has else None, "rows": None}
+    return {"bundle": bundle() if has else None}

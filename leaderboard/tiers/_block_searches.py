@@ -1,0 +1,300 @@
+"""The closed-form step-downs, one compiled loop each (see :mod:`~leaderboard.tiers._block_kernels`
+for the block layout and why pruning leaves every answer exact).
+
+Shared names: ``err`` (E, R) error draws in rank order, ``p`` points, ``s`` SDs, ``rho``; ``sub``
+entries per sub-block; ``lay`` the :class:`~leaderboard.tiers._block_kernels.Layout`.
+
+A step-down round with critical value c rejects every hypothesis of the family with t > c; the
+critical values never increase from round to round, so the rejections after a round are exactly
+{t > c}, and the family stops when a round adds none (the brute force in the tests does the
+same). A later round's maxima differ from the last only in replicates whose maximising
+hypothesis was just rejected (the family only shrinks), so only those are searched again.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from leaderboard.tiers._block_kernels import (K, beyond, blocked, bound, count_over, inv, owner_block,
+                                              owner_t, reach, se_box, se_pair, sub_ranges, t_of,
+                                              t_range)
+from leaderboard.tiers._block_walks import candidate, first_two, side_max
+from leaderboard.tiers._pair_kernels import kth, t_stat
+
+
+@njit(cache=True)
+def _cache(nsub):
+    """Per-owner sub-block ranges (see :func:`~leaderboard.tiers._block_kernels.sub_ranges`)."""
+    out = np.zeros((nsub, 3))
+    out[:, 0] = -1.0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
+    """Step-down of each entry's own family {(i, j), (j, i)}, i0 <= i < i1 (marginal sets).
+
+    ``out[i]`` gets: entries i beats, entries that beat i, rounds, the last critical value, the
+    first round's rejections. Replicate maxima are exact wherever they reach ``lo``, the order
+    statistic of lower bounds of values always in the family; below it they are only known to
+    be below, which cannot move the order statistic (it is at least ``lo``).
+    """
+    n_rep = err.shape[1]
+    (om, on, bzmax, bzmin, fu, fd, suf, pre, sufe, pree, szmax, szmin, samax, samin, semax,
+     semin, sz2max, sz2min, blo, bhi, slo, shi) = lay   # unpacked once: a field read costs
+    # ~100 ns inside a loop
+    nb, bs = blo.size, sub * K
+    m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
+    arg, up = np.empty(n_rep, np.int64), np.empty(n_rep, np.bool_)
+    skip_up, skip_dn = np.zeros(nb, np.bool_), np.zeros(nb, np.bool_)
+    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    cache = _cache(slo.size)
+    current = -1
+    for i in range(i0, i1):
+        blk = i // bs
+        if blk != current:
+            owner_block(blk, s, rho, bs, blo, bhi, ilo, ihi)
+            current = blk
+        owner_t(i, p, bs, ilo, ihi, tlo, thi)
+        reach_i = reach(s[i], rho, s_lo, s_hi)
+        for r in range(n_rep):
+            e_i = np.float64(err[i, r])
+            cand[r] = max(candidate(e_i, r, True, suf, sufe, blk, bs, ilo, ihi),
+                          candidate(e_i, r, False, pre, pree, blk, bs, ilo, ihi))
+        lo = kth(cand, kq - 1, work)
+        c_prev, done, steps, c = np.inf, -1, 0, np.inf
+        beats = beaten = 0
+        arg[:] = -2   # -2: not searched yet; -1: below lo
+        while True:
+            if c_prev < 0:   # candidates (t <= 0) may have left the family: no lower bound
+                lo, arg[:] = -np.inf, -2
+            blocked(i, c_prev, True, p, sub, tlo, thi, skip_up)
+            blocked(i, c_prev, False, p, sub, tlo, thi, skip_dn)
+            for r in range(n_rep):
+                j = arg[r]
+                if j >= 0:   # its maximiser still in the family: the maximum stands
+                    if (t_of(p, s, rho, j, i) if up[r] else t_of(p, s, rho, i, j)) <= c_prev:
+                        continue
+                elif j == -1:
+                    continue   # below lo, and stays below as the family shrinks
+                e_i = np.float64(err[i, r])
+                if (first_two(e_i, r, True, fu, skip_up, blo, bhi, ilo, ihi, reach_i) < lo and
+                        first_two(e_i, r, False, fd, skip_dn, blo, bhi, ilo, ihi, reach_i) < lo):
+                    m[r], arg[r] = cand[r] if c_prev >= 0 else -np.inf, -1
+                    continue
+                a, ja = side_max(i, r, True, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
+                                 samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
+                                 reach_i, lo, cache)
+                b, jb = side_max(i, r, False, err, p, s, rho, c_prev, skip_dn, on, bzmin, szmin,
+                                 samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
+                                 reach_i, lo, cache)
+                m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
+                if arg[r] < 0:
+                    m[r] = cand[r] if c_prev >= 0 else -np.inf
+            c = kth(m, kq - 1, work)
+            steps += 1
+            beaten = count_over(i, c, True, p, s, rho, sub, tlo, thi, slo, shi, cache)
+            beats = count_over(i, c, False, p, s, rho, sub, tlo, thi, slo, shi, cache)
+            if steps == 1:
+                out[i, 4] = beats + beaten
+            if beats + beaten == done:
+                break
+            done, c_prev = beats + beaten, c
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = beats, beaten, steps, c
+
+
+@njit(cache=True, inline="always")
+def _top_of2(za, alo, ahi, zb, blo, bhi):
+    """Upper bound of s_a z_a - s_b z_b over the two groups' SD ranges and z extremes."""
+    va = ahi * za if za >= 0 else alo * za
+    vb = blo * zb if zb >= 0 else bhi * zb
+    return va - vb + 1e-12 * (abs(va) + abs(vb))
+
+
+@njit(cache=True)
+def _pair_block(err, p, s, rho, sub, szmax, szmin, slo, shi, r, a, b, c_prev, best, arg):
+    """Exact search of the pairs (u in block a, w in block b) through their sub-blocks."""
+    n = p.size
+    nsub = -(-n // sub)
+    for qa in range(a * K, min(a * K + K, nsub)):
+        for qb in range(b * K, min(b * K + K, nsub)):
+            ilo, ihi = se_box(slo[qa], shi[qa], slo[qb], shi[qb], rho)
+            if bound(_top_of2(szmax[r, qa], slo[qa], shi[qa], szmin[r, qb], slo[qb], shi[qb]),
+                     ilo, ihi) < best:
+                continue
+            for u in range(qa * sub, min(n, qa * sub + sub)):
+                eu = np.float64(err[u, r])
+                for w in range(qb * sub, min(n, qb * sub + sub)):
+                    d = eu - np.float64(err[w, r])
+                    if u == w or bound(d, ilo, ihi) < best:
+                        continue
+                    se = se_pair(s[u], s[w], rho)
+                    if t_stat(p[u] - p[w], se) > c_prev:
+                        continue
+                    v = d * inv(se)
+                    if v > best:
+                        best, arg[0], arg[1] = v, u, w
+    return best
+
+
+@njit(cache=True, nogil=True)
+def simultaneous_max(err, p, s, rho, sub, lay, c_prev, a_all, m, args, r0, r1):
+    """Replicate maxima, r0 <= r < r1, of (e_a - e_b) / se_ab over every ordered pair whose
+    hypothesis survives (t_ab <= c_prev), with their pairs in ``args``; replicates whose pair
+    still survives keep their maximum. Block pairs come in order of their extreme z; ``a_all``
+    bounds s / se over the board (1 / sqrt(1 - rho^2))."""
+    n = p.size
+    (om, on, bzmax, bzmin, _, _, _, _, _, _, szmax, szmin, _, _, _, _, _, _, blo, bhi, slo,
+     shi) = lay
+    nb, bs = om.shape[1], sub * K
+    arg = np.empty(2, np.int64)
+    for r in range(r0, r1):
+        if args[r, 0] >= 0 and t_of(p, s, rho, args[r, 0], args[r, 1]) <= c_prev:
+            continue
+        best, arg[0], arg[1] = -np.inf, -1, -1
+        floor = max(-bzmin[r, on[r, 0]], 0.0)
+        for h1 in range(nb):
+            a = om[r, h1]
+            za = bzmax[r, a]
+            if (max(za, 0.0) + floor) * a_all < best:
+                break
+            a0, a1 = a * bs, min(n, a * bs + bs)
+            for h2 in range(nb):
+                b = on[r, h2]
+                if (max(za, 0.0) + max(-bzmin[r, b], 0.0)) * a_all < best:
+                    break
+                b0, b1 = b * bs, min(n, b * bs + bs)
+                ilo, ihi = se_box(blo[a], bhi[a], blo[b], bhi[b], rho)
+                if a != b and t_range(p[a1 - 1] - p[b0], p[a0] - p[b1 - 1], ilo,
+                                      ihi)[0] > c_prev:
+                    continue   # every pair's hypothesis already rejected
+                if bound(_top_of2(za, blo[a], bhi[a], bzmin[r, b], blo[b], bhi[b]), ilo,
+                         ihi) < best:
+                    continue
+                best = _pair_block(err, p, s, rho, sub, szmax, szmin, slo, shi, r, a, b, c_prev,
+                                   best, arg)
+        m[r], args[r, 0], args[r, 1] = best, arg[0], arg[1]
+
+
+@njit(cache=True, nogil=True)
+def counts_at(p, s, rho, sub, blo, bhi, slo, shi, c, out, i0, i1):
+    """``out[i]`` = (entries i is shown better than, entries shown better than i) at ``c``."""
+    nb, bs = blo.size, sub * K
+    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    cache = _cache(slo.size)
+    for i in range(i0, i1):
+        if i == i0 or i % bs == 0:
+            owner_block(i // bs, s, rho, bs, blo, bhi, ilo, ihi)
+        owner_t(i, p, bs, ilo, ihi, tlo, thi)
+        out[i, 0] = count_over(i, c, False, p, s, rho, sub, tlo, thi, slo, shi, cache)
+        out[i, 1] = count_over(i, c, True, p, s, rho, sub, tlo, thi, slo, shi, cache)
+
+
+@njit(cache=True)
+def _largest_t(i, p, s, rho, sub, thi):
+    """max over j != i of t_ji (entry i's strongest challenger)."""
+    n = p.size
+    bs = sub * K
+    best = -np.inf
+    for b in range(thi.size):
+        if thi[b] <= best and not b * bs <= i < b * bs + bs:
+            continue
+        for j in range(b * bs, min(n, b * bs + bs)):
+            if j != i:
+                best = max(best, t_of(p, s, rho, j, i))
+    return best
+
+
+@njit(cache=True, nogil=True)
+def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1):
+    """Max-t test of each entry's one-sided family {(j, i): j != i}, i0 <= i < i1 (best set).
+
+    ``out[i]`` = (kept, critical value or NaN when bounds decided, largest t_ji); ``zmax_all``
+    the board's largest z per replicate. Entries whose largest t is at most a lower bound of the
+    critical value are kept, those above an upper bound (each replicate's maximum bounded
+    through the board's largest z) left out; the rest get the exact critical value.
+    """
+    n_rep = err.shape[1]
+    (om, _, bzmax, _, _, _, suf, _, sufe, _, szmax, _, samax, _, semax, _, sz2max, _, blo, bhi,
+     slo, shi) = lay
+    nb, bs = blo.size, sub * K
+    m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
+    none = np.zeros(nb, np.bool_)
+    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    cache = _cache(slo.size)
+    for i in range(i0, i1):
+        blk = i // bs
+        if i == i0 or i % bs == 0:
+            owner_block(blk, s, rho, bs, blo, bhi, ilo, ihi)
+        owner_t(i, p, bs, ilo, ihi, tlo, thi)
+        tmax = _largest_t(i, p, s, rho, sub, thi)
+        out[i, 2], out[i, 1] = tmax, np.nan
+        reach_i = reach(s[i], rho, s_lo, s_hi)
+        for r in range(n_rep):
+            e_i = np.float64(err[i, r])
+            m[r] = beyond(zmax_all[r], -e_i, reach_i)
+        if tmax > kth(m, kq - 1, work):
+            out[i, 0] = 0.0
+            continue
+        for r in range(n_rep):
+            cand[r] = candidate(np.float64(err[i, r]), r, True, suf, sufe, blk, bs, ilo, ihi)
+        lo = kth(cand, kq - 1, work)
+        if tmax <= lo:
+            out[i, 0] = 1.0
+            continue
+        for r in range(n_rep):
+            m[r] = max(cand[r], side_max(i, r, True, err, p, s, rho, np.inf, none, om, bzmax,
+                                         szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
+                                         ilo, ihi, reach_i, lo, cache)[0])
+        c = kth(m, kq - 1, work)
+        out[i, 0], out[i, 1] = 1.0 if tmax <= c else 0.0, c
+
+
+@njit(cache=True)
+def closed_layers(p, s, rho, c, sub, blo, bhi, slo, shi):
+    """Tiers: 1 + the highest tier among the entries shown better (t_jk > c), in rank order.
+
+    Entries tied on points cannot beat each other (t = 0 < c), so a tie group is placed once
+    every entry above it is; a block all of whose members beat k contributes its highest tier
+    without being scanned.
+    """
+    n = p.size
+    bs = sub * K
+    nb = blo.size
+    tier = np.zeros(n, dtype=np.int64)
+    top = np.zeros(nb, dtype=np.int64)
+    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    cache = _cache(slo.size)
+    g0, current = 0, -1
+    while g0 < n:
+        g1 = g0
+        while g1 + 1 < n and p[g1 + 1] == p[g0]:
+            g1 += 1
+        for k in range(g0, g1 + 1):
+            if k // bs != current:
+                current = k // bs
+                owner_block(current, s, rho, bs, blo, bhi, ilo, ihi)
+            owner_t(k, p, bs, ilo, ihi, tlo, thi)
+            t = 0
+            for b in range(nb):
+                a0, a1 = b * bs, min(n, b * bs + bs)
+                if a0 >= g0:
+                    break
+                if top[b] <= t or thi[b] <= c:
+                    continue
+                if a1 <= g0 and tlo[b] > c:
+                    t = top[b]
+                    continue
+                for q in range(a0 // sub, -(-min(a1, g0) // sub)):
+                    q0, q1 = q * sub, min(min(a1, g0), q * sub + sub)
+                    qlo, qhi = sub_ranges(k, q, s, rho, slo, shi, cache)
+                    if t_range(p[q1 - 1] - p[k], p[q0] - p[k], qlo, qhi)[1] <= c:
+                        continue
+                    for j in range(q0, q1):
+                        if tier[j] > t and t_of(p, s, rho, j, k) > c:
+                            t = tier[j]
+            tier[k] = t + 1
+        for k in range(g0, g1 + 1):
+            top[k // bs] = max(top[k // bs], tier[k])
+        g0 = g1 + 1
+    return tier

@@ -1,0 +1,104 @@
+"""The searches of one replicate's maximum for one entry (see :mod:`~leaderboard.tiers._block_kernels`).
+
+For entry i and replicate r, "up" seeks the largest (e_j - e_i) / se_ij and "down" the largest
+(e_i - e_j) / se_ij over the j whose hypothesis against i survives (t <= c_prev). Blocks come in
+the order of their extreme z, and what a block whose extreme is z can give is bounded over every
+SD of the board (:func:`~leaderboard.tiers._block_kernels.beyond`), so a walk stops once that
+falls below what is sought. A sub-block is settled from its extreme entry alone
+when its runner-up z cannot reach what is sought. These functions are inlined into their
+callers (a call passing the layout's arrays costs more than a typical walk).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
+                                              sub_ranges, top_of)
+from leaderboard.tiers._pair_kernels import t_stat
+
+
+@njit(cache=True, inline="always")
+def first_two(e_i, r, up, first, skip, blo, bhi, ilo, ihi, reach_i):
+    """An upper bound of what :func:`side_max` can find: its walk's first two steps
+    (``first``: the layout's ``first_up`` or ``first_dn``)."""
+    b = int(first[r, 0])
+    out = -np.inf
+    if not skip[b]:
+        x = top_of(first[r, 1], blo[b], bhi[b], up)
+        out = bound(x - e_i if up else e_i - x, ilo[b], ihi[b])
+    z = first[r, 2]
+    return max(out, beyond(z if up else -z, -e_i if up else e_i, reach_i))
+
+
+@njit(cache=True, inline="always")
+def _entry(i, j, r, up, e_i, e_j, p, s, rho, c_prev, qlo, qhi, floor):
+    """Entry j's value (its error ``e_j``) if it survives and reaches ``floor``, else -inf."""
+    d = e_j - e_i if up else e_i - e_j
+    if j == i or bound(d, qlo, qhi) < floor:
+        return -np.inf
+    se = se_pair(s[i], s[j], rho)
+    if c_prev < np.inf:
+        t = t_stat(p[j] - p[i], se) if up else t_stat(p[i] - p[j], se)
+        if t > c_prev:
+            return -np.inf
+    return d * inv(se)
+
+
+@njit(cache=True, inline="always")
+def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2, blo, bhi, slo,
+             shi, sub, ilo, ihi, reach_i, cut, cache):
+    """Largest value (see the module docstring) of at least ``cut`` in replicate r: (value, j),
+    or (-inf, -1) when none reaches it. ``order``, ``bz``, ``sz``, ``sa``, ``se``, ``sz2``: the
+    layout's arrays of the side (``om``, ``bzmax``, ``szmax``, ``samax``, ``semax``, ``sz2max``
+    up); ``ilo``, ``ihi``:
+    1 / se ranges of i against each block; within a sub-block an entry's gap bounds its value
+    before its own SE is computed."""
+    n = p.size
+    e_i = np.float64(err[i, r])
+    w = -e_i if up else e_i
+    best, arg = -np.inf, -1
+    nsub = -(-n // sub)
+    for h in range(order.shape[1]):
+        b = order[r, h]
+        z = bz[r, b]
+        if beyond(z if up else -z, w, reach_i) < max(best, cut):
+            break
+        if skip[b]:
+            continue
+        x = top_of(z, blo[b], bhi[b], up)
+        if bound(x - e_i if up else e_i - x, ilo[b], ihi[b]) < max(best, cut):
+            continue
+        for q in range(b * K, min(b * K + K, nsub)):
+            xq = top_of(sz[r, q], slo[q], shi[q], up)
+            qlo, qhi = sub_ranges(i, q, s, rho, slo, shi, cache)
+            if bound(xq - e_i if up else e_i - xq, qlo, qhi) < max(best, cut):
+                continue
+            j1 = sa[r, q]
+            v = _entry(i, j1, r, up, e_i, np.float64(se[r, q]), p, s, rho, c_prev, qlo, qhi,
+                       max(best, cut))
+            if v > best:
+                best, arg = v, j1
+            x2 = top_of(sz2[r, q], slo[q], shi[q], up)
+            if bound(x2 - e_i if up else e_i - x2, qlo, qhi) < max(best, cut):
+                continue   # every other member's z is at most the runner-up's
+            for j in range(q * sub, min(n, q * sub + sub)):
+                if j != j1:
+                    v = _entry(i, j, r, up, e_i, np.float64(err[j, r]), p, s, rho, c_prev, qlo,
+                               qhi, max(best, cut))
+                    if v > best:
+                        best, arg = v, j
+    return (best, arg) if best >= cut else (-np.inf, -1)
+
+
+@njit(cache=True, inline="always")
+def candidate(e_i, r, up, ext_arg, ext_e, blk_of_i, bs, ilo, ihi):
+    """A lower bound of a value always in i's family, whatever is rejected: that of the
+    extreme-z entry of the blocks wholly below i (up: the layout's ``suf_arg``, ``suf_e``) or
+    wholly above i (down: ``pre_arg``, ``pre_e``), whose hypotheses against i have t <= 0."""
+    b = blk_of_i + 1 if up else blk_of_i - 1
+    if b < 0 or b >= ext_arg.shape[0]:
+        return -np.inf
+    j = ext_arg[b, r]
+    d = ext_e[b, r] - e_i if up else e_i - ext_e[b, r]
+    return low_value(d, ilo[j // bs], ihi[j // bs])

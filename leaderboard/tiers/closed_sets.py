@@ -1,0 +1,207 @@
+"""Rank confidence sets, the best set and the tiers when every pair's SE has a closed form.
+
+Scores-only boards give each entry normal errors with a known SD and one correlation rho
+(:meth:`~leaderboard.tiers.RankReplicates.normal`), so a pair's standard error is a function of
+the two SDs alone. The procedures and guarantees are those of
+:mod:`~leaderboard.tiers.rank_sets` (the Romano-Wolf max-t step-down of Mogstad, Romano, Shaikh
+and Wilhelm; every answer equals the plain loop over all ordered pairs, as the tests check
+against a brute force); only the way the replicate maxima and the verdicts are found differs.
+
+**How, without visiting E^2 pairs.** Entries stay in rank order, cut into blocks of consecutive
+entries with each block's largest and smallest error per replicate and its SD range
+(:mod:`~leaderboard.tiers._block_kernels`). Scores sort the t statistics: a block far above an
+entry beats it as a whole, a block below cannot, and only the block or two around the boundary
+need their pairs. Replicate maxima are searched block by block in order of the blocks' extreme
+errors, stopping when no later block can matter; and a family's critical value is an order
+statistic, so replicates whose maxima lie below a lower bound of it (from values that are always
+in the family) are never searched in full. Memory: O(E R / 32) for the extremes, nothing E x E;
+time O(E R) for the common case plus O(E * E / 256) for the block verdicts (a few seconds at
+100,000 entries), measured by ``benchmarks/bench_rank_sets.py``.
+"""
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from leaderboard.tiers._block_kernels import (K, Layout, extreme_entries, group_extremes,
+                                              sub_extremes, t_of)
+from leaderboard.tiers._block_searches import (best_owners, closed_layers, counts_at,
+                                               marginal_owners, simultaneous_max)
+from leaderboard.tiers._pair_kernels import kth
+from leaderboard.tiers._threads import threaded
+
+SUB = 32   # entries per sub-block (blocks hold K = 8 of them)
+
+
+@dataclass(frozen=True)
+class ShownBetterClosed:
+    """The simultaneous family's verdicts for closed-form SEs: j is shown better than k iff
+    ``t_jk = (point_j - point_k) / se(sd_j, sd_k) > critical_value``; nothing per pair is stored.
+
+    Same reading as :class:`~leaderboard.tiers.shown_better.ShownBetter` (``matrix``, ``tiers``,
+    ``n_unresolved``, ``critical_value``, ``point``).
+    """
+
+    point: np.ndarray
+    sd: np.ndarray
+    rho: float
+    critical_value: float
+    n_unresolved: int
+    sub: int = SUB
+
+    def matrix(self, top: int) -> np.ndarray:
+        """``m[j, k]``: entry j shown better than entry k, for the first ``top`` entries."""
+        return _matrix(self.point, self.sd, self.rho, self.critical_value, int(top))
+
+    def t(self, top: int) -> np.ndarray:
+        """t statistics ``t[j, k]`` of the first ``top`` entries (the numbers the verdicts use)."""
+        return _t_matrix(self.point, self.sd, self.rho, int(top))
+
+    def tiers(self) -> np.ndarray:
+        """Tier of every entry: 1 + the highest tier of the entries shown better (1 if none)."""
+        blo, bhi = _ranges(self.sd, self.sub * K)
+        slo, shi = _ranges(self.sd, self.sub)
+        return closed_layers(self.point, self.sd, self.rho, self.critical_value, self.sub, blo,
+                             bhi, slo, shi)
+
+
+@njit(cache=True)
+def _t_matrix(p, s, rho, top):
+    out = np.zeros((top, top))
+    for j in range(top):
+        for k in range(top):
+            out[j, k] = t_of(p, s, rho, j, k) if j != k else 0.0
+    return out
+
+
+@njit(cache=True)
+def _matrix(p, s, rho, c, top):
+    out = np.zeros((top, top), dtype=np.bool_)
+    for j in range(top):
+        for k in range(top):
+            out[j, k] = j != k and p[j] > p[k] and t_of(p, s, rho, j, k) > c
+    return out
+
+
+def _ranges(sd: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest SD of each group of ``size`` consecutive entries."""
+    starts = np.arange(0, sd.size, size)
+    return np.minimum.reduceat(sd, starts), np.maximum.reduceat(sd, starts)
+
+
+_LAST: list = []   # [weakref to err, sd bytes, sub, Layout]: the three searches share one layout
+
+
+def layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
+    """Blocks and sub-blocks of the board (see :class:`~leaderboard.tiers._block_kernels.Layout`);
+    the last one is kept while its error array lives, since each search of a board needs it."""
+    if _LAST and _LAST[0]() is err and _LAST[2] == sub and _LAST[1] == sd.tobytes():
+        return _LAST[3]
+    lay = _layout(err, sd, sub)
+    _LAST[:] = [weakref.ref(err), sd.tobytes(), sub, lay]
+    return lay
+
+
+def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
+    n, n_rep = err.shape
+    bs, nsub = sub * K, -(-n // sub)
+    nb = -(-n // bs)
+    # computed group-major, stored replicate-major (a search walks one replicate's groups)
+    sub_z = [np.empty((nsub, n_rep)) for _ in range(4)]
+    sub_a = [np.empty((nsub, n_rep), np.int64) for _ in range(2)]
+    threaded(sub_extremes, nsub, err, sd, sub, sub_z[0], sub_z[1], sub_a[0], sub_a[1],
+             sub_z[2], sub_z[3])
+    bzmax, bzmin = np.empty((nb, n_rep)), np.empty((nb, n_rep))
+    threaded(group_extremes, nb, err, sd, bs, bzmax, bzmin)
+    suf, pre = np.empty((nb, n_rep), np.int64), np.empty((nb, n_rep), np.int64)
+    suf_e, pre_e = np.empty((nb, n_rep)), np.empty((nb, n_rep))
+    extreme_entries(err, bzmax, bzmin, sub_z[0], sub_z[1], sub_a[0], sub_a[1], suf, pre, suf_e,
+                    pre_e)
+    bzmax, bzmin = np.ascontiguousarray(bzmax.T), np.ascontiguousarray(bzmin.T)
+    om = np.ascontiguousarray(np.argsort(-bzmax, axis=1, kind="stable"))
+    on = np.ascontiguousarray(np.argsort(bzmin, axis=1, kind="stable"))
+    rows = np.arange(n_rep)
+    first = []
+    for order, z, none in ((om, bzmax, -np.inf), (on, bzmin, np.inf)):
+        nxt = z[rows, order[:, 1]] if nb > 1 else np.full(n_rep, none)
+        first.append(np.column_stack([order[:, 0], z[rows, order[:, 0]], nxt]))
+    sub_e = [np.take_along_axis(err, a, axis=0) for a in sub_a]   # the holders' errors
+    # sub-block z only bounds values, so float32 rounded outward will do (half the memory)
+    parts = [_outward(sub_z[0], 1), _outward(sub_z[1], -1), sub_a[0].astype(np.int32),
+             sub_a[1].astype(np.int32), *sub_e, _outward(sub_z[2], 1), _outward(sub_z[3], -1)]
+    del sub_z, sub_a, sub_e
+    subs = []
+    while parts:   # one transposed copy at a time
+        subs.append(np.ascontiguousarray(parts.pop(0).T))
+    blo, bhi = _ranges(sd, bs)
+    slo, shi = _ranges(sd, sub)
+    return Layout(om, on, bzmax, bzmin, first[0], first[1], suf, pre, suf_e, pre_e, *subs,
+                  blo, bhi, slo, shi)
+
+
+def _outward(z: np.ndarray, way: int) -> np.ndarray:
+    """float32 copy rounded up (way = 1) or down (-1), so that bounds stay bounds."""
+    out = z.astype(np.float32)
+    off = out < z if way > 0 else out > z
+    out[off] = np.nextafter(out[off], np.float32(np.inf * way))
+    return out
+
+
+def _sub(batch: int | None) -> int:
+    """Entries per sub-block: ``batch`` (rows per tile elsewhere) sets it, for tests of the
+    bounds; it changes speed only."""
+    return SUB if batch is None else max(1, int(batch) // K)
+
+
+def simultaneous(err, point, sd, rho, kq, batch=None):
+    """Simultaneous step-down over all ordered pairs: (beats, beaten, rounds, c, first-round
+    rejections, ShownBetterClosed)."""
+    n, n_rep = err.shape
+    sub = _sub(batch)
+    lay = layout(err, sd, sub)
+    a_all = (1 + 1e-9) / np.sqrt(1 - rho ** 2)   # s_a / se_ab <= 1 / sqrt(1 - rho^2)
+    m, work = np.empty(n_rep), np.empty(n_rep)
+    args = np.full((n_rep, 2), -1, dtype=np.int64)
+    counts = np.zeros((n, 2), dtype=np.int64)
+    c_prev, done, steps, first = np.inf, -1, 0, None
+    while True:
+        threaded(simultaneous_max, n_rep, err, point, sd, rho, sub, lay, c_prev, a_all, m, args)
+        c = float(kth(m, kq - 1, work))
+        steps += 1
+        threaded(counts_at, n, point, sd, rho, sub, lay.blo, lay.bhi, lay.slo, lay.shi, c, counts)
+        total = int(counts[:, 0].sum())
+        first = total if first is None else first
+        if total == done:
+            break
+        done, c_prev = total, c
+    below = np.r_[0, np.flatnonzero(np.diff(point) < 0) + 1]   # start of each tie group
+    higher = np.repeat(below, np.diff(np.r_[below, n]))        # entries scoring strictly higher
+    rel = ShownBetterClosed(point, sd, rho, c, int((higher - counts[:, 1]).sum()), sub)
+    return counts[:, 0], counts[:, 1], steps, c, first, rel
+
+
+def marginal(err, point, sd, rho, kq, batch=None):
+    """Each entry's own step-down: (beats, beaten, rounds, critical values, first-round
+    rejections)."""
+    n = err.shape[0]
+    sub = _sub(batch)
+    lay = layout(err, sd, sub)
+    out = np.zeros((n, 5))
+    threaded(marginal_owners, n, err, point, sd, rho, sub, lay, float(sd.min()),
+             float(sd.max()), kq, out)
+    return (out[:, 0].astype(np.int64), out[:, 1].astype(np.int64), int(out[:, 2].max()),
+            out[:, 3].copy(), int(out[:, 4].sum()))
+
+
+def best(err, point, sd, rho, kq, batch=None) -> np.ndarray:
+    """The max-t test of every entry's one-sided family: True where the entry is kept."""
+    n = err.shape[0]
+    sub = _sub(batch)
+    lay = layout(err, sd, sub)
+    out = np.zeros((n, 3))
+    threaded(best_owners, n, err, point, sd, rho, sub, lay, float(sd.min()), float(sd.max()),
+             lay.bzmax.max(axis=1), kq, out)
+    return out[:, 0] > 0

@@ -76,15 +76,26 @@ class Result:
         return exports.to_markdown(self.analysis)
 
     def save(self, path: PathLike) -> Path:
-        """Write the report (``.html``), the JSON (``.json``) or the tier table (``.csv``,
-        ``.md``) to ``path``, chosen by its suffix."""
+        """Write the report (``.html``), the JSON (``.json``), the tier table (``.csv``,
+        ``.md``) or the scores-and-intervals chart (``.png``, ``.svg``) to ``path``, chosen by
+        its suffix."""
         path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix in (".png", ".svg"):   # the scores-and-intervals chart, as the page draws it
+            from leaderboard.report.chart_context import scores_figure
+
+            figure = scores_figure(self.analysis, suffix)
+            if isinstance(figure, bytes):
+                path.write_bytes(figure)
+            else:
+                path.write_text(figure, encoding="utf-8")
+            return path
         writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
                    ".csv": self.to_csv, ".md": self.to_markdown}
-        writer = writers.get(path.suffix.lower())
+        writer = writers.get(suffix)
         if writer is None:
-            raise InputError(f"save: give a path ending in .html, .json, .csv or .md, not "
-                             f"{path.name!r}")
+            raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
+                             f".svg, not {path.name!r}")
         path.write_text(writer(), encoding="utf-8")
         return path
 

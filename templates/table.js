@@ -106,7 +106,7 @@
     var text = fixed(v, meta.decimals);
     return Number(text) === 0 ? text.replace(/^-/, "") : text;
   }
-  function share(p) {                                    // rank_charts.share_text
+  function share(p) {                                    // report/vega/common.py share_text
     if (p === null || p === undefined) return DASH;
     var x = 100 * p;
     if (x < 0.1) return "<0.1%";

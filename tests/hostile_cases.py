@@ -15,6 +15,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import socket
 import stat
 import tarfile
@@ -314,6 +315,9 @@ def _not_in_outputs(*words: str):
     def check(folder: Path, out: str, err: str) -> None:
         for path in (folder / "r.json", folder / "r.html"):
             text = path.read_text(encoding="utf-8")
+            # the page's inlined chart libraries are the same on every page (and hold words like
+            # "root:"); everything else, the charts' JSON data included, is searched
+            text = re.sub(r'<script type="module">.*?</script>', "", text, flags=re.S)
             for word in words:
                 assert word not in text, f"{word!r} leaked into {path.name}"
     return check

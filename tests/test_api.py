@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import leaderboard
+from chart_helpers import svg_text
 from leaderboard.cli import main
 from leaderboard.resources import data_dir
 
@@ -115,8 +116,13 @@ def test_notebook_summary_is_escaped_and_isolated(tmp_path):
     written = result.save(tmp_path / "r.html")
     assert written.read_text(encoding="utf-8") == result.to_html()
     assert json.loads(result.save(tmp_path / "r.json").read_text(encoding="utf-8"))["entries"]
-    with pytest.raises(leaderboard.InputError, match="ending in .html, .json, .csv or .md"):
+    with pytest.raises(leaderboard.InputError, match="ending in .html, .json, .csv, .md, .png"):
         result.save(tmp_path / "r.txt")
+    # the scores chart as the page draws it: a picture for slides, the name as escaped text
+    png = result.save(tmp_path / "scores.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+    svg = result.save(tmp_path / "scores.svg").read_text(encoding="utf-8")
+    assert hostile in svg_text(svg) and "<b onmouseover" not in svg
 
 
 def test_items_from_a_dataframe_equal_the_command_line(tmp_path):

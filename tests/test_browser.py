@@ -135,7 +135,7 @@ def test_number_formatting_rounds_like_python(browser, pages):
              for d in (0, 1, 2, 3, 4)]
     got = page.evaluate("cases => cases.map(([x, d]) => LB.format.fixed(x, d))", cases)
     assert got == [f"{x:.{d}f}" for x, d in cases]
-    from leaderboard.report.rank_charts import share_text
+    from leaderboard.report.vega.common import share_text
     shares = [0, 0.0004, 0.001, 0.0995, 0.1, 0.125, 0.145, 0.5, 0.9, 0.9005, 0.999, 0.9995, 1]
     assert page.evaluate("s => s.map(LB.format.share)", shares) == [share_text(p)
                                                                      for p in shares]
@@ -209,7 +209,13 @@ def test_find_my_team_pins_it_and_puts_it_in_the_hash(browser, pages):
 def test_hostile_names_stay_text(browser, pages):
     page = _open(browser, pages["hostile"])
     assert page.evaluate("window.__pwned") is None and page.errors == []
-    assert page.locator("#lb-table img").count() == 0 and page.locator("body script").count() == 0
+    assert page.locator("#lb-table img").count() == 0
+    # the body's scripts are the charts' own: their specifications (JSON, not run) and the
+    # Vega libraries and chart code (modules); no name made another
+    charts = page.locator(".lb-chart").count()
+    assert charts > 0 and page.locator("body script.lb-spec[type='application/json']").count() == charts
+    assert page.locator("body script").count() == charts + 2
+    assert page.locator("body script[type='module']").count() == 2
     assert sorted(page.evaluate("LB.data.map(r => r[1])")) == sorted(
         HOSTILE + [f"team {k}" for k in range(32)])                # every name exactly
     shown = [r[1] for r in _rows(page)]
@@ -315,3 +321,38 @@ def test_no_network_is_ever_asked(browser, pages):
     assert [u for u in requests if not u.startswith("file://")] == []
     page.context.close()
 
+
+
+def test_charts_follow_the_selection(browser, pages, tmp_path):
+    """The charts draw (vegaEmbed, every one live, no console message), follow LB's selection:
+    a team ranked below the top 50 is added to the per-entry charts and leaves with the
+    selection, and clicking a team's mark in a chart selects it on the page. A hostile name
+    selected this way stays text."""
+    board = tmp_path / "board.csv"
+    pd.DataFrame({"team": [f"team {k:03d}" for k in range(120)],
+                  "score": [0.9 - 0.001 * k for k in range(120)]}).to_csv(board, index=False)
+    path = tmp_path / "board.html"
+    assert main(["analyze", str(board), "--metric", "auc", "--n-test", "5000", "--prevalence",
+                 "0.2", *QUICK, "-o", str(path)]) == 0
+    page = _open(browser, path)
+    live = ("document.querySelectorAll('.lb-chart.lb-live').length === "
+            "document.querySelectorAll('.lb-chart').length")
+    page.wait_for_function(live)
+    text = "id => document.querySelector('#' + id + ' .lb-view svg').textContent"
+    assert "100. team 099" not in page.evaluate(text, "chart-scores")
+    page.evaluate("LB.select('team 099')")
+    for chart in ("chart-scores", "chart-rank-intervals"):
+        page.wait_for_function(f"({text})('{chart}').includes('100. team 099')")
+    page.evaluate("LB.select(null)")
+    page.wait_for_function(f"!({text})('chart-scores').includes('100. team 099')")
+    page.locator('#chart-scores .lb-view path[aria-roledescription="circle"]'
+                 '[aria-label*="3. team 002"]').first.click()
+    assert page.evaluate("LB.selected()") == "team 002" and page.errors == []
+    page.context.close()
+    hostile = _open(browser, pages["hostile"])
+    hostile.wait_for_function(live)
+    hostile.evaluate("name => LB.select(name)", HOSTILE[0])
+    # the name as text (its start: a long label is cut to the axis's width)
+    hostile.wait_for_function(f"({text})('chart-scores').includes({json.dumps(HOSTILE[0][:17])})")
+    assert hostile.evaluate("window.__pwned") is None and hostile.errors == []
+    hostile.context.close()

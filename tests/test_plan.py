@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import norm
 
 from leaderboard.cli import main
+from chart_helpers import assert_offline, page_charts, validate, without_scripts
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, get_universe
@@ -216,7 +217,18 @@ def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
     assert {500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000} <= sizes
     only_n, _ = run_cli(tmp_path, *args[:6], "--n-test", "1500", name="d")
     assert "min_n" not in only_n and only_n["mdd"] == pytest.approx(first["mdd"])
-    assert "<svg" in html1 and "<script" not in html1 and "http" not in html1.split("<body>")[1]
+    assert "<svg" in html1 and "http" not in without_scripts(html1).split("<body>")[1]
+    assert_offline(html1)
+    chart = page_charts(html1)["chart-plan-mdd"]
+    validate(chart["spec"])
+    curve = chart["spec"]["datasets"]["curve"]
+    full = [(r["n"], r["mdd"]) for r in curve if r["series"] == "whole test set"]
+    sizes = sorted(r["n"] for r in first["table"])
+    assert [n for n, _ in full] == sorted(n for n, _ in full) and len(full) >= len(sizes)
+    assert full[0][0] <= sizes[0] and full[-1][0] >= sizes[-1]             # spans the table
+    assert all(a[1] > b[1] for a, b in zip(full, full[1:]))                # falls with n
+    pins = chart["spec"]["datasets"]["pins"]
+    assert [p["text"].split(":")[0] for p in pins][:2] == ["your n", "minimum n"]
 
 
 def test_cli_prints_the_answer_and_the_table(capsys):

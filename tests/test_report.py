@@ -16,10 +16,13 @@ from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import render_html, to_json_dict, write_html, write_json
-from leaderboard.report.charts import PALETTE, Scale, _bin_edges, dot_chart
 from leaderboard.report.html import Numbers
 from leaderboard.report.tier_table import static_rows
+from leaderboard.report.vega.analyze import bin_edges, entry_rows, scores_chart
+from leaderboard.report.vega.common import PALETTE
 from leaderboard.resources import templates_dir
+from chart_helpers import (assert_offline, page_charts, specs, static_root, svg_text, units,
+                           validate)
 from leaderboard.tiers.holm import paired_p_values
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
@@ -195,19 +198,25 @@ def test_json_no_noise_model_gives_nulls(plain, tmp_path):
 # --- HTML ---------------------------------------------------------------------------------------
 
 def test_html_is_self_contained(noisy, plain):
+    """Nothing is loaded: no src or href to the network, no <link>; the scripts are the Vega
+    libraries (inlined once), the charts' init script and the charts' JSON data."""
     for analysis in (noisy, plain):
         html = render_html(analysis)
         assert html.startswith("<!DOCTYPE html>")
         assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
-        assert "http://" not in html and "https://" not in html
         assert "<link" not in html and "@import" not in html
         # the only scripts are inline: the table's data (JSON, not run) and the page script,
-        # templates/table.js verbatim (nothing fetched, no src)
+        # templates/table.js verbatim, then the charts' specifications (JSON), the Vega
+        # libraries and the charts' script (modules); nothing fetched, no src
         tags = re.findall(r"<script[^>]*>", html)
-        assert tags == ['<script type="application/json" id="lb-data">', "<script>"], tags
+        assert tags[:2] == ['<script type="application/json" id="lb-data">', "<script>"], tags
+        assert set(tags[2:]) == {'<script type="application/json" class="lb-spec">',
+                                 '<script type="module">'}
         script = html.split("<script>\n", 1)[1].split("</script>", 1)[0]
         assert script == (templates_dir() / "table.js").read_text(encoding="utf-8")
         assert "<style>" in html and ".c0{background:" + PALETTE[0] + "}" in html
+        assert_offline(html)
+        assert html.count(' type="module"') == 2 and html.count("window.vegaEmbed=") == 1
 
 
 def test_html_answer_and_d95_sentence(noisy):
@@ -244,17 +253,26 @@ def test_html_sections_in_order(noisy):
 def test_html_escapes_hostile_team_names(noisy, plain):
     for analysis in (noisy, plain):
         html = render_html(analysis)
-        assert SCRIPT not in html and IMG not in html and "<img" not in html
+        page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)  # the JS
+        assert SCRIPT not in html and IMG not in html and "<img" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
         # the table script's JSON holds every name exactly, escaped so no name ends the element
-        assert html.count("</script") == 2 and "<!--" not in html
+        assert html.count("</script") == html.count("<script") and "<!--" not in html
         data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
         assert SCRIPT in [row[1] for row in data["rows"]] and IMG in [row[1] for row in data["rows"]]
         assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in html
         assert "R&amp;D \u00c9quipe" in html and "R&D" not in html
-        # inside the SVG too: the chart's row titles and labels
-        svg = html[html.index("<svg"):html.index("</svg>")]
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in svg and SCRIPT not in svg
+        # in the charts: JSON string data (no "<" at all) and escaped text of the static drawing
+        charts = page_charts(html)
+        scores = charts["chart-scores"]
+        assert "<script>alert(1)</script>" in svg_text(scores["svg"])
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in scores["svg"]
+        teams = [r["team"] for r in scores["spec"]["datasets"]["entries"]]
+        assert SCRIPT in teams and IMG in teams and "R&D \u00c9quipe \u00absuper\u00bb" in teams
+        block = html[html.index('id="chart-scores"'):]
+        json_text = block[block.index('class="lb-spec">'):block.index("</script>")]
+        assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in json_text
+        assert "R\\u0026D" in json_text
 
 
 def test_html_without_noise_model_shows_note_and_ranking(plain):
@@ -278,14 +296,17 @@ def test_html_is_byte_identical_on_rerender(noisy, tmp_path):
 def test_html_5000_entries_stays_small():
     analysis = make_analysis(5000)
     html = render_html(analysis)
-    # The chart and the distribution plots are fixed-size (60 rows at most, 240-point curve); the
-    # table prints its first 100 rows as HTML and holds every row as compact JSON for its script
-    # (about 120 bytes a row here). 400 bytes per entry plus 150 kB leaves room for longer team
-    # names while keeping a 5000-entry page near 2 MB, which any browser opens instantly.
-    assert len(html.encode()) < 150_000 + 400 * 5000
-    assert "Showing the top 60 of 5,000 entries" in html
-    assert html.count("<tr") == 101 and html.count('<circle class="dot"') == 60
-    assert "The first 100 of 5,000 entries." in html
+    # The charts are fixed-size (the top 50 entries, binned histograms, 240-point curves) plus
+    # the Vega libraries (0.9 MB, once); the table prints its first 100 rows as HTML and holds
+    # every row as compact JSON for its script (about 120 bytes a row here), which the charts
+    # read too (the selected team's row). 400 bytes per entry plus 1.3 MB keeps a 5000-entry
+    # page near 3.3 MB, which any browser opens instantly.
+    assert len(html.encode()) < 1_300_000 + 400 * 5000
+    assert "Showing the top 50 of 5,000 entries" in html
+    page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)
+    assert page.count("<tr") == 101 and "The first 100 of 5,000 entries." in html
+    entries = specs(html)["chart-scores"]["datasets"]["entries"]
+    assert [e["rank"] for e in entries] == analysis.table["rank"].head(50).tolist()
     data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])
     assert len(data["rows"]) == 5000 and data["fields"][:3] == ["rank", "team", "score"]
     assert [row[1] for row in data["rows"]] == analysis.table["team"].tolist()
@@ -294,9 +315,13 @@ def test_html_5000_entries_stays_small():
 def test_tier_colours_match_between_chart_and_table(noisy):
     html = render_html(noisy)
     tiers = noisy.table["tier"].to_numpy()
-    assert f'fill="{PALETTE[0]}"' in html and '<i class="c0"></i>1<' in html
+    chart = page_charts(html)["chart-scores"]
+    scale = [u["encoding"]["color"]["scale"] for u in units(chart["spec"])
+             if "color" in u.get("encoding", {})]
+    assert scale and all(sc["range"][:len(PALETTE)] == list(PALETTE) for sc in scale)
+    assert f'fill="{PALETTE[0]}"' in chart["svg"] and '<i class="c0"></i>1<' in html
     if tiers.max() >= 2:
-        assert f'fill="{PALETTE[1]}"' in html and '<i class="c1"></i>2<' in html
+        assert f'fill="{PALETTE[1]}"' in chart["svg"] and '<i class="c1"></i>2<' in html
 
 
 def test_interleaved_rank_set_tiers_read_clearly():
@@ -317,10 +342,14 @@ def test_interleaved_rank_set_tiers_read_clearly():
     names = [str(x) for x in a.table["team"].iloc[moved]]
     if len(names) <= 3:
         assert ", ".join(names) in head
-    dots = dot_chart(a.table, str, "AUC", "95% interval")
-    runs = 1 + int((np.diff(tier[:dots.shown]) != 0).sum())
-    assert len(dots.bands) == runs   # one band per run; a tier's runs are shaded alike
-    assert all(band.shaded == (int(band.label.split()[1]) % 2 == 1) for band in dots.bands)
+    rows = specs(html)["chart-scores"]["datasets"]["entries"]
+    runs = 1 + int((np.diff(tier[:len(rows)]) != 0).sum())
+    assert sum(r["starts"] for r in rows) == runs   # one label per run of a tier
+    chart = scores_chart(entry_rows(a.table), decimals=4, x_title="AUC", interval="95%",
+                         leader=0.9).to_dict(validate=True)
+    shade = units(chart)[0]   # runs of a tier are shaded by its parity: all its runs alike
+    assert {"calculate": "datum.tier % 2", "as": "odd"} in shade["transform"]
+    assert shade["encoding"]["opacity"]["condition"]["test"] == "datum.odd == 1"
     first = {int(t): int(np.flatnonzero(tier == t)[0]) for t in np.unique(tier)}
     out = to_json_dict(a)
     assert [i for i, e in enumerate(out["entries"]) if e["is_anchor"]] == sorted(first.values())
@@ -346,39 +375,64 @@ def test_numbers_suit_the_metric():
     assert tiny.d95(0.00042) == "0.00042 (0.042 percentage points)"
 
 
-def test_ticks_are_round_and_inside_the_plot():
-    ticks = Scale(0.8, 0.95, 100, 500).ticks(6)
-    assert [t.label for t in ticks] == ["0.800", "0.825", "0.850", "0.875", "0.900", "0.925", "0.950"]
-    assert all(100 <= t.pos <= 500 for t in ticks)
-    assert [t.label for t in Scale(0, 1, 0, 1).ticks(5, percent=True)][-1] == "100%"
+def test_ticks_are_round_and_inside_the_plot(noisy):
+    """Vega picks the ticks: round numbers, evenly spaced, inside the scores' range."""
+    chart = page_charts(render_html(noisy))["chart-scores"]
+    root = static_root(chart["svg"])
+    labels = [el.text for g in root.iter() if "role-axis-label" in (g.get("class") or "")
+              for el in g.iter() if el.text]
+    numbers = [x for x in labels if x.replace(".", "").isdigit()]    # the x axis (not names)
+    values = np.array([float(x) for x in numbers])
+    steps = np.diff(values)
+    assert values.size >= 4 and np.allclose(steps, steps[0])            # evenly spaced
+    assert all(len(x.rstrip("0").split(".")[-1]) <= 3 for x in numbers)  # round numbers
+    t = noisy.table
+    lo, hi = np.nanmin(t["ci_low"].head(50)), np.nanmax(t["ci_high"].head(50))
+    assert lo - 0.01 <= values.min() and values.max() <= hi + 0.01
+    hist = page_charts(render_html(noisy))["chart-noise-hist"]["spec"]
+    y = [u["encoding"]["y"] for u in units(hist) if "y" in u.get("encoding", {})
+         and u["encoding"]["y"].get("field") == "share"]
+    assert y[0]["axis"]["format"] == "%"                                 # shares as percents
 
 
 def test_histogram_bins_follow_a_lattice():
     draws = np.random.default_rng(0).binomial(500, 0.8, 3000) / 500  # accuracy on 500 rows
-    edges = _bin_edges(draws)
+    edges = bin_edges(draws)
     counts, _ = np.histogram(draws, bins=edges)
     assert counts.sum() == draws.size
     per_bin = np.diff(np.floor(edges * 500 + 1e-6))
     assert len(set(per_bin.tolist())) == 1  # every bin holds the same number of lattice points
 
 
-def test_dot_chart_caps_rows_and_orders_best_first(noisy):
-    chart = dot_chart(noisy.table, str, "AUC", "95% interval", max_rows=10)
-    assert chart.shown == 10 and chart.total == 40 and len(chart.rows) == 10
-    assert [r.y for r in chart.rows] == sorted(r.y for r in chart.rows)
-    assert chart.rows[0].x == chart.leader_x
-    assert all(chart.left <= r.lo <= r.x <= r.hi <= chart.right for r in chart.rows)
+def test_scores_chart_caps_rows_and_orders_best_first(noisy):
+    leader = float(noisy.table["score"].iloc[0])
+    spec = scores_chart(entry_rows(noisy.table), decimals=4, x_title="AUC", interval="95%",
+                        leader=leader, top=10).to_dict(validate=True)
+    rows = spec["datasets"]["entries"]
+    assert len(rows) == 10 and [r["rank"] for r in rows] == list(range(1, 11))   # the top 10
+    assert [r["team"] for r in rows] == [str(x) for x in noisy.table["team"].head(10)]
+    assert spec["datasets"]["leader"] == [{"leader": leader}]     # the dashed line at the leader
+    assert all(r["lo"] <= r["score"] <= r["hi"] for r in rows)
+    top_filter = {"filter": "datum.rank <= 10 || datum.team === selected_team"}
+    assert all(u["transform"][0] == top_filter for u in units(spec) if u["data"] == {
+        "name": "entries"})
+    y = units(spec)[0]["encoding"]["y"]
+    assert y["sort"] == {"field": "rank", "order": "ascending"}        # best at the top
+    assert spec["usermeta"] == {"lb_rows": "entries", "lb_top": 10, "lb_fit": True}
 
 
-def test_svg_charts_are_well_formed_xml(noisy, plain):
-    import xml.etree.ElementTree as ET
-
-    for analysis, count in ((noisy, 7), (plain, 1)):
-        svgs = re.findall(r"<svg\b.*?</svg>", render_html(analysis), re.S)
-        assert len(svgs) == count
-        for svg in svgs:
-            root = ET.fromstring(svg)
-            assert root.find("title") is not None and root.get("viewBox")
+def test_every_chart_is_valid_vega_lite_with_a_static_drawing(noisy, plain):
+    # noisy: scores, the noise histogram and ECDF, the board, four rank charts; plain: two
+    for analysis, count in ((noisy, 8), (plain, 2)):
+        charts = page_charts(render_html(analysis))
+        assert len(charts) == count, sorted(charts)
+        for chart_id, chart in charts.items():
+            validate(chart["spec"])
+            assert {"name": "selected_team", "value": ""} in chart["spec"]["params"]
+            if chart["svg"] is not None:
+                root = static_root(chart["svg"])
+                ids = [e.get("id") for e in root.iter() if e.get("id")]
+                assert all(i.startswith(chart_id + "-") for i in ids)   # unique on the page
 
 
 def test_many_tiers_reuse_the_palette_and_say_so():

@@ -21,6 +21,7 @@ import pytest
 from scipy.stats import binom, norm
 
 from leaderboard.cli import main
+from chart_helpers import assert_offline, page_charts, validate, without_scripts
 from leaderboard.pipelines.simulate import (ahead_probability, grid_lists, needs_prevalence,
                                     partial_correlations, run_experiment)
 from leaderboard.metrics import get_metric
@@ -301,13 +302,22 @@ def test_html_escapes_user_text_and_loads_nothing(tmp_path):
                    "--draws", "100", "-o", str(folder / "r.html"), "--quiet"])
     page = (folder / "r.html").read_text(encoding="utf-8")
     assert status == 0
-    assert "<script" not in page and "&lt;script&gt;" in page and "&amp;" in page
-    assert "http://" not in page and "https://" not in page and "<link" not in page
+    assert_offline(page)
+    markup = without_scripts(page)
+    assert "<script>alert" not in page and "&lt;script&gt;" in markup and "&amp;" in markup
+    assert "http://" not in markup and "https://" not in markup
+    charts = page_charts(page)
+    assert set(charts) == {"chart-sim-overlay", "chart-sim-ecdfs"}
+    for chart in charts.values():
+        validate(chart["spec"])
 
 
 def test_grid_page_shows_facets_table_and_assumptions(grid):
     page = render_html(grid, command="leaderboard simulate --grid <b>")
-    assert page.count('class="panel"') == 9 and "Partial correlation" in page
+    rows = page_charts(page)["chart-sim-grid"]["spec"]["datasets"]["rows"]
+    assert len({r["panel"] for r in rows}) == 9 and "Partial correlation" in page
+    assert sum(r["kind"] == "d95" for r in rows) == len(grid.cases)   # each case's d95 written
+    assert all(r["text"].startswith("true ") for r in rows if r["kind"] == "d95")
     assert "&lt;b&gt;" in page and "<b>" not in page
     assert grid.settings[0].assumptions.split(",")[0] in page
     assert "d95" in page and "truly better" in page.lower()

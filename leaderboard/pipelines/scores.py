@@ -20,6 +20,7 @@ from leaderboard.metrics import Metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
+from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
@@ -99,6 +100,11 @@ class Analysis:
         from (stated, estimated from the public/private pairs, or 0). None in submissions mode.
     categories : CategoryResults or None
         Per-item results with categories: tiers within each category and the macro mean.
+    curves : Curves or None
+        Submissions mode with a binary target: ROC, precision-recall, CAP and cost curves of the
+        leading entries (table rows ``curves.rows``), bands from the same replicates.
+    curves_note : str or None
+        Submissions mode without curves: why.
     """
 
     leaderboard: Leaderboard
@@ -116,6 +122,8 @@ class Analysis:
     flags: tuple[Flag, ...] = ()
     correlation: CorrelationChoice | None = None
     categories: CategoryResults | None = None
+    curves: Curves | None = None
+    curves_note: str | None = None
 
     @property
     def mode(self) -> str:

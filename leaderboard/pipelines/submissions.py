@@ -22,6 +22,7 @@ from leaderboard.flags import Flag, class_count_flags
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
+from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.noise.bootstrap import (OTHER_SPLIT_STREAM, STREAM, BootstrapResult,
                                          resampling)
 from leaderboard.progress import Progress
@@ -152,10 +153,15 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
             raise InputError(unplanned[other])
         shakeup = _shakeup(solution, scored.replicates[other][order], boot, table, settings,
                            split)
+    curves, note = leading_curves(
+        items, order, plan=job.plan, solution=solution, source=job.source, rows=mask,
+        kind=submissions.kind, layout=layout, settings=settings,
+        strata=_strata(y) if settings.resample == "stratified" else None,
+        groups=solution.groups[mask] if solution.groups is not None else None)
     return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                     tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
                     bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup,
-                    flags=tuple(flags))
+                    flags=tuple(flags), curves=curves, curves_note=note)
 
 
 def _splits(solution: Solution, settings: Settings, split: str,

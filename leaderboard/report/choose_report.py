@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.report.choose_charts import estimate_chart
-from leaderboard.report.rank_charts import share_text
+from leaderboard.report.vega.choose import estimate_chart
+from leaderboard.report.vega.common import share_text
+from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
@@ -111,11 +112,19 @@ def _inputs(r: ChooseResult) -> list[str]:
     return [str(x) for x in r.inputs] or ["given directly"]
 
 
-def _score_format(r: ChooseResult):
+def _numbers(r: ChooseResult):
     """Scores with the analyze page's rounding (one rule): the same decimals everywhere."""
     from leaderboard.report.html import Numbers
 
-    return Numbers(r.settings.metric, r.table["public_score"].to_numpy(float), None).score
+    return Numbers(r.settings.metric, r.table["public_score"].to_numpy(float), None)
+
+
+def _score_format(r: ChooseResult):
+    return _numbers(r).score
+
+
+def _decimals(r: ChooseResult) -> int:
+    return _numbers(r).decimals
 
 
 def _rows(r: ChooseResult) -> list[dict]:
@@ -179,11 +188,16 @@ def build_context(r: ChooseResult) -> dict:
     from leaderboard import __version__
 
     head, said = answer(r)
+    chart = block(estimate_chart(r.table, decimals=_decimals(r),
+                                 higher_is_better=r.settings.higher_is_better,
+                                 metric=r.settings.metric.label),
+                  "chart-choose", "Each candidate's public score (ring) and winner's-curse-"
+                  "corrected estimate (dot) with its 95% interval")
+    shown = min(len(r.table), 40)
     return {"title": f"Which two to select? {r.settings.metric.label}", "headline": head,
             "said": said, "facts": _facts(r), "rows": _rows(r),
             "has_private": "private_hindsight" in r.table,
-            "chart": estimate_chart(r.table, _score_format(r), r.settings.higher_is_better,
-                                    r.settings.metric.label),
+            "chart": chart, "shown": shown, "total": len(r.table), "vega": page_scripts([chart]),
             "ladder": ladder_sentence(r), "notes": list(r.notes), "how": _how(),
             "seed": r.settings.seed, "version": __version__}
 

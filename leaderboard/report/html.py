@@ -1,7 +1,10 @@
-"""The self-contained HTML report: words and numbers here, geometry in charts.py, layout in the template.
+"""The self-contained HTML report: words and numbers here, charts in report/vega/, layout in the
+template.
 
-The page has no scripts and loads nothing (CSS inlined, charts as inline SVG), so it works offline.
-Team names and file names are untrusted: they only ever reach the page through Jinja2 autoescaping.
+The page loads nothing (CSS, the table's script and the chart libraries inlined), so it works
+offline; every chart is a Vega-Lite specification, the top ones also drawn as static SVG for print
+and for readers without JavaScript. Team names and file names are untrusted: they reach the page
+only through Jinja2 autoescaping or as escaped JSON string data (:func:`render.script_json`).
 Nothing time-dependent is printed, so the same analysis always renders to the same bytes.
 """
 from __future__ import annotations
@@ -14,8 +17,11 @@ import numpy as np
 
 from leaderboard.metrics import Metric
 from leaderboard.studies.noise import study_words
-from leaderboard.report import (categories_text, charts, ranks_text, shakeup_text,
-                                submissions_text, tier_table)
+from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text,
+                                tier_table)
+from leaderboard.report.chart_context import scores_legend
+from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
+from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.render import render_page, script_json
@@ -29,12 +35,13 @@ TEMPLATE = "report.html.j2"
 
 def render_html(analysis: Analysis) -> str:
     """The report as one HTML string (deterministic for a given analysis)."""
-    return render_page(TEMPLATE, build_context(analysis))
+    return render_page(TEMPLATE, build_context(analysis, charts=True))
 
 
 def render_summary(analysis: Analysis, rows: int = 20) -> str:
-    """A compact page for notebooks: the headline, the flags and the top ``rows`` of the table."""
-    context = build_context(analysis, static_rows=rows, interactive=False)
+    """A compact page for notebooks: the headline, the flags and the top ``rows`` of the table,
+    with the scores chart as a static drawing (a notebook's sandboxed frame runs no script)."""
+    context = build_context(analysis, static_rows=rows, interactive=False, charts="summary")
     return render_page("notebook.html.j2", context, rows=context["rows"])
 
 
@@ -237,33 +244,25 @@ def _table_data(a: Analysis, num: Numbers, conf: str):
     """The table script's data: every row, and how to print it (see templates/table.js)."""
     data = tier_table.payload(a, num.decimals)
     data["meta"] = {"decimals": num.decimals, "higher": bool(a.settings.higher_is_better),
-                    "conf": conf, "palette": len(charts.PALETTE),
+                    "conf": conf, "palette": len(PALETTE),
                     "top_k": list(a.ranking.top_k) if a.ranking is not None else [],
                     "csv": f"{a.settings.metric.name}-tiers.csv"}
     return script_json(data)
 
 
 def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
-                  interactive: bool = True) -> dict:
+                  interactive: bool = True, charts: bool | str = False) -> dict:
     """Everything the template prints, already formatted: the first ``static_rows`` rows of the
-    table as plain HTML (all with ``None``), and with ``interactive`` every row as the table
-    script's JSON (``table_data``, see :mod:`leaderboard.report.tier_table`)."""
+    table as plain HTML (all with ``None``), with ``interactive`` every row as the table
+    script's JSON (``table_data``, see :mod:`leaderboard.report.tier_table`), and with ``charts``
+    the page's charts (True: every chart, interactive; "summary": the scores chart alone,
+    static)."""
     s, t = a.settings, a.table
     num = Numbers(s.metric, t["score"].to_numpy(dtype=float), a.d95)
     conf = pct(1 - s.alpha)
     head, said = _answer(a, num, conf)
-    better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"
-    dots = charts.dot_chart(t, num.score, f"{s.metric.label} ({better})", f"{conf} interval")
-    shown_tiers = sorted({int(x) for x in t["tier"].head(dots.shown)} - {0})
-    n_tiers = int(t["tier"].max())
-    legend_note = ""
-    if shown_tiers and n_tiers > shown_tiers[-1]:
-        below = (f"tier {n_tiers}" if n_tiers == shown_tiers[-1] + 1
-                 else f"tiers {shown_tiers[-1] + 1}\u2013{n_tiers}")
-        legend_note = f"{below} below the chart, in the table"
-    if n_tiers > len(charts.PALETTE):
-        legend_note += ("; " if legend_note else "") + (
-            f"colours repeat every {len(charts.PALETTE)} tiers")
+    shown = min(len(t), TOP)
+    legend, legend_note = scores_legend(t["tier"].to_numpy(dtype=int), shown)
     context = {
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
@@ -271,23 +270,24 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,
         "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
-        "facts": _facts(a, conf), "dots": dots,
-        "legend": [(f"tier {k}", charts.tier_class(k)) for k in shown_tiers],
-        "legend_note": legend_note,
+        "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t)},
+        "legend": legend, "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": tier_table.static_rows(a, num.score, static_rows), "n_entries": len(t),
         "table_caption": tier_table.caption(a),
         "table_data": _table_data(a, num, conf) if interactive else None,
         "tier_options": tier_table.tier_options(a),
         "has_public": "public_score" in t.columns, "has_private": "private_score" in t.columns,
-        "palette": [(f"c{i}", colour) for i, colour in enumerate(charts.PALETTE)],
-        "no_tier": charts.NO_TIER, "how": _how_to_read(a, conf),
-        "universe": None, "hist": None, "ecdf": None,
+        "palette": [(f"c{i}", colour) for i, colour in enumerate(PALETTE)],
+        "no_tier": NO_TIER, "how": _how_to_read(a, conf),
+        "universe": None,
         "ranks": ranks_text.context(a, num.score),
         "shakeup": shakeup_text.context(a, num.score),
         "categories": categories_text.context(a, num.score),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
+        "curves": submissions_text.curve_words(a),
+        "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:
         context["universe"] = {"name": a.noise.universe, "assumptions": a.noise.assumptions,
@@ -299,19 +299,16 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
     lead = a.leader_distribution
     if lead is not None:
         q_low, q_mid, q_high = np.quantile(lead.draws, [0.025, 0.5, 0.975])
-        where = "a simulated test set" if a.noise is not None else "a bootstrap replicate"
-        simulated = a.noise is not None
-        context["hist"] = charts.histogram(
-            lead.draws, lead.true_score, q_low, q_high, num.score,
-            f"{s.metric.label} on {where}", ("2.5%:", "97.5%:"),
-            centre="true score" if simulated else "observed score",
-            y_label="share of test sets" if simulated else "share of replicates")
-        context["ecdf"] = charts.ecdf(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95, num.score,
-                                      f"|difference| in {s.metric.label} between two draws")
         context["leader"] = {"score": num.score(lead.true_score), "sd": num.score(lead.sd),
                              "median": num.score(q_mid), "q_low": num.score(q_low),
                              "q_high": num.score(q_high), "d95": num.d95(lead.d95),
                              "draws": f"{len(lead.draws):,}"}
+    if charts:
+        from leaderboard.report.chart_context import analysis_charts
+
+        context["charts"] = analysis_charts(a, num, conf, summary=charts == "summary")
+        if charts is True:   # the selected team's row comes from the table's data (LB.row)
+            context["vega"] = page_scripts(context["charts"])
     from leaderboard import __version__  # here, not at the top: leaderboard/__init__ may import us
 
     context["version"] = __version__

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 from leaderboard.pipelines.plan import Plan, bound
-from leaderboard.report.charts import Frame, Scale, Tick
+from leaderboard.report.vega import plan as vega_plan
+from leaderboard.report.vega.embed import ChartBlock, block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
@@ -208,75 +209,26 @@ def terminal_text(p: Plan) -> str:
 
 # --- the chart: MDD against n on a log axis ----------------------------------------------------
 
-@dataclass(frozen=True)
-class Pin:
-    x: float
-    y: float
-    label: str
-    label_x: float
-    label_y: float
-    anchor: str
-
-
-@dataclass(frozen=True)
-class MddChart:
-    frame: Frame
-    full: str
-    public: str | None
-    delta_y: float | None
-    delta_label: str
-    pins: list[Pin]
-
-
-def _log_ticks(lo: float, hi: float, scale: Scale) -> list[Tick]:
-    out = []
-    for power in range(math.floor(lo), math.ceil(hi) + 1):
-        for mantissa in (1, 2, 5):
-            value = mantissa * 10 ** power
-            if lo - 1e-9 <= math.log10(value) <= hi + 1e-9:
-                text = (f"{value // 1_000_000:g}M" if value >= 1_000_000 else
-                        f"{value / 1000:g}k" if value >= 1000 else f"{value:g}")
-                out.append(Tick(scale(math.log10(value)), text))
-    return out
-
-
-def mdd_chart(p: Plan) -> MddChart | None:
+def mdd_chart(p: Plan) -> ChartBlock | None:
+    """The chart of MDD against n (None when the plan has no curve)."""
     if not p.curve:
         return None
     s = p.settings
-    width, height, left, right, top, bottom = 760, 330, 70.0, 730.0, 24.0, 270.0
     ns = [n for n, _ in p.curve]
-    lo, hi = math.log10(ns[0]) - 0.03, math.log10(ns[-1]) + 0.03
-    ys = [d for _, d in p.curve]
-    xs_scale = Scale(lo, hi, left, right)
-    y_scale = Scale(0.0, max(ys) * 1.08, bottom, top)
-    full = " ".join(f"{xs_scale(math.log10(n))},{y_scale(d)}" for n, d in p.curve)
-    public = None
-    if s.public_fraction is not None and s.public_fraction < 1:
-        shifted = [(n / s.public_fraction, d) for n, d in p.curve
-                   if math.log10(n / s.public_fraction) <= hi]
-        public = " ".join(f"{xs_scale(math.log10(n))},{y_scale(d)}" for n, d in shifted) or None
-    pins = []
+    public = s.public_fraction is not None and s.public_fraction < 1
     # Both curves fall and the public one lies above the full one: below-left of a point on the
     # full curve and above-right of one on the public curve are clear of both.
-    asked = [(s.n_test, p.mdd, "your n", public is None), (p.min_n, s.delta, "minimum n", False)]
-    if public is not None:
+    asked = [(s.n_test, p.mdd, "your n", not public), (p.min_n, s.delta, "minimum n", False)]
+    if public:
         asked.append((p.min_n_public, s.delta, "public", True))
-    for n, d, text, above in asked:
-        if n is None or d is None or not lo <= math.log10(n) <= hi:
-            continue
-        x, y = xs_scale(math.log10(n)), y_scale(d)
-        label = f"{text}: {rows(n)}" + (f", MDD {num(d)}" if text == "your n" else "")
-        # ~7 px a letter; without room on its side a label takes the other clear quadrant
-        if above and right - x < 7 * len(label) or not above and x - left < 7 * len(label):
-            above = not above
-        pins.append(Pin(x, y, label, round(x + 6 if above else x - 6, 1),
-                        round(y - 9 if above else y + 18, 1), "start" if above else "end"))
-    frame = Frame(width, height, left, right, top, bottom, _log_ticks(lo, hi, xs_scale),
-                  y_scale.ticks(5), "rows in the test set (log scale)",
-                  f"MDD in {s.metric.label}")
-    delta_y = y_scale(s.delta) if s.delta is not None and s.delta <= max(ys) * 1.08 else None
-    return MddChart(frame, full, public, delta_y, f"delta = {s.delta:g}" if s.delta else "", pins)
+    pins = [(n, d, f"{text}: {rows(n)}" + (f", MDD {num(d)}" if text == "your n" else ""), above)
+            for n, d, text, above in asked
+            if n is not None and d is not None and ns[0] <= n <= ns[-1]]
+    spec = vega_plan.mdd_chart(p.curve, public_fraction=s.public_fraction if public else None,
+                               delta=s.delta, pins=vega_plan.pin_sides(pins, ns[0], ns[-1]),
+                               metric=s.metric.label)
+    return block(spec, "chart-plan-mdd", "Minimum detectable difference against the number of "
+                 "rows, log scale")
 
 
 # --- page and JSON -----------------------------------------------------------------------------
@@ -286,10 +238,12 @@ def build_context(p: Plan) -> dict:
     from leaderboard import __version__
 
     head, said = answer(p)
+    chart = mdd_chart(p)
     return {"title": f"Test-set planning: {p.settings.metric.label}",
             "metric": p.settings.metric.label, "headline": head, "said": said,
             "check": check_sentence(p), "facts": _facts(p), "rows": _table_rows(p),
-            "has_public": p.settings.public_fraction is not None, "chart": mdd_chart(p),
+            "has_public": p.settings.public_fraction is not None, "chart": chart,
+            "vega": page_scripts([chart]), "has_delta": p.settings.delta is not None,
             "universe": p.universe, "assumptions": p.assumptions, "method": method_text(p),
             "how": _how(p), "seed": p.settings.seed, "version": __version__}
 

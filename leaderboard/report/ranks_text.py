@@ -1,13 +1,12 @@
 """The report's ranks section: rank intervals, P(best), stability, the significance map and the
-winner's curse, in words (geometry in :mod:`leaderboard.report.rank_charts`)."""
+winner's curse, in words (the charts in :mod:`leaderboard.report.vega.ranks`)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.report import rank_charts, rank_maps
-from leaderboard.report.rank_charts import share_text
+from leaderboard.report.vega.common import share_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
 
@@ -43,8 +42,6 @@ def context(a: Analysis, score) -> dict | None:
     s = a.settings
     t = a.table.iloc[ranked_rows(a)]   # the ranking's entries, in its order
     teams = t["team"].astype(str).tolist()
-    point = r.replicates.point   # ranks among the compared entries (ties share the better rank)
-    ranks = 1 + np.searchsorted(-point, -point, side="left")
     conf = pct(1 - s.alpha)
     n = len(t)
     reps = r.replicates
@@ -82,19 +79,9 @@ def context(a: Analysis, score) -> dict | None:
                    + f"{n_sig:,} of the {pairs:,} pairs {'is' if n_sig == 1 else 'are'} separated"
                    + ("; the rest could be in either order." if n_sig else
                       ": this test set cannot order any two of these entries with confidence."))
-    sig_teams = teams[:k]
     return {
         "said": said,
-        "intervals": rank_charts.rank_interval_chart(
-            teams, ranks, r.marginal.low, r.marginal.high, r.simultaneous.low,
-            r.simultaneous.high, t["tier"].to_numpy(dtype=int), p_best, level=conf),
-        "taus": rank_charts.tau_histogram(taus) if n > 1 else None,
-        "blob": rank_maps.blob_plot(teams[:len(r.frequencies)], np.asarray(r.frequencies),
-                                    ranks[:len(r.frequencies)],
-                                    tiers=t["tier"].to_numpy(dtype=int)[:len(r.frequencies)]),
-        "significance": rank_maps.significance_chart(
-            sig_teams, np.asarray(sig.significant, dtype=bool), np.asarray(sig.t, dtype=float),
-            critical=sig.critical_value) if k > 1 else None,
+        "has_taus": n > 1, "has_map": k > 1 and n_sig > 0,
         "map_size": k, "map_caption": map_caption, "blob_size": len(r.frequencies), "conf": conf,
         "top_k": list(r.top_k),
         "source": reps.source,

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.report.shakeup_charts import shakeup_scatter
-from leaderboard.report.shakeup_rank_charts import rank_change_chart
 from leaderboard.report.words import pct
 
 if TYPE_CHECKING:
@@ -149,28 +147,43 @@ def context(a: Analysis, num) -> dict | None:
     if s is None:
         return None
     teams = a.table["team"].astype(str).tolist()
-    st = s.stats
-    labelled = {_winner(s): "private winner"}
-    if len(s.risers):
-        labelled.setdefault(int(s.risers[0]), "biggest riser")
-    if len(s.fallers):
-        labelled.setdefault(int(s.fallers[0]), "biggest faller")
-    band = s.overfit.band() if s.overfit is not None else None
-    scatter = shakeup_scatter(s.public, s.private, teams,
-                              band_x=None if band is None else band.x,
-                              band_low=None if band is None else band.low,
-                              band_high=None if band is None else band.high,
-                              flagged=s.flagged if s.overfit is not None else None,
-                              labelled=labelled, higher_is_better=a.settings.higher_is_better,
-                              fmt=num)
-    ranks = rank_change_chart(st.public_rank, st.private_rank, teams,
-                              band=None if s.baseline is None
-                              else s.baseline.private_rank_given_public_place)
-    return {"said": sentences(s, teams, a.settings.alpha), "scatter": scatter, "ranks": ranks,
+    return {"said": sentences(s, teams, a.settings.alpha),
             "risers": _moves(s, teams, s.risers, num), "fallers": _moves(s, teams, s.fallers, num),
             "excluded": int((~np.isfinite(a.table["public_score"].to_numpy(float))
                              | ~np.isfinite(a.table["private_score"].to_numpy(float))).sum()),
             "noise": s.noise}
+
+
+def labelled(s: Shakeup) -> dict[int, str]:
+    """The entries the scatter names: the private winner, the biggest riser and faller."""
+    out = {_winner(s): "private winner"}
+    if len(s.risers):
+        out.setdefault(int(s.risers[0]), "biggest riser")
+    if len(s.fallers):
+        out.setdefault(int(s.fallers[0]), "biggest faller")
+    return out
+
+
+def rank_caption(f: dict, panel: int) -> str:
+    """The rank-change chart's caption, from the facts :func:`~leaderboard.report.vega.
+    shakeup_ranks.rank_change_chart` returns and the number of places in the noise panel."""
+    top = f["top"]
+    s = [f"Each line joins an entry's public rank (left) to its private rank (right), for the "
+         f"{f['shown']} of {f['total']:,} entries in the top {top} of either board; green lines "
+         "rose, orange fell, grey kept their rank."]
+    if f["broken"]:
+        s.append(f"Ranks 1 to {top} get one row each; below the gap, ranks {top + 1:,} to "
+                 f"{f['reach']:,} are on a log scale so that far moves still fit.")
+    if panel:
+        s.append(f"Below, for each of the public top {panel} place{'s' if panel > 1 else ''}: "
+                 "the grey bar is the range of private ranks that noise alone gives the entry at "
+                 "that place in 95% of simulated competitions, the tick its median, the dot the "
+                 "private rank that entry actually got; a dot outside its bar moved further than "
+                 "chance explains.")
+    if f["missing"]:
+        s.append(f"{f['missing']:,} {'entry' if f['missing'] == 1 else 'entries'} without both "
+                 f"ranks {'is' if f['missing'] == 1 else 'are'} left out.")
+    return " ".join(s)
 
 
 def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:

@@ -14,7 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.pipelines.simulate import PARAMETERS, Case, Experiment
-from leaderboard.report import charts, simulate_charts
+from leaderboard.report.vega import analyze as vega_analyze
+from leaderboard.report.vega import simulate as vega_simulate
+from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
@@ -254,28 +256,41 @@ def build_context(e: Experiment, command: str | None = None) -> dict:
                    "worse": f"{a.worse:g}", "p": _prob(a.probability)} for a in e.ahead],
         "how": _how(e), "seed": e.seed, "draws": f"{e.draws:,}", "version": __version__,
         "single": None, "overlay": None, "facets": None, "grid_table": None, "partial": None,
-        "ahead_matrix": None, "by_prevalence": False,
+        "ahead_matrix": None, "by_prevalence": False, "vega": page_scripts(),
     }
     if mode == "single":
         c = e.cases[0]
         ctx["single"] = {
-            "hist": charts.histogram(c.draws, c.score, c.quantiles[0], c.quantiles[2], f,
-                                     f"{observed} on a simulated test set", ("2.5%:", "97.5%:")),
-            "ecdf": charts.ecdf(c.pair_ecdf[0], c.pair_ecdf[1], c.d95, f,
-                                f"|difference| in {label} between two test sets"),
+            "hist": block(vega_analyze.distribution_chart(
+                c.draws, c.score, c.quantiles[0], c.quantiles[2],
+                x_title=f"{observed} on a simulated test set", y_title="share of test sets",
+                centre_name="true score", fmt_text=f, decimals=f.decimals),
+                "chart-sim-hist", "Histogram of the simulated observed scores"),
+            "ecdf": block(vega_analyze.ecdf_chart(
+                c.pair_ecdf[0], c.pair_ecdf[1], c.d95,
+                x_title=f"|difference| in {label} between two test sets", d95_text=f(c.d95)),
+                "chart-sim-ecdf", "Share of pairs of simulated scores at most a given distance "
+                "apart"),
             "score": f"{c.score:g}", "setting": setting_words(c.n_test, c.prevalence),
             "low": f(c.quantiles[0]), "high": f(c.quantiles[2]), "sd": f.sd(c.sd), "d95": f(c.d95)}
+        ctx["vega"] = page_scripts(ctx["single"])
     elif mode == "overlay":
         ctx["overlay"] = {
-            "hist": simulate_charts.overlay([(f"{c.score:g}", c.score, c.draws) for c in e.cases],
-                                            f"{observed} on a simulated test set"),
-            "ecdf": simulate_charts.ecdfs([(f"{c.score:g}", *c.pair_ecdf, c.d95)
-                                           for c in e.cases],
-                                          f"|difference| in {label} between two test sets"),
-            "legend": [(simulate_charts.score_colour(i), f"true {c.score:g}: d95 {f(c.d95)}")
+            "hist": block(vega_simulate.overlay_chart(
+                [(f"{c.score:g}", c.score, c.draws) for c in e.cases],
+                f"{observed} on a simulated test set"), "chart-sim-overlay",
+                "Overlaid distributions of observed scores, one per true score"),
+            "ecdf": block(vega_simulate.ecdfs_chart(
+                [(f"{c.score:g}", *c.pair_ecdf, c.d95) for c in e.cases],
+                f"|difference| in {label} between two test sets"), "chart-sim-ecdfs",
+                "Share of pairs of simulated scores at most a given distance apart, per true "
+                "score"),
+            "legend": [(vega_simulate.score_colour(i), f"true {c.score:g}: d95 {f(c.d95)}")
                        for i, c in enumerate(e.cases)]}
+        ctx["vega"] = page_scripts(ctx["overlay"])
     else:
         ctx.update(_grid_parts(e, f, observed))
+        ctx["vega"] = page_scripts([ctx["facets"]])
     return ctx
 
 
@@ -302,9 +317,11 @@ def _grid_parts(e: Experiment, f: Fmt, observed: str) -> dict:
         "by_prevalence": len(prevalences) > 1,
         "ahead_matrix": matrix if pairs else None,
         # columns are the prevalences; without any, the test-set sizes side by side
-        "facets": simulate_charts.facets(panels, len(prevalences) if len(prevalences) > 1
-                                         else min(len(panels), 3), observed),
-        "legend": [(simulate_charts.score_colour(i), f"true {s:g}") for i, s in enumerate(scores)],
+        "facets": block(vega_simulate.facets_chart(
+            panels, len(prevalences) if len(prevalences) > 1 else min(len(panels), 3), observed),
+            "chart-sim-grid", "Distributions of observed scores for every test-set size and "
+            "prevalence"),
+        "legend": [(vega_simulate.score_colour(i), f"true {s:g}") for i, s in enumerate(scores)],
         "grid_table": {"scores": [f"{s:g}" for s in scores],
                        "rows": [{"setting": setting_words(r["n_test"], r["prevalence"]),
                                  "d95": [f(v) for v in r["d95"]]} for r in table["rows"]]},

@@ -117,3 +117,16 @@ def how_to_read(conf: str) -> dict[str, str]:
         "correlation": ("None needed: every entry is scored on the same resampled rows, so the "
                         "correlation between entries is in the data."),
     }
+
+
+def curve_words(a: Analysis) -> dict | None:
+    """The curves section's numbers, or its note when the board has no curves."""
+    if a.mode != "submissions":
+        return None
+    c = a.curves
+    if c is None:
+        return {"note": a.curves_note or "No curves for this board."}
+    from leaderboard.report.vega.curves import SHOW
+
+    return {"show": min(SHOW, len(c.rows)), "kept": len(c.rows),
+            "replicates": f"{c.replicates:,}", "prevalence": pct(c.prevalence)}

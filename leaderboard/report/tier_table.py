@@ -5,7 +5,7 @@ The page works without JavaScript: the template prints the first :data:`STATIC_R
 :func:`static_rows`, and the script replaces them with the interactive table built from
 :func:`payload`. Both say the same thing: the payload's numbers are rounded to the decimals the
 page prints, so the script's formatting (which mirrors :class:`~leaderboard.report.html.Numbers`
-and :func:`~leaderboard.report.rank_charts.share_text`, ties to even as Python rounds) gives the
+and :func:`~leaderboard.report.vega.common.share_text`, ties to even as Python rounds) gives the
 same text as the plain rows (a browser test compares them). Rows are arrays, not objects, so a
 100,000-entry board stays a few megabytes.
 """
@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from leaderboard.report import charts
-from leaderboard.report.rank_charts import share_text
+from leaderboard.report.vega.common import share_text, tier_class
 from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
 
 if TYPE_CHECKING:  # annotations only
@@ -100,7 +99,7 @@ def static_rows(a: Analysis, score: Callable, limit: int | None = STATIC_ROWS) -
                     else DASH)
         placed = has_tiers and tier > 0
         rows.append(Row(int(rank), str(team), score(value), interval,
-                        str(int(tier)) if placed else DASH, charts.tier_class(int(tier)),
+                        str(int(tier)) if placed else DASH, tier_class(int(tier)),
                         p_value_text(float(p), bool(anchors[i])) if has_tiers else DASH,
                         score(pub), score(prv), bool(anchors[i]) and i > 0,
                         moved=moved_text(int(tier), int(above[i])) if placed else "",

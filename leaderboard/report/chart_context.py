@@ -1,0 +1,208 @@
+"""The analysis page's charts, from an :class:`~leaderboard.pipelines.scores.Analysis`: which
+chart shows what, with the page's words for axes and labels (the specifications are built in
+:mod:`leaderboard.report.vega`)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from leaderboard.report import shakeup_text
+from leaderboard.report.ranks_text import ranked_rows
+from leaderboard.report.vega import (analyze, categories, curves, ranks, shakeup,
+                                     shakeup_ranks)
+from leaderboard.report.vega.common import PALETTE, tier_class
+from leaderboard.report.vega.embed import ChartBlock, block
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.scores import Analysis
+    from leaderboard.report.html import Numbers
+
+
+def scores_legend(tiers: np.ndarray, shown: int) -> tuple[list[tuple[str, str]], str]:
+    """The scores chart's legend (label and colour class of each tier among the ``shown`` rows)
+    and its note on the tiers below the chart and colours repeating."""
+    shown_tiers = sorted({int(x) for x in tiers[:shown]} - {0})
+    n_tiers = int(tiers.max()) if tiers.size else 0
+    note = ""
+    if shown_tiers and n_tiers > shown_tiers[-1]:
+        below = (f"tier {n_tiers}" if n_tiers == shown_tiers[-1] + 1
+                 else f"tiers {shown_tiers[-1] + 1}\u2013{n_tiers}")
+        note = f"{below} below the chart, in the table"
+    if n_tiers > len(PALETTE):
+        note += ("; " if note else "") + f"colours repeat every {len(PALETTE)} tiers"
+    return [(f"tier {k}", tier_class(k)) for k in shown_tiers], note
+
+
+def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False
+                    ) -> dict[str, ChartBlock | None]:
+    """Every chart of the page by name (None where the analysis has nothing to show).
+
+    With ``summary`` only the scores chart, for the notebook summary (static drawing only)."""
+    s, t = a.settings, a.table
+    better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"
+    label = s.metric.label
+    has_noise = a.tiers is not None
+    rows = analyze.entry_rows(t)
+    scores = analyze.scores_chart(rows, decimals=num.decimals, x_title=f"{label} ({better})",
+                                  interval=f"{conf} interval" if has_noise else None,
+                                  leader=float(t["score"].iloc[0]))
+    title = (f"Scores of the top {min(len(t), analyze.TOP)} entries"
+             + (f" with {conf} intervals, coloured by tier" if has_noise else ""))
+    out: dict[str, ChartBlock | None] = {"scores": block(scores, "chart-scores", title)}
+    if summary:
+        return out
+    out.update(_noise(a, num))
+    out.update(_ranks(a, conf))
+    out.update(_shakeup(a, num))
+    out.update(_curves(a, conf))
+    out["categories"] = None
+    c = a.categories
+    if c is not None:
+        out["categories"] = block(
+            categories.category_chart(c.table, c.aggregates["macro_mean"],
+                                      decimals=num.decimals, metric=s.metric.label,
+                                      conf=f"{100 * (1 - c.alpha / len(c.categories)):.3g}%",
+                                      higher_is_better=s.higher_is_better),
+            "chart-categories", "The leading models' score in every category, tier 1 marked",
+            static=False)
+    return out
+
+
+_CURVE_TITLES = {
+    "roc": "ROC curves of the leading entries, with bootstrap bands",
+    "pr": "Precision-recall curves of the leading entries, with bootstrap bands",
+    "cap": "Cumulative accuracy profiles (CAP) of the leading entries, with their accuracy ratios",
+    "cost": "Cost curves of the leading entries: normalised expected cost by probability-cost"}
+
+
+def _curves(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
+    """The seeds' figures (submissions mode, binary target): ROC, PR, CAP and cost curves."""
+    if a.curves is None:
+        return dict.fromkeys(_CURVE_TITLES)
+    teams = a.table["team"].astype(str).tolist()
+    specs = curves.curve_charts(a.curves, [teams[i] for i in a.curves.rows], conf=conf)
+    return {k: block(spec, f"chart-curves-{k}", _CURVE_TITLES[k], static=False)
+            for k, spec in specs.items()}
+
+
+def _shakeup(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
+    """The post-mortem's scatter, rank changes and noise panel (None without one)."""
+    out: dict[str, ChartBlock | None] = dict.fromkeys(("scatter", "rank_changes", "noise_ranks"))
+    s = a.shakeup
+    if s is None:
+        return out
+    teams = a.table["team"].astype(str).tolist()
+    band = s.overfit.band() if s.overfit is not None else None
+    spec, caption = shakeup.scatter_chart(
+        s.public, s.private, teams, band=None if band is None else (band.x, band.low, band.high),
+        flagged=s.flagged if s.overfit is not None else None,
+        labelled=shakeup_text.labelled(s), higher_is_better=a.settings.higher_is_better,
+        fmt=num.score, decimals=num.decimals)
+    out["scatter"] = block(spec, "chart-shakeup-scatter", "Public versus private score of every "
+                           "entry, with the range noise alone allows", static=False,
+                           caption=caption)
+    st = s.stats
+    spec, facts = shakeup_ranks.rank_change_chart(st.public_rank, st.private_rank, teams)
+    panel = 0
+    if s.baseline is not None:
+        quantiles = s.baseline.private_rank_given_public_place
+        out["noise_ranks"] = block(
+            shakeup_ranks.noise_panel_chart(st.public_rank, st.private_rank, teams, quantiles),
+            "chart-shakeup-noise", "How far noise alone moves each of the public top places",
+            static=False)
+        panel = min(facts["top"], facts["total"], quantiles.shape[1])
+    out["rank_changes"] = block(spec, "chart-shakeup-ranks", f"Public to private rank of the "
+                                f"{facts['shown']} entries in the top {facts['top']} of either "
+                                "board", static=False,
+                                caption=shakeup_text.rank_caption(facts, panel))
+    return out
+
+
+def _ranks(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
+    """The rank section's charts (None without rank statistics)."""
+    out: dict[str, ChartBlock | None] = dict.fromkeys(
+        ("rank_intervals", "taus", "frequencies", "significance"))
+    r = a.ranking
+    if r is None:
+        return out
+    t = a.table.iloc[ranked_rows(a)]   # the ranking's entries, in its order
+    teams = t["team"].astype(str).tolist()
+    point = r.replicates.point   # ranks among the compared entries (ties share the better rank)
+    observed = 1 + np.searchsorted(-point, -point, side="left")
+    rows = analyze.entry_rows(t)
+    rows["rank"] = observed
+    out["rank_intervals"] = block(
+        ranks.rank_interval_chart(rows, level=conf), "chart-rank-intervals",
+        f"Rank intervals of the top {min(len(t), analyze.TOP)} of {len(t):,} entries, with "
+        "the share of replicates each one won", static=False)
+    if len(t) > 1:
+        out["taus"] = block(ranks.tau_chart(np.asarray(r.taus, dtype=float)), "chart-rank-tau",
+                            "Kendall's tau between the observed ranking and each resampled "
+                            "ranking", static=False)
+    top = len(r.frequencies)
+    tiers = t["tier"].to_numpy(dtype=int)
+    out["frequencies"] = block(
+        ranks.frequency_chart(teams[:top], np.asarray(r.frequencies), observed[:top],
+                              tiers[:top]), "chart-rank-frequencies",
+        f"How often each of the top {top} entries took each rank over the resampled rankings",
+        static=False)
+    sig = r.significance
+    k = len(sig.significant)
+    if k > 1 and np.asarray(sig.significant).any():
+        out["significance"] = block(
+            ranks.significance_chart(teams[:k], np.asarray(sig.significant, dtype=bool),
+                                     np.asarray(sig.t, dtype=float),
+                                     critical=sig.critical_value),
+            "chart-rank-significance", f"Which of the top {k} entries is shown to beat which",
+            static=False)
+    return out
+
+
+def _noise(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
+    """The leader's noise (histogram and pairwise-difference ECDF) and the board's histogram."""
+    s, t = a.settings, a.table
+    label = s.metric.label
+    out: dict[str, ChartBlock | None] = {"hist": None, "ecdf": None, "board_hist": None}
+    lead = a.leader_distribution
+    if lead is not None:
+        simulated = a.noise is not None
+        q_low, q_high = np.quantile(lead.draws, [0.025, 0.975])
+        where = "a simulated test set" if simulated else "a bootstrap replicate"
+        hist = analyze.distribution_chart(
+            lead.draws, lead.true_score, q_low, q_high, x_title=f"{label} on {where}",
+            y_title="share of test sets" if simulated else "share of replicates",
+            centre_name="true score" if simulated else "observed score", fmt_text=num.score,
+            decimals=num.decimals)
+        out["hist"] = block(hist, "chart-noise-hist", "Histogram of the leader's "
+                            + ("simulated scores" if simulated else "bootstrap scores"))
+        ecdf = analyze.ecdf_chart(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95,
+                                  x_title=f"|difference| in {label} between two draws",
+                                  d95_text=num.score(lead.d95))
+        out["ecdf"] = block(ecdf, "chart-noise-ecdf", "Share of pairs of draws at most a given "
+                            "distance apart")
+    scores = t["score"].to_numpy(dtype=float)
+    if np.isfinite(scores).sum() > 1:
+        d95 = a.d95 if a.d95 is not None and np.isfinite(a.d95) else None
+        board = analyze.board_histogram(scores, float(scores[0]), d95,
+                                        higher=s.higher_is_better,
+                                        x_title=f"{label} of every entry", decimals=num.decimals,
+                                        d95_text=None if d95 is None else num.score(d95))
+        out["board_hist"] = block(board, "chart-board-hist", f"Histogram of the {len(t):,} "
+                                  "entries' scores, with the band within d95 of the leader")
+    return out
+
+
+def scores_figure(a: Analysis, suffix: str) -> str | bytes:
+    """The scores-and-intervals chart as a file: SVG text (``.svg``) or a PNG at twice the
+    pixels (``.png``), from the page's own specification (vl-convert draws it)."""
+    import vl_convert as vlc
+
+    from leaderboard.report.html import Numbers
+    from leaderboard.report.words import pct
+
+    num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
+    chart = analysis_charts(a, num, pct(1 - a.settings.alpha), summary=True)["scores"]
+    if suffix == ".svg":
+        return str(chart.svg)
+    return vlc.svg_to_png(str(chart.svg), scale=2)

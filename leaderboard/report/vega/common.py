@@ -1,0 +1,229 @@
+"""What every chart of every page shares: colours, the look, the shared team selection and the
+way numbers and names go into a specification's data.
+
+Charts are Vega-Lite specifications built with Altair (:mod:`altair`); each page module
+(:mod:`~leaderboard.report.vega.analyze`, ``ranks``, ``shakeup``, ``curves``, ``simulate``,
+``plan``, ``choose``) turns DataFrames into charts, and :mod:`~leaderboard.report.vega.embed`
+puts them on the page. Team names only ever enter a chart as data values (never as markup), and
+pass :func:`~leaderboard.report.render.neutral_bidi` first, so a chart shows a name exactly as the
+page's tables do.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import altair as alt
+from altair.utils.schemapi import validate_jsonschema
+from altair.vegalite.v6.schema.core import load_schema
+import numpy as np
+import pandas as pd
+
+from leaderboard.report.render import neutral_bidi
+
+# Okabe & Ito's colour-blind-safe qualitative palette; tiers past the eighth reuse it in order.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
+NO_TIER = "#6B7280"
+INK, MUTED, GRID, BAND, HIGHLIGHT = "#1f2937", "#6b7280", "#e5e7eb", "#c9d3de", "#fde68a"
+FONT = ('system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, '
+        '"Liberation Sans", "DejaVu Sans", sans-serif')
+SELECTED = "selected_team"   # the Vega signal every chart shares with the page's selection
+TOP = 50                     # entries a per-entry chart shows (the selected team is added)
+WIDTH = 760                  # default plot width in pixels (the page's column is ~1090 px)
+
+
+def tier_colour(tier: int) -> str:
+    """A tier's colour (tiers past the eighth reuse the palette; no tier: grey).
+
+    Examples
+    --------
+    >>> tier_colour(1), tier_colour(9), tier_colour(0)
+    ('#0072B2', '#0072B2', '#6B7280')
+    """
+    return PALETTE[(int(tier) - 1) % len(PALETTE)] if tier > 0 else NO_TIER
+
+
+def tier_class(tier: int) -> str:
+    """CSS class of a tier's colour chip in the tables (``c0`` ... ``c7``; ``c-none``)."""
+    return f"c{(int(tier) - 1) % len(PALETTE)}" if tier > 0 else "c-none"
+
+
+def label(value: object) -> str:
+    """A name as the page shows it: text, bidi and control characters made visible.
+
+    Examples
+    --------
+    >>> label("team\u202egnp.exe"), label(7)
+    ('team[U+202E]gnp.exe', '7')
+    """
+    return str(neutral_bidi(str(value)))
+
+
+def share_text(p: float) -> str:
+    """A share of replicates as a percentage that never claims 0% or 100% from a finite sample.
+
+    Examples
+    --------
+    >>> [share_text(p) for p in (0.0, 0.0004, 0.004, 0.1449, 0.955, 1.0)]
+    ['<0.1%', '<0.1%', '0.4%', '14%', '95.5%', '>99.9%']
+    """
+    x = 100.0 * float(p)
+    if x < 0.1:
+        return "<0.1%"
+    if x > 99.9:
+        return ">99.9%"
+    return f"{x:.1f}%" if x < 10 or x > 90 else f"{x:.0f}%"
+
+
+def finite(values: Iterable[float], digits: int | None = None) -> list[float | None]:
+    """Floats for JSON: NaN and infinities become ``None`` (Vega skips them), optionally rounded
+    to ``digits`` significant digits so the page carries no float noise.
+
+    Examples
+    --------
+    >>> finite([0.123456789, float("nan"), 2.0], digits=4)
+    [0.1235, None, 2.0]
+    """
+    out = []
+    for v in values:
+        v = float(v)
+        if not math.isfinite(v):
+            out.append(None)
+        elif digits is None or v == 0:
+            out.append(v)
+        else:
+            out.append(float(f"{v:.{digits}g}"))
+    return out
+
+
+def number_format(decimals: int) -> str:
+    """The d3-format of a score shown with ``decimals`` decimals (tooltips and axes).
+
+    Examples
+    --------
+    >>> number_format(4)
+    '.4f'
+    """
+    return f".{max(int(decimals), 0)}f"
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """Rows for a specification's ``datasets``: NaN as null, numpy scalars as plain Python."""
+    out = []
+    for row in frame.itertuples(index=False):
+        rec = {}
+        for key, value in zip(frame.columns, row):
+            if isinstance(value, (float, np.floating)):
+                value = float(value) if math.isfinite(value) else None
+            elif isinstance(value, (np.integer,)):
+                value = int(value)
+            elif isinstance(value, (np.bool_,)):
+                value = bool(value)
+            rec[key] = value
+        out.append(rec)
+    return out
+
+
+def selection() -> alt.Parameter:
+    """The shared team selection: a variable (not a selection) named :data:`SELECTED`, set by the
+    page (``LB.select``) and read by every chart's highlight."""
+    return alt.param(name=SELECTED, value="")
+
+
+def is_selected(field: str = "team") -> str:
+    """Vega expression: this datum's team is the selected one."""
+    return f"{SELECTED} !== '' && datum.{field} === {SELECTED}"
+
+
+def dim_others(field: str = "team", low: float = 0.25) -> dict:
+    """An opacity encoding: full for everyone until a team is selected, then the others fade."""
+    return {"condition": {"test": f"{SELECTED} === '' || datum.{field} === {SELECTED}",
+                          "value": 1}, "value": low}
+
+
+# a log axis labels 1, 2 and 5 times the powers of ten only (the others crowd)
+LOG_LABELS = "test(/^[125]0*$/, '' + datum.value) ? datum.label : ''"
+
+
+def label_limit(wide: int, narrow: int = 120) -> alt.ExprRef:
+    """An axis's label width: ``narrow`` pixels in a box narrower than 600 px (a phone), else
+    ``wide`` (the static drawing has no box: wide)."""
+    return alt.ExprRef(f"containerSize()[0] > 0 && containerSize()[0] < 600 ? {narrow} : {wide}")
+
+
+def top_or_selected(top: int) -> str:
+    """Vega filter: the top ``top`` ranks, plus the selected team wherever it ranks."""
+    return f"datum.rank <= {int(top)} || datum.team === {SELECTED}"
+
+
+def data(name: str) -> alt.Data:
+    """A reference to the dataset ``name`` of the chart's :class:`Spec` (data stay out of the
+    Altair objects, which copy themselves at every step)."""
+    return alt.Data(name=name)
+
+
+_CONFIG = dict(
+    font=FONT, background="white", padding=6, view=alt.ViewConfig(stroke=None),
+    axis=alt.AxisConfig(labelFontSize=11.5, titleFontSize=12.5, titleFontWeight="normal",
+                        labelColor="#4b5563", titleColor=INK, gridColor=GRID,
+                        domainColor="#9ca3af", tickColor="#9ca3af"),
+    legend=alt.LegendConfig(labelFontSize=12, titleFontSize=12, titleFontWeight="normal",
+                            orient="top", symbolStrokeWidth=2),
+    title=alt.TitleConfig(fontSize=13, fontWeight="normal", anchor="start", color=INK))
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A chart's Vega-Lite specification without its data (``skeleton``, built by Altair and
+    shared between charts of the same kind: never mutate it) and its ``datasets`` (rows as plain
+    dictionaries), which the skeleton refers to by name (:func:`data`)."""
+
+    skeleton: dict
+    datasets: dict[str, list[dict]]
+
+    def to_dict(self, validate: bool = False) -> dict:
+        """The whole specification; ``validate`` checks it against the Vega-Lite schema (the
+        check of Altair's ``to_dict(validate=True)``), data included."""
+        spec = {**self.skeleton, "datasets": self.datasets}
+        if validate:
+            schema = load_schema()
+            validate_jsonschema(spec, schema, rootschema=schema)
+        return spec
+
+
+def finish(chart, name: str, *, fit: bool = True) -> dict:
+    """A chart's skeleton: the shared selection added, named (so generated names never depend
+    on how many charts were built before), in the house look, as a dictionary. With ``fit`` (a
+    single view, layered or not) the live chart takes the width of its box on the page.
+
+    Builders cache skeletons by their parameters (``functools.lru_cache``): Altair takes ~0.1 s
+    to build one, and the page only changes their data."""
+    chart = chart.add_params(selection()).properties(name=name).configure(**_CONFIG)
+    spec = chart.to_dict(validate=False)
+    if fit:
+        spec["usermeta"] = {**spec.get("usermeta", {}), "lb_fit": True}
+    return spec
+
+
+def with_data(skeleton: dict, **datasets: pd.DataFrame | list[dict]) -> Spec:
+    """The chart ``skeleton`` with its ``datasets`` (DataFrames become rows)."""
+    return Spec(skeleton, {k: records(v) if isinstance(v, pd.DataFrame) else v
+                           for k, v in datasets.items()})
+
+
+def padded(values: Sequence[float], pad: float = 0.04) -> list[float]:
+    """A data range widened by ``pad`` of its span at each end (a point gets a small range).
+
+    Examples
+    --------
+    >>> padded([0.0, 1.0]), padded([2.0, 2.0])
+    ([-0.04, 1.04], [1.98, 2.02])
+    """
+    v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
+    lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
+    if not hi > lo:
+        half = max(abs(lo) * 0.01, 1e-3)
+        return [lo - half, lo + half]
+    span = hi - lo
+    return [lo - pad * span, hi + pad * span]

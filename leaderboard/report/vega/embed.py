@@ -1,0 +1,122 @@
+"""Charts on the page: each specification as escaped JSON in a ``<script type="application/json">``,
+a static SVG of it (the view without JavaScript, and on paper), and the Vega libraries inlined once.
+
+The page opens offline: the JavaScript of Vega, Vega-Lite and vega-embed comes from
+:func:`vl_convert.javascript_bundle` (about 0.9 MB) and is inlined once per page that has charts;
+``templates/charts.js`` embeds every chart and wires the shared team selection. The static SVG is
+rendered from the same specification by :func:`vl_convert.vegalite_to_svg`, so the printed chart
+is the interactive one. Team names reach the page only as JSON string values with ``<``, ``>``,
+``&``, U+2028/U+2029, bidi and control characters escaped
+(:func:`~leaderboard.report.render.script_json`), so no name can close the script element or
+open a comment.
+Everything here is deterministic: the same charts give the same bytes.
+"""
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from functools import lru_cache
+
+import altair as alt
+import markupsafe
+import vl_convert as vlc
+
+from leaderboard.report.render import script_json
+from leaderboard.report.vega.common import Spec
+
+def _vl_version() -> str | None:
+    """The Vega-Lite version Altair writes specifications for, if vl-convert has it (else its
+    newest), so the browser and the static renderer read a specification the same way."""
+    wanted = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    return wanted if wanted in vlc.get_vegalite_versions() else None
+
+
+VL_VERSION = _vl_version()
+
+
+@dataclass(frozen=True)
+class ChartBlock:
+    """One chart as the templates place it (``templates/chart.html.j2``).
+
+    Attributes
+    ----------
+    id : str
+        The element id of the chart's container (unique on the page).
+    title : str
+        What the chart shows, in words (its accessible name).
+    spec : Markup
+        The Vega-Lite specification as script-safe JSON (:func:`~leaderboard.report.render.script_json`).
+    svg : Markup or None
+        The same specification rendered to static SVG, or None when the page leaves it out.
+    caption : str
+        Words the chart's builder wrote about it (what it left out, what its marks mean), or "".
+    """
+
+    id: str
+    title: str
+    spec: markupsafe.Markup
+    svg: markupsafe.Markup | None
+    caption: str = ""
+
+    @property
+    def data(self) -> dict:
+        """The specification as a dictionary (for tests and exports)."""
+        return json.loads(str(self.spec))
+
+
+
+
+def static_svg(spec: dict, prefix: str) -> markupsafe.Markup:
+    """The specification rendered to SVG by vl-convert (no JavaScript engine of the page's).
+
+    Vega's SVG renderer escapes every text it writes; the result is checked to be one well-formed
+    SVG element holding no script before it is marked safe. Its element ids (clip paths) are
+    renamed ``prefix-1``, ``prefix-2``, ... in order: vl-convert numbers them per process, and
+    ids must be unique on the page and the same on every run.
+    """
+    svg = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION) if VL_VERSION else \
+        vlc.vegalite_to_svg(spec)
+    names: dict[str, str] = {}
+    for old in re.findall(r'\bid="([^"]+)"', svg):
+        names.setdefault(old, f"{prefix}-{len(names) + 1}")
+    if names:
+        pattern = re.compile(r'(\bid="|url\(#|href="#)(%s)(?=[")])'
+                             % "|".join(re.escape(k) for k in names))
+        svg = pattern.sub(lambda m: m.group(1) + names[m.group(2)], svg)
+    root = ET.fromstring(svg)
+    if root.tag != "{http://www.w3.org/2000/svg}svg" or any(
+            el.tag.endswith("script") or el.tag.endswith("foreignObject") for el in root.iter()):
+        raise ValueError("the static chart is not a plain SVG drawing")
+    return markupsafe.Markup(svg)
+
+
+def block(chart: Spec, id: str, title: str, *, static: bool = True,
+          caption: str = "") -> ChartBlock:
+    """A chart ready for the page: its specification, and its static SVG if ``static`` (the
+    tests validate every specification against the Vega-Lite schema; the page does not pay for
+    it)."""
+    spec = chart.to_dict()
+    return ChartBlock(id, title, script_json(spec), static_svg(spec, id) if static else None,
+                      caption)
+
+
+@lru_cache(maxsize=1)
+def bundle() -> markupsafe.Markup:
+    """The JavaScript of Vega, Vega-Lite and vega-embed, to inline once in a page (about 0.9 MB;
+    built once per process). It defines ``window.vegaEmbed``."""
+    js = (vlc.javascript_bundle(vl_version=VL_VERSION) if VL_VERSION else
+          vlc.javascript_bundle())
+    lowered = js.lower()
+    if "</script" in lowered or "<!--" in lowered:   # it could not be inlined safely
+        raise RuntimeError("the Vega JavaScript bundle cannot be inlined in a <script> element")
+    return markupsafe.Markup(js)
+
+
+def page_scripts(*groups) -> dict:
+    """The page's ``vega`` context (``templates/chart.html.j2``, ``scripts``): the bundle when
+    any of ``groups`` (dictionaries or lists of charts) holds a chart, else None."""
+    has = any(any(v is not None for v in (g.values() if isinstance(g, dict) else g))
+              for g in groups if g)
+    return {"bundle": bundle() if has else None}

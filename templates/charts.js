@@ -1,0 +1,84 @@
+// Embeds every chart of the page (.lb-chart: a Vega-Lite specification in a JSON script element)
+// and follows the page's one team selection, window.LB (templates/table.js; its contract is at
+// the top of that file): every chart highlights the selected team through its `selected_team`
+// signal, clicking a team's mark selects it (again: clears), and the charts that show the top of
+// the board (usermeta lb_rows, lb_top) add the selected team's row, from LB.row, when it ranks
+// below. Pages without LB (simulate, plan, choose) keep the selection among their charts. Charts
+// marked lb_fit take the width of their box. Names are shown as the page shows them: bidi and
+// control characters as [U+XXXX] (report/render.py, neutral_bidi), which the charts' data holds.
+(() => {
+  const LB = window.LB || null;
+  const charts = [];   // {view, meta}
+  let current = "";    // the selected team as the charts name it
+  const UNSAFE = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+  const shown = (name) => String(name).replace(UNSAFE, (c) =>
+    "[U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "]");
+  let rawOf = null;    // a shown name -> the team's own name (LB's), built on the first click
+  const rawName = (name) => {
+    if (!LB) return name;
+    if (rawOf === null) {
+      rawOf = new Map();
+      const at = LB.fields.indexOf("team");
+      LB.data.forEach((row) => { if (!rawOf.has(shown(row[at]))) rawOf.set(shown(row[at]), row[at]); });
+    }
+    return rawOf.has(name) ? rawOf.get(name) : name;
+  };
+  // P(best) as the page writes it (report/vega/common.py, share_text)
+  const share = (p) => {
+    const x = 100 * p;
+    if (x < 0.1) return "<0.1%";
+    if (x > 99.9) return ">99.9%";
+    return (x < 10 || x > 90 ? x.toFixed(1) : x.toFixed(0)) + "%";
+  };
+  // the table's row of the selected team, with the charts' field names (vega/analyze.py)
+  const chartRow = (row) => {
+    const out = {lb_extra: true, rank: row.rank, team: shown(row.team), score: row.score,
+                 lo: row.ci_low, hi: row.ci_high, tier: row.tier, rlo: row.rank_low,
+                 rhi: row.rank_high, slo: row.sim_low, shi: row.sim_high, pbest: row.p_best};
+    if (typeof out.pbest === "number") out.ptext = share(out.pbest);
+    return out;
+  };
+  let row = null;      // LB's row of the selected team
+  const update = (chart) => {
+    const {view, meta} = chart;
+    if (meta.lb_rows) {   // the selected team's row, when it is not among the top shown
+      const change = view.changeset().remove((d) => d.lb_extra === true);
+      if (row && row.rank > meta.lb_top) change.insert(chartRow(row));
+      view.change(meta.lb_rows, change);
+    }
+    view.signal("selected_team", current);
+    view.runAsync();
+  };
+  const show = (team, lbRow) => {
+    current = team ? shown(team) : "";
+    row = lbRow || null;
+    charts.forEach(update);
+  };
+  const choose = (name) => {
+    const same = name === current;
+    if (LB) LB.select(same ? null : rawName(name)); else show(same ? null : name, null);
+  };
+  const teamOf = (item) => {
+    let datum = item && item.datum;
+    while (datum && typeof datum.team !== "string" && datum.datum) datum = datum.datum;
+    return datum && typeof datum.team === "string" ? datum.team : null;
+  };
+  document.querySelectorAll(".lb-chart").forEach((box) => {
+    const spec = JSON.parse(box.querySelector("script.lb-spec").textContent);
+    const meta = spec.usermeta || {};
+    if (meta.lb_fit) spec.width = "container";   // a phone, a half column
+    vegaEmbed(box.querySelector(".lb-view"), spec, {actions: false, renderer: "svg"})
+      .then((result) => {
+        const chart = {view: result.view, meta: meta};
+        charts.push(chart);
+        box.classList.add("lb-live");
+        result.view.addEventListener("click", (event, item) => {
+          const team = teamOf(item);
+          if (team !== null) choose(team);
+        });
+        if (current) update(chart);
+      })
+      .catch((error) => { console.error("chart " + box.id + ": " + error); });
+  });
+  if (LB) LB.onSelect((team, lbRow) => show(team, lbRow));
+})();

@@ -162,3 +162,25 @@ def test_categories_chart_holds_every_cell(tmp_path):
     assert len(cells) == models * 3
     for c in cells:
         assert c["score"] == pytest.approx(means[(c["team"], c["category"])], abs=1e-7)
+
+
+def test_the_vega_bundle_is_cached_per_user_and_version(tmp_path, monkeypatch):
+    """The bundle is built once, kept as the user's own file, and a file others could have
+    written is never inlined (it is rebuilt and replaced)."""
+    import os
+    import stat
+    from leaderboard.report.vega import embed
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path / "cache"))
+    built = embed._cached_bundle()
+    path = embed._cache_file()
+    assert path.parent == tmp_path / "cache" and path.read_text(encoding="utf-8") == built
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert "vegaEmbed" in built and len(built) > 500_000
+    path.write_text("window.vegaEmbed = 'from the cache';", encoding="utf-8")
+    assert embed._cached_bundle() == "window.vegaEmbed = 'from the cache';"   # read, not rebuilt
+    os.chmod(path, 0o620)   # group-writable: someone else may have written it
+    assert embed._cached_bundle() == built
+    assert path.read_text(encoding="utf-8") == built
+    assert not list(path.parent.glob("*.partial"))
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", "")
+    assert embed._cache_file() is None and embed._cached_bundle() == built

@@ -94,8 +94,11 @@ def _entries(analysis: Analysis) -> list[dict]:
     anchors = anchor_mask(table["tier"].to_numpy()) if has_tiers else np.zeros(len(table), bool)
     extra = [c for c in ("file", "public_score", "private_score") if c in table.columns]
     columns = ["rank", "team", "score", "ci_low", "ci_high", "sd", "d95", "p_vs_anchor", "tier"]
+    identical = (table["identical_to"].tolist() if analysis.submissions is not None
+                 else [None] * len(table))
     out = []
-    for i, row in enumerate(table[columns + extra].itertuples(index=False, name=None)):
+    rows = table[columns + extra].itertuples(index=False, name=None)
+    for i, (row, ranks, same) in enumerate(zip(rows, _rank_fields(analysis), identical)):
         rank, team, score, lo, hi, sd, d95, p, tier, *rest = row
         entry = {"team": str(team), "score": _num(score), "rank": int(rank),
                  "ci_low": _num(lo), "ci_high": _num(hi),
@@ -105,27 +108,36 @@ def _entries(analysis: Analysis) -> list[dict]:
                  "is_anchor": bool(anchors[i])}
         for name, value in zip(extra, rest):
             entry[name] = str(value) if name == "file" else _num(value)
-        entry.update(_rank_fields(analysis, i))
+        entry.update(ranks)
         if analysis.submissions is not None:
-            same = table["identical_to"].iloc[i]
             entry["identical_to"] = None if same is None else str(same)
         out.append(entry)
     return out
 
 
-def _rank_fields(analysis: Analysis, i: int | None) -> dict:
-    """Entry ``i``'s rank statistics, from the table (all null when there are none, for unscored
-    files, and for entries left out of the ranking: tier 0)."""
-    ranking = analysis.ranking
-    row = None if ranking is None or i is None else analysis.table.iloc[i]
-    if row is None or int(row["tier"]) == 0:
-        return {"rank_ci_low": None, "rank_ci_high": None, "rank_sim_low": None,
-                "rank_sim_high": None, "p_best": None, "p_top": None, "in_best_set": None}
-    return {"rank_ci_low": int(row["rank_ci_low"]), "rank_ci_high": int(row["rank_ci_high"]),
-            "rank_sim_low": int(row["rank_sim_low"]), "rank_sim_high": int(row["rank_sim_high"]),
-            "p_best": _num(row["p_best"]),
-            "p_top": {str(k): _num(row[f"p_top_{k}"]) for k in ranking.top_k},
-            "in_best_set": bool(row["in_best_set"])}
+_NO_RANKS = {"rank_ci_low": None, "rank_ci_high": None, "rank_sim_low": None,
+             "rank_sim_high": None, "p_best": None, "p_top": None, "in_best_set": None}
+
+
+def _rank_fields(analysis: Analysis) -> list[dict]:
+    """Every entry's rank statistics, from the table's columns (read once, not row by row: a
+    row lookup cost 0.1 ms an entry); all null without a ranking, and for entries left out of
+    it (tier 0)."""
+    ranking, table = analysis.ranking, analysis.table
+    if ranking is None:
+        return [dict(_NO_RANKS) for _ in range(len(table))]
+    ints = ("rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high")
+    tops = [str(k) for k in ranking.top_k]
+    columns = zip(table["tier"].tolist(), *(table[c].tolist() for c in ints),
+                  table["p_best"].tolist(), table["in_best_set"].tolist(),
+                  *(table[f"p_top_{k}"].tolist() for k in ranking.top_k))
+    out = []
+    for tier, low, high, sim_low, sim_high, p_best, best, *p_top in columns:
+        out.append(dict(_NO_RANKS) if int(tier) == 0 else {
+            "rank_ci_low": int(low), "rank_ci_high": int(high), "rank_sim_low": int(sim_low),
+            "rank_sim_high": int(sim_high), "p_best": _num(p_best),
+            "p_top": {k: _num(p) for k, p in zip(tops, p_top)}, "in_best_set": bool(best)})
+    return out
 
 
 def _ranks(analysis: Analysis) -> dict | None:
@@ -265,11 +277,19 @@ def to_json_dict(analysis: Analysis) -> dict:
     }
 
 
+_JSON_OPTIONS = {"indent": 2, "ensure_ascii": False, "allow_nan": False}
+
+
 def json_text(analysis: Analysis) -> str:
     """:func:`to_json_dict` as strictly valid JSON text (what ``--json`` writes)."""
-    return json.dumps(to_json_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json.dumps(to_json_dict(analysis), **_JSON_OPTIONS) + "\n"
 
 
 def write_json(analysis: Analysis, path) -> None:
-    """Write :func:`json_text` to ``path`` as UTF-8."""
-    Path(path).write_text(json_text(analysis), encoding="utf-8")
+    """Write :func:`json_text` to ``path`` as UTF-8, the same bytes, encoded piece by piece.
+
+    Streamed because the whole text (50 MB at 100,000 entries) and the encoder's list of pieces
+    before joining them cost 0.3 GB at the memory peak of a large board."""
+    with Path(path).open("w", encoding="utf-8") as out:
+        json.dump(to_json_dict(analysis), out, **_JSON_OPTIONS)
+        out.write("\n")

@@ -167,7 +167,10 @@ _CONFIG = dict(
     font=FONT, background="white", padding=6, view=alt.ViewConfig(stroke=None),
     axis=alt.AxisConfig(labelFontSize=11.5, titleFontSize=12.5, titleFontWeight="normal",
                         labelColor="#4b5563", titleColor=INK, gridColor=GRID,
-                        domainColor="#9ca3af", tickColor="#9ca3af"),
+                        domainColor="#9ca3af", tickColor="#9ca3af",
+                        # at least this gap between labels (pixels): Vega's default ~40 px per
+                        # tick left five-digit scores touching on dense axes
+                        labelSeparation=8),
     legend=alt.LegendConfig(labelFontSize=12, titleFontSize=12, titleFontWeight="normal",
                             orient="top", symbolStrokeWidth=2),
     title=alt.TitleConfig(fontSize=13, fontWeight="normal", anchor="start", color=INK))

@@ -69,9 +69,9 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp())
     for n in args.sizes:
         analysis = big_analysis(n)
-        shipped, t_json = _timed(lambda: render_page(TEMPLATE, build_context(analysis)))
+        shipped, t_json = _timed(lambda: render_page(TEMPLATE, build_context(analysis, charts=True)))
         naive, t_html = _timed(lambda: render_page(
-            TEMPLATE, build_context(analysis, static_rows=None, interactive=False)))
+            TEMPLATE, build_context(analysis, static_rows=None, interactive=False, charts=True)))
         paths = {"json": folder / f"json{n}.html", "html": folder / f"html{n}.html"}
         paths["json"].write_text(shipped, encoding="utf-8")
         paths["html"].write_text(naive, encoding="utf-8")

@@ -182,5 +182,7 @@ def test_the_vega_bundle_is_cached_per_user_and_version(tmp_path, monkeypatch):
     assert embed._cached_bundle() == built
     assert path.read_text(encoding="utf-8") == built
     assert not list(path.parent.glob("*.partial"))
+    path.write_text("truncated", encoding="utf-8")   # damaged: built again, not inlined
+    assert embed._cached_bundle() == built and path.read_text(encoding="utf-8") == built
     monkeypatch.setenv("LEADERBOARD_CACHE_DIR", "")
     assert embed._cache_file() is None and embed._cached_bundle() == built

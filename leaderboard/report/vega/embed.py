@@ -131,20 +131,25 @@ def _cached_bundle() -> str:
         if path is not None and path.is_file():
             info = path.stat()
             if info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                return path.read_text(encoding="utf-8")
+                cached = path.read_text(encoding="utf-8")
+                if "vegaEmbed" in cached:   # else a damaged file: built again and replaced
+                    return cached
     except (OSError, UnicodeDecodeError):
         pass
     js = (vlc.javascript_bundle(vl_version=VL_VERSION) if VL_VERSION else
           vlc.javascript_bundle())
     if path is not None:
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
             partial.write_text(js, encoding="utf-8")
             partial.chmod(0o600)
             os.replace(partial, path)   # whole files only, even with runs in parallel
         except OSError:
-            partial.unlink(missing_ok=True) if "partial" in locals() else None
+            try:
+                partial.unlink(missing_ok=True)
+            except OSError:
+                pass
     return js
 
 

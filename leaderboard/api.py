@@ -99,6 +99,20 @@ class Result:
         path.write_text(writer(), encoding="utf-8")
         return path
 
+    def charts(self) -> dict:
+        """The report's charts as Altair charts, by name (``"scores"``, ``"hist"``, ``"ecdf"``,
+        ``"board_hist"``, the ranks', post-mortem's and curves' charts where the analysis has
+        them): in Jupyter each displays natively, with its tooltips and zoom."""
+        from leaderboard.report.chart_context import analysis_charts
+        from leaderboard.report.html import Numbers
+        from leaderboard.report.vega.embed import altair_chart
+        from leaderboard.report.words import pct
+
+        a = self.analysis
+        num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
+        blocks = analysis_charts(a, num, pct(1 - a.settings.alpha))
+        return {name: altair_chart(b) for name, b in blocks.items() if b is not None}
+
     def _repr_html_(self) -> str:
         # In an iframe of its own: the report's styles never reach the notebook's.
         page = render_summary(self.analysis)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 
+import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
@@ -71,6 +72,19 @@ def test_submissions_from_a_mapping_equal_the_files(tmp_path):
     for report in (from_arrays, from_frames):
         assert {k: report[k] for k in keys} == {k: cli[k] for k in keys}
     assert [e["team"] for e in from_arrays["entries"]][0] == "team 0"
+    # the page's charts as Altair objects (Jupyter displays them natively), the curves included
+    result = leaderboard.analyze_submissions(solution, teams, **options)
+    charts = result.charts()
+    assert {"scores", "hist", "ecdf", "board_hist", "rank_intervals", "roc", "pr"} <= set(charts)
+    page = result.to_html()
+    for name, chart in charts.items():
+        spec = chart.to_dict(validate=True)   # Altair checks it against the Vega-Lite schema
+        datasets = spec["datasets"]
+        assert datasets and all(f'"{key}"' in page for key in datasets), name
+    with alt.renderers.enable("mimetype"):
+        bundle = charts["scores"]._repr_mimebundle_()
+    shown = bundle[0] if isinstance(bundle, tuple) else bundle
+    assert any(kind.startswith("application/vnd.vegalite") for kind in shown)
 
 
 @pytest.mark.parametrize("options,words", [

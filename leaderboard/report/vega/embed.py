@@ -105,6 +105,16 @@ def block(chart: Spec, id: str, title: str, *, static: bool = True,
                       caption)
 
 
+def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
+    """The chart as an Altair object, from the page's own specification (data included): in
+    Jupyter it displays through Altair's renderer, and ``.save``/``.to_dict`` work as usual."""
+    spec = chart.data
+    kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
+             "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
+    kind = next((cls for key, cls in kinds.items() if key in spec), alt.Chart)
+    return kind.from_dict(spec)
+
+
 def _cache_file() -> Path | None:
     """Where the bundle is kept between runs: the user's cache folder, one file per vl-convert
     and Vega-Lite version (``LEADERBOARD_CACHE_DIR`` moves it; an empty value turns it off)."""

@@ -140,25 +140,11 @@ def top_of(z, lo, hi, up):
 
 
 @njit(cache=True, nogil=True)
-def group_extremes(err, s, size, zmax, zmin, g0, g1):
-    """Per group of ``size`` consecutive entries (g0 <= g < g1) and replicate: max/min of
-    z = e / s (0 where s = 0, whose errors are 0)."""
-    n, n_rep = err.shape
-    for g in range(g0, g1):
-        zmax[g, :] = -np.inf
-        zmin[g, :] = np.inf
-        for j in range(g * size, min(n, g * size + size)):
-            a = inv(s[j])
-            for r in range(n_rep):
-                v = np.float64(err[j, r]) * a
-                zmax[g, r] = v if v > zmax[g, r] else zmax[g, r]
-                zmin[g, r] = v if v < zmin[g, r] else zmin[g, r]
-
-
-@njit(cache=True, nogil=True)
 def sub_extremes(err, s, size, zmax, zmin, amax, amin, z2max, z2min, g0, g1):
-    """:func:`group_extremes` plus the entry holding each extreme and the runner-up z, so that a
-    search can settle a group from one entry when the runner-up cannot matter."""
+    """Per group of ``size`` consecutive entries (g0 <= g < g1) and replicate: max/min of
+    z = e / s (0 where s = 0, whose errors are 0), the entry holding each extreme and the
+    runner-up z, so that a search can settle a group from one entry when the runner-up cannot
+    matter."""
     n, n_rep = err.shape
     for g in range(g0, g1):
         zmax[g, :] = -np.inf

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from leaderboard.tiers._block_kernels import (K, Layout, extreme_entries, group_extremes,
-                                              sub_extremes, t_of)
+from leaderboard.tiers._block_kernels import (K, Layout, extreme_entries, sub_extremes,
+                                              t_of)
 from leaderboard.tiers._block_searches import (best_owners, closed_layers, counts_at,
                                                marginal_owners, simultaneous_max)
 from leaderboard.tiers._pair_kernels import kth
@@ -114,8 +114,9 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     sub_a = [np.empty((nsub, n_rep), np.int64) for _ in range(2)]
     threaded(sub_extremes, nsub, err, sd, sub, sub_z[0], sub_z[1], sub_a[0], sub_a[1],
              sub_z[2], sub_z[3])
-    bzmax, bzmin = np.empty((nb, n_rep)), np.empty((nb, n_rep))
-    threaded(group_extremes, nb, err, sd, bs, bzmax, bzmin)
+    # a block is K whole sub-blocks: its extremes are theirs, no second pass over the errors
+    starts = np.arange(0, nsub, K)
+    bzmax, bzmin = np.maximum.reduceat(sub_z[0], starts), np.minimum.reduceat(sub_z[1], starts)
     suf, pre = np.empty((nb, n_rep), np.int64), np.empty((nb, n_rep), np.int64)
     suf_e, pre_e = np.empty((nb, n_rep)), np.empty((nb, n_rep))
     extreme_entries(err, bzmax, bzmin, sub_z[0], sub_z[1], sub_a[0], sub_a[1], suf, pre, suf_e,

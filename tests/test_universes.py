@@ -193,6 +193,18 @@ def test_sparse_and_dense_count_blocks_hold_the_same_counts():
     assert (sparse.sum(axis=1) == 200).all()
 
 
+@pytest.mark.parametrize("per_call", [1 << 20, 1000, 7])
+def test_counted_draws_count_one_call_of_picks_however_split(monkeypatch, per_call):
+    """More rows than individuals: the counts are those of the same uniform picks drawn in one call,
+    whatever the memory bound splits them into (so the bound never changes a number)."""
+    monkeypatch.setattr("leaderboard.noise.rng._PICKS_PER_CALL", per_call)
+    counts = draw_rows(block_rng(5, STREAM, 3), 2500, 300)
+    picks = block_rng(5, STREAM, 3).integers(0, 300, size=(counts.shape[0], 2500))
+    expected = np.stack([np.bincount(p, minlength=300) for p in picks])
+    np.testing.assert_array_equal(counts, expected)
+    assert (counts.sum(axis=1) == 2500).all()
+
+
 def test_test_counts_follow_the_shares():
     u = _universe("accuracy", None, class_shares=SHARES3)
     assert u.test_counts(1001, None) == [501, 300, 200]

@@ -15,7 +15,7 @@ from leaderboard.pipelines.scores import Analysis, Settings, join_ranking, rank_
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
-from leaderboard.report import render_html, to_json_dict, write_html, write_json
+from leaderboard.report import json_text, render_html, to_json_dict, write_html, write_json
 from leaderboard.report.html import Numbers
 from leaderboard.report.tier_table import static_rows
 from leaderboard.report.vega.analyze import bin_edges, entry_rows, scores_chart
@@ -174,10 +174,12 @@ def test_json_entries_in_rank_order_with_tier_one_on_top(noisy):
         assert (e["p_vs_anchor"] is None) == e["is_anchor"]
 
 
-def test_json_is_strict_and_round_trips(noisy, tmp_path):
+def test_json_is_strict_and_round_trips(noisy, tmp_path, monkeypatch):
+    monkeypatch.setattr("leaderboard.report.json_out._PIECES_PER_WRITE", 7)  # many writes
     path = tmp_path / "report.json"
     write_json(noisy, path)
     assert _strict_loads(path.read_text(encoding="utf-8")) == _strict_loads(json.dumps(to_json_dict(noisy)))
+    assert path.read_bytes() == json_text(noisy).encode("utf-8")  # streamed in batches, same bytes
 
 
 def test_json_no_noise_model_gives_nulls(plain, tmp_path):

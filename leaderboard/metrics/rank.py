@@ -94,7 +94,14 @@ def _concat(streams: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
 
 def _order(score: np.ndarray) -> np.ndarray:
     """Ascending order of the scores. Tied rows are handled as groups, so their order within a
-    group does not matter and the faster unstable sort will do."""
+    group does not matter and either sort will do: the merge sort when the scores already run in
+    long sorted stretches (a universe's rows are sorted within each class: 0.03 instead of 0.55 ms
+    at 16,384 rows), else quicksort (twice as fast as the merge sort on submissions' scores)."""
+    if score.size > 1:
+        rises = np.count_nonzero(score[1:] > score[:-1])
+        falls = np.count_nonzero(score[1:] < score[:-1])
+        if min(rises, falls) <= score.size // 64:
+            return np.argsort(score, kind="stable")
     return np.argsort(score)
 
 

@@ -60,6 +60,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -278,6 +279,7 @@ def to_json_dict(analysis: Analysis) -> dict:
 
 
 _JSON_OPTIONS = {"indent": 2, "ensure_ascii": False, "allow_nan": False}
+_PIECES_PER_WRITE = 4096  # the encoder's small strings, joined this many at a time
 
 
 def json_text(analysis: Analysis) -> str:
@@ -290,6 +292,10 @@ def write_json(analysis: Analysis, path) -> None:
 
     Streamed because the whole text (50 MB at 100,000 entries) and the encoder's list of pieces
     before joining them cost 0.3 GB at the memory peak of a large board."""
+    pieces = json.JSONEncoder(**_JSON_OPTIONS).iterencode(to_json_dict(analysis))
     with Path(path).open("w", encoding="utf-8") as out:
-        json.dump(to_json_dict(analysis), out, **_JSON_OPTIONS)
+        # joined a few thousand at a time: json.dump's one write per piece (390,000 for 5,000
+        # entries) took 0.5 s, most of the whole JSON's cost
+        while batch := "".join(islice(pieces, _PIECES_PER_WRITE)):
+            out.write(batch)
         out.write("\n")

@@ -186,3 +186,25 @@ def test_the_vega_bundle_is_cached_per_user_and_version(tmp_path, monkeypatch):
     assert embed._cached_bundle() == built and path.read_text(encoding="utf-8") == built
     monkeypatch.setenv("LEADERBOARD_CACHE_DIR", "")
     assert embed._cache_file() is None and embed._cached_bundle() == built
+
+
+def test_channels_built_as_classes_give_altairs_own_specification():
+    """The house Chart builds each channel's class from its name instead of Altair's schema
+    search; the specification must be the one Altair builds from the same arguments."""
+    import altair as alt
+    from leaderboard.report.vega.common import Chart, dim_others
+
+    def build(cls):
+        base = cls(alt.NamedData("rows")).transform_calculate(who="datum.team")
+        return alt.layer(
+            base.mark_rule().encode(x="lo:Q", x2="hi:Q", y=alt.Y("who:N", title=None),
+                                    opacity=dim_others(), tooltip=["team:N", alt.Tooltip("lo:Q")]),
+            base.mark_rect().encode(x=alt.value(0), x2=alt.value("width"), y="who:N",
+                                    strokeWidth=alt.condition("datum.odd", alt.value(2),
+                                                              alt.value(1))),
+            base.mark_text().encode(text={"field": "team", "type": "nominal"}, y="who:N"),
+        ).to_dict(validate=True)
+
+    ours, altairs = build(Chart), build(alt.Chart)
+    assert ours == altairs
+    assert ours["layer"][0]["encoding"]["x"] == {"field": "lo", "type": "quantitative"}

@@ -17,10 +17,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from leaderboard.report.vega.common import (BAND, HIGHLIGHT, INK, NO_TIER, PALETTE, TOP, WIDTH,
-                                            Spec, data, dim_others, finish, finite, is_selected,
-                                            label, label_limit, number_format, share_text,
-                                            top_or_selected, with_data)
+from leaderboard.report.vega.common import (Chart, BAND, HIGHLIGHT, INK, NO_TIER, PALETTE, TOP,
+                                            WIDTH, Spec, data, dim_others, finish, finite,
+                                            is_selected, label, label_limit, number_format,
+                                            share_text, top_or_selected, with_data)
 
 ROW = 18   # pixels per entry row
 BAR = "#8fb8da"
@@ -99,7 +99,7 @@ def _scores(decimals: int, x_title: str, interval: str | None, top: int, height:
     if interval:
         tips += [alt.Tooltip("lo:Q", title=f"{interval} from", format=fmt),
                  alt.Tooltip("hi:Q", title="to", format=fmt), alt.Tooltip("tier:Q", title="tier")]
-    base = (alt.Chart(data("entries"))
+    base = (Chart(data("entries"))
             .transform_filter(top_or_selected(top))
             .transform_calculate(who="datum.rank + '. ' + datum.team", tone=tone(),
                                  odd="datum.tier % 2")
@@ -127,7 +127,7 @@ def _scores(decimals: int, x_title: str, interval: str | None, top: int, height:
             size=alt.condition(is_selected(), alt.value(200), alt.value(70)),
             strokeWidth=alt.condition(is_selected(), alt.value(2.5), alt.value(0.7)))
         .add_params(zoom),
-        alt.Chart(data("leader")).mark_rule(color=INK, strokeDash=[5, 4], strokeWidth=1.2)
+        Chart(data("leader")).mark_rule(color=INK, strokeDash=[5, 4], strokeWidth=1.2)
         .encode(x="leader:Q"),
         # labels right of the plot: never clipped by the zoom
         base.mark_text(align="left", dx=6, fontSize=11.5, fontWeight="bold", color=INK,
@@ -176,7 +176,7 @@ def binned(values: np.ndarray, target: int = 40) -> pd.DataFrame:
 
 
 def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> alt.Chart:
-    return alt.Chart(data("bins")).mark_rect(color=BAR, stroke="white", strokeWidth=0.5).encode(
+    return Chart(data("bins")).mark_rect(color=BAR, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("x0:Q", title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8)),
         x2="x1:Q", y=alt.Y(f"{y_field}:Q", title=y_title,
                            axis=alt.Axis(format="%") if percent else alt.Axis()),
@@ -189,7 +189,7 @@ def _marks() -> list[alt.Chart]:
     """Vertical lines with labels above the plot, from dataset ``marks``: ``x``, ``text``,
     ``dash`` (0/1) and ``side`` (-1: the label ends at the line, 0: centred on it, one line
     higher, 1: starts at it)."""
-    base = alt.Chart(data("marks"))
+    base = Chart(data("marks"))
     out = [base.mark_rule(color=INK, strokeWidth=1.4).encode(
         x="x:Q", strokeDash=alt.condition("datum.dash == 1", alt.value([5, 4]), alt.value([1, 0])),
         tooltip=[alt.Tooltip("text:N", title="")])]
@@ -252,13 +252,13 @@ def ecdf_chart(t: np.ndarray, f: np.ndarray, d95: float, *, x_title: str, d95_te
 
 @lru_cache(maxsize=32)
 def _ecdf(x_title: str, name: str) -> dict:
-    line = alt.Chart(data("curve")).mark_line(color=PALETTE[0], strokeWidth=2.2).encode(
+    line = Chart(data("curve")).mark_line(color=PALETTE[0], strokeWidth=2.2).encode(
         x=alt.X("gap:Q", title=x_title, scale=alt.Scale(nice=False)),
         y=alt.Y("share:Q", title="share of pairs within this gap", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("gap:Q", title="gap", format=".3g"),
                  alt.Tooltip("share:Q", title="share of pairs", format=".1%")])
-    guide = alt.Chart(data("pin"))
+    guide = Chart(data("pin"))
     dash = {"color": INK, "strokeDash": [5, 4]}
     layers = [line, guide.mark_rule(**dash).encode(x="x0:Q", x2="x:Q", y="y:Q"),
               guide.mark_rule(**dash).encode(x="x:Q", y="y0:Q", y2="y:Q"),
@@ -289,9 +289,9 @@ def board_histogram(scores: np.ndarray, leader: float, d95: float | None, *, hig
 @lru_cache(maxsize=32)
 def _board(x_title: str, decimals: int, higher: bool, has_band: bool) -> dict:
     layers = [_bars(x_title, "count", "entries", number_format(decimals), False),
-              alt.Chart(data("leader")).mark_rule(color=INK, strokeWidth=1.4).encode(x="x:Q")]
+              Chart(data("leader")).mark_rule(color=INK, strokeWidth=1.4).encode(x="x:Q")]
     if has_band:
-        band = alt.Chart(data("band"))
+        band = Chart(data("band"))
         layers = [band.mark_rect(color=BAND, opacity=0.55).encode(
                       x="a:Q", x2="b:Q", tooltip=[alt.Tooltip("text:N", title="")]),
                   *layers,

@@ -10,8 +10,8 @@ from functools import lru_cache
 import altair as alt
 import pandas as pd
 
-from leaderboard.report.vega.common import (INK, Spec, data, dim_others, finish, finite, label,
-                                            number_format, with_data)
+from leaderboard.report.vega.common import (Chart, INK, Spec, data, dim_others, finish, finite,
+                                            label, number_format, with_data)
 
 TOP_MODELS = 20
 
@@ -54,7 +54,7 @@ def category_chart(per_category: pd.DataFrame, macro: pd.DataFrame, *, decimals:
 def _chart(rows: int, cols: int, decimals: int, metric: str, conf: str, higher: bool) -> dict:
     fmt = number_format(decimals)
     width = int(min(110, max(14, 760 // max(cols, 1))))   # a column; rows are 20 px
-    base = alt.Chart(data("cells"))
+    base = Chart(data("cells"))
     x = alt.X("category:N", sort=alt.EncodingSortField("col", order="ascending"), title=None,
               axis=alt.Axis(orient="top", labelAngle=0 if width >= 80 else -45, labelLimit=160,
                             labelFontSize=11))

@@ -12,7 +12,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from leaderboard.report.vega.common import (HIGHLIGHT, INK, MUTED, PALETTE, Spec, data,
+from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, MUTED, PALETTE, Spec, data,
                                             dim_others, finish, finite, is_selected, label,
                                             label_limit, number_format, share_text, with_data)
 
@@ -54,7 +54,7 @@ def estimate_chart(table: pd.DataFrame, *, decimals: int, higher_is_better: bool
 @lru_cache(maxsize=16)
 def _estimates(decimals: int, x_title: str, n: int) -> dict:
     fmt = number_format(decimals)
-    base = alt.Chart(data("rows")).transform_calculate(
+    base = Chart(data("rows")).transform_calculate(
         who="datum.badge ? datum.team + '  \u2014 ' + datum.badge : datum.team")
     y = alt.Y("who:N", sort=alt.EncodingSortField("place", order="ascending"), title=None,
               axis=alt.Axis(labelLimit=label_limit(300), labelFontSize=12, domain=False,

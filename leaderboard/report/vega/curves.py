@@ -15,8 +15,8 @@ import altair as alt
 import numpy as np
 
 from leaderboard.noise.curves import GRID, Curves
-from leaderboard.report.vega.common import (INK, PALETTE, SELECTED, Spec, data, finish, finite,
-                                            label, with_data)
+from leaderboard.report.vega.common import (Chart, INK, PALETTE, SELECTED, Spec, data, finish,
+                                            finite, label, with_data)
 
 SHOW = 5
 
@@ -101,7 +101,7 @@ _AXES = {"roc": ("false positive rate", "true positive rate"),
 def _chart(kind: str, n: int) -> dict:
     x_title, y_title = _AXES[kind]
     shown = f"datum.rank <= {SHOW} || datum.team === {SELECTED}"
-    base = alt.Chart(data("curves")).transform_lookup(
+    base = Chart(data("curves")).transform_lookup(
         lookup="t", from_=alt.LookupData(data=data("entries"), key="t",
                                           fields=["team", "who", "rank"])).transform_filter(shown)
     x = alt.X("x:Q", title=x_title, scale=alt.Scale(domain=[0, 1], nice=False))
@@ -123,14 +123,14 @@ def _chart(kind: str, n: int) -> dict:
         layers.append(base.transform_filter("isValid(datum.lo)").mark_area(
             opacity=0.15, clip=True).encode(x=x, y=alt.Y("lo:Q", scale=alt.Scale(domain=[0, 1])),
                                            y2="hi:Q", color=colour))
-    ref = alt.Chart(data("reference")).mark_line(color="#9ca3af", strokeDash=[4, 4]).encode(
+    ref = Chart(data("reference")).mark_line(color="#9ca3af", strokeDash=[4, 4]).encode(
         x="x:Q", y="y:Q")
     layers.append(ref)
     if kind == "cap":
-        layers.append(alt.Chart(data("perfect")).mark_line(color=INK, strokeDash=[2, 2],
+        layers.append(Chart(data("perfect")).mark_line(color=INK, strokeDash=[2, 2],
                                                            strokeWidth=1).encode(x="x:Q", y="y:Q"))
     if kind == "cost":
-        layers.append(alt.Chart(data("other")).mark_line(color="#9ca3af", strokeDash=[4, 4])
+        layers.append(Chart(data("other")).mark_line(color="#9ca3af", strokeDash=[4, 4])
                       .encode(x="x:Q", y="y:Q"))
     layers.append(base.mark_line(clip=True).encode(
         x=x, y=y, color=colour, detail="team:N", tooltip=tips,

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import altair as alt
 
-from leaderboard.report.vega.common import (INK, LOG_LABELS, PALETTE, Spec, data, finish,
+from leaderboard.report.vega.common import (Chart, INK, LOG_LABELS, PALETTE, Spec, data, finish,
                                             finite, with_data)
 
 FULL, PUBLIC = PALETTE[0], PALETTE[1]
@@ -56,7 +56,7 @@ def _mdd(metric: str, series: tuple[str, ...], has_delta: bool) -> dict:
     colour = alt.Color("series:N", scale=alt.Scale(domain=list(series),
                                                    range=[FULL, PUBLIC][:len(series)]),
                        legend=alt.Legend(title=None, orient="top"))
-    layers = [alt.Chart(data("curve")).mark_line(strokeWidth=2.2).encode(
+    layers = [Chart(data("curve")).mark_line(strokeWidth=2.2).encode(
         x=x, y=y, color=colour,
         strokeDash=alt.StrokeDash("series:N", scale=alt.Scale(domain=list(series),
                                                               range=[[1, 0], [7, 5]]),
@@ -64,11 +64,11 @@ def _mdd(metric: str, series: tuple[str, ...], has_delta: bool) -> dict:
         tooltip=[alt.Tooltip("series:N", title=""), alt.Tooltip("n:Q", title="rows", format=","),
                  alt.Tooltip("mdd:Q", title="MDD", format=".4g")])]
     if has_delta:
-        delta = alt.Chart(data("delta"))
+        delta = Chart(data("delta"))
         layers += [delta.mark_rule(color=INK, strokeDash=[2, 3], strokeWidth=1.2).encode(y="mdd:Q"),
                    delta.mark_text(align="left", dx=4, dy=-6, fontSize=11.5, color=INK).encode(
                        x=alt.value(0), y="mdd:Q", text="text:N")]
-    pins = alt.Chart(data("pins"))
+    pins = Chart(data("pins"))
     layers += [pins.mark_circle(size=60, color=INK, opacity=1).encode(
                    x="n:Q", y="mdd:Q", tooltip=[alt.Tooltip("text:N", title="")]),
                # a white halo under each label keeps it readable where a curve passes under it

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.report.vega.analyze import ROW, binned, tone, tone_scale
-from leaderboard.report.vega.common import (HIGHLIGHT, INK, LOG_LABELS, PALETTE, TOP, WIDTH,
+from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, LOG_LABELS, PALETTE, TOP, WIDTH,
                                             Spec, data, dim_others, finish, finite, is_selected,
                                             label, label_limit, share_text, top_or_selected,
                                             with_data)
@@ -89,7 +89,7 @@ def _intervals(level: str, top: int, log: bool, height: int) -> dict:
             alt.Tooltip("rhi:Q", title="to"),
             alt.Tooltip("slo:Q", title="all at once from"), alt.Tooltip("shi:Q", title="to"),
             alt.Tooltip("ptext:N", title="P(best)"), alt.Tooltip("tier:Q", title="tier")]
-    base = (alt.Chart(data("entries")).transform_filter(top_or_selected(top))
+    base = (Chart(data("entries")).transform_filter(top_or_selected(top))
             .transform_calculate(who="datum.rank + '. ' + datum.team", tone=tone())
             .encode(y=alt.Y("who:N", sort=alt.EncodingSortField("rank", order="ascending"),
                             title=None, axis=alt.Axis(labelLimit=label_limit(260),
@@ -115,7 +115,7 @@ def _intervals(level: str, top: int, log: bool, height: int) -> dict:
             x=alt.value("width"), text="ptext:N",
             opacity=alt.condition("datum.pbest < 0.001", alt.value(0.45), alt.value(1))),
     ]
-    head = alt.Chart(data("head")).mark_text(align="right", dx=60, dy=-8, fontSize=11,
+    head = Chart(data("head")).mark_text(align="right", dx=60, dy=-8, fontSize=11,
                                              color="#6b7280", clip=False).encode(
         x=alt.value("width"), y=alt.value(0), text="text:N")
     chart = alt.layer(*layers, head).properties(
@@ -165,7 +165,7 @@ def _tau_text(t: float) -> str:
 def _tau() -> dict:
     from leaderboard.report.vega.analyze import _bars, _marks
 
-    note = alt.Chart(data("note")).mark_text(align="left", fontStyle="italic", fontSize=12.5,
+    note = Chart(data("note")).mark_text(align="left", fontStyle="italic", fontSize=12.5,
                                               color="#4b5563").encode(
         x=alt.value(10), y=alt.value(18), text="text:N")
     chart = alt.layer(_bars("Kendall's tau with the observed ranking", "share",
@@ -231,8 +231,8 @@ def _frequencies(top: int, level: float) -> dict:
     y = alt.Y("rank:O", title="rank in the resampled rankings", scale=alt.Scale(domain=ranks),
               axis=alt.Axis(labelExpr=f"datum.value > {top} ? '>{top}' : datum.label"))
     x = alt.X("col:O", title=None, axis=alt.Axis(labelExpr="''", ticks=False, domain=False))
-    cells = alt.Chart(data("cells")).transform_calculate(tone=tone())
-    columns = alt.Chart(data("columns"))
+    cells = Chart(data("cells")).transform_calculate(tone=tone())
+    columns = Chart(data("columns"))
     layers = [
         cells.mark_circle(opacity=0.8, stroke="black", strokeWidth=0.5, strokeOpacity=0.4).encode(
             x=x, y=y, color=alt.Color("tone:N", scale=tone_scale(), legend=None),
@@ -340,7 +340,7 @@ def _significance(k: int, mirror: bool) -> dict:
                                          symbolType="square", symbolStrokeColor="#9ca3af",
                                          labelLimit=400))
     sort = {"field": "i", "order": "ascending"}
-    chart = alt.Chart(data("cells")).mark_rect(stroke="white", strokeWidth=1).encode(
+    chart = Chart(data("cells")).mark_rect(stroke="white", strokeWidth=1).encode(
         x=alt.X("col:N", sort=alt.EncodingSortField("j", order="ascending"), title=None,
                 axis=alt.Axis(orient="top", labelAngle=-45, labelLimit=150, labelFontSize=11)),
         y=alt.Y("row:N", sort=alt.EncodingSortField(**sort), title=None,

@@ -14,8 +14,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from leaderboard.report.vega.common import (BAND, INK, PALETTE, Spec, data, dim_others, finish,
-                                            finite, is_selected, label, padded, with_data)
+from leaderboard.report.vega.common import (Chart, BAND, INK, PALETTE, Spec, data, dim_others,
+                                            finish, finite, is_selected, label, padded, with_data)
 
 DOT, FLAG, ROSE, FELL, SAME = PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[3], "#9CA3AF"
 SCATTER_POINTS = 2000   # past this, the scatter bins the board
@@ -162,22 +162,22 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
     y = alt.Y("pri:Q", scale=ys, title=f"private score ({up})")
     layers = []
     if binned:
-        layers.append(alt.Chart(data("bins")).mark_rect(clip=True).encode(
+        layers.append(Chart(data("bins")).mark_rect(clip=True).encode(
             x=alt.X("x0:Q", scale=xs, title=f"public score ({up})"), x2="x1:Q",
             y=alt.Y("y0:Q", scale=ys, title=f"private score ({up})"), y2="y1:Q",
             color=alt.Color("count:Q", scale=alt.Scale(scheme="greys", type="log"),
                             legend=alt.Legend(title="entries per cell", orient="right")),
             tooltip=[alt.Tooltip("count:Q", title="entries")]))
     if has_band:
-        band = alt.Chart(data("band"))
+        band = Chart(data("band"))
         layers += [band.mark_area(color=BAND, opacity=0.7, clip=True).encode(
                        x=alt.X("x:Q", scale=xs), y=alt.Y("lo:Q", scale=ys), y2="hi:Q"),
                    band.mark_line(color=INK, strokeWidth=1.2, clip=True).encode(
                        x="x:Q", y="mid:Q")]
-    layers.append(alt.Chart(data("diagonal")).mark_line(color=SAME, strokeDash=[4, 4],
+    layers.append(Chart(data("diagonal")).mark_line(color=SAME, strokeDash=[4, 4],
                                                         clip=True).encode(
         x=alt.X("v:Q", scale=xs), y=alt.Y("v:Q", scale=ys)))
-    entries = alt.Chart(data("entries")).transform_calculate(
+    entries = Chart(data("entries")).transform_calculate(
         kind=f"datum.flag ? '{kinds[-1]}' : 'entry'")
     zoom = alt.selection_interval(bind="scales", name="zoom")
     layers += [

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 
-from leaderboard.report.vega.common import (BAND, INK, LOG_LABELS, Spec, data, dim_others,
+from leaderboard.report.vega.common import (Chart, BAND, INK, LOG_LABELS, Spec, data, dim_others,
                                             finish, label, with_data)
 from leaderboard.report.vega.shakeup import FELL, LABEL_GAP, ROSE, SAME, sorted_spread
 
@@ -114,11 +114,11 @@ def _slopes(height: int) -> dict:
                        legend=alt.Legend(title=None, orient="top",
                                          labelExpr="datum.value == 'same' ? 'same rank' : "
                                                    "datum.value"))
-    ends = alt.Chart(data("ends"))
+    ends = Chart(data("ends"))
     tips = [alt.Tooltip("team:N", title="team"), alt.Tooltip("tip:N", title="")]
-    lab = alt.Chart(data("labels"))
+    lab = Chart(data("labels"))
     layers = [
-        alt.Chart(data("axes")).mark_rule(color="#9ca3af").encode(
+        Chart(data("axes")).mark_rule(color="#9ca3af").encode(
             x=x, y=alt.Y("y0:Q", scale=y_scale, axis=None), y2="y1:Q"),
         ends.mark_line(strokeWidth=1.8).encode(x=x, y=y, detail="team:N", color=colour,
                                                opacity=dim_others(), tooltip=tips),
@@ -175,7 +175,7 @@ def _panel(m: int) -> dict:
     y = alt.Y("lo:Q", title="private rank (log scale)",
               scale=alt.Scale(type="log", reverse=True, nice=False, padding=6),
               axis=alt.Axis(labelExpr=LOG_LABELS))
-    base = alt.Chart(data("places"))
+    base = Chart(data("places"))
     tips = [alt.Tooltip("place:O", title="public place"), alt.Tooltip("team:N", title="team"),
             alt.Tooltip("tip:N", title="")]
     layers = [

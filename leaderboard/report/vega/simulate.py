@@ -14,7 +14,8 @@ import altair as alt
 import numpy as np
 
 from leaderboard.report.vega.analyze import bin_edges, ecdf_curve
-from leaderboard.report.vega.common import INK, PALETTE, Spec, data, finish, finite, with_data
+from leaderboard.report.vega.common import (Chart, INK, PALETTE, Spec, data, finish, finite,
+                                            with_data)
 
 
 def score_colour(index: int) -> str:
@@ -66,7 +67,7 @@ def _colour(labels: tuple[str, ...]) -> alt.Color:
 
 @lru_cache(maxsize=16)
 def _overlay(x_title: str, labels: tuple[str, ...]) -> dict:
-    steps = alt.Chart(data("steps"))
+    steps = Chart(data("steps"))
     colour = _colour(labels)
     x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, nice=False))
     y = alt.Y("y:Q", title="share of test sets per bin", axis=alt.Axis(format="%"), stack=None)
@@ -77,7 +78,7 @@ def _overlay(x_title: str, labels: tuple[str, ...]) -> dict:
                   tooltip=[alt.Tooltip("label:N", title="true score"),
                            alt.Tooltip("x:Q", title="bin from", format=".4g"),
                            alt.Tooltip("y:Q", title="share", format=".1%")]),
-              alt.Chart(data("truths")).mark_rule(strokeWidth=1.6).encode(x="x:Q", color=colour)]
+              Chart(data("truths")).mark_rule(strokeWidth=1.6).encode(x="x:Q", color=colour)]
     return finish(alt.layer(*layers).properties(width=420, height=230), "simulate-overlay")
 
 
@@ -102,11 +103,11 @@ def ecdfs_chart(series: Sequence[tuple[str, np.ndarray, np.ndarray, float]],
 def _ecdfs(x_title: str, labels: tuple[str, ...]) -> dict:
     colour = _colour(labels)
     layers = [
-        alt.Chart(data("level")).mark_rule(color=INK, strokeDash=[5, 4]).encode(y="y:Q"),
-        alt.Chart(data("level")).mark_text(align="left", dx=6, dy=-7, color=INK,
+        Chart(data("level")).mark_rule(color=INK, strokeDash=[5, 4]).encode(y="y:Q"),
+        Chart(data("level")).mark_text(align="left", dx=6, dy=-7, color=INK,
                                            fontSize=11.5).encode(x=alt.value(0), y="y:Q",
                                                                  text="text:N"),
-        alt.Chart(data("lines")).mark_line(strokeWidth=2).encode(
+        Chart(data("lines")).mark_line(strokeWidth=2).encode(
             x=alt.X("gap:Q", title=x_title, scale=alt.Scale(nice=False)),
             y=alt.Y("share:Q", title="share of pairs within this gap",
                     axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
@@ -114,9 +115,9 @@ def _ecdfs(x_title: str, labels: tuple[str, ...]) -> dict:
             tooltip=[alt.Tooltip("label:N", title="true score"),
                      alt.Tooltip("gap:Q", title="gap", format=".3g"),
                      alt.Tooltip("share:Q", title="share of pairs", format=".1%")]),
-        alt.Chart(data("pins")).mark_rule(strokeDash=[5, 4]).encode(
+        Chart(data("pins")).mark_rule(strokeDash=[5, 4]).encode(
             x="x:Q", y="y0:Q", y2="y:Q", color=colour),
-        alt.Chart(data("pins")).mark_circle(size=45, opacity=1).encode(
+        Chart(data("pins")).mark_circle(size=45, opacity=1).encode(
             x="x:Q", y="y:Q", color=colour,
             tooltip=[alt.Tooltip("label:N", title="true score"),
                      alt.Tooltip("x:Q", title="d95", format=".4g")]),
@@ -158,7 +159,7 @@ def _facets(x_title: str, labels: tuple[str, ...], columns: int) -> dict:
     x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(tickCount=5, labelOverlap=True))
     y = alt.Y("y:Q", title=None, axis=None, stack=None)
-    base = alt.Chart()
+    base = Chart()
     layer = alt.layer(
         base.transform_filter("datum.kind == 'step'").mark_area(
             interpolate="step-after", opacity=0.16).encode(x=x, y=y, color=colour,

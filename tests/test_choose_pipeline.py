@@ -3,6 +3,7 @@ the real kaggle_insults candidates when the shared data is here."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -31,11 +32,27 @@ def _check_invariants(data):
     first, second = data["recommended"]
     assert first != second and {first, second} <= set(names)
     assert sum(c["p_best"] for c in data["candidates"]) == pytest.approx(1.0, abs=1e-9)
+    assert sum(c["p_true_best"] for c in data["candidates"]) == pytest.approx(1.0, abs=1e-9)
+    _check_reason_quotes_p_true_best(data)
     for c in data["candidates"]:
         assert c["ci_low"] <= c["expected"] <= c["ci_high"]
     # the expected best-of-two of the chosen pair is at least that of the top two public (it is
     # the maximum over pairs, on the same draws)
     assert data["recommended_expected"] >= data["top_two_expected"] - 1e-12
+
+
+def _check_reason_quotes_p_true_best(data):
+    """A percentage the verdict gives for the leader is the table's P(truly best) of the leader
+    (summed over the candidates with its public scores, which count as one)."""
+    quoted = re.search(r"(?:probability only|P\(truly best\)) (\d+)%", data["reason"])
+    if quoted is None:
+        return
+    higher = 1 if data["higher_is_better"] else -1
+    lead = max(data["candidates"], key=lambda c: higher * c["expected"])
+    group = lead["same_public_scores_as"] or lead["name"]
+    share = sum(c["p_true_best"] for c in data["candidates"]
+                if (c["same_public_scores_as"] or c["name"]) == group)
+    assert int(quoted.group(1)) == round(100 * share)
 
 
 def _check_shrinks_toward(data):
@@ -70,6 +87,7 @@ def test_example_predictions(tmp_path):
     assert data["noise"].startswith("a paired bootstrap")
     page = html.read_text(encoding="utf-8")
     assert "Select " in page and "How much of the public climb was real?" in page
+    assert "<th>P(truly best)</th><th>P(best on private)</th>" in page
     assert f"mean public score, {data['correction']['center']:.4g}" in page
 
 

@@ -223,13 +223,13 @@ def _distinguishable(posterior, oriented_mean, p_true_best, same, names):
     share = float(p_true_best[same == first].sum())
     lead, runner_up = names[first], names[second]
     if share >= 0.5:
-        return True, f"{lead} is more likely than not the truly best (probability {share:.0%})"
+        return True, f"{lead} is more likely than not the truly best (P(truly best) {share:.0%})"
     if low > 0:
         return True, (f"{lead}'s lead over {runner_up} is beyond noise (the 95% posterior "
                       "interval of the difference excludes zero)")
-    return False, (f"the leading {lead} is the truly best with probability only {share:.0%}, "
-                   f"and its lead over {runner_up} is within noise (the 95% posterior interval "
-                   "of the difference includes zero)")
+    return False, (f"the leading {lead} is the truly best with probability only {share:.0%} "
+                   f"(its P(truly best)), and its lead over {runner_up} is within noise (the 95% "
+                   "posterior interval of the difference includes zero)")
 
 
 def choose_pair(posterior: Posterior, private_cov: np.ndarray, higher_is_better: bool, *,

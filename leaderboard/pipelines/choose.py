@@ -232,7 +232,8 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
     pick[list(choice.recommended)] = (1, 2)
     table = pd.DataFrame({
         "candidate": c.names, "public_score": c.scores, "expected": choice.expected,
-        "ci_low": low, "ci_high": high, "p_best": choice.p_best, "p_top_tier": choice.p_top_tier,
+        "ci_low": low, "ci_high": high, "p_best": choice.p_best, "p_true_best": choice.p_true_best,
+        "p_top_tier": choice.p_top_tier,
         "pick": pick, "safest": np.isin(np.arange(len(c.names)), choice.safest),
         "top_two_public": np.isin(np.arange(len(c.names)), choice.top_two_public),
         "ladder_step": ladder.is_step, "source": c.source})

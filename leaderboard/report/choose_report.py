@@ -143,6 +143,7 @@ def _rows(r: ChooseResult) -> list[dict]:
                      "interval": f"{fmt(row['ci_low'])} \u2013 {fmt(row['ci_high'])}",
                      # shares of posterior draws: never 0% or 100% from a finite sample
                      "p_best": share_text(row["p_best"]),
+                     "p_true_best": share_text(row["p_true_best"]),
                      "p_top_tier": share_text(row["p_top_tier"]),
                      "private": fmt(row["private_hindsight"]) if "private_hindsight" in t else None,
                      "roles": ", ".join(x for x in roles if x), "pick": bool(row["pick"])})
@@ -171,8 +172,12 @@ def _how() -> list[Fact]:
             Fact("95% interval", "Where the candidate's true score lies, with 95% probability "
                  "under that model; it includes the uncertainty of the level shared by all "
                  "candidates."),
-            Fact("P(best on private)", "The share of simulated private boards on which the candidate scores "
-                 "best of all candidates."),
+            Fact("P(truly best)", "The probability, under that model, that the candidate's true "
+                 "score is the best of all candidates' (the one the verdict above quotes)."),
+            Fact("P(best on private)", "The share of simulated private boards on which the "
+                 "candidate scores best of all candidates. The private rows add their own luck, so "
+                 "these shares are flatter than P(truly best): a leader can be truly best with "
+                 "probability 40% and still top the private board only 30% of the time."),
             Fact("P(top tier)", "The share on which its true score is within the top-tier margin "
                  "of the best candidate's: in the group the private board cannot split."),
             Fact("Expected best-of-two", "Only the better of the two selected submissions counts, "
@@ -246,6 +251,7 @@ def to_json_dict(r: ChooseResult) -> dict:
         "candidates": [{"name": row["candidate"], "public_score": _f(row["public_score"]),
                         "expected": _f(row["expected"]), "ci_low": _f(row["ci_low"]),
                         "ci_high": _f(row["ci_high"]), "p_best": _f(row["p_best"]),
+                        "p_true_best": _f(row["p_true_best"]),
                         "p_top_tier": _f(row["p_top_tier"]), "source": row["source"],
                         "identical_to": row["identical_to"],
                         "same_public_scores_as": row["same_public_scores_as"],

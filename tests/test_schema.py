@@ -1,5 +1,5 @@
 """Every command's JSON validates against its published schema (leaderboard/schema): `analyze` in
-every mode, `simulate`, `plan`, `choose` and `compare` in their variants. The schemas are strict:
+every mode, `simulate`, `plan`, `choose`, `compare` and `calibrate` in their variants. The schemas are strict:
 a field one does not describe fails, so the JSON cannot drift from what the README links to."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ jsonschema = pytest.importorskip("jsonschema")
 from leaderboard.cli import main  # noqa: E402
 from leaderboard.schema import SCHEMA_DIR  # noqa: E402
 
-COMMANDS = ("analyze", "simulate", "plan", "choose", "compare")
+COMMANDS = ("analyze", "simulate", "plan", "choose", "compare", "calibrate")
 
 
 def _validator(command: str):
@@ -113,13 +113,15 @@ RUNS = {
              ["--metric", "accuracy", "--score", "0.8", "--delta", "0.02", "--n-test", "3000",
               "--correlation", "0.5"]],
     "choose": [["--example", "--replicates", "200", "--draws", "2000"]],
+    # -o: the study's Markdown table (PAGE, a temporary file), never docs/calibration.md
+    "calibrate": [["--entries", "3", "--competitions", "2", "-o", "PAGE"]],
 }
 
 
 @pytest.mark.parametrize("command,variant", [(c, i) for c, runs in RUNS.items()
                                              for i in range(len(runs))])
 def test_every_command_json_validates(tmp_path, command, variant):
-    argv = RUNS[command][variant]
+    argv = [str(tmp_path / "table.md") if a == "PAGE" else a for a in RUNS[command][variant]]
     if command in ("simulate", "choose"):
         argv = [*argv, "-o", str(tmp_path / "page.html")]
     data = _run(tmp_path, command, *argv, "--quiet")
@@ -162,8 +164,8 @@ def test_every_schema_is_strict(tmp_path, command):
     elif command == "analyze":
         data = _analyze(tmp_path, "--example")
     else:
-        argv = RUNS[command][0] + (["-o", str(tmp_path / "p.html")]
-                                   if command != "plan" else [])
+        argv = [str(tmp_path / "table.md") if a == "PAGE" else a for a in RUNS[command][0]]
+        argv += ["-o", str(tmp_path / "p.html")] if command not in ("plan", "calibrate") else []
         data = _run(tmp_path, command, *argv, "--quiet")
     validator = _validator(command)
     validator.validate(data)
@@ -188,3 +190,16 @@ def test_the_readme_links_every_schema():
     for command in COMMANDS:
         assert f"(leaderboard/schema/{command}.schema.json)" in readme, command
         assert (SCHEMA_DIR / f"{command}.schema.json").is_file()
+
+
+def test_calibrate_cells_are_measures_with_their_errors(tmp_path):
+    """A tiers-study cell: its design, then every measure with its Monte Carlo SE; a string where
+    a measure belongs, or scores-only results in a tiers study, fail."""
+    data = _run(tmp_path, "calibrate", "--entries", "3", "--competitions", "2", "-o",
+                str(tmp_path / "table.md"), "--quiet")
+    assert data["study"] == "tiers" and len(data["cells"]) == 8 and not _errors("calibrate", data)
+    cell = data["cells"][0]
+    assert {"best_in_tier1[rank-sets]", "se:best_in_tier1[rank-sets]"} <= set(cell)
+    bad = {**data, "cells": [{**cell, "score_cover": "high"}, *data["cells"][1:]]}
+    assert _errors("calibrate", bad)
+    assert _errors("calibrate", {**data, "boards": []})

@@ -5,6 +5,7 @@ populations) and its true AUC (computed on the populations, ties half); coverage
 binomial Monte Carlo errors of the share of observed scores."""
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -13,6 +14,7 @@ from sklearn.metrics import roc_auc_score
 
 from leaderboard.cli import main
 from leaderboard.noise.universes import UniverseOptions
+from leaderboard.schema import SCHEMA_DIR
 from leaderboard.studies.noise import auc_population, auc_study
 from leaderboard.studies.scores_calibration import BoardDesign, run_board_design, simulate_board
 
@@ -69,7 +71,15 @@ def test_scores_only_boards_keep_their_promise_on_a_spread_family():
 
 def test_calibrate_scores_only_quick_writes_both_tables(tmp_path):
     page = tmp_path / "scores_only.md"
-    assert main(["calibrate", "--scores-only", "--quick", "--quiet", "-o", str(page)]) == 0
+    out = tmp_path / "scores_only.json"
+    assert main(["calibrate", "--scores-only", "--quick", "--quiet", "-o", str(page),
+                 "--json", str(out)]) == 0
     text = page.read_text(encoding="utf-8")
     assert "## The noise study (AUC)" in text and "minority spread" in text
     assert "## Leaderboards of these families" in text and "| logistic |" in text
+    data = json.loads(out.read_text(encoding="utf-8"))   # strict JSON, as the schema describes
+    assert data["command"] == "calibrate" and data["study"] == "scores_only" and data["quick"]
+    assert len(data["noise_study"]) > 0 and len(data["boards"]) > 0
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((SCHEMA_DIR / "calibrate.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(data)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -86,13 +87,34 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     write_output(lambda path: Path(path).write_text(markdown(results, args.alpha),
                                                     encoding="utf-8"), args.output)
     if args.json:
-        write_output(lambda path: Path(path).write_text(
-            json.dumps(results.to_dict(orient="records"), indent=2) + "\n", encoding="utf-8"),
-            args.json)
+        write_output(partial(write_study_json, args, "tiers",
+                             {"cells": results.to_dict(orient="records")}), args.json)
     if not args.quiet:
         echo(f"{len(designs)} cells, {sum(d.competitions for d in designs):,} competitions; "
              f"wrote {args.output}")
     return results
+
+
+def write_study_json(args: argparse.Namespace, study: str, body: dict, path: str) -> None:
+    """A study's results as strictly valid JSON (leaderboard/schema/calibrate.schema.json): the
+    command, version and settings, then ``body``; a measure no competition defined is null."""
+    from leaderboard import __version__
+
+    document = {"command": "calibrate", "version": __version__, "study": study,
+                "alpha": args.alpha, "seed": args.seed, "quick": bool(args.quick), **body}
+    Path(path).write_text(json.dumps(_finite(document), indent=2, allow_nan=False) + "\n",
+                          encoding="utf-8")
+
+
+def _finite(value):
+    """NaN and infinities as None, all the way down (JSON has no such numbers)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _pct(value: float, se: float | None = None) -> str:

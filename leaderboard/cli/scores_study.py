@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from leaderboard.cli.calibrate import write_study_json
 from leaderboard.cli.common import write_output
 from leaderboard.studies.correlation import correlation_study, markdown_table
 from leaderboard.studies.noise import auc_study, auc_summary
@@ -67,8 +68,8 @@ def run(args: argparse.Namespace) -> dict:
     if not quick:   # the report quotes the full study only
         write_summary(study)
     if args.json:
-        write_output(lambda path: Path(path).write_text(json.dumps(results, indent=2) + "\n",
-                                                        encoding="utf-8"), args.json)
+        body = {k: results[k] for k in ("noise_study", "boards", "correlation")}
+        write_output(partial(write_study_json, args, "scores_only", body), args.json)
     if not args.quiet:
         print(f"{len(study)} noise-study rows, {len(boards)} board cells; wrote {output}")
     return results

@@ -245,6 +245,7 @@ def finish(chart, name: str, *, fit: bool = True) -> dict:
 
 @lru_cache(maxsize=1)
 def _look() -> dict:
+    """The house look as Vega-Lite ``config`` (shared by every skeleton: never mutate it)."""
     return alt.Config(**_CONFIG).to_dict(validate=False)
 
 

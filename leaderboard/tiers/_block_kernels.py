@@ -172,26 +172,30 @@ def extreme_entries(err, zmax, zmin, szmax, szmin, samax, samin, suf_arg, pre_ar
     ``pre_arg``, ``pre_e``: of smallest z in blocks 0..b (the higher block, then the first
     sub-block, on ties); found through the sub-blocks' extreme entries (group-major arrays)."""
     n_rep = err.shape[1]
-    nb, nsub = zmax.shape[0], szmax.shape[0]
+    nb = zmax.shape[0]
     for r in range(n_rep):
         best, arg = -np.inf, -1
         for b in range(nb - 1, -1, -1):
             if zmax[b, r] >= best:
                 best = zmax[b, r]
-                for q in range(b * K, min(nsub, b * K + K)):
-                    if szmax[q, r] == best:
-                        arg = samax[q, r]
-                        break
+                arg = _holder(szmax, samax, b, r, best)
             suf_arg[b, r], suf_e[b, r] = arg, err[arg, r]
         best, arg = np.inf, -1
         for b in range(nb):
             if zmin[b, r] < best:
                 best = zmin[b, r]
-                for q in range(b * K, min(nsub, b * K + K)):
-                    if szmin[q, r] == best:
-                        arg = samin[q, r]
-                        break
+                arg = _holder(szmin, samin, b, r, best)
             pre_arg[b, r], pre_e[b, r] = arg, err[arg, r]
+
+
+@njit(cache=True, inline="always")
+def _holder(sz, sa, b, r, value):
+    """The entry holding block ``b``'s extreme ``value`` in replicate ``r``: its first sub-block
+    with that extreme (a block's extreme is reduced from its sub-blocks', so one always has it)."""
+    for q in range(b * K, min(sz.shape[0], b * K + K)):
+        if sz[q, r] == value:
+            return sa[q, r]
+    return -1
 
 
 @njit(cache=True)

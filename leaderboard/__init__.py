@@ -5,21 +5,59 @@ The pipeline, one module per stage::
     ingest (read_leaderboard) -> noise (build_noise_model) -> tiers and ranks (rank_board)
     -> report (write_html, write_json)
 
-:func:`analyze` (a DataFrame or a file of scores) and :func:`analyze_submissions` (a solution
-and teams' predictions) run it end to end with the command line's options and return a
-:class:`Result`; :func:`leaderboard.pipelines.scores.analyze` is the pipeline itself.
+:func:`analyze` (a DataFrame or a file of scores), :func:`analyze_submissions` (a solution and
+teams' predictions) and :func:`analyze_items` (per-item results) run it end to end with the
+command line's options and return a :class:`Result`; :func:`leaderboard.pipelines.scores.analyze`
+is the pipeline itself.
+
+The public names are imported on first use (module ``__getattr__``, PEP 562), so
+``import leaderboard`` costs about what ``import pandas`` does instead of importing every
+pipeline, numba and scikit-learn up front (benchmarks/bench_start.py measures both).
 """
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from leaderboard.resources import configure_kernel_cache
 
 # Before any module imports numba: a writable folder for the compiled kernels (read-only installs).
 KERNEL_CACHE = configure_kernel_cache()
 
-__version__ = "0.1.0"   # before the imports below: the command line reads it
+__version__ = "0.1.0"
 
-from leaderboard.pipelines.scores import Analysis, Settings  # noqa: E402
-from leaderboard.api import Result, analyze, analyze_items, analyze_submissions  # noqa: E402
-from leaderboard.errors import InputError  # noqa: E402
-from leaderboard.metrics import Metric, get_metric  # noqa: E402
+# Public name -> the module that defines it; imported when the name is first asked for.
+_LAZY = {
+    "Analysis": "leaderboard.pipelines.scores",
+    "Settings": "leaderboard.pipelines.scores",
+    "Result": "leaderboard.api",
+    "analyze": "leaderboard.api",
+    "analyze_items": "leaderboard.api",
+    "analyze_submissions": "leaderboard.api",
+    "InputError": "leaderboard.errors",
+    "Metric": "leaderboard.metrics",
+    "get_metric": "leaderboard.metrics",
+}
 
-__all__ = ["Analysis", "InputError", "Metric", "Result", "Settings", "analyze", "analyze_items",
-           "analyze_submissions", "get_metric", "__version__"]
+__all__ = sorted(_LAZY) + ["__version__"]
+
+if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
+    from leaderboard.api import Result, analyze, analyze_items, analyze_submissions
+    from leaderboard.errors import InputError
+    from leaderboard.metrics import Metric, get_metric
+    from leaderboard.pipelines.scores import Analysis, Settings
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and keep the name here (later lookups are
+    plain attribute reads). Subpackages (``leaderboard.metrics`` ...) still import as usual."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'leaderboard' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,118 @@
+"""Benchmark: how fast leaderboard starts (issue 27).
+
+Prints, measured in this one run so the ratios share the machine's load:
+
+- ``import leaderboard`` against ``import pandas`` (each in a fresh interpreter, the median of
+  ``--repeat`` runs);
+- the first ``leaderboard analyze --example`` on a fresh install (an empty ``NUMBA_CACHE_DIR``
+  temporary folder, so every kernel compiles) against a warm run (the same folder again), as wall
+  time and as CPU time (user + system of the child: on a shared machine the CPU time is the
+  steadier measure);
+- with ``--kernels``, the compile time of each numba kernel the first run compiled, slowest first
+  (exclusive of the kernels it calls, from numba's ``numba:compile`` events).
+
+    python benchmarks/bench_start.py [--repeat 5] [--kernels]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Run in the child: the example through the command line, numba's compile events recorded.
+_RUNNER = r"""
+import json, sys, time
+from numba.core import event
+
+spans, stack = [], []
+
+class Timer(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.perf_counter(), 0.0])
+    def on_end(self, ev):
+        start, children = stack.pop()
+        total = time.perf_counter() - start
+        if stack:
+            stack[-1][1] += total
+        disp = ev.data["dispatcher"]
+        name = f"{disp.py_func.__module__}.{disp.py_func.__qualname__}"
+        spans.append((name, total - children))
+
+event.register("numba:compile", Timer())  # install_listener is a context manager
+from leaderboard.cli import main
+code = main(["analyze", "--example", "-o", sys.argv[1], "--quiet"])
+with open(sys.argv[2], "w") as out:
+    json.dump(spans, out)
+sys.exit(code)
+"""
+
+
+def _child_env(cache: str | None = None) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = cache
+    return env
+
+
+def import_seconds(module: str, repeat: int) -> float:
+    """Median wall time of ``import module`` in a fresh interpreter (the interpreter's own start
+    excluded: the clock starts inside it)."""
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  check=True, env=_child_env()).stdout) for _ in range(repeat)]
+    return statistics.median(times)
+
+
+def run_example(cache: str, work: Path) -> tuple[float, float, list[tuple[str, float]]]:
+    """Wall and CPU seconds of one ``analyze --example`` in a child, and its compile spans."""
+    spans_file = work / "spans.json"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", _RUNNER, str(work / "report.html"), str(spans_file)],
+                   check=True, env=_child_env(cache))
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, [tuple(s) for s in json.loads(spans_file.read_text())]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="imports timed per module")
+    parser.add_argument("--kernels", action="store_true", help="list each kernel's compile time")
+    args = parser.parse_args()
+
+    pandas_s = import_seconds("pandas", args.repeat)
+    ours_s = import_seconds("leaderboard", args.repeat)
+    print(f"import pandas       {pandas_s:6.2f} s")
+    print(f"import leaderboard  {ours_s:6.2f} s   ({ours_s / pandas_s:.2f}x pandas)")
+
+    with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
+        work, cache = Path(tmp), str(Path(tmp) / "numba-cache")
+        first_wall, first_cpu, spans = run_example(cache, work)
+        warm_wall, warm_cpu, warm_spans = run_example(cache, work)
+    compiled = sum(s for _, s in spans)
+    print(f"first run (fresh kernel cache)  {first_wall:6.1f} s wall  {first_cpu:6.1f} s CPU  "
+          f"({len(spans)} compilations, {compiled:.1f} s)")
+    print(f"warm run (cache reused)         {warm_wall:6.1f} s wall  {warm_cpu:6.1f} s CPU  "
+          f"({len(warm_spans)} compilations)")
+    print(f"first / warm: {first_wall / warm_wall:.2f}x wall, {first_cpu / warm_cpu:.2f}x CPU")
+    if args.kernels:
+        totals: dict[str, float] = {}
+        for name, seconds in spans:
+            totals[name] = totals.get(name, 0.0) + seconds
+        for name, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
+            print(f"  {seconds:6.2f} s  {name}")
+
+
+if __name__ == "__main__":
+    main()

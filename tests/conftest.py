@@ -15,3 +15,24 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+# --- the `slow` marker (issue 27) ------------------------------------------------------------------
+# `python -m pytest -m "not slow"` is the fast subset. Whole files are marked here, by name, rather
+# than by a `pytestmark` line in each (many helpers edit those files at once): the ones that run the
+# command line end to end on real boards, start subprocesses with fresh kernel caches, drive the
+# browser or a Dask cluster, fuzz the readers, or scale to large boards. A test added to one of these
+# files is slow with it; mark a single slow test elsewhere with @pytest.mark.slow.
+SLOW_FILES = frozenset({
+    "test_browser.py", "test_dask_engine.py", "test_fuzz_readers.py", "test_hostile.py",
+    "test_hostile_setup.py", "test_real_boards.py", "test_scale.py", "test_scores_study.py",
+    "test_cli.py", "test_cli_submissions.py", "test_shakeup_pipeline.py",
+    "test_choose_pipeline.py", "test_charts_pages.py", "test_streaming.py", "test_several.py",
+    "test_schema.py", "test_lazy_import.py",
+})
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hook signature
+    for item in items:
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
+from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parents[2])
 
 MARKER = re.compile(r"^<!-- options: ([a-z_-]+) -->$", re.MULTILINE)
 
@@ -62,6 +66,10 @@ def option_table(parser: argparse.ArgumentParser) -> str:
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
+    # The checkout's own parser, installed or not (`mkdocs serve` from a clone); here, not at
+    # import: the build may change sys.path between loading the hook and calling it.
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
     from leaderboard.cli import build_parser
 
     top = build_parser()

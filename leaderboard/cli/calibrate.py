@@ -17,6 +17,7 @@ import pandas as pd
 from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_designs, run_design
 from leaderboard.cli.common import FRACTION, add_seed, count, echo, write_output
 from leaderboard.errors import InputError
+from leaderboard.inert_text import markdown_text
 from leaderboard.progress import Progress
 from leaderboard.tiers.ranking import TIER_METHODS
 
@@ -155,7 +156,8 @@ def markdown(results: pd.DataFrame, alpha: float) -> str:
         "|" + "---|" * (4 + 4 * len(methods)),
     ]
     for _, r in results.iterrows():
-        cells = [r["mode"], f"{int(r['entries']):,}", r["scenario"], f"{int(r['competitions'])}"]
+        cells = [markdown_text(r["mode"]), f"{int(r['entries']):,}", markdown_text(r["scenario"]),
+                 f"{int(r['competitions'])}"]
         for m in methods:
             cells += [_pct(r[f"best_in_tier1[{m}]"], r[f"se:best_in_tier1[{m}]"]),
                       _pct(r[f"all_best_in_tier1[{m}]"], r[f"se:all_best_in_tier1[{m}]"]),
@@ -173,7 +175,7 @@ def markdown(results: pd.DataFrame, alpha: float) -> str:
     ]
     for _, r in results.iterrows():
         lines.append("| " + " | ".join([
-            r["mode"], f"{int(r['entries']):,}", r["scenario"],
+            markdown_text(r["mode"]), f"{int(r['entries']):,}", markdown_text(r["scenario"]),
             _pct(r["score_cover"], r["se:score_cover"]),
             _pct(r["rank_cover"], r["se:rank_cover"]),
             _pct(r["rank_cover_all"], r["se:rank_cover_all"]),

@@ -11,6 +11,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_
                                     add_solution_columns, count, echo, write_output)
 from leaderboard.pipelines.compare import Comparison, compare_pair
 from leaderboard.errors import InputError, printable
+from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
 from leaderboard.metrics import get_metric
 from leaderboard.safe_read import Unreadable, read_file
 from leaderboard.submissions.table import Rejected
@@ -110,8 +111,6 @@ def verdict(r: Comparison, label: str) -> str:
 
 def markdown(r: Comparison, args: argparse.Namespace, label: str) -> str:
     """A pull-request comment: the verdict first, then the numbers."""
-    from leaderboard.report.exports import markdown_text as _text   # untrusted names escaped
-
     conf = f"{100 * (1 - r.alpha):.3g}%"
     head = ("✅ **Shown better**" if r.better else "➖ **Not shown better**")
     return "\n".join([

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from leaderboard.cli.calibrate import write_study_json
 from leaderboard.cli.common import write_output
+from leaderboard.inert_text import markdown_text
 from leaderboard.studies.correlation import correlation_study, markdown_table
 from leaderboard.studies.noise import auc_study, auc_summary
 from leaderboard.progress import Progress
@@ -120,7 +121,7 @@ def markdown(results: dict) -> str:
         "|---|---|---|---|---|",
     ]
     for _, r in summary.iterrows():
-        lines.append(f"| {r['family']} | {r['universe']} | {r['sd_ratio_min']:.2f}–"
+        lines.append(f"| {markdown_text(r['family'])} | {markdown_text(r['universe'])} | {r['sd_ratio_min']:.2f}–"
                      f"{r['sd_ratio_max']:.2f} | {_pct(r['coverage_mean'])} | "
                      f"{_pct(r['coverage_min'], r['coverage_min_se'])} |")
     default = "binormal, minority spread 2"
@@ -147,7 +148,7 @@ def markdown(results: dict) -> str:
     ]
     for r in results["boards"]:
         lines.append("| " + " | ".join([
-            r["family"], f"{r['entries']:,}", f"{r['competitions']}",
+            markdown_text(r["family"]), f"{r['entries']:,}", f"{r['competitions']}",
             _pct(r["score_cover"], r["se:score_cover"]),
             _pct(r["best_in_tier1"], r["se:best_in_tier1"]),
             _pct(r["best_in_best_set"], r["se:best_in_best_set"]),

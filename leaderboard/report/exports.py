@@ -1,18 +1,17 @@
 """The tier table as CSV and as Markdown (``--csv``, ``--markdown``; ``Result.to_csv``/``to_markdown``).
 
-Team names are untrusted: in the CSV a name that a spreadsheet would run as a formula (``=``,
-``+``, ``-``, ``@``, tab or carriage return first) is prefixed with ``'``, as OWASP advises; in
-Markdown every character with a meaning (``|``, ``*``, ``_``, backticks, brackets, ``<``, ...)
-is escaped and control characters are dropped, so a name is shown as text and never becomes a
-link, an image, markup or a new column. The JSON keeps every name exactly as given.
+Team names are untrusted: every cell goes through :mod:`leaderboard.inert_text` (in the CSV a
+name that a spreadsheet would run as a formula gets a leading ``'``; in Markdown a name is shown
+as text and never becomes a link, an image, markup, HTML, a mention or a new cell or row). The
+JSON keeps every name exactly as given.
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from leaderboard.inert_text import csv_text, markdown_text
 from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:
@@ -25,9 +24,6 @@ COLUMNS = {"rank": "rank", "team": "team", "score": "score", "ci_low": "ci_low",
            "rank_sim_high": "rank_all_at_once_high", "p_best": "p_best",
            "in_best_set": "in_best_set", "public_score": "public_score",
            "private_score": "private_score"}
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~&-])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def tier_table(analysis: Analysis) -> pd.DataFrame:
@@ -48,9 +44,10 @@ def tier_table(analysis: Analysis) -> pd.DataFrame:
 def to_csv(analysis: Analysis) -> str:
     """:func:`tier_table` as CSV text, formulas in team names neutralised."""
     out = tier_table(analysis)
-    out["team"] = [("'" + name) if name.startswith(_FORMULA) else name
-                   for name in out["team"].astype(str)]
-    return out.to_csv(index=False, float_format="%.10g")
+    out["team"] = [csv_text(name) for name in out["team"].astype(str)]
+    # CRLF line ends (RFC 4180): the csv writer then quotes every cell holding a carriage
+    # return, which with bare "\n" line ends it leaves unquoted, a row break for every reader
+    return out.to_csv(index=False, float_format="%.10g", lineterminator="\r\n")
 
 
 def to_markdown(analysis: Analysis) -> str:
@@ -88,11 +85,6 @@ def to_markdown(analysis: Analysis) -> str:
                           else s.tier_method]
     return (f"**{markdown_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} "
             f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
-
-
-def markdown_text(value: object) -> str:
-    """Untrusted text for Markdown: control characters dropped, every marker escaped."""
-    return _MARKDOWN.sub(r"\\\1", _CONTROL.sub("", str(value)))
 
 
 def _ranks(low, high) -> str:

@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = getattr(args, "debug", False)
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
+        if args.command == "compare" and args.solution:   # the two entries are files too
+            inputs += [args.baseline, args.candidate]
         check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
         compile_notice_once(getattr(args, "quiet", False))
         outcome = _COMMANDS[args.command](args)

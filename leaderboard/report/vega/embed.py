@@ -14,9 +14,7 @@ Everything here is deterministic: the same charts give the same bytes.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +25,7 @@ import markupsafe
 import vl_convert as vlc
 
 from leaderboard.report.render import script_json
+from leaderboard.report.vega.bundle_cache import cache_file, cached_bundle, looks_like_bundle
 from leaderboard.report.vega.common import Spec
 
 def _vl_version() -> str | None:
@@ -116,51 +115,19 @@ def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
 
 
 def _cache_file() -> Path | None:
-    """Where the bundle is kept between runs: the user's cache folder, one file per vl-convert
-    and Vega-Lite version (``LEADERBOARD_CACHE_DIR`` moves it; an empty value turns it off)."""
-    root = os.environ.get("LEADERBOARD_CACHE_DIR")
-    if root is None:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                            "leaderboard")
-    if not root:
-        return None
-    version = getattr(vlc, "__version__", "unknown")
-    return Path(root) / f"vega-bundle-{version}-{VL_VERSION or 'default'}.js"
+    """Where the bundle is kept between runs (:mod:`leaderboard.report.vega.bundle_cache`)."""
+    return cache_file(getattr(vlc, "__version__", "unknown"), VL_VERSION)
+
+
+def _build_bundle() -> str:
+    return (vlc.javascript_bundle(vl_version=VL_VERSION) if VL_VERSION else
+            vlc.javascript_bundle())
 
 
 def _cached_bundle() -> str:
-    """vl-convert's bundle, read from the cache when a file of ours is there.
-
-    Building it takes vl-convert about 1.3 s per process (a quarter of a 5,000-entry board's whole
-    run); the text only changes with vl-convert's version, which names the file. A cached file is
-    used only if it belongs to this user and no one else can write it; anything wrong with the
-    cache (unreadable, unwritable) falls back to building the bundle, never to an error.
-    """
-    path = _cache_file()
-    try:
-        if path is not None and path.is_file():
-            info = path.stat()
-            if info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                cached = path.read_text(encoding="utf-8")
-                if "vegaEmbed" in cached:   # else a damaged file: built again and replaced
-                    return cached
-    except (OSError, UnicodeDecodeError):
-        pass
-    js = (vlc.javascript_bundle(vl_version=VL_VERSION) if VL_VERSION else
-          vlc.javascript_bundle())
-    if path is not None:
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            partial.write_text(js, encoding="utf-8")
-            partial.chmod(0o600)
-            os.replace(partial, path)   # whole files only, even with runs in parallel
-        except OSError:
-            try:
-                partial.unlink(missing_ok=True)
-            except OSError:
-                pass
-    return js
+    """vl-convert's bundle, from the cache only when it passes every check of
+    :func:`~leaderboard.report.vega.bundle_cache.cached_bundle` (else built in memory)."""
+    return cached_bundle(_cache_file(), _build_bundle)
 
 
 @lru_cache(maxsize=1)
@@ -169,8 +136,7 @@ def bundle() -> markupsafe.Markup:
     built once per machine and vl-convert version, see :func:`_cached_bundle`). It defines
     ``window.vegaEmbed``."""
     js = _cached_bundle()
-    lowered = js.lower()
-    if "</script" in lowered or "<!--" in lowered:   # it could not be inlined safely
+    if not looks_like_bundle(js):   # it could not be inlined safely
         raise RuntimeError("the Vega JavaScript bundle cannot be inlined in a <script> element")
     return markupsafe.Markup(js)
 

@@ -358,3 +358,103 @@ def test_a_page_never_inlines_a_planted_bundle(tmp_path, monkeypatch):
         embed.bundle.cache_clear()
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "evil.example" not in html and "vegaEmbed" in html
+
+
+# --- the Dask engine: no echoed password, no hang, no oversubscribed machine ------------------
+
+class _Server:
+    """A local TCP server on 127.0.0.1 that accepts connections and then stays silent, or
+    answers like a web server (``first`` bytes sent on accept)."""
+
+    def __init__(self, first: bytes = b""):
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held = []
+        self.first = first
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            if self.first:
+                conn.sendall(self.first)
+
+    def close(self):
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def _engine_error(**kwargs) -> tuple[str, float]:
+    import time
+
+    pytest.importorskip("distributed")
+    from leaderboard.engine.dask import DaskEngine
+    from leaderboard.errors import InputError
+
+    started = time.perf_counter()
+    with pytest.raises(InputError) as caught:
+        DaskEngine(**kwargs)
+    return str(caught.value), time.perf_counter() - started
+
+
+@pytest.mark.parametrize("first, words", [
+    (b"", "connected, but no Dask answer within 2 s"),
+    (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", "not a Dask scheduler"),
+    (b"\x08" + b"\x00" * 7 + b"12345678", None),     # a Dask-shaped 16 bytes, then garbage
+])
+def test_a_server_that_is_not_dask_fails_in_bounded_time(first, words):
+    server = _Server(first)
+    try:
+        message, elapsed = _engine_error(scheduler=server.address, timeout=2)
+    finally:
+        server.close()
+    assert "\n" not in message and message.startswith(f"--scheduler {server.address}: ")
+    assert words is None or words in message, message
+    assert elapsed < 15, elapsed
+
+
+def test_the_command_line_times_out_on_a_silent_scheduler(board, capsys):
+    import time
+
+    pytest.importorskip("distributed")
+    subs = board / "subs"
+    subs.mkdir()
+    for name in ("base", "good"):
+        (subs / f"{name}.csv").write_bytes((board / f"{name}.csv").read_bytes())
+    server = _Server()
+    started = time.perf_counter()
+    try:
+        code = main(["analyze", "--solution", str(board / "solution.csv"), "--submissions",
+                     str(subs), "--metric", "auc", "--scheduler", server.address,
+                     "--quiet", "-o", str(board / "r.html")])
+    finally:
+        server.close()
+    assert code == 2 and time.perf_counter() - started < 40
+    _one_line_error(capsys, "no Dask answer within 10 s")
+
+
+def test_scheduler_credentials_are_never_echoed():
+    message, _ = _engine_error(scheduler="tcp://alice:s3cret-pw@127.0.0.1:8786")
+    assert "s3cret" not in message and "alice" not in message
+    assert message.startswith("--scheduler tcp://***@127.0.0.1:8786: a Dask address takes no")
+
+
+def test_workers_beyond_the_cores_or_memory_are_refused(capsys, monkeypatch):
+    from leaderboard.engine import dask_checks
+
+    message, elapsed = _engine_error(workers=1024)
+    assert "--workers 1024: this machine has" in message and elapsed < 5
+    cores = dask_checks.usable_cores()
+    monkeypatch.setattr(dask_checks, "memory_bytes", lambda: 3 * dask_checks.WORKER_BYTES)
+    message, _ = _engine_error(workers=min(cores, 3) + 1 if cores > 3 else 4)
+    assert f"at most {min(cores, 3)} local workers" in message

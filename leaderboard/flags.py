@@ -8,6 +8,7 @@ of them first: each :class:`Flag` is one plain sentence for the report's headlin
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,8 +73,14 @@ def no_skill_score(metric: Metric, prevalence: float | None,
 def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split: str = "",
                 n_test: int | None = None, prevalence: float | None = None,
                 class_shares: tuple[float, ...] | None = None,
-                no_interval: tuple[str, ...] = ()) -> list[Flag]:
+                no_interval: tuple[str, ...] = (),
+                same_as: Sequence[str | None] | None = None) -> list[Flag]:
     """The flags of one board's scores (``split`` names it, e.g. ``"public board"``).
+
+    ``same_as`` (submissions and items mode, where the predictions are known): per entry, the
+    first entry whose predictions are identical to its own, else None. Entries sharing a score
+    are then called the same submission only when their predictions are identical; with scores
+    alone (``same_as`` None) a large group sharing one score is the same submission *most likely*.
 
     Examples
     --------
@@ -133,12 +140,35 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
         if counts[common] >= max(SHARED_MIN, SHARED_SHARE * finite.sum()):
             same = finite & (scores == values[common])
             what = _constant_model(metric, float(values[common]), prevalence, class_shares)
-            flags.append(Flag("shared_score", f"{_entries(counts[common])} share the score "
-                                              f"{_g(values[common])}{where}{what}: the same "
-                                              "submission, most likely (a public notebook, a "
-                                              "sample or a constant prediction).",
-                              _names(teams, same)))
+            head = f"{_entries(counts[common])} share the score {_g(values[common])}{where}{what}"
+            words = (": the same submission, most likely (a public notebook, a sample or a "
+                     "constant prediction)." if same_as is None else
+                     _same_predictions(_names(teams, same), _names(list(same_as), same)))
+            flags.append(Flag("shared_score", head + words, _names(teams, same)))
     return flags
+
+
+def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...]) -> str:
+    """What entries sharing a score are, from their predictions (``same_as`` as in
+    :func:`board_flags`).
+
+    Examples
+    --------
+    >>> _same_predictions(("a", "b", "c"), (None, "a", "a"))
+    ': all submitted identical predictions, the same submission (a public notebook, a sample or a constant prediction).'
+    >>> _same_predictions(("a", "b", "c", "d"), (None, None, "a", None))
+    ': 3 different predictions among them, so not one submission (equal scores from different predictions; a score on a finite test set takes finitely many values); identical predictions: a = c.'
+    """
+    groups: dict[str, list[str]] = {}
+    for team, first in zip(teams, same_as):
+        groups.setdefault(first if first is not None else team, []).append(team)
+    if len(groups) == 1:
+        return (": all submitted identical predictions, the same submission (a public notebook, "
+                "a sample or a constant prediction).")
+    alike = [" = ".join(members) for members in groups.values() if len(members) > 1]
+    return (f": {len(groups)} different predictions among them, so not one submission (equal "
+            "scores from different predictions; a score on a finite test set takes finitely "
+            "many values)" + (f"; identical predictions: {'; '.join(alike)}." if alike else "."))
 
 
 def class_count_flags(n_test: int | None, prevalence: float | None,

@@ -242,10 +242,13 @@ def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
                  no_interval: tuple[str, ...] = ()) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
-    either board)."""
+    either board). With predictions (an ``identical_to`` column), entries sharing a score are
+    grouped by identical predictions, not by the score."""
+    same_as = table["identical_to"].tolist() if "identical_to" in table.columns else None
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
-                        class_shares=settings.universe.class_shares, no_interval=no_interval)
+                        class_shares=settings.universe.class_shares, no_interval=no_interval,
+                        same_as=same_as)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

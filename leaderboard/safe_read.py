@@ -105,6 +105,25 @@ def _os_reason(error: OSError) -> str:
     return f"cannot be read: {error.strerror or error}"
 
 
+# Every file this process has read (device, inode), so that an output never overwrites one of
+# them: the command line clears it at the start of each run and checks it before each write.
+_FILES_READ: set[tuple[int, int]] = set()
+
+
+def was_read(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` (followed through links) is a file this run has read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) in _FILES_READ
+
+
+def forget_files_read() -> None:
+    """Start a new run's record of the files read."""
+    _FILES_READ.clear()
+
+
 def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
               follow_links: bool = True, decompress: bool = True) -> bytes:
     """The bytes of the regular file ``path``, decompressed by its suffix, at most ``max_bytes``.
@@ -139,6 +158,7 @@ def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTE
         opened = os.fstat(handle.fileno())  # the file may have been swapped since the stat
         if not stat.S_ISREG(opened.st_mode):
             raise Unreadable(f"{describe(opened.st_mode)}, not a regular file; not read")
+        _FILES_READ.add((opened.st_dev, opened.st_ino))
         if opened.st_size > max_bytes:
             raise too_big(f"{format_size(opened.st_size)} on disk, over", max_bytes)
         name = os.fspath(path).lower()

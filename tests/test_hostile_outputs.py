@@ -458,3 +458,19 @@ def test_workers_beyond_the_cores_or_memory_are_refused(capsys, monkeypatch):
     monkeypatch.setattr(dask_checks, "memory_bytes", lambda: 3 * dask_checks.WORKER_BYTES)
     message, _ = _engine_error(workers=min(cores, 3) + 1 if cores > 3 else 4)
     assert f"at most {min(cores, 3)} local workers" in message
+
+
+def test_an_output_over_a_file_a_manifest_listed_is_refused(board, capsys):
+    listed = board / "listed"
+    listed.mkdir()
+    for name in ("base", "good"):
+        (listed / f"{name}.csv").write_bytes((board / f"{name}.csv").read_bytes())
+    (listed / "manifest.csv").write_text("team,file\nbase,base.csv\ngood,good.csv\n",
+                                         encoding="utf-8")
+    before = (listed / "good.csv").read_bytes()
+    code = main(["analyze", "--solution", str(board / "solution.csv"), "--submissions",
+                 str(listed / "manifest.csv"), "--metric", "auc", "--quiet", "--replicates",
+                 "200", "-o", str(board / "r.html"), "--json", str(listed / "good.csv")])
+    assert code == 2
+    _one_line_error(capsys, "this run read it as an input")
+    assert (listed / "good.csv").read_bytes() == before

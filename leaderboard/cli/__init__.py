@@ -22,6 +22,7 @@ from leaderboard.cli.analyze import run_analyze
 from leaderboard.cli.common import (Parser, add_debug, check_paths, compile_notice_once,
                                     internal_error)
 from leaderboard.errors import InputError
+from leaderboard.safe_read import forget_files_read
 
 
 def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:
@@ -61,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # a one-line usage error (2), or --help and --version (0)
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
+    forget_files_read()   # what this run reads, no output may overwrite (write_output)
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         if args.command == "compare" and args.solution:   # the two entries are files too

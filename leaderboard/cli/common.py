@@ -300,6 +300,11 @@ def write_output(writer: Callable[[str], object], path: str) -> None:
     ...
     leaderboard.errors.InputError: cannot write /no/such/dir/r.html: No such file or directory
     """
+    from leaderboard.safe_read import was_read
+
+    if was_read(path):   # e.g. a file a manifest listed: not known before the run read it
+        raise InputError(f"cannot write {path}: this run read it as an input; writing there "
+                         "would overwrite it")
     try:
         writer(path)
     except OSError as error:

@@ -10,7 +10,6 @@ emoji code, URL, ``www.`` address or e-mail address. Hypothesis then tries arbit
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import io
@@ -22,10 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leaderboard
-from leaderboard.cli import compare as cli_compare
 from leaderboard.inert_text import CSV_FORMULA, WORD_JOINER, csv_text, markdown_text
 from leaderboard.pipelines.compare import Comparison
-from leaderboard.report import exports
+from leaderboard.report import compare_report, exports
 from leaderboard.resources import data_dir
 
 markdown_it = pytest.importorskip("markdown_it")
@@ -152,9 +150,8 @@ def test_tier_table_markdown_renders_hostile_names_as_text(analysis):
 
 def _comparison_markdown(candidate: str, baseline: str) -> str:
     r = Comparison(0.7, 0.8, 0.1, 0.05, 0.04, 0.16, 0.03, 0.001, True, 0.05, 1000, False)
-    args = argparse.Namespace(candidate=candidate, baseline=baseline, items=None, seed=0,
-                              cluster_col=None, group_col=None)
-    return cli_compare.markdown(r, args, "AUC")
+    return compare_report.markdown(r, candidate=candidate, baseline=baseline, label="AUC",
+                                   items=False, clustered=False, seed=0)
 
 
 def _check_compare(candidate: str, baseline: str) -> None:

@@ -124,6 +124,37 @@ def forget_files_read() -> None:
     _FILES_READ.clear()
 
 
+def refuse_special_output(path: str | os.PathLike[str], label: str) -> None:
+    """One-line :class:`~leaderboard.errors.InputError` when ``path`` exists and is not a regular
+    file (a FIFO would block the writer, a device or folder is no report) or is a link to
+    nothing; ``label`` names the output in the message (``"-o r.html"``).
+
+    Examples
+    --------
+    >>> refuse_special_output("/dev/null", "--json /dev/null")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: cannot write --json /dev/null: not a regular file (a character device); give a file path
+    """
+    from leaderboard.errors import InputError
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise InputError(f"{label} is a link to nothing; give a file path") from None
+        return
+    except OSError:
+        return   # the write says why (permissions, a file where a folder should be)
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
+                "a FIFO" if stat.S_ISFIFO(info.st_mode) else
+                "a socket" if stat.S_ISSOCK(info.st_mode) else
+                "a character device" if stat.S_ISCHR(info.st_mode) else
+                "a block device" if stat.S_ISBLK(info.st_mode) else "not a file")
+        raise InputError(f"cannot write {label}: not a regular file ({kind}); give a file path")
+
+
 def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
               follow_links: bool = True, decompress: bool = True) -> bytes:
     """The bytes of the regular file ``path``, decompressed by its suffix, at most ``max_bytes``.

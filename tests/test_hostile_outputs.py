@@ -474,3 +474,35 @@ def test_an_output_over_a_file_a_manifest_listed_is_refused(board, capsys):
     assert code == 2
     _one_line_error(capsys, "this run read it as an input")
     assert (listed / "good.csv").read_bytes() == before
+
+
+def test_the_api_refuses_to_save_to_a_fifo_or_a_device(tmp_path):
+    import threading
+
+    import leaderboard
+    from leaderboard.errors import InputError
+    from leaderboard.resources import data_dir
+
+    board = pd.read_csv(data_dir() / "example_leaderboard.csv")
+    result = leaderboard.analyze(board, metric="auc", n_public=900, n_private=2100,
+                                 prevalence=0.1, draws=200, replicates=200)
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    errors = []
+
+    def save(path):
+        try:
+            result.save(path)
+        except InputError as err:
+            errors.append(str(err))
+
+    for path in (fifo, tmp_path / "dev.md"):
+        if path.name == "dev.md":
+            path.symlink_to("/dev/null")
+        worker = threading.Thread(target=save, args=(path,), daemon=True)
+        worker.start()
+        worker.join(timeout=60)
+        assert not worker.is_alive()                           # refused, not blocked
+    assert errors == [f"cannot write {fifo}: not a regular file (a FIFO); give a file path",
+                      f"cannot write {tmp_path / 'dev.md'}: not a regular file (a character "
+                      "device); give a file path"]

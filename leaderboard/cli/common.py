@@ -7,7 +7,6 @@ import argparse
 import math
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable, Iterable
 
@@ -15,7 +14,8 @@ from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
 from leaderboard.noise.universes import RESIDUALS, UNIVERSE_NAMES, UniverseOptions
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
+from leaderboard.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
+                                   refuse_special_output)
 
 
 
@@ -201,29 +201,10 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
         if key in seen:
             raise InputError(f"{seen[key]} and {option} name the same file ({path}); give two "
                              "paths")
-        _refuse_special(option, path)
+        refuse_special_output(path, f"{option} {path}")
         for source in sources:
             _refuse_input(option, path, key, source)
         seen[key] = option
-
-
-def _refuse_special(option: str, path: str) -> None:
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        if os.path.islink(path):
-            raise InputError(f"{option} {path} is a link to nothing; give a file path") from None
-        return
-    except OSError:
-        return   # the write says why (permissions, a file where a folder should be)
-    if not stat.S_ISREG(info.st_mode):
-        kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
-                "a FIFO" if stat.S_ISFIFO(info.st_mode) else
-                "a socket" if stat.S_ISSOCK(info.st_mode) else
-                "a character device" if stat.S_ISCHR(info.st_mode) else
-                "a block device" if stat.S_ISBLK(info.st_mode) else "not a file")
-        raise InputError(f"cannot write {option} {path}: not a regular file ({kind}); give a "
-                         "file path")
 
 
 def _refuse_input(option: str, path: str, key: str, source: str) -> None:

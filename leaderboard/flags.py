@@ -197,3 +197,74 @@ def _constant_model(metric: Metric, value: float, prevalence: float | None,
         if abs(value - score) < 1.5e-5:   # Kaggle prints 5 decimals, rounded or cut
             return words
     return ""
+
+
+# --exclude-flagged: which flags a user may set aside, by the word the option takes
+EXCLUDABLE = {"perfect": "perfect", "junk": "far_out", "shared": "shared_score"}
+_EXCLUDED_WHY = {"perfect": "a perfect score (leaked test labels, most likely)",
+                 "junk": "far worse than the rest (broken or junk submissions, most likely)",
+                 "shared": "the board's most shared score (one public notebook or sample, most "
+                           "likely)"}
+
+
+def set_aside(entries, words: tuple[str, ...], metric: Metric, higher_is_better: bool, *,
+              prevalence: float | None = None):
+    """Split a board's entries into those kept and, per word of ``--exclude-flagged``
+    (``perfect``, ``junk``, ``shared``), those set aside by that flag.
+
+    Parameters
+    ----------
+    entries : DataFrame
+        A leaderboard's entries (columns ``team``, ``score`` and ``line``).
+    words : tuple of str
+        Keys of :data:`EXCLUDABLE`.
+
+    Returns
+    -------
+    kept : DataFrame
+        The entries no chosen flag names, in their order.
+    aside : list of (str, str, DataFrame)
+        For each word whose flag named entries: the word, why, and the entries set aside.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from leaderboard.metrics import get_metric
+    >>> board = pd.DataFrame({"team": list("abcd"), "score": [1.0, 1.0, 0.8, 0.7],
+    ...                       "line": [2, 3, 4, 5]})
+    >>> kept, aside = set_aside(board, ("perfect",), get_metric("f1"), True)
+    >>> kept["team"].tolist(), [(w, len(e)) for w, _, e in aside]
+    (['c', 'd'], [('perfect', 2)])
+    """
+    flags = board_flags(entries["team"], entries["score"], metric, higher_is_better,
+                        prevalence=prevalence)
+    by_kind = {f.kind: f for f in flags}
+    drop = np.zeros(len(entries), dtype=bool)
+    aside = []
+    scores = entries["score"].to_numpy(dtype=float)
+    for word in words:
+        flag = by_kind.get(EXCLUDABLE[word])
+        if flag is None:
+            continue
+        mask = _flag_mask(word, flag, entries, scores, metric, higher_is_better)
+        mask &= ~drop
+        if mask.any():
+            aside.append((word, _EXCLUDED_WHY[word], entries[mask]))
+            drop |= mask
+    return entries[~drop].reset_index(drop=True), aside
+
+
+def _flag_mask(word: str, flag: Flag, entries, scores: np.ndarray, metric: Metric,
+               higher_is_better: bool) -> np.ndarray:
+    """The rows a flag names (by score, not by name: team names may repeat)."""
+    finite = np.isfinite(scores)
+    if word == "perfect":
+        best = metric.upper_bound if higher_is_better else metric.lower_bound
+        return finite & (scores == best)
+    if word == "shared":
+        named = entries["team"].astype(str).isin(set(flag.teams)).to_numpy() & finite
+        values, counts = np.unique(scores[named], return_counts=True)
+        return finite & (scores == values[counts.argmax()])
+    sign = 1.0 if higher_is_better else -1.0
+    q1, q3 = np.percentile(sign * scores[finite], [25, 75])
+    return finite & (sign * scores < q1 - FAR_OUT * (q3 - q1))

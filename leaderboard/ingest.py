@@ -238,7 +238,7 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
                          file=source) from None
     except pd.errors.ParserWarning:  # only for the first data row, which is record 2
         raise InputError("not a well-formed CSV: this line has more fields than the header; "
-                         "quote any field that contains a comma", file=source,
+                         + _quote_hint(data), file=source,
                          row=line_of_record(data, 2)) from None
     except pd.errors.ParserError as err:
         raise _parser_error(str(err), source, data) from None
@@ -266,13 +266,24 @@ def _parser_error(message: str, source: str, data: bytes) -> InputError:
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if m:
         return InputError(f"not a well-formed CSV: this line has {m[3]} fields but the header has "
-                          f"{m[1]}; quote any field that contains a comma", file=source,
+                          f"{m[1]}; {_quote_hint(data)}", file=source,
                           row=line_of_record(data, int(m[2])))
     m = re.search(r"EOF inside string starting at row (\d+)", message)
     if m:  # pandas counts rows from 0 at the header
         return InputError("not a well-formed CSV: a quoted field starting on this line is never "
                           "closed", file=source, row=line_of_record(data, int(m[1]) + 1))
     return InputError(f"not a readable CSV file ({_first_line(message)})", file=source)
+
+
+def _quote_hint(data: bytes) -> str:
+    """What to do about a line with too many fields: quote commas, unless the file is not
+    comma-separated at all (a TSV whose names hold commas is not the commas' fault)."""
+    header = data[:4096].split(b"\n", 1)[0]
+    if header.count(b"\t") > header.count(b","):
+        return "the file seems separated by tabs: save it comma-separated"
+    if header.count(b";") > header.count(b","):
+        return "the file seems separated by semicolons: save it comma-separated"
+    return "quote any field that contains a comma"
 
 
 def _is_kaggle(columns: pd.Index) -> bool:
@@ -304,22 +315,23 @@ def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Lead
 
 def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col: str | None,
                 public_col: str | None, private_col: str | None, split: str) -> Leaderboard:
-    team = _column(raw, team_col, TEAM_COLUMNS, "team", "team_col", source)
-    public = _column(raw, public_col, PUBLIC_COLUMNS, None, "public_col", source)
-    private = _column(raw, private_col, PRIVATE_COLUMNS, None, "private_col", source)
+    team = _column(raw, team_col, TEAM_COLUMNS, "team", "--team-col", source)
+    public = _column(raw, public_col, PUBLIC_COLUMNS, None, "--public-col", source)
+    private = _column(raw, private_col, PRIVATE_COLUMNS, None, "--private-col", source)
     chosen_split = None
     if score_col is not None:
-        score = _column(raw, score_col, (), "score", "score_col", source)
+        score = _column(raw, score_col, (), "score", "--score-col", source)
         if public and private and score in (public, private):
             chosen_split = "private" if score == private else "public"
     elif public and private:
         score, chosen_split = (private, "private") if split == "private" else (public, "public")
     else:
-        found = _column(raw, None, SCORE_COLUMNS, None, "score_col", source)
+        found = _column(raw, None, SCORE_COLUMNS, None, "--score-col", source)
         score = found or public or private
         if score is None:
             raise InputError(f"no score column: name it 'score' (or public_score/private_score) or "
-                             f"give score_col; columns in the file: {_list(raw)}", file=source)
+                             f"give --score-col; columns in the file: {_list(raw)}"
+                             f"{_separator_hint(list(raw.columns))}", file=source)
     _require_nonempty(raw, team, source, "every entry needs a team name")
     entries = pd.DataFrame({"team": raw[team].str.strip(),
                             "score": _numbers(raw, score, source, allow_missing=False),

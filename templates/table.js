@@ -357,9 +357,9 @@
 
   // --- CSV of every entry, as --csv writes it (formulas in names neutralised) -------------------
   var CSV = [["rank", "rank"], ["team", "team"], ["score", "score"], ["ci_low", "ci_low"],
-             ["ci_high", "ci_high"], ["tier", "tier"], ["rank_low", "rank_low"],
-             ["rank_high", "rank_high"], ["sim_low", "rank_all_at_once_low"],
-             ["sim_high", "rank_all_at_once_high"], ["p_best", "p_best"], ["best", "in_best_set"],
+             ["ci_high", "ci_high"], ["tier", "tier"], ["rank_low", "rank_ci_low"],
+             ["rank_high", "rank_ci_high"], ["sim_low", "rank_sim_low"],
+             ["sim_high", "rank_sim_high"], ["p_best", "p_best"], ["best", "in_best_set"],
              ["public", "public_score"], ["private", "private_score"]];
   function csvField(value) {
     var text = value === null || value === undefined ? "" : String(value);

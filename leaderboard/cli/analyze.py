@@ -116,6 +116,11 @@ def add_parser(commands) -> None:
                        "report gives each entry's chance of finishing in the top PRIZES (default 3)")
     ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
                        "comma separated, e.g. medal lines '10,50'")
+    run.add_argument("--exclude-flagged", type=_flag_words, default=(),
+                     help="set flagged entries aside before the analysis, comma separated: "
+                     "perfect (perfect scores, leaked labels), junk (far worse than the rest), "
+                     "shared (the board's most shared score); the report counts them among the "
+                     "rows dropped")
     add_output_options(run, "report.html")
     run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
                      "intervals, P(best)) as CSV to this path")
@@ -124,6 +129,18 @@ def add_parser(commands) -> None:
     add_max_file_size(run)
     add_engine_options(run)
     add_universe_options(run)
+
+
+def _flag_words(text: str) -> tuple[str, ...]:
+    """``'perfect,junk'`` -> ``('perfect', 'junk')``; argparse prints the error in one line."""
+    from leaderboard.flags import EXCLUDABLE
+
+    words = tuple(dict.fromkeys(w.strip().lower() for w in text.split(",") if w.strip()))
+    bad = [w for w in words if w not in EXCLUDABLE]
+    if bad or not words:
+        raise argparse.ArgumentTypeError(f"{text!r}: give perfect, junk or shared (comma "
+                                         "separated)")
+    return words
 
 
 def _positive_ints(text: str) -> tuple[int, ...]:
@@ -204,7 +221,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
             write_output(lambda p, text=text: Path(p).write_text(text(result), encoding="utf-8"),
                          path)
     if not args.quiet:
-        echo(summary(result, args.output, args.json))
+        echo(summary(result, args.output, args.json, args.csv, args.markdown))
     return result
 
 
@@ -249,7 +266,26 @@ def analysis_from_args(args: argparse.Namespace, board: Leaderboard | None = Non
                                  score_col=args.score_col, public_col=args.public_col,
                                  private_col=args.private_col, split=args.split,
                                  max_bytes=args.max_file_size)
+    if args.exclude_flagged:
+        board = _set_aside(board, args.exclude_flagged, metric, higher, args.prevalence)
     return analyze(board, settings, quiet=args.quiet)
+
+
+def _set_aside(board: Leaderboard, words: tuple[str, ...], metric, higher: bool,
+               prevalence: float | None) -> Leaderboard:
+    """--exclude-flagged: the flagged entries leave the board, counted among the rows dropped."""
+    import dataclasses
+
+    from leaderboard.flags import set_aside
+    from leaderboard.ingest import DroppedRows
+
+    kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)
+    dropped = tuple(DroppedRows(f"set aside (--exclude-flagged {word}): {why}", len(rows),
+                                tuple(int(x) for x in rows["line"].head(20)))
+                    for word, why, rows in aside)
+    if len(kept) < 1:
+        raise InputError("--exclude-flagged: every entry is flagged; nothing is left to analyse")
+    return dataclasses.replace(board, entries=kept, dropped=board.dropped + dropped)
 
 
 def _sizes(args: argparse.Namespace, submissions_mode: bool) -> SliceSizes:

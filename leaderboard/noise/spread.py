@@ -27,6 +27,7 @@ grid and inverted by bisection; nothing is random, so there is no seed.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -47,6 +48,7 @@ def _range_cdf(r: float, n: int, grid: np.ndarray, weight: np.ndarray) -> float:
     return float(n * np.sum(weight * np.exp((n - 1) * np.log(inner))))
 
 
+@lru_cache(maxsize=64)
 def normal_range_quantile(n: int, q: float = 0.95) -> float:
     """The ``q`` quantile of the range of ``n`` independent standard normal draws.
 

@@ -92,15 +92,15 @@ def spreads(a: Analysis) -> dict | None:
             "rho": rho, "kind": kind, "correlated": spread_of_equals(a.d95, n, rho)}
 
 
-def headline(a: Analysis, num: Numbers) -> str:
+def headline(a: Analysis, num: Numbers) -> list[str]:
     """Three short sentences: who could be the best, how far chance spreads this board, what
-    that assumes."""
+    that assumes (one sentence when there is no noise model to speak of)."""
     parts = [_who(a)]
     s = spreads(a)
     if s is not None:
         parts.append(_spread_sentence(a, num, s))
         parts.append(_assumption_sentence(a, num, s))
-    return " ".join(parts)
+    return parts
 
 
 def _who(a: Analysis) -> str:
@@ -151,9 +151,9 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
         return ("This assumes entries' errors are independent, as the board's public and private "
                 f"scores suggest; at a correlation of {s['rho']:g} chance would spread them only "
                 f"{spread} apart.")
-    return ("This assumes each entry had its own test set; if they shared one, as on most "
-            f"boards (correlation {s['rho']:g}), chance would spread them only {spread} apart and "
-            "fewer entries could be the best.")
+    return ("This assumes each entry had its own test set; entries sharing one (typical "
+            f"correlation {s['rho']:g}) would spread only {spread} apart, and fewer could be the "
+            "best.")
 
 
 def reach_sentence(a: Analysis, num: Numbers) -> str | None:
@@ -171,17 +171,38 @@ def reach_sentence(a: Analysis, num: Numbers) -> str | None:
     reach = float(gaps[far])
     used = s["independent"] if s["kind"] == "typical" else s["correlated"]
     times = f" ({reach / a.d95:.1f} d95)" if a.d95 > 0 else ""
-    text = (f"Why tier 1 reaches further than d95: d95 ({num.d95_short(a.d95)}) is the gap one "
-            "pair of equally good models exceeds one time in twenty; tier 1 compares all "
+    why = ("Why tier 1 reaches further than d95" if reach > a.d95 else
+           "Why tier 1 stays within d95" if s["kind"] == "measured" else "d95 and tier 1")
+    text = (f"{why}: d95 ({num.d95_short(a.d95)}) is the gap one "
+            "pair of equally good models, each on its own test set, exceeds one time in twenty; "
+            "tier 1 compares all "
             f"{s['n']:,} entries at once, and chance spreads that many equals up to "
             f"{num.d95_short(used)}. Tier 1 reaches "
             f"{num.score(float(tier1['score'].iloc[far]))}, {num.d95_short(reach)} from the "
             f"leader{times}.")
+    if s["kind"] == "measured":
+        if reach <= a.d95:
+            text += " Paired on the same rows, entries' differences are far less noisy than d95."
+        elif reach > used:
+            r = _with_leader(a, int(np.flatnonzero(t["tier"].to_numpy() == 1)[far]))
+            if r is not None and r < s["rho"]:
+                text += (f" That entry's scores move less with the leader's (correlation "
+                         f"{r:.2f}), so its comparison with the leader is noisier.")
+        return text
     own = float(tier1["d95"].iloc[far]) if "d95" in tier1.columns else float("nan")
     if reach > used and np.isfinite(own) and own > a.d95:
         text += (f" That entry's score is noisier than the leader's (d95 {num.d95_short(own)} "
                  "at its score), so its comparisons are weaker.")
     return text
+
+
+def _with_leader(a: Analysis, row: int) -> float | None:
+    """Correlation between the leader's and row ``row``'s bootstrap scores (paired replicates)."""
+    reps = a.bootstrap.replicates[[0, row]]
+    reps = reps[:, np.isfinite(reps).all(axis=0)]
+    if reps.shape[1] < 3 or (reps.std(axis=1) == 0).any():
+        return None
+    return float(np.corrcoef(reps)[0, 1])
 
 
 def _items(a: Analysis) -> bool:

@@ -119,7 +119,7 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
             f"{num.score(lead['ci_high'])}."]
     if n == 1:
         return "There is only one entry, so there is no one to be tied with.", said
-    head = headline(a, num)
+    head = " ".join(headline(a, num))
     k = int((t["tier"] == 1).sum())
     said.append(f"Tier 1, the entries no other entry is shown to beat, holds {k:,} "
                 f"entr{'y' if k == 1 else 'ies'} (\u201cHow to read\u201d says how it differs "
@@ -274,6 +274,8 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
         "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
+        # the layout sets the first sentence (who could be the best) apart from the other two
+        "headline_parts": (headline(a, num) if a.tiers is not None and len(t) > 1 else [head]),
         "reach": reach_sentence(a, num) if a.tiers is not None else None,
         "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,

@@ -82,7 +82,7 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     >>> [f.kind for f in flags]
     ['perfect']
     >>> flags[0].message
-    '2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing about its noise.'
+    '2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing about its noise (--exclude-flagged perfect sets them aside).'
     """
     teams = [str(t) for t in teams]
     scores = np.asarray(scores, dtype=float)
@@ -98,7 +98,8 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     if perfect.any():
         flags.append(Flag("perfect", f"{_entries(perfect.sum())} {_have(perfect.sum())} a perfect "
                                      f"{label} ({best_possible:g}){where}: leaked test labels, or "
-                                     "a solved task; a perfect score says nothing about its noise.",
+                                     "a solved task; a perfect score says nothing about its noise "
+                                     "(--exclude-flagged perfect sets them aside).",
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -113,7 +114,8 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
             flags.append(Flag("far_out", f"{_entries(far.sum())} score far worse than the rest"
                                          f"{where} (beyond {_g(sign * fence)}, three interquartile "
                                          "ranges past the quartile): broken or junk submissions, "
-                                         "most likely.", _names(teams, far)))
+                                         "most likely (--exclude-flagged junk sets them "
+                                         "aside).", _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)

@@ -145,8 +145,8 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
         source = ("measured from the public and private scores, its low end"
                   if c.estimated else "as stated")
         return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}), "
-                f"which narrows that to {spread}, and test rows drawn like the {universe} "
-                "universe's.")
+                f"which narrows that to {spread}, and noise simulated for test sets drawn at "
+                f"random ({universe} universe).")
     if c is not None and c.estimated:   # measured, and no shared noise found
         return ("This assumes entries' errors are independent, as the board's public and private "
                 f"scores suggest; at a correlation of {s['rho']:g} chance would spread them only "

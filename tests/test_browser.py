@@ -459,7 +459,8 @@ def test_real_boards_chart_domains_hold_the_bulk_and_the_band(real_pages, name):
     beyond = int((scores < fence).sum() if higher else (scores > fence).sum())
     assert hist.get("tail", [{"count": 0}])[0]["count"] == beyond
     bulk = scores[scores >= fence] if higher else scores[scores <= fence]
-    assert bins["x0"].min() <= bulk.min() + 1e-9 and bins["x1"].max() >= bulk.max() - 1e-9
+    eps = 10.0 ** -meta["meta"]["decimals"]   # the table's scores are rounded to the page's digits
+    assert bins["x0"].min() <= bulk.min() + eps and bins["x1"].max() >= bulk.max() - eps
     assert bins["count"].sum() == bulk.size
     assert bins["count"].max() < 0.9 * bins["count"].sum()
     scatter = charts.get("chart-shakeup-scatter")
@@ -472,4 +473,4 @@ def test_real_boards_chart_domains_hold_the_bulk_and_the_band(real_pages, name):
         xd = [u["encoding"]["x"]["scale"]["domain"] for u in scatter["layer"]
               if "domain" in u.get("encoding", {}).get("x", {}).get("scale", {})][0]
         inside = band[(band["x"] >= xd[0]) & (band["x"] <= xd[1])]
-        assert low <= inside["lo"].min() + 1e-9 and inside["hi"].max() <= high + 1e-9
+        assert low <= inside["lo"].min() + 1e-7 and inside["hi"].max() <= high + 1e-7   # 8 digits

@@ -227,12 +227,18 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_point(
             size=140, color=INK, strokeWidth=1.5).encode(x=x, y=y),
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_text(
-            fontSize=12, color=INK, align=alt.ExprRef("datum.right ? 'right' : 'left'"),
-            dx=alt.ExprRef("datum.right ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
+            fontSize=12, color=INK, align=alt.ExprRef(f"{_FLIP} ? 'right' : 'left'"),
+            dx=alt.ExprRef(f"{_FLIP} ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
             x=x, y=y, text=alt.Text("label:N")).transform_calculate(
             label="datum.note != '' ? datum.note : datum.team"),
     ]
     return finish(alt.layer(*layers).properties(width=660, height=HEIGHT), "shakeup-scatter")
+
+
+# A label goes to the left of its dot when it would run past the plot's right edge at the width
+# drawn (a phone's is half the desktop's): about 6.8 px a character at 12 px, 9 px from the dot.
+_FLIP = ("(datum.right || scale('x', datum.pub) + 9 + 6.8 * length(datum.label) > width) && "
+         "scale('x', datum.pub) - 9 - 6.8 * length(datum.label) >= 0")
 
 
 def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown) -> str:

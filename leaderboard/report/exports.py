@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from leaderboard.confidence import confidence_label
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.report.numbers import Numbers
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
@@ -57,13 +59,11 @@ def to_markdown(analysis: Analysis, rows: int | None = MARKDOWN_ROWS) -> str:
     """:func:`tier_table` as a GitHub-flavoured Markdown table (a pull-request comment), with
     the report's precision: the top ``rows`` entries (None: all), then a line saying how many
     were left out and where the whole table is."""
-    from leaderboard.report.html import Numbers   # the page's own rounding rules
-
     whole = tier_table(analysis)
     s = analysis.settings
     num = Numbers(s.metric, whole["score"].to_numpy(dtype=float), analysis.d95)
     out = whole if rows is None else whole.head(rows)
-    conf = f"{100 * (1 - s.alpha):.3g}%"
+    conf = confidence_label(s.alpha)
     lines = []
     for _, r in out.iterrows():
         cells = [str(r["rank"]), markdown_text(r["team"]), num.score(r["score"])]

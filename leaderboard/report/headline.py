@@ -17,7 +17,7 @@ from leaderboard.noise.spread import TYPICAL_CORRELATION, spread_of_equals
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
-    from leaderboard.report.html import Numbers
+    from leaderboard.report.numbers import Numbers
 
 NAMES_SHOWN = 3
 

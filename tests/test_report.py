@@ -337,7 +337,7 @@ def test_interleaved_rank_set_tiers_read_clearly():
     np.testing.assert_array_equal(tier == 1, a.table["rank_sim_low"].to_numpy() == 1)
     html = unescape(render_html(a))
     b, k = int(a.table["in_best_set"].sum()), int((tier == 1).sum())
-    head = html[html.index('class="headline"'):html.index('class="d95"')]
+    head = html[html.index('class="headline'):html.index('class="d95"')]
     assert head.index("could be the best: ") < head.index(
         f"Tier 1, the entries no other entry is shown to beat, holds {k} entries") and b <= k
     assert f"Tier 1 ({k} entries) asks more than the confidence set of the best" in html

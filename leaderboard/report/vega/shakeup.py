@@ -211,6 +211,9 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
     layers.append(Chart(data("diagonal")).mark_line(color=SAME, strokeDash=[4, 4],
                                                         clip=True).encode(
         x=alt.X("v:Q", scale=xs), y=alt.Y("v:Q", scale=ys)))
+    # the dot's distance from the left edge in pixels, at the width drawn (a phone's is smaller)
+    at = f"((datum.pub - {xd[0]!r}) / {xd[1] - xd[0]!r} * width)"
+    flip = _FLIP.format(at=at)
     entries = Chart(data("entries")).transform_calculate(
         kind=f"datum.flag ? '{kinds[-1]}' : 'entry'")
     zoom = alt.selection_interval(bind="scales", name="zoom")
@@ -227,8 +230,8 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_point(
             size=140, color=INK, strokeWidth=1.5).encode(x=x, y=y),
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_text(
-            fontSize=12, color=INK, align=alt.ExprRef(f"{_FLIP} ? 'right' : 'left'"),
-            dx=alt.ExprRef(f"{_FLIP} ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
+            fontSize=12, color=INK, align=alt.ExprRef(f"{flip} ? 'right' : 'left'"),
+            dx=alt.ExprRef(f"{flip} ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
             x=x, y=y, text=alt.Text("label:N")).transform_calculate(
             label="datum.note != '' ? datum.note : datum.team"),
     ]
@@ -236,9 +239,10 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
 
 
 # A label goes to the left of its dot when it would run past the plot's right edge at the width
-# drawn (a phone's is half the desktop's): about 6.8 px a character at 12 px, 9 px from the dot.
-_FLIP = ("(datum.right || scale('x', datum.pub) + 9 + 6.8 * length(datum.label) > width) && "
-         "scale('x', datum.pub) - 9 - 6.8 * length(datum.label) >= 0")
+# drawn (a phone's is half the desktop's) and there is more room on the left: about 6.8 px a
+# character at 12 px, 9 px from the dot.
+_FLIP = ("({at} + 9 + 6.8 * length(datum.label) > width ? {at} > width - {at} : "
+         "(datum.right && {at} - 9 - 6.8 * length(datum.label) >= 0))")
 
 
 def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown) -> str:

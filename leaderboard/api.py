@@ -383,3 +383,7 @@ def _aligned_frame(team: object, predictions, ids: pd.Series, names: list[str]) 
     frame = pd.DataFrame(values, columns=names)
     frame.insert(0, ids.name, ids.to_numpy())
     return frame
+
+
+# Battles mode (issue 26) lives in its own module; re-exported so the API is one import.
+from leaderboard.api_battles import BattlesResult, analyze_battles  # noqa: E402,F401

@@ -19,13 +19,15 @@ with the all-ones direction pinned (ratings sum to zero in logits). The fit exis
 "beat or tied" graph of the models is strongly connected (Ford, 1957): a set of models that never
 lost or tied to the others has no finite rating; :func:`unbounded_models` names them.
 
-**Bootstrap.** Resampling the N battles with replacement is, aggregated to the cells
-(pair, outcome), a multinomial draw of N over the cells with the observed shares: one count matrix
-(replicates x cells) replaces the N x replicates weight matrix. Every replicate refits all models
-together, so replicates are paired across models. Replicates are refitted from the point estimate
-by the chord method (the point estimate's Hessian, one matrix product per iteration for all
-replicates); the few that do not settle get full Newton steps; a replicate on which some rating is
-unbounded (a model drew no loss) is NaN, and its count is reported.
+**Bootstrap.** Each battle gets an independent Poisson(1) weight (the Poisson bootstrap, which
+redraws the battles with replacement up to a random total, asymptotically the same as the
+multinomial redraw and twenty times cheaper to draw here); aggregated to the cells (pair,
+outcome), a cell's weight is one Poisson draw with the cell's count as mean, so one count matrix
+(replicates x cells) replaces the battles x replicates weight matrix. Every replicate refits all
+models together, so replicates are paired across models. Replicates are refitted from the point
+estimate by the chord method (the point estimate's Hessian, one matrix product per iteration for
+all replicates); the few that do not settle get full Newton steps; a replicate on which some
+rating is unbounded (a model drew no loss) is NaN, and its count is reported.
 """
 from __future__ import annotations
 
@@ -197,14 +199,12 @@ def sandwich_covariance(pc: PairCounts, theta: np.ndarray) -> np.ndarray:
     return bread @ _laplacian(pc, meat) @ bread
 
 
-def bootstrap_counts(pc: PairCounts, replicates: int, seed: int, block: int) -> np.ndarray:
-    """Block ``block`` of resampled cell counts, shape (BLOCK, P, 3): N battles redrawn with
-    replacement, aggregated per (pair, outcome) cell (a multinomial of N over the cells)."""
-    flat = pc.counts.ravel()
-    total = int(round(flat.sum()))
+def bootstrap_counts(pc: PairCounts, block: int, seed: int) -> np.ndarray:
+    """Block ``block`` of resampled cell counts, shape (BLOCK, P, 3): every battle weighted by an
+    independent Poisson(1) count (the Poisson bootstrap), aggregated per (pair, outcome) cell,
+    where a sum of c Poisson(1) weights is one Poisson(c) draw."""
     rng = block_rng(seed, STREAM, block)
-    drawn = rng.multinomial(total, flat / flat.sum(), size=BLOCK)
-    return drawn.reshape(BLOCK, -1, 3).astype(float)
+    return rng.poisson(np.broadcast_to(pc.counts, (BLOCK, *pc.counts.shape))).astype(float)
 
 
 def bootstrap_fits(pc: PairCounts, theta: np.ndarray, replicates: int,
@@ -219,7 +219,7 @@ def bootstrap_fits(pc: PairCounts, theta: np.ndarray, replicates: int,
     d0 = theta[pc.pairs[:, 0]] - theta[pc.pairs[:, 1]]
     chord = _pinned_inverse(_laplacian(pc, n0 * expit(d0) * expit(-d0)))
     for b in range(-(-replicates // BLOCK)):
-        counts = bootstrap_counts(pc, replicates, seed, b)[:min(BLOCK, replicates - b * BLOCK)]
+        counts = bootstrap_counts(pc, b, seed)[:min(BLOCK, replicates - b * BLOCK)]
         out[:, b * BLOCK:b * BLOCK + len(counts)] = _refit(pc, inc, counts, theta, chord).T
     return out
 

@@ -44,10 +44,16 @@ def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
     t, conf = a.table, pct(1 - a.settings.alpha)
     top = t[t["tier"] == 1]["model"].tolist()
     leader = t.iloc[0]
-    if len(top) == 1:
+    method = a.ranking.description
+    if len(top) == 1 and method.same_family_as_rank_sets:
         head = f"{top[0]} is the best model, and the battles show it."
-        said = [f"Every other model is shown worse than {top[0]} by the simultaneous tests "
-                f"(confidence {conf} for all the page's 'shown better' at once)."]
+        said = [f"Every other model has some model shown better than it by the simultaneous "
+                f"tests (confidence {conf} for all the page's 'shown better' at once), so only "
+                f"{top[0]} can be the best."]
+    elif len(top) == 1:
+        head = f"{top[0]} is alone in tier 1."
+        said = [f"Tiers here are {method.label}: "
+                f"{_as_models(method.words(a.settings.alpha)['guarantee'])}."]
     else:
         head = (f"{len(top):,} models share tier 1: the battles cannot tell which is best "
                 f"among {_list(top)}.")

@@ -259,7 +259,8 @@ def test_example_page_speaks_of_models_and_battles_and_escapes_names(example):
     page, document = example
     import re
 
-    words = re.sub(r"<style>.*?</style>", "", page, flags=re.S).lower()   # the shared CSS's comments
+    # the shared CSS's comments are not words of the page
+    words = re.sub(r"<style>.*?</style>", "", page, flags=re.S).lower()
     for word in ("team", "submission", "test rows", "test row", "entries", "entry"):
         assert word not in words, word
     assert "find a model" in words and "battles" in words
@@ -277,3 +278,14 @@ def test_command_line_refuses_mixed_inputs_in_one_line(tmp_path, capsys):
     status = main(["analyze", "--battles", str(tmp_path / "missing.csv"), "-o",
                    str(tmp_path / "r.html")])
     assert status == 2 and "file not found" in capsys.readouterr().err
+
+
+def test_all_ties_give_equal_ratings_and_no_zero_width_interval():
+    df = pd.DataFrame({"model_a": ["A", "A", "B"] * 20, "model_b": ["B", "C", "C"] * 20,
+                       "winner": ["tie", "tie (bothbad)", "tie"] * 20})
+    result = leaderboard.analyze_battles(df, replicates=100)
+    table = result.table
+    assert np.allclose(table["rating"], 1000) and (table["tier"] == 1).all()
+    assert table[["ci_low", "ci_high", "se_sandwich", "se_bootstrap"]].isna().all().all()
+    assert any("no interval is given" in note for note in result.notes)
+    assert "none (see the notes)" in result.to_html()

@@ -156,7 +156,8 @@ def rate_battles(battles: Battles, settings: BattlesSettings) -> BattlesAnalysis
                            not_comparable=tuple(tuple(models[g]) for g in others),
                            battles_rated=int(keep.sum()), pairs_met=len(pc.pairs),
                            dropped_replicates=reps.dropped,
-                           notes=tuple(_notes(battles, reps, settings, others, models)))
+                           notes=tuple(_notes(battles, reps, settings, others, models,
+                                             names[order])))
 
 
 def _components(battles: Battles) -> list[np.ndarray]:
@@ -213,10 +214,12 @@ def _table(pc: PairCounts, names: np.ndarray, rating: np.ndarray, cov: np.ndarra
     scores = reps.point[:, None] + reps.errors
     low, high = np.percentile(scores, [100 * settings.alpha / 2, 100 * (1 - settings.alpha / 2)],
                               axis=1)
-    anchored = names[order] == settings.anchor   # its rating is fixed by definition: no interval
+    # No interval where none is backed: the anchor's rating is fixed by definition, and a rating
+    # that no redraw moved (every battle a tie) has a zero-width interval that measures nothing.
+    frozen = (names[order] == settings.anchor) | ~(boot_se > 1e-9)
     for values in (low, high, boot_se):
-        values[anchored] = np.nan
-    se = np.where(names == settings.anchor, np.nan, se)[order]
+        values[frozen] = np.nan
+    se = np.where(frozen, np.nan, se[order])
     battles = (wins + losses + ties)[order]
     return pd.DataFrame({
         "rank": np.arange(1, m + 1), "model": names[order].astype(str), "rating": rating[order],
@@ -227,8 +230,14 @@ def _table(pc: PairCounts, names: np.ndarray, rating: np.ndarray, cov: np.ndarra
         "score_share": (wins + 0.5 * ties)[order] / battles})
 
 
+def _list_names(names: np.ndarray) -> str:
+    shown = ", ".join(show(n) for n in names[:_NAMES_SHOWN])
+    return shown + (f" and {names.size - _NAMES_SHOWN:,} more" if names.size > _NAMES_SHOWN else "")
+
+
 def _notes(battles: Battles, reps: RankReplicates, settings: BattlesSettings,
-           others: list[np.ndarray], models: np.ndarray) -> list[str]:
+           others: list[np.ndarray], models: np.ndarray,
+           models_in_order: np.ndarray) -> list[str]:
     notes = []
     if others:
         left = sum(g.size for g in others)
@@ -240,6 +249,14 @@ def _notes(battles: Battles, reps: RankReplicates, settings: BattlesSettings,
         notes.append(f"On {reps.dropped:,} of {total:,} bootstrap redraws some model drew no "
                      "loss (or no win), so its rating was unbounded; those redraws are left out, "
                      "which narrows the intervals of models with few battles.")
+    frozen = ~(reps.sd > 1e-9)
+    if settings.anchor is not None:
+        frozen &= models_in_order != settings.anchor
+    if frozen.any():
+        notes.append("No redraw of the battles moved the rating of "
+                     f"{_list_names(models_in_order[frozen])} "
+                     "(every battle among them a tie, each counted as half a win for both), so "
+                     "no interval is given: a zero width would measure nothing.")
     if "judge" in battles.columns:
         notes.append(f"Battles judged by the same voter ({battles.columns['judge']!r} column) "
                      "may be correlated; the bootstrap treats battles as independent.")

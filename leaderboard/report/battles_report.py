@@ -137,7 +137,9 @@ def _rows(a: BattlesAnalysis) -> list[dict]:
                      "colour": TIER_COLOURS[(int(r.tier) - 1) % len(TIER_COLOURS)],
                      "rating": _num(r.rating),
                      "interval": (f"{_num(r.ci_low)} to {_num(r.ci_high)}"
-                                  if math.isfinite(r.ci_low) else "anchor (fixed)"),
+                                  if math.isfinite(r.ci_low) else
+                                  "anchor (fixed)" if r.model == a.settings.anchor else
+                                  "none (see the notes)"),
                      "sandwich": _num(r.se_sandwich, 1), "bootstrap": _num(r.se_bootstrap, 1),
                      "rank_set": rank_set, "p_best": pct(r.p_best),
                      "battles": f"{r.battles:,}", "share": pct(r.score_share)})

@@ -153,12 +153,13 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
                                          ("no winner recorded", no_winner)) if mask.any())
     keep = ~(itself | no_winner)
     if not keep.any():
-        raise InputError(f"no battle left to rate: {'; '.join(f'{d.count:,} {d.reason}' for d in dropped)}",
+        why = "; ".join(f"{d.count:,} {d.reason}" for d in dropped)
+        raise InputError(f"no battle left to rate: {why}",
                          file=source)
     codes, models = pd.factorize(pd.concat([a_name[keep], b_name[keep]]), sort=True)
     n = int(keep.sum())
-    return Battles(source=source, models=tuple(str(m) for m in models), a=codes[:n].astype(np.int64),
-                   b=codes[n:].astype(np.int64),
+    return Battles(source=source, models=tuple(str(m) for m in models),
+                   a=codes[:n].astype(np.int64), b=codes[n:].astype(np.int64),
                    outcome=code.to_numpy()[keep].astype(np.int64),
                    both_bad=winner.isin(_BOTH_BAD).to_numpy()[keep],
                    lines=raw.index.to_numpy()[keep].astype(np.int64), rows_read=len(raw),

@@ -6,6 +6,7 @@ when a page or the JSON is asked for.
 """
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.errors import InputError
+from leaderboard.params import check_all
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
 from leaderboard.safe_read import DEFAULT_MAX_BYTES
@@ -148,31 +150,27 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     >>> result.table[["model", "tier"]].values.tolist()
     [['alpha', 1], ['beta', 2], ['gamma', 3]]
     """
-    for name, value in (("alpha", alpha), ("anchor_rating", anchor_rating)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise InputError(f"{name} must be a number, got {value!r}")
-    for name, value in (("replicates", replicates), ("seed", seed),
-                        ("max_file_size", max_file_size)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"{name} must be a whole number, got {value!r}")
-    lines = (top_k,) if isinstance(top_k, int) else tuple(top_k)
-    if not lines or not all(isinstance(k, int) and not isinstance(k, bool) for k in lines):
-        raise InputError(f"top_k must be a whole number or a tuple of them, got {top_k!r}")
-    for name, value in (("model_a_col", model_a_col), ("model_b_col", model_b_col),
-                        ("winner_col", winner_col), ("judge_col", judge_col),
-                        ("category_col", category_col), ("date_col", date_col),
-                        ("anchor", anchor)):
-        if value is not None and not isinstance(value, str):
-            raise InputError(f"{name} must be a string, got {value!r}")
     if not isinstance(battles, (pd.DataFrame, str, os.PathLike)):
         raise InputError(f"battles: expected a pandas DataFrame or a path, got "
                          f"{type(battles).__name__}")
-    settings = BattlesSettings(alpha=float(alpha), replicates=replicates, seed=seed,
-                               anchor=anchor, anchor_rating=float(anchor_rating),
-                               tier_method=tiers, top_k=tuple(sorted(set(lines))),
-                               disconnected=disconnected)
+    given = check_all({
+        "model_a_col": model_a_col, "model_b_col": model_b_col, "winner_col": winner_col,
+        "judge_col": judge_col, "category_col": category_col, "date_col": date_col,
+        "anchor": anchor, "anchor_rating": anchor_rating, "alpha": alpha,
+        "replicates": replicates, "seed": seed, "tiers": tiers,
+        "top_k": (top_k,) if isinstance(top_k, numbers.Integral) else top_k,
+        "disconnected": disconnected, "max_file_size": max_file_size, "quiet": quiet})
+    if not given["top_k"]:
+        raise InputError("top_k= must name at least one line, got ()")
+    settings = BattlesSettings(alpha=given["alpha"], replicates=given["replicates"],
+                               seed=given["seed"], anchor=given["anchor"],
+                               anchor_rating=given["anchor_rating"],
+                               tier_method=given["tiers"],
+                               top_k=tuple(sorted(set(given["top_k"]))),
+                               disconnected=given["disconnected"])
     check_settings(settings)        # before reading: a bad option costs no read
-    read = read_battles(battles, model_a_col=model_a_col, model_b_col=model_b_col,
-                        winner_col=winner_col, judge_col=judge_col, category_col=category_col,
-                        date_col=date_col, max_bytes=max_file_size)
+    read = read_battles(battles, model_a_col=given["model_a_col"],
+                        model_b_col=given["model_b_col"], winner_col=given["winner_col"],
+                        judge_col=given["judge_col"], category_col=given["category_col"],
+                        date_col=given["date_col"], max_bytes=given["max_file_size"])
     return BattlesResult(rate_battles(read, settings))

@@ -215,12 +215,14 @@ def test_json_lines_and_parquet_read_the_same(tmp_path):
 
 
 @pytest.mark.parametrize("bad, message", [
-    ({"alpha": 1.5}, "alpha must be between 0 and 1"),
-    ({"replicates": 10}, "replicates must be at least 100"),
-    ({"replicates": 200.0}, "replicates must be a whole number"),
-    ({"tiers": "best"}, "tiers must be one of"),
-    ({"disconnected": "ignore"}, "disconnected must be 'largest' or 'error'"),
-    ({"seed": -1}, "seed must be at least 0")])
+    ({"alpha": 1.5}, "alpha= must be strictly between 0 and 1"),
+    ({"replicates": 10}, "replicates= must be at least 100"),
+    ({"replicates": 200.0}, "replicates= must be a whole number"),
+    ({"tiers": "best"}, "tiers= must be one of"),
+    ({"disconnected": "ignore"}, "disconnected= must be one of 'largest', 'error'"),
+    ({"seed": -1}, "seed= must be at least 0"),
+    ({"anchor": 3}, "anchor= must be a string"),
+    ({"top_k": ()}, "top_k= must name at least one line")])
 def test_bad_parameters_are_one_line_errors(bad, message):
     df = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"],
                        "winner": ["model_a", "model_a"]})

@@ -37,10 +37,10 @@ import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
 SCALE = 400.0 / np.log(10.0)   # rating points per logit, the arenas' Elo-like scale
-STREAM = 20                    # random stream of the battles bootstrap
+STREAM = Stream.BATTLES_BOOTSTRAP
 TOLERANCE = 1e-10              # largest Newton step (logits) at convergence
 SPREAD_LIMIT = 40.0            # logits (6,950 points): beyond, a replicate's fit is unbounded
 _CHORD_STEPS = 60

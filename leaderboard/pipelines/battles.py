@@ -25,7 +25,7 @@ from leaderboard.pipelines.scores import join_ranking
 from leaderboard.submissions.battles import Battles
 from leaderboard.submissions.table import show
 from leaderboard.tiers import RankReplicates
-from leaderboard.tiers.ranking import TIER_METHODS, Ranking, rank_board
+from leaderboard.tiers.ranking import Ranking, rank_board
 
 DISCONNECTED = ("largest", "error")
 _NAMES_SHOWN = 5
@@ -92,24 +92,16 @@ class BattlesAnalysis:
 
 
 def check_settings(settings: BattlesSettings) -> None:
-    """Every setting's range, checked once (a one-line :class:`InputError`)."""
-    if not 0 < settings.alpha < 1:
-        raise InputError(f"alpha must be between 0 and 1, got {settings.alpha!r}")
-    if not 100 <= settings.replicates <= 1_000_000:
-        raise InputError(f"replicates must be at least 100 and at most 1,000,000, got "
-                         f"{settings.replicates!r}")
-    if not 0 <= settings.seed <= 2 ** 32 - 1:
-        raise InputError(f"seed must be at least 0 and at most 4294967295, got {settings.seed!r}")
-    if settings.tier_method not in TIER_METHODS:
-        raise InputError(f"tiers must be one of {', '.join(TIER_METHODS)}, got "
-                         f"{settings.tier_method!r}")
-    if settings.disconnected not in DISCONNECTED:
-        raise InputError(f"disconnected must be 'largest' or 'error', got "
-                         f"{settings.disconnected!r}")
-    if not np.isfinite(settings.anchor_rating):
-        raise InputError(f"anchor_rating must be a finite number, got {settings.anchor_rating!r}")
-    if not settings.top_k or min(settings.top_k) < 1:
-        raise InputError(f"top_k must be positive whole numbers, got {settings.top_k!r}")
+    """Every setting's range, checked once by the parameters' table (a one-line
+    :class:`InputError` naming the parameter)."""
+    from leaderboard.params import check_all
+
+    check_all({"alpha": settings.alpha, "replicates": settings.replicates,
+               "seed": settings.seed, "tiers": settings.tier_method,
+               "disconnected": settings.disconnected, "anchor": settings.anchor,
+               "anchor_rating": settings.anchor_rating, "top_k": settings.top_k})
+    if not settings.top_k:
+        raise InputError("top_k= must name at least one line, got ()")
 
 
 def rate_battles(battles: Battles, settings: BattlesSettings) -> BattlesAnalysis:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.confidence import confidence_label
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
@@ -24,6 +25,18 @@ CHART_ROWS = 40
 TIER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
                 "#999999")
 _ROW, _LEFT, _WIDTH, _TOP = 20, 180, 700, 34
+
+
+def tier_colour(tier: int) -> str:
+    """One colour per tier for the first seven; grey for tier 8 and every tier after it (a
+    cycle would give tier 9 tier 1's colour)."""
+    return TIER_COLOURS[min(int(tier), len(TIER_COLOURS)) - 1]
+
+
+def _legend(a: BattlesAnalysis) -> list[dict]:
+    top = int(a.table["tier"].max())
+    return [{"label": f"tier {k}" + ("+" if k == len(TIER_COLOURS) and top > k else ""),
+             "colour": tier_colour(k)} for k in range(1, min(top, len(TIER_COLOURS)) + 1)]
 
 
 def _num(x: float, digits: int = 0) -> str:
@@ -41,7 +54,7 @@ def _list(names: list[str], limit: int = 6) -> str:
 
 def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
     """The headline and the sentences that say how sure it is."""
-    t, conf = a.table, pct(1 - a.settings.alpha)
+    t, conf = a.table, confidence_label(a.settings.alpha)
     top = t[t["tier"] == 1]["model"].tolist()
     leader = t.iloc[0]
     method = a.ranking.description
@@ -81,9 +94,9 @@ def facts(a: BattlesAnalysis) -> list[Fact]:
                 "odds); " + (f"{s.anchor} fixed at {_num(s.anchor_rating)}" if s.anchor else
                              f"the models' mean rating is {_num(s.anchor_rating)}")),
            Fact("Ties", "half a win for each model, as the arenas count them"),
-           Fact("Intervals", f"{pct(1 - s.alpha)}: a bootstrap of battles, {s.replicates:,} "
-                f"redraws, every model refitted on each (seed {s.seed}); the sandwich standard "
-                "error beside it")]
+           Fact("Intervals", f"{confidence_label(s.alpha)}: a bootstrap of battles, "
+                f"{s.replicates:,} redraws, every model refitted on each (seed {s.seed}); the "
+                "sandwich standard error beside it")]
     for role in ("judge", "category", "date"):
         if role in b.columns:
             values = np.unique(b.extra[role].astype(str))
@@ -116,7 +129,7 @@ def _chart(a: BattlesAnalysis) -> dict:
         rows.append({"y": y, "name": name, "full": r.model, "dot": x(r.rating),
                      "lo": x(r.ci_low) if has_ci else None,
                      "hi": x(r.ci_high) if has_ci else None,
-                     "colour": TIER_COLOURS[(int(r.tier) - 1) % len(TIER_COLOURS)],
+                     "colour": tier_colour(r.tier),
                      "tip": f"{r.model}: {_num(r.rating)} ({_num(r.ci_low)} to "
                             f"{_num(r.ci_high)}), tier {int(r.tier)}"})
     return {"width": _WIDTH, "height": _TOP + len(rows) * _ROW + 10, "left": _LEFT,
@@ -134,7 +147,7 @@ def _rows(a: BattlesAnalysis) -> list[dict]:
         rank_set = (str(r.rank_sim_low) if r.rank_sim_low == r.rank_sim_high
                     else f"{r.rank_sim_low}\u2013{r.rank_sim_high}")
         rows.append({"rank": r.rank, "model": r.model, "tier": int(r.tier),
-                     "colour": TIER_COLOURS[(int(r.tier) - 1) % len(TIER_COLOURS)],
+                     "colour": tier_colour(r.tier),
                      "rating": _num(r.rating),
                      "interval": (f"{_num(r.ci_low)} to {_num(r.ci_high)}"
                                   if math.isfinite(r.ci_low) else
@@ -154,7 +167,7 @@ def _as_models(text: str) -> str:
 
 def how_to_read(a: BattlesAnalysis) -> list[Fact]:
     s = a.settings
-    conf = pct(1 - s.alpha)
+    conf = confidence_label(s.alpha)
     method = a.ranking.description.words(s.alpha)
     return [
         Fact("Rating", "A Bradley-Terry (logistic) fit: model i beats model j with probability "
@@ -187,14 +200,14 @@ def context(a: BattlesAnalysis) -> dict:
     head, said = answer(a)
     return {"title": f"Arena ratings: {a.battles.source}", "headline": head, "said": said,
             "facts": facts(a), "notes": list(a.notes), "chart": _chart(a), "rows": _rows(a),
-            "conf": pct(1 - a.settings.alpha), "how": how_to_read(a),
+            "conf": confidence_label(a.settings.alpha), "how": how_to_read(a),
             "dropped": [{"reason": d.reason, "count": f"{d.count:,}",
                          "lines": ", ".join(map(str, d.lines))
                          + (", ..." if d.count > len(d.lines) else "")}
                         for d in a.battles.dropped],
             "not_comparable": [_list(list(g), 12) for g in a.not_comparable],
             "version": __version__, "seed": a.settings.seed,
-            "colours": [{"tier": k + 1, "colour": c} for k, c in enumerate(TIER_COLOURS)]}
+            "legend": _legend(a)}
 
 
 def render_battles(a: BattlesAnalysis) -> str:

@@ -60,11 +60,17 @@ class BattlesResult:
 
         return json.dumps(self.to_dict(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
+    def to_csv(self) -> str:
+        """The model table as CSV, formulas in model names neutralised."""
+        from leaderboard.report.battles_json import battles_csv
+
+        return battles_csv(self.analysis)
+
     def save(self, path: str | os.PathLike) -> Path:
         """Write the page (``.html``), the JSON (``.json``) or the table (``.csv``) to ``path``."""
         path = Path(path)
         writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": lambda: self.table.to_csv(index=False)}
+                   ".csv": self.to_csv}
         writer = writers.get(path.suffix.lower())
         if writer is None:
             raise InputError(f"save: give a path ending in .html, .json or .csv, not "

@@ -270,6 +270,16 @@ def test_example_page_speaks_of_models_and_battles_and_escapes_names(example):
     assert document["models"][0]["model"] in page
 
 
+def test_csv_neutralises_formulas_in_model_names(tmp_path):
+    bad = "=HYPERLINK(1)"
+    df = pd.DataFrame({"model_a": [bad, "b"] * 20, "model_b": ["b", bad] * 20,
+                       "winner": ["model_a", "model_a", "tie", "model_b"] * 10})
+    result = leaderboard.analyze_battles(df, replicates=100)
+    text = result.save(tmp_path / "t.csv").read_text(encoding="utf-8")
+    assert "'=HYPERLINK(1)" in text and "\n=HYPERLINK" not in text
+    assert pd.read_csv(tmp_path / "t.csv")["model"].str.startswith("'=").any()
+
+
 def test_command_line_refuses_mixed_inputs_in_one_line(tmp_path, capsys):
     status = main(["analyze", "--battles", "x.csv", "--metric", "auc", "-o",
                    str(tmp_path / "r.html")])

@@ -60,3 +60,14 @@ def battles_json(a: BattlesAnalysis) -> dict:
         "pairs_met": a.pairs_met, "pairs_possible": m * (m - 1) // 2,
         "not_comparable": [list(g) for g in a.not_comparable],
         "dropped_replicates": a.dropped_replicates, "notes": list(a.notes), "models": models}
+
+
+def battles_csv(a: BattlesAnalysis) -> str:
+    """The model table as CSV (``--csv``), a name a spreadsheet would run as a formula prefixed
+    with ``'`` (as :mod:`leaderboard.report.exports` does for team names)."""
+    from leaderboard.report.exports import _FORMULA
+
+    out = a.table.drop(columns=["p_vs_anchor"], errors="ignore").copy()
+    out["model"] = [("'" + name) if name.startswith(_FORMULA) else name
+                    for name in out["model"].astype(str)]
+    return out.to_csv(index=False, float_format="%.10g")

@@ -1,0 +1,147 @@
+"""Hostile input, part three (issue 29): caps checked before work, small samples, names that look
+alike, harness logs that once crashed the reader, and a run under an address-space limit.
+
+Every case runs the real command line (in-process, or in a subprocess where a limit or a crash of
+a native library must not reach the test runner) and must end as promised: a one-line error with
+exit status 2 naming what is wrong and the option that changes it, or a correct result; never a
+traceback, an internal error (70), a numpy warning or a hang.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from leaderboard.cli import main
+from leaderboard.report.vega import renderer
+
+REPO = Path(__file__).resolve().parent.parent
+GB4 = 4 * 2 ** 30
+
+
+def run(argv, capsys):
+    """(exit status, stdout, stderr) of the command line, with no traceback or warning."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "Warning" not in err, err
+    return code, out, err
+
+
+def one_line_error(argv, capsys, *words) -> str:
+    code, out, err = run(argv, capsys)
+    lines = err.splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith("leaderboard: error:"), err
+    for w in words:
+        assert w in lines[0], f"{w!r} not in {lines[0]}"
+    return lines[0]
+
+
+# --- the chart renderer in a child process ------------------------------------------------------
+
+def _limited(limit: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["no cached bundle", "cached bundle"])
+def test_example_runs_under_a_4gb_address_space_limit(tmp_path, cached):
+    """vl-convert's V8 aborts the process under `ulimit -v 4194304`: the report is still written,
+    exit 0, no crash trace on the terminal; without a cached bundle the page says why the charts
+    are missing."""
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PYTHONPATH=str(REPO), LEADERBOARD_CACHE_DIR=str(cache))
+    if cached:   # a bundle built beforehand, without the limit (as a previous run leaves it)
+        subprocess.run([sys.executable, "-m", "leaderboard", "analyze", "--example", "-o",
+                        str(tmp_path / "first.html"), "--quiet"], env=env, check=True,
+                       capture_output=True, timeout=600)
+        assert any(cache.iterdir())
+    out = tmp_path / "r.html"
+    done = subprocess.run([sys.executable, "-m", "leaderboard", "analyze", "--example", "-o",
+                           str(out), "--json", str(tmp_path / "r.json"), "--quiet"], env=env,
+                          capture_output=True, text=True, timeout=600,
+                          preexec_fn=_limited(GB4))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr == "" and done.stdout == ""
+    page = out.read_text(encoding="utf-8")
+    assert json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["entries"]
+    assert "<table" in page
+    if cached:   # interactive charts from the cached bundle; no static picture
+        assert "vegaEmbed" in page and "this chart is drawn by JavaScript" in page
+    else:
+        assert "vegaEmbed" not in page
+        assert "cannot be drawn here, as its renderer (vl-convert) cannot run" in page
+
+
+def test_a_renderer_that_dies_turns_off_quietly(capfd):
+    child = renderer._Child()
+    child_code = renderer._CHILD
+    try:
+        renderer._CHILD = "import os, sys; sys.stderr.write('C stack trace\\n'); os.abort()"
+        assert child.ask({"op": "svg", "spec": {}, "vl_version": None}) is None
+        assert "stopped" in child.failed
+        started = time.monotonic()
+        assert child.ask({"op": "svg", "spec": {}, "vl_version": None}) is None   # at once
+        assert time.monotonic() - started < 0.1
+    finally:
+        renderer._CHILD = child_code
+        child.stop()
+    out, err = capfd.readouterr()
+    assert "C stack trace" not in out + err
+
+
+def test_a_renderer_that_never_answers_is_stopped(monkeypatch):
+    child = renderer._Child()
+    monkeypatch.setattr(renderer, "_CHILD", "import time; time.sleep(60)")
+    monkeypatch.setattr(renderer, "TIMEOUT_SECONDS", 1.0)
+    started = time.monotonic()
+    assert child.ask({"op": "bundle", "vl_version": None}) is None
+    assert time.monotonic() - started < 10 and child.process is None
+
+
+def test_a_specification_vl_convert_refuses_is_an_error_not_a_dead_renderer():
+    with pytest.raises(renderer.RenderError):
+        renderer.svg({"mark": "no-such-mark"}, None)
+    assert renderer.unavailable() is None
+    assert renderer.svg({"mark": "point", "data": {"values": [{"a": 1}]},
+                         "encoding": {"x": {"field": "a", "type": "quantitative"}}},
+                        None).startswith("<svg")
+
+
+def test_a_100kb_team_name_does_not_stall_the_report(tmp_path, capsys):
+    """The static renderer measured every character of a 100 KB name's label: 106 s for a
+    10-row board. Its texts are now cut at LABEL_LIMIT characters; the interactive chart, the
+    table and the JSON keep the whole name."""
+    name = "x" * 100_000
+    rows = ["team,score"] + [f"team{i},{0.7 + i / 100}" for i in range(9)] + [f"{name},0.69"]
+    board = tmp_path / "b.csv"
+    board.write_text("\n".join(rows) + "\n")
+    started = time.monotonic()
+    code, _, err = run(["analyze", board, "--metric", "auc", "--n-test", "1000",
+                        "--prevalence", "0.5", "-o", tmp_path / "r.html", "--json",
+                        tmp_path / "r.json", "--quiet"], capsys)
+    assert code == 0, err
+    assert time.monotonic() - started < 60
+    teams = [e["team"] for e in json.loads((tmp_path / "r.json").read_text())["entries"]]
+    assert name in teams
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "x" * renderer.LABEL_LIMIT + "…" in page   # the static picture's label
+
+
+def test_shorten_texts_keeps_expressions_and_titles():
+    expression = "datum.team == 'a' ? " + "1 + " * 100 + "1 : 0"
+    spec = {"transform": [{"calculate": expression, "as": "k"}], "title": "t" * 300,
+            "datasets": {"d": [{"team": "n" * 500}]},
+            "encoding": {"y": {"sort": ["n" * 500], "scale": {"domain": ["n" * 500]}}}}
+    short = renderer.shorten_texts(spec, 10)
+    assert short["transform"][0]["calculate"] == expression and short["title"] == "t" * 300
+    assert short["datasets"]["d"][0]["team"] == "n" * 10 + "…"
+    assert short["encoding"]["y"]["sort"] == ["n" * 10 + "…"]
+    assert short["encoding"]["y"]["scale"]["domain"] == ["n" * 10 + "…"]

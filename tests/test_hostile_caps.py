@@ -145,3 +145,82 @@ def test_shorten_texts_keeps_expressions_and_titles():
     assert short["datasets"]["d"][0]["team"] == "n" * 10 + "…"
     assert short["encoding"]["y"]["sort"] == ["n" * 10 + "…"]
     assert short["encoding"]["y"]["scale"]["domain"] == ["n" * 10 + "…"]
+
+
+# --- lm-evaluation-harness logs that crashed the reader, and valid ones it refused ---------------
+
+STAMP = "2026-11-20T10-31-07.123456"
+
+
+def _log(out: Path, model: str | bytes, lines: list[str], task: str = "arc") -> Path:
+    folder = os.path.join(os.fsencode(out), model if isinstance(model, bytes) else model.encode())
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"samples_{task}_{STAMP}.jsonl".encode())
+    with open(path, "wb") as handle:
+        handle.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass"))
+    return Path(os.fsdecode(path))
+
+
+def _sample(doc_id, acc, **extra) -> str:
+    return json.dumps({"doc_id": doc_id, "filter": "none", "metrics": ["acc"], "acc": acc,
+                       **extra})
+
+
+def _two_good_models(out: Path, docs: int = 30) -> None:
+    for k, model in enumerate(("good-a", "good-b")):
+        _log(out, model, [_sample(i, float((i + k) % 3 == 0)) for i in range(docs)])
+
+
+def _items(out: Path, tmp_path: Path) -> list:
+    return ["analyze", "--items", out, "--quiet", "--replicates", "200", "-o",
+            tmp_path / "r.html", "--json", tmp_path / "r.json"]
+
+
+@pytest.mark.parametrize("bad, words", [
+    ('{"doc_id": 5, "filter": "none", "metrics": ["acc"], "acc": ' + "9" * 400 + "}",
+     "not a finite number"),
+    ('{"doc_id": 5, "filter": "none", "metrics": ["acc"], "acc": 1e400}', "not a finite number"),
+    ('{"doc_id": 5, "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{"doc_id": 5, "acc": ' + "1" * 5000 + "}", "not a JSON line"),
+], ids=["400-digit integer", "1e400", "100,000-deep nesting", "5,000-digit integer"])
+def test_a_hostile_log_line_is_one_line_naming_file_and_line(tmp_path, capsys, bad, words):
+    out = tmp_path / "out"
+    _two_good_models(out)
+    path = _log(out, "bad-model", [_sample(0, 1.0), bad])
+    one_line_error(_items(out, tmp_path), capsys, words, f"{path.name}:2")
+
+
+def test_json_lines_with_u2028_and_nel_inside_strings_are_read(tmp_path, capsys):
+    """JSON allows U+2028, U+2029 and NEL raw inside strings; lines end at "\\n" only."""
+    out = tmp_path / "out"
+    _two_good_models(out)
+    raw = [json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "acc": 1.0,
+                       "resps": f"line\u2028sep\u0085nel\u2029par\x0bvt\x1cfs {i}"},
+                      ensure_ascii=False) for i in range(30)]
+    assert "\u2028" in raw[0]
+    _log(out, "c-unicode", raw)
+    code, _, err = run(_items(out, tmp_path), capsys)
+    assert code == 0, err
+    entries = json.loads((tmp_path / "r.json").read_text())["entries"]
+    assert {e["team"]: e["score"] for e in entries}["c-unicode"] == 1.0
+
+
+def test_lone_surrogate_doc_id_and_undecodable_folder_names(tmp_path, capsys):
+    out = tmp_path / "out"
+    _two_good_models(out, docs=3)
+    lines = [json.dumps({"doc_id": "d\ud800" if i == 0 else i, "filter": "none",
+                         "metrics": ["acc"], "acc": 1.0}) for i in range(3)]
+    for model in ("good-a", "good-b"):   # the same items for everyone, one id a lone surrogate
+        _log(out, model, [json.dumps({"doc_id": "d\ud800" if i == 0 else i, "filter": "none",
+                                      "metrics": ["acc"], "acc": float(i % 2)})
+                          for i in range(3)])
+    _log(out, b"model-\xff\xfe", lines)
+    os.makedirs(os.path.join(os.fsencode(out), b"good-a", b"sub-\xff"))   # skipped, named
+    code, out_text, err = run(_items(out, tmp_path) + ["--replicates", "100"], capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    teams = {e["team"] for e in report["entries"]}
+    assert "model-\ufffd\ufffd" in teams
+    files = {f["team"] for f in report["files"]}
+    assert "good-a/sub-\ufffd" in files
+    assert "\ufffd" in (tmp_path / "r.html").read_text(encoding="utf-8")

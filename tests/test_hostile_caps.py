@@ -126,7 +126,7 @@ def test_a_100kb_team_name_does_not_stall_the_report(tmp_path, capsys):
     started = time.monotonic()
     code, _, err = run(["analyze", board, "--metric", "auc", "--n-test", "1000",
                         "--prevalence", "0.5", "-o", tmp_path / "r.html", "--json",
-                        tmp_path / "r.json", "--quiet"], capsys)
+                        tmp_path / "r.json", "--quiet", "--max-name-length", "100000"], capsys)
     assert code == 0, err
     assert time.monotonic() - started < 60
     teams = [e["team"] for e in json.loads((tmp_path / "r.json").read_text())["entries"]]
@@ -224,3 +224,194 @@ def test_lone_surrogate_doc_id_and_undecodable_folder_names(tmp_path, capsys):
     files = {f["team"] for f in report["files"]}
     assert "good-a/sub-\ufffd" in files
     assert "\ufffd" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+# --- caps checked before work -------------------------------------------------------------------
+
+def _board(tmp_path: Path, names: list[str]) -> Path:
+    path = tmp_path / "board.csv"
+    path.write_text("team,score\n" + "".join(f"{n},{0.6 + k / 1000}\n"
+                                             for k, n in enumerate(names)), encoding="utf-8")
+    return path
+
+
+def _scores_args(board: Path, tmp_path: Path) -> list:
+    return ["analyze", board, "--metric", "auc", "--n-test", "1000", "--prevalence", "0.5",
+            "--quiet", "-o", tmp_path / "r.html"]
+
+
+def _items_file(tmp_path: Path, models: int, items: int, header_extra: str = "") -> Path:
+    path = tmp_path / "items.csv"
+    lines = [f"model,item,value{header_extra}"]
+    lines += [f"m{m},q{i},{(m + i) % 2}" + ("," * header_extra.count(",")) for m in range(models)
+              for i in range(items)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_1mb_team_name_is_refused_naming_its_line(tmp_path, capsys):
+    board = _board(tmp_path, ["a", "b", "x" * 2 ** 20, "c"])
+    started = time.monotonic()
+    one_line_error(_scores_args(board, tmp_path), capsys, "board.csv:4", "'team'",
+                   "1,048,576 characters", "--max-name-length")
+    assert time.monotonic() - started < 10
+
+
+def test_a_long_name_under_a_raised_cap_is_kept(tmp_path, capsys):
+    board = _board(tmp_path, ["a", "b", "y" * 20_000])
+    code, _, err = run(_scores_args(board, tmp_path) + ["--max-name-length", "20000", "--json",
+                                                       tmp_path / "r.json"], capsys)
+    assert code == 0, err
+    assert "y" * 20_000 in {e["team"] for e in json.loads((tmp_path / "r.json").read_text())[
+        "entries"]}
+
+
+def test_a_1mb_model_name_in_items_is_refused(tmp_path, capsys):
+    path = tmp_path / "items.csv"
+    rows = ["model,item,value"] + [f"{m},q{i},{i % 2}" for m in ("a", "b", "z" * 2 ** 20)
+                                   for i in range(5)]
+    path.write_text("\n".join(rows) + "\n")
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   "items.csv:12", "'model'", "--max-name-length")
+
+
+def test_100000_columns_are_refused_from_the_header(tmp_path, capsys):
+    path = tmp_path / "items.csv"
+    path.write_text("model,item,value," + ",".join(f"c{k}" for k in range(100_000)) + "\n"
+                    + "a,q1,1" + "," * 100_000 + "\n")
+    started = time.monotonic()
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   "items.csv:1", "100,003 columns", "cap of 10,000", "--max-columns")
+    assert time.monotonic() - started < 5
+
+
+def test_rows_over_the_cap_are_refused_before_parsing(tmp_path, capsys):
+    path = _items_file(tmp_path, 3, 40)
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                    "--max-rows", "100"], capsys, "items.csv", "120 rows", "--max-rows")
+    code, _, err = run(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                        "--max-rows", "120", "--replicates", "200"], capsys)
+    assert code == 0, err
+
+
+def test_ten_million_items_rows_are_refused_quickly(tmp_path, capsys):
+    """10 million rows (about 60 MB: under the file-size cap) would fill the machine once parsed
+    into text cells; the line count is checked first."""
+    path = tmp_path / "items.csv"
+    with open(path, "wb") as handle:
+        handle.write(b"model,item,value\n")
+        block = b"".join(b"m%d,q%d,1\n" % (k % 7, k) for k in range(100_000))
+        for _ in range(100):   # 10,000,000 rows
+            handle.write(block)
+    started = time.monotonic()
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                    "--max-rows", "5000000"], capsys, "10,000,000 rows", "--max-rows")
+    assert time.monotonic() - started < 20
+
+
+def test_models_by_items_over_the_memory_cap_are_refused(tmp_path, capsys):
+    """Every row a new model and a new item: the model-by-item table would be rows squared."""
+    path = tmp_path / "items.csv"
+    path.write_text("model,item,value\n" + "".join(f"m{k},q{k},1\n" for k in range(20_000)))
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   "20,000 models by 20,000 items", "--max-memory")
+
+
+def test_ten_million_replicates_are_refused_up_front(tmp_path, capsys):
+    started = time.monotonic()
+    one_line_error(["analyze", "--example", "submissions", "--replicates", "10000000",
+                    "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   "10,000,000 replicates of", "--replicates", "--max-memory")
+    assert time.monotonic() - started < 60
+
+
+def test_a_parquet_bomb_is_refused_from_its_metadata(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    n = 3_000_000   # one long repeated text per row: kilobytes on disk, gigabytes decompressed
+    table = pa.table({"model": pa.array(["m"] * n), "item": pa.array(["q"] * n),
+                      "value": pa.array(["1" * 200] * n)})
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(table, path, compression="zstd")
+    assert path.stat().st_size < 2 ** 20
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   "bomb.parquet", "decodes to more than", "--max-file-size")
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                    "--max-rows", "1000000"], capsys, "3,000,000 rows", "--max-rows")
+
+
+def test_a_million_entry_board_is_refused_with_its_option(tmp_path, capsys):
+    path = tmp_path / "board.csv"
+    with open(path, "w") as handle:
+        handle.write("team,score\n")
+        handle.writelines(f"t{k},{k / 1e6}\n" for k in range(1_000_000))
+    started = time.monotonic()
+    one_line_error(_scores_args(path, tmp_path), capsys, "1,000,000 entries",
+                   "cap of 200,000", "--max-entries")
+    assert time.monotonic() - started < 60
+
+
+def test_a_second_target_col_with_items_is_an_error(tmp_path, capsys):
+    path = tmp_path / "items.csv"
+    path.write_text("model,item,value,truth,other\n" + "".join(
+        f"{m},q{i},{(i * 7 % 10) / 10},{i % 2},0\n" for m in ("a", "b") for i in range(20)))
+    one_line_error(["analyze", "--items", path, "--metric", "auc", "--target-col", "truth",
+                    "--target-col", "other", "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   "one --target-col", "'truth', 'other'")
+
+
+# --- numbers at the edges of float64 --------------------------------------------------------------
+
+def test_scores_near_1e308_are_one_line_errors(tmp_path, capsys):
+    board = tmp_path / "b.csv"
+    board.write_text("team,score\na,1e308\nb,1.5e308\nc,0.5\n")
+    one_line_error(["analyze", board, "--metric", "rmse", "--n-test", "1000", "--quiet", "-o",
+                    tmp_path / "r.html"], capsys, "b.csv:2", "'score'", "beyond +-1e+100")
+
+
+def test_rmse_on_1e308_targets_is_a_one_line_error(tmp_path, capsys):
+    path = tmp_path / "items.csv"
+    path.write_text("model,item,value,truth\n" + "".join(
+        f"{m},q{i},{1e308 * (i % 2)},{1.5e308 * ((i + 1) % 2)}\n" for m in "ab" for i in range(20)))
+    one_line_error(["analyze", "--items", path, "--metric", "rmse", "--target-col", "truth",
+                    "--quiet", "-o", tmp_path / "r.html"], capsys, "items.csv:2", "'truth'",
+                   "beyond +-1e+100")
+
+
+def test_a_model_of_1e308_values_is_listed_as_rejected_and_subnormals_are_scored(tmp_path,
+                                                                                  capsys):
+    rows = ["model,item,value"]
+    for model, values in (("a", [0, 1] * 10), ("b", [1, 1, 0, 1] * 5),
+                          ("huge", [1e308, -1e308] * 10), ("tiny", [5e-324, 1e-310] * 10)):
+        rows += [f"{model},q{i},{v!r}" for i, v in enumerate(values)]
+    path = tmp_path / "items.csv"
+    path.write_text("\n".join(rows) + "\n")
+    code, _, err = run(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                        "--json", tmp_path / "r.json", "--replicates", "200"], capsys)
+    assert code == 0 and err == "", err
+    report = json.loads((tmp_path / "r.json").read_text())
+    files = {f["team"]: f for f in report["files"]}
+    assert files["huge"]["status"] == "rejected" and "1e+100" in files["huge"]["reason"]
+    scores = {e["team"]: e for e in report["entries"]}
+    assert set(scores) == {"a", "b", "tiny"}
+    tiny = scores["tiny"]
+    assert tiny["score"] == pytest.approx((5e-324 + 1e-310) / 2, rel=1e-9)
+    assert 0 < tiny["ci_low"] <= tiny["score"] <= tiny["ci_high"] <= 1e-310
+
+
+def test_a_submission_of_1e308_predictions_is_rejected_alone(tmp_path, capsys):
+    sol = tmp_path / "solution.csv"
+    sol.write_text("id,target\n" + "".join(f"{i},{i % 3}\n" for i in range(60)))
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, scale in (("good1", 1.0), ("good2", 1.1), ("huge", 1e306)):
+        (subs / f"{name}.csv").write_text("id,target\n" + "".join(
+            f"{i},{scale * ((i * 7) % 5) / 2}\n" for i in range(60)))
+    code, _, err = run(["analyze", "--solution", sol, "--submissions", subs, "--metric", "rmse",
+                        "--quiet", "-o", tmp_path / "r.html", "--json", tmp_path / "r.json",
+                        "--replicates", "200"], capsys)
+    assert code == 0 and err == "", err
+    files = {f["team"]: f for f in json.loads((tmp_path / "r.json").read_text())["files"]}
+    assert files["huge"]["status"] == "rejected" and "1e+100" in files["huge"]["reason"]
+    assert files["good1"]["status"] == files["good2"]["status"] == "ok"

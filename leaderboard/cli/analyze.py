@@ -212,8 +212,16 @@ def analysis_from_args(args: argparse.Namespace, board: Leaderboard | None = Non
     """The statistics of ``leaderboard analyze`` from parsed arguments, without writing anything.
 
     ``board`` is a leaderboard already read (the Python API's DataFrame); otherwise ``args.file``
-    or the submissions options say what to read.
+    or the submissions options say what to read. The ``--max-*`` caps are in force throughout
+    (:mod:`leaderboard.limits`), from the command line and the Python API alike.
     """
+    from leaderboard import limits
+
+    with limits.using(limits.from_args(args)):
+        return _analysis(args, board)
+
+
+def _analysis(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
     if args.example:
         _example_defaults(args)
     submissions_mode = args.solution is not None or args.submissions is not None
@@ -303,6 +311,9 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
     args.resample = "grouped" if args.cluster_col is not None else args.resample
     if args.resample == "grouped" and args.cluster_col is None:
         raise InputError("--resample grouped needs --cluster-col with --items")
+    if args.target_col and len(args.target_col) > 1:
+        raise InputError(f"--items takes one --target-col (each item's truth), got "
+                         f"{len(args.target_col)}: {', '.join(map(repr, args.target_col))}")
     target_col = args.target_col[0] if args.target_col else None
     metric = get_metric(args.metric or "mean")
     if target_col is None and metric.name != "mean":

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from leaderboard import limits
 from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
                                   sanity_flags)
 from leaderboard.engine import Scored, score_entries
@@ -85,6 +86,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     splits, unplanned = _splits(solution, settings, split, layout)
     streamed = isinstance(submissions, Listing)
     items = submissions.found if streamed else submissions.files
+    limits.current().check_replicates(settings.replicates, len(items))   # before any is drawn
     job = Job(metric=metric, solution=solution, plan=submissions.plan if streamed else None,
               source=submissions.source, splits=splits, replicates=settings.replicates,
               seed=settings.seed)

@@ -415,3 +415,71 @@ def test_a_submission_of_1e308_predictions_is_rejected_alone(tmp_path, capsys):
     files = {f["team"]: f for f in json.loads((tmp_path / "r.json").read_text())["files"]}
     assert files["huge"]["status"] == "rejected" and "1e+100" in files["huge"]["reason"]
     assert files["good1"]["status"] == files["good2"]["status"] == "ok"
+
+
+# --- small samples: refused below the size where the bootstrap means anything -------------------
+
+def _write_items(path: Path, models: dict[str, list[float]], extra=None) -> Path:
+    head = "model,item,value" + (f",{extra[0]}" if extra else "")
+    rows = [head] + [f"{m},q{i},{v}" + (f",{extra[1](i)}" if extra else "")
+                     for m, values in models.items() for i, v in enumerate(values)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_bootstrap_minimum_is_backed_by_coverage():
+    """The docstring's numbers: below MIN_UNITS the percentile interval undercovers far beyond
+    Monte Carlo error; at MIN_UNITS and above it is within a few points of 95%."""
+    import numpy as np
+
+    from leaderboard.noise.bootstrap import MIN_UNITS
+
+    rng = np.random.default_rng(1)
+
+    def coverage(n, p=0.8, samples=600, replicates=400):
+        x = (rng.random((samples, n)) < p).astype(float)
+        idx = rng.integers(0, n, (samples, replicates, n))
+        means = np.take_along_axis(x[:, None, :].repeat(replicates, 1), idx, 2).mean(2)
+        lo, hi = np.quantile(means, [0.025, 0.975], axis=1)
+        return float(((lo <= p) & (p <= hi)).mean())
+
+    se = (0.95 * 0.05 / 600) ** 0.5
+    assert coverage(3) < 0.95 - 10 * se                 # about 0.49
+    assert coverage(3 * MIN_UNITS) > 0.95 - 4 * se      # about 0.95
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_two_or_three_items_are_refused_naming_the_minimum(tmp_path, capsys, n):
+    path = _write_items(tmp_path / "items.csv", {"a": [1] * n, "b": [0] * n})
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html"], capsys,
+                   f"only {n} items", "at least 10")
+    one_line_error(["compare", "--items", path, "--baseline", "b", "--candidate", "a",
+                    "--quiet"], capsys, f"only {n} items", "at least 10")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_ten_items_give_intervals_with_width(tmp_path, capsys):
+    path = _write_items(tmp_path / "items.csv", {"a": [1, 0] * 5, "b": [0, 0, 1, 0, 0] * 2})
+    code, _, err = run(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                        "--json", tmp_path / "r.json", "--replicates", "500"], capsys)
+    assert code == 0, err
+    for e in json.loads((tmp_path / "r.json").read_text())["entries"]:
+        assert e["ci_low"] < e["ci_high"]
+
+
+def test_one_cluster_in_compare_is_refused(tmp_path, capsys):
+    path = _write_items(tmp_path / "items.csv", {"a": [1, 0] * 20, "b": [0, 0, 1, 0] * 10},
+                        extra=("cl", lambda i: "one"))
+    one_line_error(["compare", "--items", path, "--baseline", "b", "--candidate", "a",
+                    "--cluster-col", "cl", "--quiet"], capsys, "only 1 cluster", "at least 10")
+
+
+@pytest.mark.parametrize("categories, words", [
+    (lambda i: "c0" if i == 0 else "c1", ("category c0 has only 1 item", "1 of 2 categories")),
+    (lambda i: f"c{i}", ("only 1 item", "500 of 500 categories")),
+], ids=["a category with one item", "500 single-item categories"])
+def test_small_categories_are_one_line_errors(tmp_path, capsys, categories, words):
+    path = _write_items(tmp_path / "items.csv", {"a": [1, 0] * 250, "b": [0, 1, 1, 0] * 125},
+                        extra=("cat", categories))
+    one_line_error(["analyze", "--items", path, "--category-col", "cat", "--quiet", "-o",
+                    tmp_path / "r.html"], capsys, *words, "--category-col")

@@ -483,3 +483,27 @@ def test_small_categories_are_one_line_errors(tmp_path, capsys, categories, word
                         extra=("cat", categories))
     one_line_error(["analyze", "--items", path, "--category-col", "cat", "--quiet", "-o",
                     tmp_path / "r.html"], capsys, *words, "--category-col")
+
+
+# --- names that look alike ----------------------------------------------------------------------
+
+def test_names_differing_by_invisible_characters_are_marked_and_kept_apart(tmp_path, capsys):
+    names = ["team", "te\u200bam", "\uff54\uff45\uff41\uff4d", "team\u2060", "\ufb01le", "file",
+             "other"]
+    board = tmp_path / "b.csv"
+    board.write_text("team,score\n" + "".join(f"{n},{0.7 + k / 100}\n"
+                                             for k, n in enumerate(names)), encoding="utf-8")
+    code, _, err = run(["analyze", board, "--metric", "auc", "--n-test", "1000", "--prevalence",
+                        "0.5", "--quiet", "-o", tmp_path / "r.html", "--json",
+                        tmp_path / "r.json"], capsys)
+    assert code == 0, err
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert sorted(e["team"] for e in report["entries"]) == sorted(names)   # kept apart
+    alike = sorted((sorted(f["teams"]) for f in report["flags"] if f["kind"] == "look_alike"),
+                   key=len)
+    assert alike == [sorted(["\ufb01le", "file"]), sorted(["team", "te\u200bam", "team\u2060",
+                                                          "\uff54\uff45\uff41\uff4d"])]
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "te[U+200B]am" in page and "team[U+2060]" in page   # the tables' names differ
+    assert "[U+FB01]le" in page                                 # the flag spells it out
+    assert "\u200b" not in page.replace("\\u200b", "")          # never raw in the page's text

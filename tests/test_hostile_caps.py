@@ -507,3 +507,26 @@ def test_names_differing_by_invisible_characters_are_marked_and_kept_apart(tmp_p
     assert "te[U+200B]am" in page and "team[U+2060]" in page   # the tables' names differ
     assert "[U+FB01]le" in page                                 # the flag spells it out
     assert "\u200b" not in page.replace("\\u200b", "")          # never raw in the page's text
+
+
+# --- the Python API: strings are data, caps apply, errors are InputError naming the input ------
+
+def test_api_strings_are_paths_and_caps_apply(tmp_path, monkeypatch):
+    import pandas as pd
+
+    import leaderboard
+    from leaderboard import limits
+    from leaderboard.errors import InputError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:   # a file named --example, not the bundled example
+        leaderboard.analyze("--example", metric="auc", n_test=500, prevalence=0.2)
+    assert "--example" in str(err.value) and "not found" in str(err.value)
+    board = pd.DataFrame({"team": ["a", "b", "n" * 20_000], "-score": [0.9, 0.85, 0.6]})
+    with pytest.raises(InputError) as err:
+        leaderboard.analyze(board, metric="auc", score_col="-score", n_test=2000, prevalence=0.3)
+    assert "--max-name-length" in str(err.value) and "'team'" in str(err.value)
+    with limits.using(limits.Limits(max_name_length=20_000)):
+        result = leaderboard.analyze(board, metric="auc", score_col="-score", n_test=2000,
+                                     prevalence=0.3)
+    assert "n" * 20_000 in list(result.table["team"])

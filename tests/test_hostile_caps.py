@@ -207,13 +207,13 @@ def test_json_lines_with_u2028_and_nel_inside_strings_are_read(tmp_path, capsys)
 
 def test_lone_surrogate_doc_id_and_undecodable_folder_names(tmp_path, capsys):
     out = tmp_path / "out"
-    _two_good_models(out, docs=3)
+    _two_good_models(out, docs=12)
     lines = [json.dumps({"doc_id": "d\ud800" if i == 0 else i, "filter": "none",
-                         "metrics": ["acc"], "acc": 1.0}) for i in range(3)]
+                         "metrics": ["acc"], "acc": 1.0}) for i in range(12)]
     for model in ("good-a", "good-b"):   # the same items for everyone, one id a lone surrogate
         _log(out, model, [json.dumps({"doc_id": "d\ud800" if i == 0 else i, "filter": "none",
                                       "metrics": ["acc"], "acc": float(i % 2)})
-                          for i in range(3)])
+                          for i in range(12)])
     _log(out, b"model-\xff\xfe", lines)
     os.makedirs(os.path.join(os.fsencode(out), b"good-a", b"sub-\xff"))   # skipped, named
     code, out_text, err = run(_items(out, tmp_path) + ["--replicates", "100"], capsys)

@@ -74,10 +74,10 @@ class _Child:
                 self.process.stdin.flush()
                 line = _read_line(self.process.stdout.fileno(), TIMEOUT_SECONDS)
             except OSError as error:
-                return self._fail(f"the chart renderer could not run ({error.strerror or error})")
+                return self._fail(f"it could not start: {error.strerror or error}")
             if line is None:
-                return self._fail("the chart renderer stopped or did not answer (too little "
-                                  "memory or address space?)")
+                return self._fail("it stopped or did not answer, most likely for lack of memory "
+                                  "or address space")
             answer = json.loads(line)
             if "ok" not in answer:
                 raise RenderError(answer.get("error", "the chart renderer failed"))

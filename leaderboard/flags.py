@@ -8,6 +8,7 @@ of them first: each :class:`Flag` is one plain sentence for the report's headlin
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,7 @@ class Flag:
     ----------
     kind : str
         ``perfect``, ``tie_at_top``, ``shared_score``, ``far_out``, ``worse_than_no_skill``,
-        ``no_interval`` or ``few_rows``.
+        ``no_interval``, ``few_rows`` or ``look_alike``.
     message : str
         One plain sentence (names are the board's own, unescaped: the page escapes them).
     teams : tuple of str
@@ -90,7 +91,7 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     where = f" on the {split}" if split else ""
     label = metric.label
     sign = 1.0 if higher_is_better else -1.0
-    flags: list[Flag] = []
+    flags: list[Flag] = [] if split else look_alike_flags(teams)
     if finite.sum() == 0:
         return flags
     best_possible = metric.upper_bound if higher_is_better else metric.lower_bound
@@ -140,6 +141,62 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                                               "submission, most likely (a public notebook, a "
                                               "sample or a constant prediction).",
                               _names(teams, same)))
+    return flags
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Cc") or ch in "\u034f\u180e"
+
+
+def look_alike_key(name: str) -> str:
+    """What a reader sees of ``name``: invisible characters (zero-width, bidi controls, soft
+    hyphen) removed, then NFKC (fullwidth letters and ligatures to their plain forms).
+
+    Examples
+    --------
+    >>> look_alike_key("te\u200bam") == look_alike_key("ｔｅａｍ") == look_alike_key("team")
+    True
+    """
+    return unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not _invisible(ch)))
+
+
+def visible(name: str) -> str:
+    """``name`` with every character a reader could not see or tell apart (invisible, or changed
+    by NFKC) written as its code point, e.g. ``te[U+200B]am``, ``[U+FB01]le``.
+
+    Examples
+    --------
+    >>> visible("te\u200bam"), visible("\ufb01le"), visible("team")
+    ('te[U+200B]am', '[U+FB01]le', 'team')
+    """
+    return "".join(f"[U+{ord(ch):04X}]" if _invisible(ch) or
+                   unicodedata.normalize("NFKC", ch) != ch else ch for ch in str(name))
+
+
+def look_alike_flags(teams) -> list[Flag]:
+    """One flag per group of distinct names that look the same (:func:`look_alike_key`): they
+    stay separate entries, and the flag spells out how each differs.
+
+    Examples
+    --------
+    >>> flags = look_alike_flags(["team", "te\u200bam", "other"])
+    >>> flags[0].kind, flags[0].teams
+    ('look_alike', ('team', 'te\u200bam'))
+    >>> flags[0].message
+    "2 entries have names that look alike: 'team', 'te[U+200B]am' differ only by invisible characters or character forms; they are separate entries."
+    """
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(str(t) for t in teams):
+        groups.setdefault(look_alike_key(name), []).append(name)
+    flags = []
+    for names in groups.values():
+        if len(names) > 1:
+            shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
+            more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
+            flags.append(Flag("look_alike", f"{_entries(len(names))} have names that look alike: "
+                                            f"{shown}{more} differ only by invisible characters "
+                                            "or character forms; they are separate entries.",
+                              tuple(names)))
     return flags
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leaderboard import limits
 from leaderboard.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                   line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.errors import InputError, processing
@@ -147,6 +148,12 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
                      split)
 
 
+def _capped(board: Leaderboard) -> Leaderboard:
+    """The board, refused when it holds more entries than ``--max-entries`` (before analysis)."""
+    limits.current().check_rows(len(board.entries), board.source, entries=True)
+    return board
+
+
 def leaderboard_from_frame(frame: pd.DataFrame, *, higher_is_better: bool,
                            team_col: str | None = None, score_col: str | None = None,
                            public_col: str | None = None, private_col: str | None = None,
@@ -176,7 +183,8 @@ def _from_raw(raw: pd.DataFrame, source: str, higher_is_better: bool, team_col: 
               score_col: str | None, public_col: str | None, private_col: str | None,
               split: str) -> Leaderboard:
     if not _is_kaggle(raw.columns):
-        return _read_table(raw, source, team_col, score_col, public_col, private_col, split)
+        return _capped(_read_table(raw, source, team_col, score_col, public_col, private_col,
+                                   split))
     if public_col is not None or private_col is not None:
         raise InputError("this is a Kaggle leaderboard download, with one score column 'Score' "
                          "and no public/private columns; drop the public/private column options",
@@ -185,7 +193,7 @@ def _from_raw(raw: pd.DataFrame, source: str, higher_is_better: bool, team_col: 
         if given is not None and given.strip().lower() != expected.lower():
             raise InputError(f"this is a Kaggle leaderboard download: its column is {expected!r}, "
                              f"not {given!r}; drop that option", file=source)
-    return _read_kaggle(raw, source, higher_is_better)
+    return _capped(_read_kaggle(raw, source, higher_is_better))
 
 
 def _read_csv(path: Path, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> pd.DataFrame:
@@ -221,6 +229,9 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
     if not any(f.strip() for f in fields):
         raise InputError("the first line is blank; the header (column names) must be on line 1",
                          file=source, row=1)
+    caps = limits.current()
+    caps.check_columns(len(fields), source)
+    caps.check_rows(data.count(b"\n") - (1 if data.endswith(b"\n") else 0), source)
     clash = ambiguous_columns(fields)
     if clash is not None:  # pandas would rename the second one 'name.1' and read the first
         raise InputError(duplicate_words(fields, clash), file=source, row=1)
@@ -293,6 +304,7 @@ def _is_kaggle(columns: pd.Index) -> bool:
 def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Leaderboard:
     _require_nonempty(raw, "TeamId", source, "every submission needs its team's id")
     _require_nonempty(raw, "TeamName", source, "every entry needs a team name")
+    limits.current().check_names(raw["TeamName"].str.strip(), source, "TeamName")
     score = _numbers(raw, "Score", source, allow_missing=False)
     # Earliest submission first among equal best scores; unparseable dates go last, then file order.
     when = pd.to_datetime(raw["SubmissionDate"], errors="coerce", format="ISO8601")
@@ -333,6 +345,7 @@ def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col:
                              f"give --score-col; columns in the file: {_list(raw)}"
                              f"{_separator_hint(list(raw.columns))}", file=source)
     _require_nonempty(raw, team, source, "every entry needs a team name")
+    limits.current().check_names(raw[team].str.strip(), source, team)
     entries = pd.DataFrame({"team": raw[team].str.strip(),
                             "score": _numbers(raw, score, source, allow_missing=False),
                             "line": raw.index.to_numpy(dtype=int)})
@@ -408,8 +421,15 @@ def _require_nonempty(raw: pd.DataFrame, col: str, source: str, why: str) -> Non
                          file=source, row=int(empty.idxmax()), column=col)
 
 
-def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool) -> pd.Series:
-    """Column ``col`` as finite floats; blanks become NaN only when ``allow_missing``."""
+# The largest magnitude a score, value, target or prediction may have: a sum of a million squares
+# of it stays finite in float64 (1e100 squared is 1e200), so no metric overflows on it.
+MAX_MAGNITUDE = 1e100
+
+
+def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool,
+             bounded: bool = True) -> pd.Series:
+    """Column ``col`` as finite floats; blanks become NaN only when ``allow_missing``; a value
+    beyond :data:`MAX_MAGNITUDE` is refused unless not ``bounded`` (the caller sorts it out)."""
     text = raw[col].str.strip()
     values = pd.to_numeric(text, errors="coerce").astype(float)
     bad = ~np.isfinite(values)
@@ -423,4 +443,11 @@ def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool) -
         rows = "row is not a number" if n == 1 else "rows are not numbers"
         raise InputError(f"{n} {rows} ({where}): {quoted}; fix or delete them", file=source,
                          row=int(bad.idxmax()), column=col)
+    huge = values.abs() > (MAX_MAGNITUDE if bounded else np.inf)
+    n, where = _lines(huge)
+    if n:
+        quoted = ", ".join(repr(v[:20]) for v in raw.loc[huge, col].head(_SHOW))
+        raise InputError(f"{n} value{'s' if n > 1 else ''} beyond +-{MAX_MAGNITUDE:g} ({where}): "
+                         f"{quoted}; sums and squares of such numbers overflow, so they are "
+                         "refused; rescale them", file=source, row=int(huge.idxmax()), column=col)
     return values

@@ -86,7 +86,7 @@
   });
 
   // --- formatting: the same text as the page's Python formatting ------------------------------
-  var BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+  var BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]/g;
   var DASH = "\u2014";
   function neutral(text) {
     return String(text).replace(BIDI, function (c) {

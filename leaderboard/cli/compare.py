@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         metric, y, base, cand, groups = _from_files(args)
     result = compare_pair(metric, y, base, cand, alpha=args.alpha, replicates=args.replicates,
                           seed=args.seed, resample="grouped" if groups is not None else "plain",
-                          groups=groups)
+                          groups=groups, unit="item" if args.items else "test row")
     words = verdict(result, metric.label)
     if not args.quiet:
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {words}")

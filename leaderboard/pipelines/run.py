@@ -161,6 +161,9 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
     resample = "grouped" if read.cluster_col is not None else resample
     if resample == "grouped" and read.cluster_col is None:
         raise InputError("--resample grouped needs --cluster-col with --items")
+    if read.target_col and len(read.target_col) > 1:   # never silently drop the second one
+        raise InputError(f"--items takes one --target-col (each item's truth), got "
+                         f"{len(read.target_col)}: {', '.join(map(repr, read.target_col))}")
     target_col = read.target_col[0] if read.target_col else None
     metric = get_metric(noise.metric or "mean")
     if target_col is None and metric.name != "mean":

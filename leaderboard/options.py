@@ -178,6 +178,8 @@ class AnalyzeOptions:
     """Everything ``leaderboard analyze`` is told besides its inputs and outputs.
 
     ``workers``/``scheduler`` run submissions mode on a Dask cluster (same numbers).
+    ``exclude_flagged`` (``--exclude-flagged``): flags whose entries leave a leaderboard of scores
+    before the analysis (``perfect``, ``junk``, ``shared``; :func:`leaderboard.flags.set_aside`).
     """
 
     noise: NoiseOptions = field(default_factory=NoiseOptions)
@@ -186,9 +188,10 @@ class AnalyzeOptions:
     read: ReadOptions = field(default_factory=ReadOptions)
     workers: int | None = None
     scheduler: str | None = None
+    exclude_flagged: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        _checked(self, skip=("noise", "ranks", "slices", "read"))
+        _checked(self, skip=("noise", "ranks", "slices", "read", "exclude_flagged"))
 
 
 def universe_from(*, universe: str | None = None, classes: int | None = None,

@@ -202,7 +202,8 @@ def run_cli(tmp_path, *args, name="p"):
 
 def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
     args = ["--metric", "accuracy", "--score", "0.8", "--prevalence", "0.1", "--delta", "0.05",
-            "--n-test", "1500", "--public-fraction", "0.3", "--draws", "200", "--seed", "7"]
+            "--n-test", "1500", "--public-fraction", "0.3", "--correlation", "0", "--draws",
+            "200", "--seed", "7"]
     first, html1 = run_cli(tmp_path, *args, name="a")
     second, html2 = run_cli(tmp_path, *args, name="b")
     other, _ = run_cli(tmp_path, *args[:-1], "8", name="c")
@@ -215,7 +216,7 @@ def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
     assert marked == {1500: ["your n"], first["min_n"]: ["minimum n"]}
     sizes = {r["n"] for r in first["table"]}
     assert {500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000} <= sizes
-    only_n, _ = run_cli(tmp_path, *args[:6], "--n-test", "1500", name="d")
+    only_n, _ = run_cli(tmp_path, *args[:6], "--n-test", "1500", "--correlation", "0", name="d")
     assert "min_n" not in only_n and only_n["mdd"] == pytest.approx(first["mdd"])
     assert "<svg" in html1 and "http" not in without_scripts(html1).split("<body>")[1]
     assert_offline(html1)
@@ -232,7 +233,8 @@ def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
 
 
 def test_cli_prints_the_answer_and_the_table(capsys):
-    assert main(["plan", "--metric", "accuracy", "--score", "0.9", "--delta", "0.01"]) == 0
+    assert main(["plan", "--metric", "accuracy", "--score", "0.9", "--delta", "0.01",
+                 "--correlation", "0"]) == 0
     out = capsys.readouterr().out
     # two-proportion formula: 7.849 * (0.09 + 0.0819) / 0.01^2 = 13,492.3
     assert "the test set needs at least 13,493 rows" in out

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
-from leaderboard import __version__
+from leaderboard import __version__, limits
 from leaderboard.cli import analyze as cli_analyze
 from leaderboard.cli import calibrate as cli_calibrate
 from leaderboard.cli import choose as cli_choose
@@ -46,7 +47,7 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
 _COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
              "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run,
              "compare": cli_compare.run}
-_INPUTS = ("file", "solution", "submissions", "public_scores", "items")
+_INPUTS = ("file", "solution", "submissions", "public_scores", "items", "battles")
 _OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
 
@@ -69,7 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             inputs += [args.baseline, args.candidate]
         check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
         compile_notice_once(getattr(args, "quiet", False))
-        outcome = _COMMANDS[args.command](args)
+        with limits.using(limits.from_args(args)), warnings.catch_warnings():
+            if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
+                warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
+            outcome = _COMMANDS[args.command](args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2

@@ -157,6 +157,26 @@ def add_max_file_size(parser: argparse.ArgumentParser) -> None:
                         help="refuse any input file larger than this, on disk or once "
                              "decompressed, e.g. 500M or 2G (default "
                              f"{format_size(DEFAULT_MAX_BYTES)})")
+    add_limit_options(parser)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The caps checked before work (:mod:`leaderboard.limits`), each with its default."""
+    from leaderboard.limits import DEFAULT
+
+    group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
+    for option, low, high, what in (
+            ("--max-name-length", 1, 10 ** 9, "characters of one team or model name"),
+            ("--max-columns", 1, 10 ** 9, "columns of one input table"),
+            ("--max-rows", 1, 10 ** 12, "data rows of one input table (solution, submission, "
+                                       "per-item results)"),
+            ("--max-entries", 1, 10 ** 12, "entries of a scores-only leaderboard")):
+        default = getattr(DEFAULT, option[2:].replace("-", "_"))
+        group.add_argument(option, type=count(low, high), default=default, metavar="N",
+                           help=f"refuse more than N {what} (default {default:,})")
+    group.add_argument("--max-memory", type=size, default=DEFAULT.max_memory, metavar="SIZE",
+                       help="refuse replicates or per-item tables whose estimated memory is "
+                            f"larger, e.g. 8G (default {format_size(DEFAULT.max_memory)})")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         bounds = (metric.lower_bound, metric.upper_bound)
     result = compare_pair(metric, y, base, cand, alpha=args.alpha, replicates=args.replicates,
                           seed=args.seed, resample="grouped" if groups is not None else "plain",
-                          groups=groups)
+                          groups=groups, unit="item" if args.items else "test row")
     found = flags(result, metric, bounds, None if args.items else (y, base, cand))
     held = bool(found and result.better and not args.allow_perfect)
     if held:   # shown better only by a perfect score: the gate does not pass on a likely leak

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from dataclasses import replace
 
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
                                     add_universe_options, count, echo, number_list, real,
@@ -106,10 +105,10 @@ def run(args: argparse.Namespace) -> Experiment:
     from leaderboard.report.simulate_report import write_html, write_json  # last stage
 
     metric = get_metric(args.metric)
+    # One default per question: with or without --grid, the universe analyze uses for the metric
+    # (binormal for AUC: the noisiest real score shape of the noise study, so its d95 is not
+    # smaller than real models'); --universe linspace reruns the seed articles' own universe.
     options = universe_options(args)
-    if args.grid and args.universe is None and metric.name == "auc":
-        # the grid is the seed articles' experiment: their universe unless told otherwise
-        options = replace(options, name="linspace")
     scores = _list(args.score, "--score", float)
     n_tests = _list(args.n_test, "--n-test", int)
     prevalences = _list(args.prevalence, "--prevalence", float)

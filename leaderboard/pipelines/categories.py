@@ -28,8 +28,10 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.metrics import Metric
-from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.errors import InputError
+from leaderboard.noise.bootstrap import MIN_UNITS, paired_bootstrap, too_few_units
 from leaderboard.noise.rng import Stream
+from leaderboard.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries
@@ -87,8 +89,18 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     per_alpha = alpha / k
     sign = 1.0 if higher_is_better else -1.0
     rows, point_by_cat, reps_by_cat, shown = [], [], [], []
-    for c, name in enumerate(names):
-        mask = categories.astype(str) == name
+    masks = [categories.astype(str) == name for name in names]
+    for name, mask in zip(names, masks):   # every category checked before any is resampled
+        g = groups[mask] if groups is not None else None
+        few = too_few_units(int(mask.sum()) if g is None else len(np.unique(g)),
+                            "item" if g is None else "cluster")
+        if few:
+            small = sum(int(m.sum()) < MIN_UNITS for m in masks)
+            raise InputError(f"category {show(name)} has {few}; per-category tiers need that in "
+                             f"every category ({small:,} of {k:,} categories have fewer than "
+                             f"{MIN_UNITS} items): merge the small categories or leave out "
+                             "--category-col")
+    for c, (name, mask) in enumerate(zip(names, masks)):
         g = groups[mask] if groups is not None else None
         boot = paired_bootstrap(metric.impl, np.zeros(int(mask.sum())), list(values[:, mask]),
                                 replicates=replicates, seed=seed, stream=CATEGORY_STREAM + c,

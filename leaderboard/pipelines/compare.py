@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.metrics import Metric
-from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.errors import InputError
+from leaderboard.noise.bootstrap import paired_bootstrap, too_few_units
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,12 @@ class Comparison:
 def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
                  candidate: np.ndarray, *, alpha: float = 0.05, replicates: int = 2000,
                  seed: int = 0, resample: str = "plain", groups: np.ndarray | None = None,
-                 higher_is_better: bool | None = None) -> Comparison:
+                 higher_is_better: bool | None = None, unit: str = "test row") -> Comparison:
     """Paired bootstrap test of "the candidate is better than the baseline".
+
+    Refused (:class:`~leaderboard.errors.InputError`, naming the minimum) with fewer than
+    :data:`~leaderboard.noise.bootstrap.MIN_UNITS` rows or clusters: there the bootstrap's
+    interval collapses (2 items: [-1, -1]) and the gate would pass on nothing.
 
     Parameters
     ----------
@@ -80,6 +85,8 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
         Level of the one-sided test (default 0.05).
     replicates, seed, resample, groups
         As :func:`~leaderboard.noise.bootstrap.paired_bootstrap`.
+    unit : str
+        What a row is, for the refusal's words (``"item"`` for per-item results).
     higher_is_better : bool, optional
         Overrides the metric's direction.
 
@@ -102,6 +109,11 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
     """
     higher = metric.higher_is_better if higher_is_better is None else higher_is_better
     sign = 1.0 if higher else -1.0
+    grouped = resample == "grouped" and groups is not None
+    few = too_few_units(len(np.unique(groups)) if grouped else len(np.asarray(baseline)),
+                        "cluster" if grouped else unit)
+    if few:   # a gate from 2 items would say [-1, -1]: certainty from nothing
+        raise InputError(few)
     boot = paired_bootstrap(metric.impl, y_true, [baseline, candidate], replicates=replicates,
                             seed=seed, resample=resample, groups=groups)
     diffs = sign * (boot.replicates[1] - boot.replicates[0])

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from leaderboard import limits
 from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
                                   sanity_flags)
 from leaderboard.engine import Scored, score_entries
@@ -24,7 +25,7 @@ from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.noise.bootstrap import (OTHER_SPLIT_STREAM, STREAM, BootstrapResult,
-                                         resampling)
+                                         resampling, too_few_units)
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 from leaderboard.submissions.files import Listing, require_valid, submission_set
@@ -85,6 +86,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     splits, unplanned = _splits(solution, settings, split, layout)
     streamed = isinstance(submissions, Listing)
     items = submissions.found if streamed else submissions.files
+    limits.current().check_replicates(settings.replicates, len(items))   # before any is drawn
     job = Job(metric=metric, solution=solution, plan=submissions.plan if streamed else None,
               source=submissions.source, splits=splits, replicates=settings.replicates,
               seed=settings.seed)
@@ -187,6 +189,13 @@ def _splits(solution: Solution, settings: Settings, split: str,
                                   solution.groups[rows] if solution.groups is not None else None)
             except ValueError as error:
                 unplanned[name] = str(error)
+            if plan is not None and name == split:
+                grouped = plan.resample == "grouped"
+                few = too_few_units(plan.n_groups if grouped else plan.n_rows,
+                                    ("cluster" if layout == "items" else "group") if grouped
+                                    else ("item" if layout == "items" else "test row"))
+                if few:
+                    plan, unplanned[name] = None, few
         splits.append(Split(name=name, rows=rows, y=y, resampling=plan,
                             stream=STREAM if name == split else OTHER_SPLIT_STREAM))
     return tuple(splits), unplanned

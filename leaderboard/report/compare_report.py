@@ -59,8 +59,8 @@ def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items:
         "| | score |", "|---|---:|",
         f"| candidate | {_n(r.candidate)} |", f"| baseline | {_n(r.baseline)} |",
         f"| difference (positive: better) | {r.difference:+.4g} |",
-        f"| one-sided {conf} lower bound | {r.lower:+.4g} |",
-        f"| two-sided {conf} interval | {r.low:+.4g} to {r.high:+.4g} |",
+        # the interval of the test that decides: one-sided, so the verdict and it always agree
+        f"| one-sided {conf} interval (what the gate tests) | {r.lower:+.4g} and above |",
         f"| bootstrap SE | {r.sd:.2g} |", "",
         f"Paired bootstrap of the {'items' if items else 'test rows'}"
         f"{' (whole clusters)' if clustered else ''}, "

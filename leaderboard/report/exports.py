@@ -19,13 +19,13 @@ from leaderboard.report.numbers import Numbers
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
 
-# The columns exported, in order, and their headers; those the analysis lacks are left out.
-COLUMNS = {"rank": "rank", "team": "team", "score": "score", "ci_low": "ci_low",
-           "ci_high": "ci_high", "tier": "tier", "rank_ci_low": "rank_low",
-           "rank_ci_high": "rank_high", "rank_sim_low": "rank_all_at_once_low",
-           "rank_sim_high": "rank_all_at_once_high", "p_best": "p_best",
-           "in_best_set": "in_best_set", "public_score": "public_score",
-           "private_score": "private_score"}
+# The columns exported, in order, named as in the API's table and the JSON (``rank_ci_low``, not a
+# name of its own); those the analysis lacks are left out.
+COLUMNS = {name: name for name in (
+    "rank", "team", "score", "ci_low", "ci_high", "tier", "rank_ci_low", "rank_ci_high",
+    "rank_sim_low", "rank_sim_high", "p_best", "in_best_set", "public_score", "private_score")}
+# A pull-request comment holds about 65,000 characters: the Markdown keeps the top rows.
+MARKDOWN_ROWS = 50
 
 
 def tier_table(analysis: Analysis) -> pd.DataFrame:
@@ -52,14 +52,16 @@ def to_csv(analysis: Analysis) -> str:
     return out.to_csv(index=False, float_format="%.10g", lineterminator="\r\n")
 
 
-def to_markdown(analysis: Analysis) -> str:
+def to_markdown(analysis: Analysis, rows: int | None = MARKDOWN_ROWS) -> str:
     """:func:`tier_table` as a GitHub-flavoured Markdown table (a pull-request comment), with
-    the report's precision."""
-    out = tier_table(analysis)
+    the report's precision: the top ``rows`` entries (None: all), then a line saying how many
+    were left out and where the whole table is."""
+    whole = tier_table(analysis)
     s = analysis.settings
-    num = Numbers(s.metric, out["score"].to_numpy(dtype=float), analysis.d95)
+    num = Numbers(s.metric, whole["score"].to_numpy(dtype=float), analysis.d95)
+    out = whole if rows is None else whole.head(rows)
     conf = confidence_label(s.alpha)
-    rows = []
+    lines = []
     for _, r in out.iterrows():
         cells = [str(r["rank"]), markdown_text(r["team"]), num.score(r["score"])]
         if "ci_low" in out.columns:
@@ -67,24 +69,28 @@ def to_markdown(analysis: Analysis) -> str:
                          f"{num.score(r['ci_low'])} – {num.score(r['ci_high'])}")
         if "tier" in out.columns:
             cells.append("—" if pd.isna(r["tier"]) else str(r["tier"]))
-        if "rank_low" in out.columns:
-            cells.append(_ranks(r["rank_low"], r["rank_high"]))
-            cells.append(_ranks(r["rank_all_at_once_low"], r["rank_all_at_once_high"]))
+        if "rank_ci_low" in out.columns:
+            cells.append(_ranks(r["rank_ci_low"], r["rank_ci_high"]))
+            cells.append(_ranks(r["rank_sim_low"], r["rank_sim_high"]))
         if "p_best" in out.columns:
             cells.append("—" if pd.isna(r["p_best"]) else f"{100 * r['p_best']:.1f}%")
-        rows.append(cells)
+        lines.append(cells)
     head = ["rank", "team", "score"]
     head += [f"{conf} interval"] if "ci_low" in out.columns else []
     head += ["tier"] if "tier" in out.columns else []
-    head += ["rank interval", "rank (all at once)"] if "rank_low" in out.columns else []
+    head += ["rank interval", "rank (all at once)"] if "rank_ci_low" in out.columns else []
     head += ["P(best)"] if "p_best" in out.columns else []
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(
+    table = ["| " + " | ".join(head) + " |", "|" + "|".join(
         "---" if h == "team" else "---:" for h in head) + "|"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    table += ["| " + " | ".join(cells) + " |" for cells in lines]
+    omitted = len(whole) - len(out)
+    if omitted:
+        table.append(f"\n{omitted:,} more entries not shown; the whole table of {len(whole):,} "
+                     "is in the CSV (`--csv`), the JSON (`--json`) and the HTML report.")
     method = TIER_METHODS[analysis.ranking.method if analysis.ranking is not None
                           else s.tier_method]
     return (f"**{markdown_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} "
-            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
+            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(table) + "\n")
 
 
 def _ranks(low, high) -> str:

@@ -21,10 +21,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leaderboard import limits
 from leaderboard.errors import InputError
 from leaderboard.in_memory import InMemory
-from leaderboard.ingest import _column, _numbers, _require_nonempty, parse_csv
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
+from leaderboard.limits import BYTES_PER_ITEM_CELL
+from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
 from leaderboard.submissions.files import SubmissionFile, SubmissionSet
 from leaderboard.submissions.harness import read_lm_eval
 from leaderboard.submissions.solution import Solution
@@ -103,9 +105,14 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
               if target_col is not None else None)
     for col in (model, item) + tuple(c for c in (cluster, category, target) if c):
         _require_nonempty(raw, col, source, "every row needs one")
-    values = _numbers(raw, value, source, allow_missing=False).to_numpy()
+    values = _numbers(raw, value, source, allow_missing=False, bounded=False).to_numpy()
+    caps = limits.current()
+    caps.check_names(raw[model].str.strip(), source, model)
     models = pd.Index(pd.unique(raw[model].str.strip()))
     items = pd.Index(pd.unique(raw[item].str.strip()))
+    caps.check_memory(len(models) * len(items) * BYTES_PER_ITEM_CELL,
+                      f"a table of {len(models):,} models by {len(items):,} items",
+                      "check the model and item columns")
     m_code = models.get_indexer(raw[model].str.strip())
     i_code = items.get_indexer(raw[item].str.strip())
     groups = _per_item(raw, cluster, "cluster", i_code, items, source) if cluster else None
@@ -118,15 +125,23 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
              if target else None)
     if target:   # one truth per item, checked like clusters, then in the items' order
         _per_item(raw, target, "target", i_code, items, source)
-        truth = truth.astype(np.int64) if np.all(truth == np.round(truth)) else truth
+        whole = np.all(truth == np.round(truth)) and np.all(np.abs(truth) < 2.0 ** 53)
+        truth = truth.astype(np.int64) if whole else truth
 
     counts = np.zeros((len(models), len(items)), dtype=np.int64)
     np.add.at(counts, (m_code, i_code), 1)
     matrix = np.full((len(models), len(items)), np.nan)
     matrix[m_code, i_code] = values
+    huge = np.abs(values) > MAX_MAGNITUDE   # such a model is refused, never averaged to inf
+    first_huge = np.full(len(models), -1)
+    first_huge[m_code[huge][::-1]] = np.flatnonzero(huge)[::-1]
     files = []
     for k, name in enumerate(models):
         reason = _problem(counts[k], items)
+        if first_huge[k] >= 0:
+            row = first_huge[k]
+            reason = (f"value {raw[value].iloc[row].strip()[:24]!r} on line {raw.index[row]} is "
+                      f"beyond +-{MAX_MAGNITUDE:g}; sums and squares of such numbers overflow")
         rows = int(counts[k].sum())
         files.append(SubmissionFile(team=name, file=name, selected=None,
                                     status="ok" if reason is None else "rejected", reason=reason,
@@ -160,7 +175,9 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     if path.suffix.lower() != ".parquet":
         return parse_csv(data, source)
     try:
-        frame = pd.read_parquet(io.BytesIO(data))
+        frame = _read_parquet(data, source, max_bytes)
+    except InputError:
+        raise
     except ImportError:
         raise InputError("reading Parquet needs pyarrow: pip install pyarrow",
                          file=source) from None
@@ -171,6 +188,31 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     text.columns = [str(c) for c in text.columns]
     text.index = np.arange(2, len(text) + 2)
     return text
+
+
+def _read_parquet(data: bytes, source: str, max_bytes: int) -> pd.DataFrame:
+    """A Parquet file as a DataFrame, refused when its metadata promises more columns or rows
+    than the caps allow, or once its decoded batches pass ``max_bytes`` (a few KB of repeated,
+    compressed text can decode to gigabytes), before the whole table is built."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet = pq.ParquetFile(io.BytesIO(data))
+    caps = limits.current()
+    caps.check_columns(parquet.metadata.num_columns, source)
+    caps.check_rows(parquet.metadata.num_rows, source)
+    batches, decoded = [], 0
+    for batch in parquet.iter_batches(batch_size=1 << 16):
+        columns = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
+                   for c in batch.columns]
+        batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+        decoded += batch.nbytes
+        if decoded > max_bytes:
+            raise InputError(str(too_big("decodes to more than", max_bytes)), file=source)
+        batches.append(batch)
+    if not batches:
+        return parquet.read().to_pandas()
+    return pa.Table.from_batches(batches).to_pandas()
 
 
 def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, items: pd.Index,

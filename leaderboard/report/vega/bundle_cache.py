@@ -58,9 +58,10 @@ def looks_like_bundle(js: str) -> bool:
     return "vegaembed" in lowered and "</script" not in lowered and "<!--" not in lowered
 
 
-def cached_bundle(path: Path | None, build: Callable[[], str]) -> str:
+def cached_bundle(path: Path | None, build: Callable[[], str | None]) -> str | None:
     """The bundle from ``path`` when it passes every check above, else ``build()`` (written back
-    to ``path`` when its folder is safe). Nothing wrong with the cache is ever an error."""
+    to ``path`` when its folder is safe; None, when the build cannot run here, is returned and
+    not written). Nothing wrong with the cache is ever an error."""
     if path is None:
         return build()
     folder = _open_folder(path.parent, create=True)
@@ -70,7 +71,7 @@ def cached_bundle(path: Path | None, build: Callable[[], str]) -> str:
             if js is not None:
                 return js
         js = build()
-        if folder is not None:
+        if folder is not None and js is not None:
             _write(folder, path.name, js)
         return js
     finally:

@@ -26,6 +26,7 @@ import vl_convert as vlc
 
 from leaderboard.report.render import script_json
 from leaderboard.report.vega.bundle_cache import cache_file, cached_bundle, looks_like_bundle
+from leaderboard.report.vega import renderer
 from leaderboard.report.vega.common import Spec
 
 def _vl_version() -> str | None:
@@ -54,6 +55,9 @@ class ChartBlock:
         The same specification rendered to static SVG, or None when the page leaves it out.
     caption : str
         Words the chart's builder wrote about it (what it left out, what its marks mean), or "".
+    note : str
+        Shown in place of the chart when it cannot be drawn on this machine at all (the chart
+        renderer cannot run and no JavaScript bundle is cached), else "".
     """
 
     id: str
@@ -61,6 +65,7 @@ class ChartBlock:
     spec: markupsafe.Markup
     svg: markupsafe.Markup | None
     caption: str = ""
+    note: str = ""
 
     @property
     def data(self) -> dict:
@@ -70,16 +75,19 @@ class ChartBlock:
 
 
 
-def static_svg(spec: dict, prefix: str) -> markupsafe.Markup:
-    """The specification rendered to SVG by vl-convert (no JavaScript engine of the page's).
+def static_svg(spec: dict, prefix: str) -> markupsafe.Markup | None:
+    """The specification rendered to SVG by vl-convert (no JavaScript engine of the page's), in
+    its child process (:mod:`~leaderboard.report.vega.renderer`); None when that cannot run on
+    this machine (the page then draws the chart with JavaScript only, and says so without it).
 
     Vega's SVG renderer escapes every text it writes; the result is checked to be one well-formed
     SVG element holding no script before it is marked safe. Its element ids (clip paths) are
     renamed ``prefix-1``, ``prefix-2``, ... in order: vl-convert numbers them per process, and
     ids must be unique on the page and the same on every run.
     """
-    svg = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION) if VL_VERSION else \
-        vlc.vegalite_to_svg(spec)
+    svg = renderer.svg(spec, VL_VERSION)
+    if svg is None:
+        return None
     names: dict[str, str] = {}
     for old in re.findall(r'\bid="([^"]+)"', svg):
         names.setdefault(old, f"{prefix}-{len(names) + 1}")
@@ -100,8 +108,12 @@ def block(chart: Spec, id: str, title: str, *, static: bool = True,
     tests validate every specification against the Vega-Lite schema; the page does not pay for
     it)."""
     spec = chart.to_dict()
-    return ChartBlock(id, title, script_json(spec), static_svg(spec, id) if static else None,
-                      caption)
+    svg = static_svg(spec, id) if static else None
+    note = "" if svg is not None or bundle() is not None else (
+        f"{title}: this chart cannot be drawn here, as its renderer (vl-convert) cannot run on "
+        f"this machine ({renderer.unavailable()}); the page's tables and the JSON hold its "
+        "numbers.")
+    return ChartBlock(id, title, script_json(spec), svg, caption, note)
 
 
 def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
@@ -119,23 +131,26 @@ def _cache_file() -> Path | None:
     return cache_file(getattr(vlc, "__version__", "unknown"), VL_VERSION)
 
 
-def _build_bundle() -> str:
-    return (vlc.javascript_bundle(vl_version=VL_VERSION) if VL_VERSION else
-            vlc.javascript_bundle())
+def _build_bundle() -> str | None:
+    return renderer.javascript_bundle(VL_VERSION)   # None: the renderer cannot run here
 
 
-def _cached_bundle() -> str:
+def _cached_bundle() -> str | None:
     """vl-convert's bundle, from the cache only when it passes every check of
-    :func:`~leaderboard.report.vega.bundle_cache.cached_bundle` (else built in memory)."""
+    :func:`~leaderboard.report.vega.bundle_cache.cached_bundle` (else built in memory); None
+    when the renderer cannot run here and nothing is cached."""
     return cached_bundle(_cache_file(), _build_bundle)
 
 
 @lru_cache(maxsize=1)
-def bundle() -> markupsafe.Markup:
+def bundle() -> markupsafe.Markup | None:
     """The JavaScript of Vega, Vega-Lite and vega-embed, to inline once in a page (about 0.9 MB;
     built once per machine and vl-convert version, see :func:`_cached_bundle`). It defines
-    ``window.vegaEmbed``."""
+    ``window.vegaEmbed``. None when vl-convert cannot run on this machine and nothing is cached.
+    """
     js = _cached_bundle()
+    if js is None:
+        return None
     if not looks_like_bundle(js):   # it could not be inlined safely
         raise RuntimeError("the Vega JavaScript bundle cannot be inlined in a <script> element")
     return markupsafe.Markup(js)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -23,7 +24,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine
                                     engine_from_args, real, universe_options, write_output)
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
-from leaderboard.errors import InputError
+from leaderboard.errors import InputError, printable
 from leaderboard.ingest import Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.noise.bootstrap import RESAMPLING
@@ -323,6 +324,10 @@ def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
                         resample=args.resample, tier_method=args.tiers,
                         top_k=tuple(sorted({args.prizes, *args.top_k})))
     result = analyze_submissions(solution, models, settings, quiet=args.quiet)
+    if not args.quiet:
+        for flag in result.flags:
+            if flag.kind in ("undeclared_groups", "few_clusters"):
+                print(f"warning: {printable(flag.message)}", file=sys.stderr)
     if solution.categories is None:
         return result
     from leaderboard.pipelines.categories import category_results

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
 
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
@@ -48,26 +49,35 @@ def add_parser(commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare; print and write the result; return 0 (shown better) or 1 (not)."""
+    from leaderboard.pipelines.assumptions import comparison_assumptions
+    from leaderboard.pipelines.submissions import cluster_flags
+
     if (args.solution is None) == (args.items is None):
         raise InputError("give --solution (baseline and candidate are files) or --items "
                          "(they are model names), one of them")
     if args.items is not None:
-        metric, y, base, cand, groups = _from_items(args)
+        metric, y, base, cand, groups, solution = _from_items(args)
     else:
-        metric, y, base, cand, groups = _from_files(args)
+        metric, y, base, cand, groups, solution = _from_files(args)
     result = compare_pair(metric, y, base, cand, alpha=args.alpha, replicates=args.replicates,
                           seed=args.seed, resample="grouped" if groups is not None else "plain",
                           groups=groups)
+    flags = cluster_flags(solution, result.clusters)
     words = verdict(result, metric.label)
     if not args.quiet:
+        for flag in flags:
+            print(f"warning: {printable(flag.message)}", file=sys.stderr)
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {words}")
     if args.markdown:
-        write_output(lambda p: Path(p).write_text(markdown(result, args, metric.label),
+        write_output(lambda p: Path(p).write_text(markdown(result, args, metric.label, flags),
                                                   encoding="utf-8"), args.markdown)
     if args.json:
         from leaderboard import __version__
 
         data = json_dict(result, metric.name, args.baseline, args.candidate, __version__)
+        data["flags"] = [{"kind": f.kind, "message": f.message} for f in flags]
+        data["assumptions"] = [a.as_json() for a in comparison_assumptions(
+            result, solution, items=args.items is not None)]
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)
     return SHOWN_BETTER if result.better else NOT_SHOWN
@@ -108,7 +118,7 @@ def verdict(r: Comparison, label: str) -> str:
             f"{r.replicates:,} paired replicates): {decision} at alpha {r.alpha:g}")
 
 
-def markdown(r: Comparison, args: argparse.Namespace, label: str) -> str:
+def markdown(r: Comparison, args: argparse.Namespace, label: str, flags=()) -> str:
     """A pull-request comment: the verdict first, then the numbers."""
     from leaderboard.report.exports import markdown_text as _text   # untrusted names escaped
 
@@ -122,6 +132,7 @@ def markdown(r: Comparison, args: argparse.Namespace, label: str) -> str:
         f"| one-sided {conf} lower bound | {r.lower:+.4g} |",
         f"| two-sided {conf} interval | {r.low:+.4g} to {r.high:+.4g} |",
         f"| bootstrap SE | {r.sd:.2g} |", "",
+        *[f"⚠️ {_text(f.message)}" for f in flags], *([""] if flags else []),
         f"Paired bootstrap of the {'items' if args.items else 'test rows'}"
         f"{' (whole clusters)' if args.cluster_col or args.group_col else ''}, "
         f"{r.replicates:,} replicates, seed {args.seed}. The "
@@ -153,7 +164,7 @@ def _from_items(args):
             raise InputError(f"{option}: model {printable(name)!r}: {found.reason}",
                              file=args.items)
         preds.append(found.prediction)
-    return metric, solution.target, preds[0], preds[1], solution.groups
+    return metric, solution.target, preds[0], preds[1], solution.groups, solution
 
 
 def _from_files(args):
@@ -180,5 +191,5 @@ def _from_files(args):
             raise InputError(str(err), file=path) from None
         preds.append(prediction[mask])
     groups = solution.groups[mask] if solution.groups is not None else None
-    return metric, solution.target[mask], preds[0], preds[1], groups
+    return metric, solution.target[mask], preds[0], preds[1], groups, solution
 

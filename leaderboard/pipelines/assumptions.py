@@ -258,7 +258,7 @@ def _scores(analysis, sweep: dict | None) -> tuple[Assumption, ...]:
 def _scores_correlation(analysis, sweep: dict | None) -> Assumption:
     c = analysis.correlation
     affects = ("tiers", "rank intervals", "P(best)", "the post-mortem's noise baseline")
-    statement = (f"Any two entries' errors have correlation {c.used:g} ({c.source}).")
+    statement = f"Any two entries' errors are taken to have correlation {c.used:g}: {c.source}."
     if c.estimated:
         doubtful = c.estimate is not None and getattr(c.estimate, "excess", False)
         return Assumption(
@@ -274,20 +274,23 @@ def _scores_correlation(analysis, sweep: dict | None) -> Assumption:
     if REAL_BOARD_CORRELATIONS["boards"]:
         measured["real_boards"] = dict(REAL_BOARD_CORRELATIONS)
     checked = None
-    words = "The board has one score per entry, so the correlation cannot be checked."
+    words = ("It cannot be checked here" + (f": {c.why_not}." if c.why_not else
+                                            " (the value was stated)." if c.source == "stated"
+                                            else ": the board has one score per entry."))
     if sweep:
         pairs = ", ".join(f"{b:,} at {r:g}" for r, b in zip(sweep["correlation"],
                                                               sweep["best_set"]))
         tier1 = ", ".join(f"{t:,} at {r:g}" for r, t in zip(sweep["correlation"],
                                                             sweep["tier_1"]))
-        words += (f" Entries that could be the best: {pairs}; in tier 1: {tier1}.")
+        words += (f" Across its plausible range, entries that could be the best: {pairs}; in "
+                  f"tier 1: {tier1}.")
     real = REAL_BOARD_CORRELATIONS
     if real["boards"]:
         words += (f" On {real['boards']} real boards with public and private scores the "
                   f"estimated correlation ran from {real['low']:.2f} to {real['high']:.2f}.")
     return Assumption(
-        "correlation_between_entries", statement, affects, False, checked, "not checkable",
-        words + " If the entries share most of their predictions (ensembles of one base "
-        "model), a higher correlation is likely and fewer entries are tied; give both "
-        "public and private scores with their sizes (--correlation auto estimates it), or "
-        "the predictions.", measured)
+        "correlation_between_entries", f"{statement} {words}", affects, False, checked,
+        "not checkable", "If the entries share much of their predictions (ensembles of one "
+        "base model, forks of one notebook), a higher correlation is likely and fewer entries "
+        "are tied; give both public and private scores with their sizes (--correlation auto "
+        "estimates it), or the predictions (which measure it).", measured)

@@ -17,12 +17,14 @@ from leaderboard.pipelines.assumptions import (REAL_BOARD_CORRELATIONS, VERDICTS
 FAST = ["--quiet", "--draws", "200", "--replicates", "200"]
 
 
-def _analyze(tmp_path, *argv) -> tuple[dict, str]:
+def _analyze(tmp_path, *argv, whole: bool = False) -> tuple[dict, str]:
     out = tmp_path / "r.json"
     assert main(["analyze", *argv, *FAST, "-o", str(tmp_path / "r.html"), "--json",
                  str(out)]) == 0
     page = html.unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
-    return {a["name"]: a for a in json.loads(out.read_text(encoding="utf-8"))["assumptions"]}, page
+    data = json.loads(out.read_text(encoding="utf-8"))
+    found = {a["name"]: a for a in data["assumptions"]}
+    return (found, page, data) if whole else (found, page)
 
 
 def _well_formed(found: dict, page: str) -> None:
@@ -34,8 +36,8 @@ def _well_formed(found: dict, page: str) -> None:
 
 
 def test_scores_only_without_pairs_sweeps_the_correlation(tmp_path):
-    found, page = _analyze(tmp_path, "data/example_leaderboard.csv", "--metric", "auc",
-                           "--n-test", "2000", "--prevalence", "0.3")
+    found, page, data = _analyze(tmp_path, "data/example_leaderboard.csv", "--metric", "auc",
+                                 "--n-test", "2000", "--prevalence", "0.3", whole=True)
     _well_formed(found, page)
     assert set(found) == {"universe_shape", "independent_rows", "correlation_between_entries",
                           "test_size"}
@@ -47,6 +49,9 @@ def test_scores_only_without_pairs_sweeps_the_correlation(tmp_path):
     assert sweep["best_set"] == sorted(sweep["best_set"], reverse=True)
     assert sweep["tier_1"] == sorted(sweep["tier_1"], reverse=True)
     assert sweep["real_boards"] == REAL_BOARD_CORRELATIONS
+    # at the correlation the board was analysed with, the page's own numbers, not a rerun
+    assert sweep["best_set"][0] == sum(e["in_best_set"] for e in data["entries"])
+    assert sweep["tier_1"][0] == data["tier1_size"]
     assert "Could be the best" in page                        # the sweep's table
 
 

@@ -86,7 +86,8 @@ class Assumption:
 def correlation_sweep(scores: np.ndarray, sd: np.ndarray, higher_is_better: bool, *,
                       alpha: float, tier_method: str, seed: int = 0,
                       correlations: tuple[float, ...] = SWEEP,
-                      replicates: int = SWEEP_REPLICATES) -> dict:
+                      replicates: int = SWEEP_REPLICATES,
+                      known: dict[float, tuple[int, int]] | None = None) -> dict:
     """How many entries could be the best, and how many share tier 1, at each correlation.
 
     Parameters
@@ -99,6 +100,9 @@ def correlation_sweep(scores: np.ndarray, sd: np.ndarray, higher_is_better: bool
     correlations : tuple of float
     replicates : int
         Normal draws per correlation (the same seed for each).
+    known : dict, optional
+        ``{correlation: (best_set, tier_1)}`` already computed (the analysis's own correlation):
+        taken as they are, so the sweep repeats the page's numbers exactly and skips their cost.
 
     Returns
     -------
@@ -120,7 +124,12 @@ def correlation_sweep(scores: np.ndarray, sd: np.ndarray, higher_is_better: bool
     from leaderboard.tiers.ranking import tier_entries
 
     best, tier_1 = [], []
+    known = known or {}
     for rho in correlations:
+        if float(rho) in known:
+            best.append(int(known[float(rho)][0]))
+            tier_1.append(int(known[float(rho)][1]))
+            continue
         reps = RankReplicates.normal(scores, sd, float(rho), higher_is_better,
                                      replicates=replicates, seed=seed)
         best.append(int(best_set(reps, alpha).sum()))

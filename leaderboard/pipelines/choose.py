@@ -28,9 +28,12 @@ from leaderboard.submissions.identical import identical_to
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
 # A team's candidates share most of their predictions, so their public scores' noise is strongly
 # correlated: one real team's 27 submissions (kaggle_insults, AUC) measured 0.75 median (0.62-0.86
-# quartiles). Assumed for candidates given only by a score. Known-truth study (12 candidates,
-# true correlation 0.6-0.95, 150 competitions per cell, tests/test_choose_correlation.py):
-# assuming 0 held the truth in 48-70% of the candidates' 95% intervals; 0.9 in 92-96%.
+# quartiles). Assumed for candidates given only by a score. Known-truth study (12 candidates, SDs
+# 0.9-1.1, true scores N(0, 0.2^2), 300 competitions per true correlation, the design of
+# tests/test_choose_correlation.py): the candidates' 95% intervals held the truth in 96.3, 96.2,
+# 95.2, 94.5, 93.6, 93.0% (SE 0.3-1.4) at true correlation 0, 0.3, 0.6, 0.75, 0.9, 0.95; assuming
+# 0 instead: 99.3, 87.7, 73.5, 66.6, 61.3, 59.5%. The recommended pair's best private score minus
+# the top two public's: -0.0008 to 0 noise SDs (SE up to 0.0006).
 TABLE_CORRELATION = 0.9
 
 
@@ -103,6 +106,7 @@ class ChooseResult:
     table: pd.DataFrame
     notes: tuple[str, ...]
     inputs: tuple[str, ...]
+    correlation: dict | None = None   # what was assumed between candidates (correlation_used)
 
 
 def table_candidates(board: Leaderboard, settings: ChooseSettings, *,
@@ -299,7 +303,24 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
     if any(src == "table" for src in c.source):
         notes.append(_assumed_note(c, settings))
     return ChooseResult(settings=settings, candidates=c, posterior=posterior, choice=choice,
-                        ladder=ladder, table=table, notes=tuple(notes), inputs=inputs)
+                        ladder=ladder, table=table, notes=tuple(notes), inputs=inputs,
+                        correlation=correlation_used(c, settings))
+
+
+def correlation_used(c: Candidates, settings: ChooseSettings) -> dict:
+    """The correlation between candidates' noise and where it came from: ``measured`` (every
+    candidate has predictions; ``value`` the median), ``stated`` (--correlation), ``default``
+    (:data:`TABLE_CORRELATION`) or ``measured median`` (table candidates joined at the median
+    measured between those with predictions)."""
+    rows = np.flatnonzero(np.array(c.source) == "predictions")
+    measured = measured_correlation(c.cov[np.ix_(rows, rows)]) if rows.size > 1 else None
+    if rows.size == len(c.source):
+        return {"value": measured, "source": "measured"}
+    if settings.correlation is not None:
+        return {"value": float(settings.correlation), "source": "stated"}
+    if rows.size:
+        return {"value": measured, "source": "measured median"}
+    return {"value": TABLE_CORRELATION, "source": "default"}
 
 
 def _assumed_note(c: Candidates, settings: ChooseSettings) -> str:

@@ -242,7 +242,10 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     if ranking is not None and not correlation.estimated:   # unchecked: its plausible range
         sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
                                   settings.higher_is_better, alpha=settings.alpha,
-                                  tier_method=settings.tier_method, seed=settings.seed)
+                                  tier_method=settings.tier_method, seed=settings.seed,
+                                  known={float(correlation.used): (
+                                      int(ranking.in_best_set.sum()),
+                                      int((ranking.tiers.tier == 1).sum()))})
     result = Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
                       tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking,
                       shakeup=shakeup, left_out=tuple(left_out), flags=tuple(flags),

@@ -192,7 +192,8 @@ def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, ite
 def grouping_columns(raw: pd.DataFrame, i_code: np.ndarray, n_items: int,
                      exclude: set[str]) -> tuple[tuple[str, int], ...]:
     """Columns that look like clusters nobody declared: constant within every item, and taking
-    at least 2 and fewer than ``n_items`` values (so some values hold several items). Items of
+    from 2 to ``n_items / 2`` values (two items per group on average: a column of almost unique
+    labels, such as a text or an id, groups nothing). Items of
     one passage or repository are often related; resampling them one by one then understates the
     noise (measured in the issue that asked for this: SEs 0.40x the cluster-robust ones).
 
@@ -216,7 +217,7 @@ def grouping_columns(raw: pd.DataFrame, i_code: np.ndarray, n_items: int,
         per_item[i_code] = codes
         constant = np.array_equal(per_item[i_code], codes)
         groups = int(np.unique(per_item).size)
-        if constant and 2 <= groups < n_items:
+        if constant and 2 <= groups <= n_items // 2:
             found.append((str(column), groups))
     return tuple(found)
 

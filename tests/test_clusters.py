@@ -124,3 +124,19 @@ def test_clusters_across_categories_are_analysed(tmp_path):
     for row in data["categories"]["per_category"]:
         assert row["score"] == pytest.approx(means[(row["category"], row["team"])], abs=1e-12)
         assert row["ci_low"] < row["score"] < row["ci_high"]
+
+
+def test_a_hostile_column_name_is_escaped_everywhere(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    name = "<b>re\x1bpo"
+    frame = pd.DataFrame({"model": np.repeat(["a", "b"], 40), "item": np.tile(range(40), 2),
+                          "value": (rng.random(80) < 0.6) * 1, name: np.tile(np.arange(40) // 4, 2)})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    assert main(["analyze", "--items", str(tmp_path / "r.csv"), "--replicates", "200", "-o",
+                 str(tmp_path / "r.html"), "--json", str(tmp_path / "r.json")]) == 0
+    assert "\x1b" not in capsys.readouterr().err
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<b>re" not in page and "&lt;b&gt;re" in page
+    data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    items = {a["name"]: a for a in data["assumptions"]}["independent_items"]
+    assert "\x1b" not in items["what_to_do"] + items["checked"]

@@ -190,12 +190,15 @@ def _rows_or_items(found: tuple, unit: str, affects: tuple[str, ...]) -> Assumpt
     if unit == "items":
         from leaderboard.submissions.items import grouping_sentence
 
-        checked = ("; ".join(grouping_sentence(c, g) for c, g in found) if found
+        from leaderboard.submissions.table import show
+
+        checked = ("; ".join(grouping_sentence(c, g) for c, g in found) + "." if found
                    else "No column of the file groups the items.")
         return Assumption(name, "The items are independent: no two share a passage, a "
                           "repository or a source that makes them succeed or fail together.",
                           affects, True, checked, "doubtful" if found else "holds",
-                          f"Pass --cluster-col {found[0][0]} if items of a group are related."
+                          f"Pass --cluster-col {show(found[0][0])} if items of a group are "
+                          "related."
                           if found else "If items come in groups the file does not show, "
                           "add the group as a column and pass --cluster-col.",
                           {"grouping_columns": [{"column": c, "groups": g} for c, g in found]})

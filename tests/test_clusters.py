@@ -140,3 +140,34 @@ def test_a_hostile_column_name_is_escaped_everywhere(tmp_path, capsys):
     data = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     items = {a["name"]: a for a in data["assumptions"]}["independent_items"]
     assert "\x1b" not in items["what_to_do"] + items["checked"]
+
+
+def test_clusters_across_categories_keep_each_categorys_coverage():
+    """Known truth: values mu_c + u_gc + e, each of 40 clusters holding items of all three
+    categories (its effect u_gc drawn per category, so categories are independent and the
+    boards' 3 coverages are 3 independent trials). Each category's interval, at alpha / 3 =
+    5%, should hold mu_c in about 95% of trials (the percentile cluster bootstrap with 40
+    clusters is about 1% short: its spread is the plug-in (G-1)/G one): at least 95% less 3
+    binomial SEs. Resampling items alone (no clusters) should not."""
+    from leaderboard.pipelines.categories import category_results
+
+    rng = np.random.default_rng(5)
+    boards, alpha, clusters, per = 150, 0.15, 40, 6
+    g = np.repeat(np.arange(clusters), per)
+    cats = np.tile(np.array(["x", "y", "z"]), clusters * per // 3)
+    code = np.searchsorted(["x", "y", "z"], cats)
+    mu = {"x": 0.0, "y": 0.5, "z": 1.0}
+    held = {True: 0, False: 0}
+    for b in range(boards):
+        values = (np.vectorize(mu.get)(cats) + rng.normal(0, 1, (clusters, 3))[g, code]
+                  + rng.normal(0, 0.5, g.size))[None, :]
+        for grouped in (True, False):
+            t = category_results(get_metric("mean"), values, ["m"], cats,
+                                 groups=g.astype(str) if grouped else None, alpha=alpha,
+                                 replicates=400, seed=b).table
+            truth = t["category"].map(mu)
+            held[grouped] += int(((t["ci_low"] <= truth) & (truth <= t["ci_high"])).sum())
+    trials, target = 3 * boards, 1 - alpha / 3
+    tolerance = 3 * math.sqrt(target * (1 - target) / trials)
+    assert held[True] / trials >= target - tolerance, held
+    assert held[False] / trials < target - tolerance, held

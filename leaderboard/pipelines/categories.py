@@ -36,13 +36,13 @@ import pandas as pd
 from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import BootstrapResult, paired_bootstrap
 from leaderboard.noise.clusters import cluster_count, stretch
-from leaderboard.noise.rng import BLOCK
-from leaderboard.noise.weights import STREAM, count_block, resampling
+from leaderboard.noise.rng import BLOCK, Stream
+from leaderboard.noise.weights import count_block, resampling
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries
 
-CATEGORY_STREAM = 1000   # the stream of category k is CATEGORY_STREAM + k (others use 0 to 8)
+CATEGORY_STREAM = int(Stream.CATEGORIES)   # category k draws from CATEGORY_STREAM + k
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,8 @@ def _joint_replicates(metric: Metric, values: np.ndarray, masks: list[np.ndarray
     prepared = [impl.prepare(np.zeros(int(m.sum())), list(values[:, m])) for m in masks]
     parts: list[list[np.ndarray]] = [[] for _ in masks]
     for block in range(-(-replicates // BLOCK)):
-        counts = count_block(plan, seed, block, STREAM)[:replicates - block * BLOCK]
+        counts = count_block(plan, seed, block, int(Stream.CROSSING_CLUSTERS))[
+            :replicates - block * BLOCK]
         for c, m in enumerate(masks):
             w = counts[:, m].astype(float)
             drawn = w.sum(axis=1) > 0

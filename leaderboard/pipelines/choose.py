@@ -8,6 +8,7 @@ imports the report.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 from leaderboard.submissions.identical import identical_to
+
+if TYPE_CHECKING:   # annotations only
+    from leaderboard.options import NoiseOptions, RankOptions
 
 
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
@@ -52,6 +56,24 @@ class ChooseSettings:
     draws: int = 20000
     seed: int = 0
     universe: UniverseOptions = UniverseOptions()
+
+    @classmethod
+    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions, *,
+                     n_public: int | None = None,
+                     n_private: int | None = None) -> ChooseSettings:
+        """The settings of ``choose`` from the options objects analyze shares
+        (:mod:`leaderboard.options`); ``correlation`` is a number, or ``"auto"``: measured from
+        the predictions, else :data:`TABLE_CORRELATION`."""
+        higher = metric.higher_is_better if noise.higher_is_better is None \
+            else noise.higher_is_better
+        rho = None if noise.correlation in (None, "auto") else noise.correlation
+        if rho is not None and not isinstance(rho, float):
+            raise InputError("choose: give the correlation between candidates as a number "
+                             "or 'auto'")
+        return cls(metric=metric, higher_is_better=higher, n_public=n_public,
+                   n_private=n_private, prevalence=noise.prevalence,
+                   correlation=rho, alpha=ranks.alpha, replicates=ranks.replicates,
+                   draws=noise.draws, seed=noise.seed, universe=noise.universe)
 
 
 @dataclass(frozen=True)

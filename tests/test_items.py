@@ -170,16 +170,12 @@ def test_equal_models_are_not_split_in_any_category_beyond_alpha():
     assert split / boards <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / boards)
 
 
-def test_an_item_in_two_categories_or_a_cluster_across_them_is_one_line(tmp_path, capsys):
+def test_an_item_in_two_categories_is_one_line(tmp_path, capsys):
     frame = _with_subjects(_results(models=2, items=120))
     bad = frame.assign(subject=frame["subject"].where(frame.index != 125, "s3"))
     code, _ = _run(tmp_path, bad, "--category-col", "subject")
     err = capsys.readouterr().err
     assert code == 2 and "is in category s3 here" in err and err.count("\n") == 1
-    spanning = frame.assign(passage=0)
-    code, _ = _run(tmp_path, spanning, "--cluster-col", "passage", "--category-col", "subject")
-    err = capsys.readouterr().err
-    assert code == 2 and "cluster 0 spans the categories" in err
 
 
 # --- predictions with a target per item ---------------------------------------------------------

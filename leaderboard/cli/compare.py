@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
@@ -48,28 +49,38 @@ def add_parser(commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare; print and write the result; return 0 (shown better) or 1 (not)."""
+    from leaderboard.pipelines.assumptions import comparison_assumptions
+    from leaderboard.pipelines.submissions import cluster_flags
+
     if (args.solution is None) == (args.items is None):
         raise InputError("give --solution (baseline and candidate are files) or --items "
                          "(they are model names), one of them")
     if args.items is not None:
-        metric, y, base, cand, groups = _from_items(args)
+        metric, y, base, cand, groups, solution = _from_items(args)
     else:
-        metric, y, base, cand, groups = _from_files(args)
+        metric, y, base, cand, groups, solution = _from_files(args)
     result = compare_pair(metric, y, base, cand, alpha=args.alpha, replicates=args.replicates,
                           seed=args.seed, resample="grouped" if groups is not None else "plain",
                           groups=groups, unit="item" if args.items else "test row")
+    flags = cluster_flags(solution, result.clusters)   # issue 25: groups found, few clusters
     words = verdict(result, metric.label)
     if not args.quiet:
+        for flag in flags:
+            print(f"warning: {printable(flag.message)}", file=sys.stderr)
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {words}")
     if args.markdown:
         text = markdown(result, candidate=args.candidate, baseline=args.baseline,
                         label=metric.label, items=args.items is not None,
-                        clustered=bool(args.cluster_col or args.group_col), seed=args.seed)
+                        clustered=bool(args.cluster_col or args.group_col), seed=args.seed,
+                        flags=[f.message for f in flags])
         write_output(lambda p: Path(p).write_text(text, encoding="utf-8"), args.markdown)
     if args.json:
         from leaderboard import __version__
 
         data = json_dict(result, metric.name, args.baseline, args.candidate, __version__)
+        data["flags"] = [{"kind": f.kind, "message": f.message} for f in flags]
+        data["assumptions"] = [a.as_json() for a in comparison_assumptions(
+            result, solution, items=args.items is not None)]
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)
     return SHOWN_BETTER if result.better else NOT_SHOWN
@@ -95,7 +106,7 @@ def _from_items(args):
             raise InputError(f"{option}: model {printable(name)!r}: {found.reason}",
                              file=args.items)
         preds.append(found.prediction)
-    return metric, solution.target, preds[0], preds[1], solution.groups
+    return metric, solution.target, preds[0], preds[1], solution.groups, solution
 
 
 def _from_files(args):
@@ -122,5 +133,5 @@ def _from_files(args):
             raise InputError(str(err), file=path) from None
         preds.append(prediction[mask])
     groups = solution.groups[mask] if solution.groups is not None else None
-    return metric, solution.target[mask], preds[0], preds[1], groups
+    return metric, solution.target[mask], preds[0], preds[1], groups, solution
 

@@ -26,6 +26,7 @@ class Stream(IntEnum):
     OTHER_SPLIT_BOOTSTRAP = 8   # post-mortems: the bootstrap of the split that does not rank
     NOISE_STUDY = 11            # the noise study's simulated models
     BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
+    CROSSING_CLUSTERS = 21      # per-category results whose clusters cross categories: one draw
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 

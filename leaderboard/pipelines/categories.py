@@ -14,6 +14,12 @@ whole clusters drawn together when there are clusters. From these joint replicat
   and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
   percentile bootstrap is unbiased for it).
 
+Clusters that cross categories (a passage with questions of two subjects) are resampled once
+for all categories: one draw of whole clusters, each category's statistic from its own items on
+that draw (a category none of whose clusters was drawn leaves that replicate out). With few
+clusters (:mod:`leaderboard.noise.clusters`) each category's replicates, and the macro mean's,
+are stretched by the t correction for its number of clusters.
+
 * **mean win rate**: the share of (category, other model) pairs a model wins (ties one half).
   It jumps with the means, so its percentile bootstrap is biased near 0 and 1 (tried: the
   leader's observed rate fell outside its own percentile interval); its interval is instead the
@@ -29,8 +35,10 @@ import pandas as pd
 
 from leaderboard.metrics import Metric
 from leaderboard.errors import InputError
-from leaderboard.noise.bootstrap import MIN_UNITS, paired_bootstrap, too_few_units
-from leaderboard.noise.rng import Stream
+from leaderboard.noise.bootstrap import MIN_UNITS, BootstrapResult, paired_bootstrap, too_few_units
+from leaderboard.noise.clusters import cluster_count, stretch
+from leaderboard.noise.rng import BLOCK, Stream
+from leaderboard.noise.weights import count_block, resampling
 from leaderboard.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
@@ -82,7 +90,7 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     categories : ndarray, shape (items,)
         Each item's category.
     groups : ndarray, optional
-        Each item's cluster; clusters must not span categories.
+        Each item's cluster; clusters may span categories (then resampled once for all).
     """
     names = tuple(pd.unique(categories.astype(str)))
     k = len(names)
@@ -100,13 +108,22 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                              f"every category ({small:,} of {k:,} categories have fewer than "
                              f"{MIN_UNITS} items): merge the small categories or leave out "
                              "--category-col")
-    for c, (name, mask) in enumerate(zip(names, masks)):
+    crossing = groups is not None and _crossing(groups, categories)
+    joint = (_joint_replicates(metric, values, masks, groups, replicates, seed) if crossing
+             else None)
+    for c, name in enumerate(names):
+        mask = masks[c]
         g = groups[mask] if groups is not None else None
-        boot = paired_bootstrap(metric.impl, np.zeros(int(mask.sum())), list(values[:, mask]),
-                                replicates=replicates, seed=seed, stream=CATEGORY_STREAM + c,
-                                resample="grouped" if g is not None else "plain", groups=g)
+        if joint is not None:
+            boot = joint[c]
+        else:
+            boot = paired_bootstrap(metric.impl, np.zeros(int(mask.sum())), list(values[:, mask]),
+                                    replicates=replicates, seed=seed, stream=CATEGORY_STREAM + c,
+                                    resample="grouped" if g is not None else "plain", groups=g)
         point_by_cat.append(boot.point)
         reps_by_cat.append(boot.replicates)
+        if g is not None:
+            boot = stretch(boot, cluster_count(g).factor(per_alpha))
         ranked, better = _ranked(boot.point, boot.replicates, teams, sign, per_alpha,
                                  tier_method)
         shown.append(better)
@@ -115,11 +132,44 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
         rows.append(ranked)
     points, reps = np.stack(point_by_cat), np.stack(reps_by_cat)     # (C, M), (C, M, R)
     macro_point, macro_reps = points.mean(axis=0), reps.mean(axis=0)
+    if groups is not None:
+        macro_reps = stretch(BootstrapResult(macro_point, macro_reps, "grouped", 0, 0, seed),
+                             cluster_count(groups).factor(alpha)).replicates
     aggregates = {"macro_mean": _ranked(macro_point, macro_reps, teams, sign, alpha,
                                         tier_method)[0],
                   "win_rate": win_rate(sign * points, np.stack(shown), teams)}
     return CategoryResults(table=pd.concat(rows, ignore_index=True), aggregates=aggregates,
                            alpha=alpha, categories=names, replicates=replicates)
+
+
+def _crossing(groups: np.ndarray, categories: np.ndarray) -> bool:
+    """Whether some cluster holds items of two categories."""
+    pairs = pd.DataFrame({"g": groups.astype(str), "c": categories.astype(str)}).drop_duplicates()
+    return bool(pairs["g"].duplicated().any())
+
+
+def _joint_replicates(metric: Metric, values: np.ndarray, masks: list[np.ndarray],
+                      groups: np.ndarray, replicates: int, seed: int) -> list[BootstrapResult]:
+    """One draw of whole clusters per replicate, shared by every category; each category's
+    scores from its own items' counts on that draw (NaN where none of them was drawn)."""
+    impl = metric.impl
+    plan = resampling(np.zeros(len(groups)), "grouped", None, groups)
+    prepared = [impl.prepare(np.zeros(int(m.sum())), list(values[:, m])) for m in masks]
+    parts: list[list[np.ndarray]] = [[] for _ in masks]
+    for block in range(-(-replicates // BLOCK)):
+        counts = count_block(plan, seed, block, int(Stream.CROSSING_CLUSTERS))[
+            :replicates - block * BLOCK]
+        for c, m in enumerate(masks):
+            w = counts[:, m].astype(float)
+            drawn = w.sum(axis=1) > 0
+            scores = np.full((values.shape[0], len(w)), np.nan)
+            if drawn.any():
+                scores[:, drawn] = impl.evaluate(prepared[c], w[drawn])
+            parts[c].append(scores)
+    return [BootstrapResult(point=impl.point(prepared[c], int(m.sum())),
+                            replicates=np.hstack(parts[c]), resample="grouped",
+                            n_rows=int(m.sum()), n_units=plan.n_groups, seed=int(seed))
+            for c, m in enumerate(masks)]
 
 
 def _ranked(point: np.ndarray, replicates: np.ndarray, teams: list[str], sign: float,

@@ -4,7 +4,7 @@ The command line and the report both consume :class:`Analysis`; nothing here imp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ from leaderboard.pipelines.categories import CategoryResults
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
+from leaderboard.pipelines.assumptions import analysis_assumptions, correlation_sweep
 from leaderboard.flags import Flag, board_flags, class_count_flags
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import Metric
@@ -125,6 +126,9 @@ class Analysis:
         leading entries (table rows ``curves.rows``), bands from the same replicates.
     curves_note : str or None
         Submissions mode without curves: why.
+    assumptions : tuple of Assumption
+        What the noise model takes as given, checked where the input can check it
+        (:mod:`leaderboard.pipelines.assumptions`).
     """
 
     leaderboard: Leaderboard
@@ -144,6 +148,7 @@ class Analysis:
     categories: CategoryResults | None = None
     curves: Curves | None = None
     curves_note: str | None = None
+    assumptions: tuple = ()
 
     @property
     def mode(self) -> str:
@@ -253,9 +258,19 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     if settings.n_test is not None:
         flags += class_count_flags(settings.n_test, settings.prevalence,
                                    settings.universe.class_shares)
-    return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
-                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking, shakeup=shakeup,
-                    left_out=tuple(left_out), flags=tuple(flags), correlation=correlation)
+    sweep = None
+    if ranking is not None and not correlation.estimated:   # unchecked: its plausible range
+        sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
+                                  settings.higher_is_better, alpha=settings.alpha,
+                                  tier_method=settings.tier_method, seed=settings.seed,
+                                  known={float(correlation.used): (
+                                      int(ranking.in_best_set.sum()),
+                                      int((ranking.tiers.tier == 1).sum()))})
+    result = Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
+                      tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking,
+                      shakeup=shakeup, left_out=tuple(left_out), flags=tuple(flags),
+                      correlation=correlation)
+    return replace(result, assumptions=analysis_assumptions(result, sweep))
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,

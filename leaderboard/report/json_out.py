@@ -275,6 +275,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
         "categories": categories_text.to_json(analysis),
         "entries": entries,
+        "assumptions": [a.as_json() for a in analysis.assumptions],
     }
 
 

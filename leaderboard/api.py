@@ -308,3 +308,7 @@ def _path(value: object, what: str) -> PathLike:
         raise InputError(f"{what}: expected a pandas DataFrame or a path, got "
                          f"{type(value).__name__}")
     return value
+
+
+# Battles mode (issue 26) lives in its own module; re-exported so the API is one import.
+from leaderboard.api_battles import BattlesResult, analyze_battles  # noqa: E402,F401

@@ -237,6 +237,11 @@ PARAMETERS: dict[str, object] = {
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
     "quiet": Flag(),
+    # battles mode (issue 26)
+    "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
+    "date_col": COLUMN, "anchor": Optional(Text()),
+    "anchor_rating": Interval(float, -1e9, 1e9),
+    "disconnected": Choice("leaderboard.pipelines.battles:DISCONNECTED"),
 }
 
 

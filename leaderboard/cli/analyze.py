@@ -15,6 +15,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine
                                     add_max_file_size, add_output_options, add_seed,
                                     add_solution_columns, add_universe_options, count, echo,
                                     real, universe_options, write_output)
+from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from leaderboard.metrics import metric_names
@@ -117,6 +118,7 @@ def add_parser(commands) -> None:
     add_max_file_size(run)
     add_engine_options(run)
     add_universe_options(run)
+    add_battles_options(run)
 
 
 def _positive_ints(text: str) -> tuple[int, ...]:
@@ -147,6 +149,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
 
     from leaderboard.report import exports
 
+    if getattr(args, "battles", None) is not None:   # issue 26: its own API, a thin layer here
+        return run_battles(args)
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)

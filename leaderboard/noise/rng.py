@@ -26,6 +26,7 @@ class Stream(IntEnum):
     CHOOSE_PREDICTIVE = 7       # choose: draws from the predictive distribution
     OTHER_SPLIT_BOOTSTRAP = 8   # post-mortems: the bootstrap of the split that does not rank
     NOISE_STUDY = 11            # the noise study's simulated models
+    BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 

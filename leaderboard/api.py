@@ -149,7 +149,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                         target_col: str | Sequence[str] | None = None,
                         pred_col: str | Sequence[str] | None = None,
                         group_col: str | None = None, resample: str = RankOptions.resample,
-                        split: str = SliceOptions.split, n_test: int | None = None,
+                        split: str = SliceOptions.split,
                         higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                         replicates: int = RankOptions.replicates,
                         seed: int = NoiseOptions.seed, tiers: str = RankOptions.method,
@@ -177,8 +177,6 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         The paired bootstrap's resampling (grouped: by ``group_col``).
     split : {"private", "public"}, default "private"
         The rows that rank, by the solution's Usage.
-    n_test : int, optional
-        Unused by the bootstrap (the solution gives the rows); kept as the command line's.
     higher_is_better : bool, optional
         Overrides the metric's direction.
     alpha : float, default 0.05
@@ -228,7 +226,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                            beta=beta, costs=costs),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
                           prizes=prizes, top_k=top_k),
-        slices=SliceOptions(n_test=n_test, split=split),
+        slices=SliceOptions(split=split),   # the solution gives the rows and their split
         read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
                          group_col=group_col, max_file_size=max_file_size),
         workers=workers, scheduler=scheduler)

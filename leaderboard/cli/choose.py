@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:
         if args.public_scores or args.solution or args.submissions:
             raise InputError("give either input files or --example, not both")
-        from leaderboard.cli.analyze import _make_submissions_example
-        preset = _make_submissions_example()
+        from leaderboard.pipelines.run import make_submissions_example
+        preset = make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]
     predicted = args.solution is not None or args.submissions is not None

@@ -26,14 +26,6 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
 
 
-class RaisingParser(Parser):
-    """The same parser for the Python API: an option error raises :class:`InputError` with the
-    command line's words instead of exiting (``leaderboard.analyze(..., seed=-1)``)."""
-
-    def error(self, message: str) -> None:
-        raise InputError(option_message(message, self.prog))
-
-
 def option_message(message: str, prog: str) -> str:
     """argparse's message as one printable line, worded like every input error."""
     message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)

@@ -16,6 +16,7 @@ from leaderboard.errors import InputError
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.options import NoiseOptions
 from leaderboard.progress import Progress
 
 DRAWS, GRID_DRAWS = 5000, 2000
@@ -115,10 +116,13 @@ def run(args: argparse.Namespace) -> Experiment:
     if args.grid:
         scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
                                                   needs_prevalence(metric, options))
-    draws = args.draws if args.draws is not None else (GRID_DRAWS if args.grid else DRAWS)
+    # the noise options analyze, choose and plan share (the prevalences here are a list)
+    noise = NoiseOptions(metric=args.metric, seed=args.seed, universe=options,
+                         draws=args.draws if args.draws is not None
+                         else (GRID_DRAWS if args.grid else DRAWS))
     progress = Progress("simulating", quiet=args.quiet)
-    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences, draws=draws,
-                                seed=args.seed, options=options,
+    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences,
+                                draws=noise.draws, seed=noise.seed, options=noise.universe,
                                 grid=True if args.grid else None, progress=progress)
     write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
     if args.json:

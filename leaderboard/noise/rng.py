@@ -6,10 +6,11 @@ splitting the work into batches or passes cannot change a number.
 """
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import IntEnum, unique
 
 import numpy as np
 
+@unique   # two names on one stream would share their random numbers: refused at import
 class Stream(IntEnum):
     """The registry of random streams: each consumer of random numbers draws from its own stream,
     so two stages never share (or shift) each other's numbers. A value is part of what a seed

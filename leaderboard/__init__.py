@@ -23,3 +23,8 @@ from leaderboard.metrics import Metric, get_metric  # noqa: E402
 
 __all__ = ["Analysis", "InputError", "Metric", "Result", "Settings", "analyze", "analyze_items",
            "analyze_submissions", "get_metric", "__version__"]
+
+# Battles mode (issue 26): its own module, re-exported here.
+from leaderboard.api_battles import BattlesResult, analyze_battles  # noqa: E402
+
+__all__ += ["BattlesResult", "analyze_battles"]

@@ -1,194 +1,163 @@
-"""The Python API: ``leaderboard.analyze`` and ``leaderboard.analyze_submissions`` on DataFrames.
+"""The Python API: ``leaderboard.analyze``, ``analyze_submissions`` and ``analyze_items``.
 
-Both functions take the command line's options as keyword arguments (``n_test=2100`` is
-``--n-test 2100``) and parse them with the command line's own parser, so every default, every
-check and every one-line error is the command line's; the statistics then run through the same
-function as ``leaderboard analyze``. Same data, same options, same seed: the same numbers.
+Each function takes explicit keyword parameters (the command line's options, dashes as
+underscores, with the same defaults), builds the options objects of :mod:`leaderboard.options`
+(every value checked there, once, against :data:`leaderboard.params.PARAMETERS`; numpy scalars
+welcome) and runs :func:`leaderboard.pipelines.run.run_analysis`, the function ``leaderboard
+analyze`` runs too. DataFrames are read in memory by the same readers as files, and an error in
+one names the DataFrame, its row and column. Same data, same options, same seed: the same numbers
+as the command line.
 
-Imports flow one way: this module uses the command line's parser and the report; nothing below
-imports it.
+Imports flow one way: the command line sits on this layer's pipeline; nothing here imports it.
 """
 from __future__ import annotations
 
 import os
-import re
-import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from leaderboard.pipelines.scores import Analysis
-from leaderboard.cli import build_parser
-from leaderboard.cli.analyze import analysis_from_args
-from leaderboard.cli.common import RaisingParser
 from leaderboard.errors import InputError
-from leaderboard.ingest import leaderboard_from_frame
-from leaderboard.report import exports, json_text, render_html, render_summary, to_json_dict
+from leaderboard.in_memory import InMemory
+from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
+                                 SliceOptions, universe_from)
+from leaderboard.params import check
+from leaderboard.pipelines.run import Inputs, run_analysis
+from leaderboard.result import Result
+from leaderboard.safe_read import DEFAULT_MAX_BYTES
 
 PathLike = str | os.PathLike
-# Options that name inputs or outputs: the functions' own arguments and methods say those.
-_NOT_OPTIONS = {"file", "example", "solution", "submissions", "output", "json", "csv", "markdown",
-                "debug"}
+
+__all__ = ["Result", "analyze", "analyze_items", "analyze_submissions"]
 
 
-@dataclass(frozen=True)
-class Result:
-    """One analysed leaderboard: its table, the report as HTML or JSON, and a notebook summary.
-
-    Attributes not defined here (``ranking``, ``tiers``, ``d95``, ``shakeup``, ``flags``, ...)
-    are those of the underlying :class:`~leaderboard.pipelines.scores.Analysis`, ``.analysis``.
-    """
-
-    analysis: Analysis
-
-    @property
-    def table(self) -> pd.DataFrame:
-        """One row per entry, best first: score, interval, tier, rank intervals, P(best), ..."""
-        return self.analysis.table
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "analysis":   # copies and pickles: no recursion
-            raise AttributeError(name)
-        return getattr(self.analysis, name)
-
-    def to_html(self) -> str:
-        """The full self-contained report, as ``leaderboard analyze -o`` writes it."""
-        return render_html(self.analysis)
-
-    def to_json(self) -> str:
-        """The JSON ``leaderboard analyze --json`` writes."""
-        return json_text(self.analysis)
-
-    def to_dict(self) -> dict:
-        """The JSON as a dictionary."""
-        return to_json_dict(self.analysis)
-
-    def to_csv(self) -> str:
-        """The tier table as CSV (``--csv``): formulas in team names neutralised."""
-        return exports.to_csv(self.analysis)
-
-    def to_markdown(self) -> str:
-        """The tier table as a Markdown table (``--markdown``)."""
-        return exports.to_markdown(self.analysis)
-
-    def save(self, path: PathLike) -> Path:
-        """Write the report (``.html``), the JSON (``.json``), the tier table (``.csv``,
-        ``.md``) or the scores-and-intervals chart (``.png``, ``.svg``) to ``path``, chosen by
-        its suffix."""
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix in (".png", ".svg"):   # the scores-and-intervals chart, as the page draws it
-            from leaderboard.report.chart_context import scores_figure
-
-            figure = scores_figure(self.analysis, suffix)
-            if isinstance(figure, bytes):
-                path.write_bytes(figure)
-            else:
-                path.write_text(figure, encoding="utf-8")
-            return path
-        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": self.to_csv, ".md": self.to_markdown}
-        writer = writers.get(suffix)
-        if writer is None:
-            raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
-                             f".svg, not {path.name!r}")
-        path.write_text(writer(), encoding="utf-8")
-        return path
-
-    def charts(self) -> dict:
-        """The report's charts as Altair charts, by name (``"scores"``, ``"hist"``, ``"ecdf"``,
-        ``"board_hist"``, the ranks', post-mortem's and curves' charts where the analysis has
-        them): in Jupyter each displays natively, with its tooltips and zoom."""
-        from leaderboard.report.chart_context import analysis_charts
-        from leaderboard.report.html import Numbers
-        from leaderboard.report.vega.embed import altair_chart
-        from leaderboard.report.words import pct
-
-        a = self.analysis
-        num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
-        blocks = analysis_charts(a, num, pct(1 - a.settings.alpha))
-        return {name: altair_chart(b) for name, b in blocks.items() if b is not None}
-
-    def _repr_html_(self) -> str:
-        # In an iframe of its own: the report's styles never reach the notebook's.
-        page = render_summary(self.analysis)
-        escaped = page.replace("&", "&amp;").replace('"', "&quot;")
-        return (f'<iframe srcdoc="{escaped}" style="width:100%;height:560px;border:1px solid '
-                '#d0d7de;border-radius:6px" sandbox title="leaderboard summary"></iframe>')
-
-    def __repr__(self) -> str:
-        t = self.analysis.table
-        return (f"<leaderboard.Result: {len(t):,} entries, {self.analysis.settings.metric.label}; "
-                f"tier 1: {int((t['tier'] == 1).sum()):,}>")
-
-
-def analyze(data: pd.DataFrame | PathLike, *, metric: str, quiet: bool = True,
-            **options: Any) -> Result:
+def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = None,
+            prevalence: float | None = None, team_col: str | None = None,
+            score_col: str | None = None, public_col: str | None = None,
+            private_col: str | None = None, split: str = SliceOptions.split,
+            n_public: int | None = None, n_private: int | None = None,
+            public_fraction: float | None = None, two_stage: bool = False,
+            higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
+            draws: int = NoiseOptions.draws, replicates: int = RankOptions.replicates,
+            seed: int = NoiseOptions.seed, correlation: float | str = NoiseOptions.correlation,
+            tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
+            top_k: Sequence[int] = (), beta: float | None = None, costs: str | None = None,
+            universe: str | None = None, classes: int | None = None,
+            class_shares: Sequence[float] | None = None, residuals: str = "t",
+            df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
+            max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse a leaderboard of scores: intervals, tiers, rank intervals and P(best).
 
     Parameters
     ----------
     data : DataFrame or path
         A table with a team column and a score column (or public and private score columns),
-        or a path to one (CSV, or Kaggle's leaderboard download).
+        or a path to one (CSV, or Kaggle's leaderboard download). A string is always a path.
     metric : str
         The metric that ranks the board (``"auc"``, ``"rmsle"``, ...; any name of
         ``leaderboard analyze --help``).
+    n_test : int, optional
+        Rows in the test set that ranks the board (at least 2).
+    prevalence : float, optional
+        Share of positives in that test set, strictly between 0 and 1 (binary metrics).
+    team_col, score_col, public_col, private_col : str, optional
+        The columns of team names, scores, public and private scores (default: detected).
+    split : {"private", "public"}, default "private"
+        With public and private scores, the one that ranks.
+    n_public, n_private : int, optional
+        Rows of the public and private slices (a post-mortem: public vs private).
+    public_fraction : float, optional
+        With ``n_test`` as the whole test set: the share of its rows on the public board.
+    two_stage : bool, default False
+        The public board was scored on other data than the private one.
+    higher_is_better : bool, optional
+        Overrides the metric's direction.
+    alpha : float, default 0.05
+        Error rate of every interval and tier.
+    draws : int, default 2000
+        Simulated test sets per score level (100 to 10^7).
+    replicates : int, default 2000
+        Normal draws behind rank intervals, P(best) and stability (100 to 10^7).
+    seed : int, default 0
+        Random seed (0 to 2^32 - 1).
+    correlation : float or "auto", default "auto"
+        Correlation between entries' scores: a number in [0, 1), or estimated from the
+        public/private pairs when the board has both (else 0, the conservative choice).
+    tiers : {"rank-sets", "holm", "scott-knott"}, default "rank-sets"
+        How tiers are cut.
+    prizes : int, default 3
+        Prize places: each entry's chance of finishing in the top ``prizes``.
+    top_k : sequence of int, default ()
+        More P(top k) lines, e.g. medal lines ``(10, 50)``.
+    beta, costs : optional
+        The fbeta metrics' beta; expected_cost's matrix as text (``"0,1;5,0"``).
+    universe, classes, class_shares, residuals, df, threshold, spread : optional
+        The simulated universe and its shape (``leaderboard analyze --help``); regression
+        residuals default to Student t with 3 df (docs/scores_only_regression.md).
+    max_file_size : int, default 1 GiB
+        Refuse an input file larger than this (bytes), on disk or decompressed.
     quiet : bool, default True
         No progress bar.
-    **options
-        Any option of ``leaderboard analyze``, dashes as underscores: ``n_test``, ``prevalence``,
-        ``team_col``, ``score_col``, ``public_col``, ``private_col``, ``n_public``,
-        ``n_private``, ``public_fraction``, ``two_stage``, ``alpha``, ``draws``, ``seed``,
-        ``correlation``, ``tiers``, ``prizes``, ``top_k``, ``universe``, ``spread``,
-        ``higher_is_better``, ... Same defaults and same checks as the command line.
 
     Returns
     -------
     Result
-        ``.table``, ``.to_html()``, ``.to_json()``, ``.save(path)``; displays a summary in Jupyter.
+        ``.table``, ``.tiers``, ``.d95``, ``.to_html()``, ``.to_json()``, ``.save(path)``;
+        displays a summary in Jupyter.
 
     Raises
     ------
     InputError
-        A bad option or bad data, with the command line's one-line message.
+        A bad parameter or bad data, in one line naming the parameter, or the file (the
+        DataFrame), row and column.
 
     Examples
     --------
     >>> import numpy as np, pandas as pd, leaderboard
     >>> board = pd.DataFrame({"team": [f"t{i}" for i in range(8)],
     ...                       "score": np.linspace(0.90, 0.80, 8)})
-    >>> result = leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.2,
-    ...                              draws=200, replicates=200)
+    >>> result = leaderboard.analyze(board, metric="auc", n_test=2000,
+    ...                              prevalence=np.float64(0.2), draws=200, replicates=200)
     >>> result.table[["team", "tier"]].head(2).values.tolist()
     [['t0', 1], ['t1', 1]]
     >>> leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.2, seed=-1)
-    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: --seed must be at least 0 and at most 4294967295 ... got '-1' ...
+    leaderboard.errors.InputError: seed= must be at least 0 and at most 4294967295 (a whole number), got -1
     """
-    is_frame = isinstance(data, pd.DataFrame)
-    args = _parse([] if is_frame else [os.fspath(_path(data, "data"))], metric, quiet, options)
-    board = None
-    if is_frame:
-        higher = args.higher
-        if higher is None:
-            from leaderboard.metrics import get_metric
-            higher = get_metric(args.metric).higher_is_better
-        board = leaderboard_from_frame(data, higher_is_better=higher, team_col=args.team_col,
-                                       score_col=args.score_col, public_col=args.public_col,
-                                       private_col=args.private_col, split=args.split)
-    return Result(analysis_from_args(args, board=board))
+    board = data if isinstance(data, pd.DataFrame) else _path(data, "data")
+    options = AnalyzeOptions(
+        noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better,
+                           prevalence=prevalence, draws=draws, seed=seed,
+                           correlation=correlation, beta=beta, costs=costs,
+                           universe=universe_from(universe=universe, classes=classes,
+                                                  class_shares=class_shares,
+                                                  residuals=residuals, df=df,
+                                                  threshold=threshold, spread=spread)),
+        ranks=RankOptions(alpha=alpha, replicates=replicates, method=tiers, prizes=prizes,
+                          top_k=top_k),
+        slices=SliceOptions(n_test=n_test, n_public=n_public, n_private=n_private,
+                            public_fraction=public_fraction, two_stage=two_stage, split=split),
+        read=ReadOptions(team_col=team_col, score_col=score_col, public_col=public_col,
+                         private_col=private_col, max_file_size=max_file_size))
+    return Result.of(run_analysis(Inputs(board=board), options, quiet=check("quiet", quiet)))
 
 
 def analyze_submissions(solution: pd.DataFrame | PathLike,
                         submissions: Mapping[str, pd.DataFrame | np.ndarray] | PathLike, *,
-                        metric: str, quiet: bool = True, **options: Any) -> Result:
+                        metric: str, id_col: str | None = None,
+                        target_col: str | Sequence[str] | None = None,
+                        pred_col: str | Sequence[str] | None = None,
+                        group_col: str | None = None, resample: str = RankOptions.resample,
+                        split: str = SliceOptions.split, n_test: int | None = None,
+                        higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
+                        replicates: int = RankOptions.replicates,
+                        seed: int = NoiseOptions.seed, tiers: str = RankOptions.method,
+                        prizes: int = RankOptions.prizes, top_k: Sequence[int] = (),
+                        beta: float | None = None, costs: str | None = None,
+                        workers: int | None = None, scheduler: str | None = None,
+                        max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse teams' predictions against a solution: a paired bootstrap of the test rows.
 
     Parameters
@@ -202,11 +171,29 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         or a manifest of submission files.
     metric : str
         The metric that scores the predictions.
+    id_col, target_col, pred_col, group_col : optional
+        The solution's id, target column(s) and group column; the submissions' prediction
+        column(s) (default: the target columns' names).
+    resample : {"plain", "stratified", "grouped", "poisson"}, default "plain"
+        The paired bootstrap's resampling (grouped: by ``group_col``).
+    split : {"private", "public"}, default "private"
+        The rows that rank, by the solution's Usage.
+    n_test : int, optional
+        Unused by the bootstrap (the solution gives the rows); kept as the command line's.
+    higher_is_better : bool, optional
+        Overrides the metric's direction.
+    alpha : float, default 0.05
+    replicates : int, default 2000
+        Bootstrap replicates.
+    seed : int, default 0
+    tiers, prizes, top_k
+        As :func:`analyze`.
+    beta, costs : optional
+        The fbeta metrics' beta; expected_cost's matrix (``"0,1;5,0"``).
+    workers, scheduler : optional
+        Run on a Dask cluster (same numbers).
+    max_file_size : int, default 1 GiB
     quiet : bool, default True
-    **options
-        Options of ``leaderboard analyze`` in submissions mode (``id_col``, ``target_col``,
-        ``pred_col``, ``group_col``, ``resample``, ``replicates``, ``alpha``, ``seed``, ``split``,
-        ``tiers``, ``beta``, ``costs``, ...), dashes as underscores.
 
     Returns
     -------
@@ -214,9 +201,9 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
 
     Notes
     -----
-    In-memory inputs are written as CSV files to a temporary folder (removed at once) and read
-    back through the same validation as uploaded files: every check, refusal and file-table line
-    is the command line's, with the mapping's keys as team names.
+    DataFrames and arrays are read in memory by the same validation as uploaded files: every
+    check, refusal and file-table line is the command line's, with the mapping's keys as team
+    names and ``submissions['key']`` as their file.
 
     Examples
     --------
@@ -230,16 +217,36 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
     >>> result.table["team"].tolist()
     ['good', 'fair', 'weak']
     """
-    with tempfile.TemporaryDirectory(prefix="leaderboard-api-") as folder:
-        solution_path = _solution_file(solution, Path(folder))
-        submissions_path = _submission_files(submissions, solution_path, Path(folder), options)
-        args = _parse(["--solution", solution_path, "--submissions", submissions_path], metric,
-                      quiet, options)
-        return Result(analysis_from_args(args))
+    table = _table(solution, "solution")
+    if isinstance(submissions, Mapping):
+        if not submissions:
+            raise InputError("submissions: the mapping is empty")
+        subs = dict(submissions)
+    else:
+        subs = _path(submissions, "submissions")
+    options = AnalyzeOptions(
+        noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed,
+                           beta=beta, costs=costs),
+        ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
+                          prizes=prizes, top_k=top_k),
+        slices=SliceOptions(n_test=n_test, split=split),
+        read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
+                         group_col=group_col, max_file_size=max_file_size),
+        workers=workers, scheduler=scheduler)
+    return Result.of(run_analysis(Inputs(solution=table, submissions=subs), options,
+                                  quiet=check("quiet", quiet)))
 
 
-def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean", quiet: bool = True,
-                  **options: Any) -> Result:
+def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
+                  model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
+                  value_col: str = ReadOptions.value_col, cluster_col: str | None = None,
+                  category_col: str | None = None, target_col: str | None = None,
+                  harness_filter: str | None = None, resample: str = RankOptions.resample,
+                  higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
+                  replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
+                  tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
+                  top_k: Sequence[int] = (), max_file_size: int = DEFAULT_MAX_BYTES,
+                  quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
     Parameters
@@ -250,10 +257,24 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean", quiet:
     metric : str, default "mean"
         ``mean`` averages each model's per-item values; with ``target_col``, a metric that
         scores the predictions (``auc``, ``logloss``, ...).
-    **options
-        ``model_col``, ``item_col``, ``value_col``, ``cluster_col``, ``category_col``,
-        ``target_col``, ``harness_filter``, ``replicates``, ``alpha``, ``seed``, ``tiers``, ...:
-        the options of ``leaderboard analyze --items``.
+    model_col, item_col, value_col : str, default "model", "item", "value"
+        The columns naming the model, the item and the model's value on it.
+    cluster_col : str, optional
+        Items of one cluster (passage, conversation) are resampled together.
+    category_col : str, optional
+        Each item's category: tiers within each category and the macro mean.
+    target_col : str, optional
+        Each item's truth: ``value_col`` then holds predictions scored by ``metric``.
+    harness_filter : str, optional
+        lm-evaluation-harness logs: the filter to read when they hold several.
+    resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
+        As :func:`analyze_submissions`.
+    max_file_size : int, default 1 GiB
+    quiet : bool, default True
+
+    Returns
+    -------
+    Result
 
     Examples
     --------
@@ -266,48 +287,21 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean", quiet:
     >>> result.table[["team", "tier"]].values.tolist()     # 0.8 vs 0.6 on 300 items: separated
     [['a', 1], ['b', 2]]
     """
-    with tempfile.TemporaryDirectory(prefix="leaderboard-api-") as folder:
-        if isinstance(data, pd.DataFrame):
-            path = Path(folder) / "items.csv"
-            data.to_csv(path, index=False)
-        else:
-            path = Path(_path(data, "data"))
-        if isinstance(options.get("target_col"), str):
-            options["target_col"] = [options["target_col"]]
-        args = _parse(["--items", os.fspath(path)], metric, quiet, options)
-        return Result(analysis_from_args(args))
+    options = AnalyzeOptions(
+        noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed),
+        ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
+                          prizes=prizes, top_k=top_k),
+        read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
+                         cluster_col=cluster_col, category_col=category_col,
+                         target_col=target_col, harness_filter=harness_filter,
+                         max_file_size=max_file_size))
+    return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
+                                  quiet=check("quiet", quiet)))
 
 
-# --- private helpers ------------------------------------------------------------------------------
-
-def _parse(head: list[str], metric: str, quiet: bool, options: dict):
-    """The options as the command line's argv, parsed by its parser (errors raise)."""
-    parser = build_parser(RaisingParser)
-    known = set(vars(parser.parse_args(["analyze"]))) - _NOT_OPTIONS | {"higher_is_better"}
-    argv = ["analyze", *head, "--metric", str(metric)] + (["--quiet"] if quiet else [])
-    for name, value in options.items():
-        if name in _NOT_OPTIONS:
-            raise InputError(f"{name}=: not an option here (give the data as the first "
-                             "argument, and write outputs with .save())")
-        if name not in known:
-            raise InputError(f"{name}=: not an option of leaderboard analyze; known: "
-                             f"{', '.join(sorted(known - {'command', 'higher', 'quiet'}))}")
-        flag = "--" + name.replace("_", "-")
-        if name == "higher_is_better":
-            if value is not None:
-                argv.append("--higher-is-better" if value else "--lower-is-better")
-        elif isinstance(value, bool):
-            argv += [flag] if value else []
-        elif value is None:
-            continue
-        elif name == "top_k" and not isinstance(value, str):
-            argv += [flag, ",".join(str(int(v)) for v in value)]
-        elif isinstance(value, (list, tuple)):   # repeated options: target_col, pred_col
-            for item in value:
-                argv += [flag, str(item)]
-        else:
-            argv += [flag, repr(value) if isinstance(value, float) else str(value)]
-    return parser.parse_args(argv)
+def _table(value: object, name: str) -> InMemory | PathLike:
+    """A DataFrame as a table in memory named after its parameter; a path as it is."""
+    return InMemory.of(value, name) if isinstance(value, pd.DataFrame) else _path(value, name)
 
 
 def _path(value: object, what: str) -> PathLike:
@@ -317,69 +311,5 @@ def _path(value: object, what: str) -> PathLike:
     return value
 
 
-def _solution_file(solution: pd.DataFrame | PathLike, folder: Path) -> str:
-    if not isinstance(solution, pd.DataFrame):
-        return os.fspath(_path(solution, "solution"))
-    path = folder / "solution.csv"
-    solution.to_csv(path, index=False)
-    return str(path)
-
-
-def _submission_files(submissions, solution_path: str, folder: Path, options: dict) -> str:
-    """A manifest (team,file) of the in-memory submissions; a path is passed through."""
-    if not isinstance(submissions, Mapping):
-        return os.fspath(_path(submissions, "submissions"))
-    if not submissions:
-        raise InputError("submissions: the mapping is empty")
-    columns = None
-    subs = folder / "submissions"
-    subs.mkdir()
-    files = []
-    used: set[str] = set()
-    for i, (team, predictions) in enumerate(submissions.items()):
-        name = _file_name(str(team), i, used)
-        if isinstance(predictions, pd.DataFrame):
-            frame = predictions
-        else:
-            if columns is None:
-                columns = _solution_columns(solution_path, options)
-            frame = _aligned_frame(team, predictions, *columns)
-        frame.to_csv(subs / name, index=False)
-        files.append((str(team), name))
-    manifest = subs / "manifest.csv"
-    pd.DataFrame(files, columns=["team", "file"]).to_csv(manifest, index=False)
-    return str(manifest)
-
-
-def _file_name(team: str, i: int, used: set[str]) -> str:
-    """The team's name as a safe file name (the report's file column), unique in the folder."""
-    stem = re.sub(r"[^\w\- ]", "_", team).strip()[:80] or "team"
-    name = f"{stem}.csv" if stem.lower() + ".csv" not in used and stem.lower() != "manifest" \
-        else f"{stem}_{i}.csv"
-    used.add(name.lower())
-    return name
-
-
-def _solution_columns(solution_path: str, options: dict) -> tuple[pd.Series, list[str]]:
-    """The solution's ids and the prediction column names an array's values go under."""
-    from leaderboard.submissions import read_solution
-
-    target_cols = options.get("target_col")
-    solution = read_solution(solution_path, id_col=options.get("id_col"),
-                             target_cols=[target_cols] if isinstance(target_cols, str)
-                             else target_cols, group_col=options.get("group_col"))
-    names = options.get("pred_col") or list(solution.target_columns)
-    return pd.Series(solution.ids, name=solution.id_column), [names] if isinstance(
-        names, str) else list(names)
-
-
-def _aligned_frame(team: object, predictions, ids: pd.Series, names: list[str]) -> pd.DataFrame:
-    given = np.asarray(predictions)
-    values = given[:, None] if given.ndim == 1 else given
-    if values.ndim != 2 or values.shape != (len(ids), len(names)):
-        raise InputError(f"submissions[{str(team)!r}]: an array of shape {given.shape}; the "
-                         f"solution has {len(ids):,} rows and {len(names)} prediction "
-                         f"column{'s' if len(names) > 1 else ''} ({', '.join(names)})")
-    frame = pd.DataFrame(values, columns=names)
-    frame.insert(0, ids.name, ids.to_numpy())
-    return frame
+# Battles mode (issue 26) lives in its own module; re-exported so the API is one import.
+from leaderboard.api_battles import BattlesResult, analyze_battles  # noqa: E402,F401

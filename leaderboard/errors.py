@@ -29,6 +29,22 @@ def printable(text: object) -> str:
     return "".join(ch if ch.isprintable() else "?" for ch in str(text))
 
 
+class FrameSource(str):
+    """The name of a table handed over in memory (``"DataFrame 'data'"``), standing where a path
+    would. :class:`InputError` words a place in it as the user knows it: ``row`` is the
+    DataFrame's position (``iloc``), not a file's line.
+
+    Examples
+    --------
+    >>> str(InputError("not a number", file=FrameSource.named("data"), row=5, column="score"))
+    "DataFrame 'data', row 3, column 'score': not a number"
+    """
+
+    @classmethod
+    def named(cls, name: str) -> FrameSource:
+        return cls(f"DataFrame {name!r}")
+
+
 class InputError(ValueError):
     """Bad input from the user: a file, a row, a column or an option.
 
@@ -58,6 +74,10 @@ class InputError(ValueError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
+        if isinstance(self.file, FrameSource):   # rows as positions, the header not counted
+            place = [str(self.file)] + ([f"row {self.row - 2}"] if self.row is not None else []) \
+                + ([f"column {self.column!r}"] if self.column is not None else [])
+            return printable(", ".join(place) + ": " + self.message)
         where = []
         if self.file is not None:
             where.append(str(self.file) + (f":{self.row}" if self.row is not None else ""))

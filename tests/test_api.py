@@ -68,10 +68,15 @@ def test_submissions_from_a_mapping_equal_the_files(tmp_path):
     cli = _cli_json(tmp_path, ["--solution", str(tmp_path / "solution.csv"), "--submissions",
                                str(tmp_path / "subs"), "--metric", "auc", "--replicates", "300",
                                "--seed", "1"])
-    keys = ("entries", "ranks", "d95", "shakeup")
+    keys = ("ranks", "d95", "shakeup")
     for report in (from_arrays, from_frames):
         assert {k: report[k] for k in keys} == {k: cli[k] for k in keys}
+        # the entries' numbers are the files'; each entry's "file" is its key in the mapping
+        assert [{k: v for k, v in e.items() if k != "file"} for e in report["entries"]] == \
+            [{k: v for k, v in e.items() if k != "file"} for e in cli["entries"]]
     assert [e["team"] for e in from_arrays["entries"]][0] == "team 0"
+    assert from_arrays["entries"][0]["file"] == "submissions['team 0']"
+    assert from_arrays["source"]["file"] == "DataFrame 'solution'"   # never a temporary path
     # the page's charts as Altair objects (Jupyter displays them natively), the curves included
     result = leaderboard.analyze_submissions(solution, teams, **options)
     charts = result.charts()
@@ -88,30 +93,107 @@ def test_submissions_from_a_mapping_equal_the_files(tmp_path):
 
 
 @pytest.mark.parametrize("options,words", [
-    (dict(seed=-1), "--seed must be at least 0"),
-    (dict(alpha=1.5), "--alpha must be strictly between 0 and 1"),
-    (dict(n_test=1), "--n-test must be at least 2"),
-    (dict(bogus=3), "bogus=: not an option of leaderboard analyze; known: alpha"),
-    (dict(output="x.html"), "output=: not an option here"),
+    (dict(seed=-1), "seed= must be at least 0 and at most 4294967295 (a whole number), got -1"),
+    (dict(alpha=1.5), "alpha= must be strictly between 0 and 1, got 1.5"),
+    (dict(alpha=np.float64(1.5)), "alpha= must be strictly between 0 and 1, got 1.5"),
+    (dict(n_test=1), "n_test= must be at least 2"),
+    (dict(draws=2000.5), "draws= must be a whole number, got 2000.5"),
+    (dict(tiers="best"), "tiers= must be one of 'rank-sets', "),
+    (dict(correlation=1.0), "correlation= must be one of 'auto' or at least 0 and below 1"),
 ])
-def test_bad_options_raise_the_command_lines_one_line_error(options, words):
+def test_bad_parameters_raise_one_line_naming_the_parameter(options, words):
     board = pd.DataFrame({"team": ["a", "b", "c"], "score": [0.9, 0.8, 0.7]})
     with pytest.raises(leaderboard.InputError) as err:
         leaderboard.analyze(board, metric="auc", prevalence=0.2, **{"n_test": 500, **options})
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
-def test_bad_data_names_the_row_and_column():
+@pytest.mark.parametrize("function", [leaderboard.analyze, leaderboard.analyze_submissions,
+                                      leaderboard.analyze_items])
+def test_every_parameter_is_in_the_signature_and_the_docstring(function):
+    import inspect
+
+    parameters = inspect.signature(function).parameters
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    assert {"alpha", "seed", "replicates", "tiers", "top_k", "quiet"} <= set(parameters)
+    for name in parameters:   # numpydoc: each named in Parameters (alone or in a group)
+        assert name in function.__doc__.split("Returns")[0], name
+    with pytest.raises(TypeError):   # an unknown option is Python's own error, not a guess
+        function("x.csv", metric="auc", bogus=3)
+
+
+def test_numpy_scalars_work_where_numbers_do():
+    board = pd.DataFrame({"team": [f"t{i}" for i in range(6)],
+                          "score": np.linspace(0.9, 0.8, 6)})
+    y = np.array([0, 0, 0, 0, 1])
+    plain = leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.2, draws=200,
+                                replicates=200, alpha=0.1, seed=4, top_k=[5]).to_json()
+    numpy = leaderboard.analyze(board, metric="auc", n_test=np.int64(2000), prevalence=y.mean(),
+                                draws=np.int32(200), replicates=np.uint16(200),
+                                alpha=np.float64(0.1), seed=np.int64(4),
+                                top_k=np.array([5])).to_json()
+    assert type(y.mean()) is np.float64 and numpy == plain
+
+
+def test_bad_data_names_the_dataframe_row_and_column():
     board = pd.DataFrame({"team": ["a", "b", "c"], "score": ["0.9", "oops", "0.7"]})
     with pytest.raises(leaderboard.InputError) as err:
         leaderboard.analyze(board, metric="auc", n_test=500, prevalence=0.2)
     message = str(err.value)
-    assert message.startswith("DataFrame:3: column 'score'") and "'oops'" in message
+    # row 1 is board.iloc[1]; no temporary file is named
+    assert message.startswith("DataFrame 'data', row 1, column 'score'") and "'oops'" in message
+    items = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": [1, 2, 1, 2],
+                          "value": [1, 0, "x", 1]})
+    with pytest.raises(leaderboard.InputError) as err:
+        leaderboard.analyze_items(items, replicates=200)
+    assert str(err.value).startswith("DataFrame 'data', row 2, column 'value'"), str(err.value)
+    solution = pd.DataFrame({"id": [1, 2, 2], "target": [0, 1, 1]})
+    with pytest.raises(leaderboard.InputError) as err:
+        leaderboard.analyze_submissions(solution, {"a": np.zeros(3)}, metric="auc")
+    assert str(err.value).startswith("DataFrame 'solution', row 2, column 'id'"), str(err.value)
+    assert "leaderboard-api" not in str(err.value) and "/tmp" not in str(err.value)
     with pytest.raises(leaderboard.InputError, match="expected a pandas DataFrame or a path"):
         leaderboard.analyze([0.9, 0.8], metric="auc")
-    with pytest.raises(leaderboard.InputError, match=r"shape \(3,\)"):
+    with pytest.raises(leaderboard.InputError, match=r"submissions\['a'\]: an array of shape \(3,\)"):
         leaderboard.analyze_submissions(pd.DataFrame({"id": range(5), "target": [0, 1] * 2 + [1]}),
                                         {"a": np.zeros(3)}, metric="auc")
+
+
+def test_a_string_is_always_a_path(tmp_path, monkeypatch):
+    """``analyze("--example")`` reads a file named --example, never the command line's option."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(leaderboard.InputError) as err:
+        leaderboard.analyze("--example", metric="auc", n_test=500, prevalence=0.2)
+    assert str(err.value).startswith("--example: ") and "not found" in str(err.value)
+    (tmp_path / "--example").write_text("team,score\na,0.9\nb,0.8\nc,0.7\n", encoding="utf-8")
+    result = leaderboard.analyze("--example", metric="auc", n_test=2000, prevalence=0.2,
+                                 draws=200, replicates=200)
+    assert result.table["team"].tolist() == ["a", "b", "c"]
+
+
+def test_a_column_named_like_an_option():
+    board = pd.DataFrame({"team": ["a", "b", "c"], "-score": [0.9, 0.85, 0.6]})
+    result = leaderboard.analyze(board, metric="auc", score_col="-score", n_test=2000,
+                                 prevalence=0.3, draws=200, replicates=200)
+    assert result.table["score"].tolist() == [0.9, 0.85, 0.6]
+
+
+def test_result_lists_its_fields_and_save_errors_name_the_path(tmp_path):
+    import dataclasses
+
+    board = pd.DataFrame({"team": ["a", "b", "c"], "score": [0.9, 0.85, 0.6]})
+    result = leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.3, draws=200,
+                                 replicates=200)
+    names = {f.name for f in dataclasses.fields(result)}
+    assert {"table", "tiers", "d95", "flags", "shakeup", "settings", "analysis"} <= names
+    assert not hasattr(type(result), "__getattr__")        # nothing forwarded behind the fields
+    assert result.tiers is result.analysis.tiers and result.settings.metric.name == "auc"
+    missing = tmp_path / "no" / "such" / "r.html"
+    with pytest.raises(leaderboard.InputError, match="cannot write .*r.html: No such file"):
+        result.save(missing)
+    (tmp_path / "folder.json").mkdir()
+    with pytest.raises(leaderboard.InputError, match="cannot write .*folder.json: Is a directory"):
+        result.save(tmp_path / "folder.json")
 
 
 def test_notebook_summary_is_escaped_and_isolated(tmp_path):

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard.params import check_alpha
+
 
 @dataclass(frozen=True)
 class Ladder:
@@ -70,8 +72,7 @@ def _ladder_iv(scores, sd_diff, alpha):
     off = ~np.eye(t, dtype=bool)
     if not (np.isfinite(sd[off]).all() and (sd[off] >= 0).all()):
         raise ValueError("sd_diff must be finite and >= 0")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha:g}")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
     return s, sd
 
 

@@ -28,9 +28,9 @@ import numpy as np
 from scipy.stats import norm
 
 from leaderboard.choose.posterior import Posterior, same_public_groups
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
-STREAM = 7                # random stream of the predictive draws (issue 6 owns streams 5-9)
+STREAM = int(Stream.CHOOSE_PREDICTIVE)
 CHUNK_ELEMENTS = 1 << 22  # floats held at once in a chunk of draws (bounds the working memory)
 
 

@@ -1,35 +1,29 @@
-"""`leaderboard analyze`: its options, and the run from parsed options to an Analysis.
+"""`leaderboard analyze`: its options, and the thin layer from parsed options to the pipeline.
 
-Three inputs, one pipeline each: a leaderboard of scores (:func:`leaderboard.pipelines.scores.analyze`), a
-solution with submission files, and per-item results (both through
-:func:`leaderboard.pipelines.submissions.analyze_submissions`). :func:`analysis_from_args` is also
-what the Python API runs, so both give the same numbers.
+The parsed arguments become the options objects of :mod:`leaderboard.options` and the
+:class:`~leaderboard.pipelines.run.Inputs` they name; :func:`leaderboard.pipelines.run.run_analysis`
+(the same function the Python API calls) reads them and runs the statistics; this module writes
+the outputs.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import math
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-import numpy as np
-
-from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine_options,
                                     add_max_file_size, add_output_options, add_seed,
                                     add_solution_columns, add_universe_options, count, echo,
-                                    engine_from_args, real, universe_options, write_output)
+                                    real, universe_options, write_output)
+from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
-from leaderboard.errors import InputError
-from leaderboard.ingest import Leaderboard, read_leaderboard
-from leaderboard.metrics import get_metric, metric_names
+from leaderboard.metrics import metric_names
 from leaderboard.noise.bootstrap import RESAMPLING
-from leaderboard.resources import data_dir
-from leaderboard.slices import SliceSizes, resolve_sizes
-from leaderboard.submissions.items import NUMERIC_KINDS
+from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
+                                 SliceOptions)
+from leaderboard.pipelines.run import Inputs, make_submissions_example, run_analysis
+from leaderboard.pipelines.scores import Analysis
 from leaderboard.tiers.ranking import TIER_METHODS
 
 
@@ -124,6 +118,7 @@ def add_parser(commands) -> None:
     add_max_file_size(run)
     add_engine_options(run)
     add_universe_options(run)
+    add_battles_options(run)
 
 
 def _positive_ints(text: str) -> tuple[int, ...]:
@@ -148,51 +143,14 @@ def _correlation(text: str) -> float | str:
     return value
 
 
-def _example_defaults(args: argparse.Namespace) -> None:
-    if args.file is not None or args.solution is not None or args.submissions is not None:
-        raise InputError("give either input files or --example, not both")
-    if args.example == "submissions":
-        preset = _make_submissions_example()
-        args.solution, args.submissions = preset["solution"], preset["submissions"]
-        options = ("metric",)
-    else:
-        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
-        args.file = str(data_dir() / preset["file"])
-        # the slices' sizes imply --n-test (the private slice ranks the board)
-        sized = args.n_test is None and args.public_fraction is None
-        options = ("metric", "prevalence") + (("n_public", "n_private") if sized else ("n_test",))
-    for option in options:
-        if getattr(args, option) is None:
-            setattr(args, option, preset[option])
-
-
-def _make_submissions_example() -> dict:
-    """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
-    import atexit
-    import importlib.util
-    import shutil
-    import tempfile
-
-    script = data_dir() / "make_submissions_example.py"
-    spec = importlib.util.spec_from_file_location("make_submissions_example", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
-    # Removed when the process ends, however the run ends (its files are read by then).
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    module.main(folder)
-    preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
-    preset["solution"] = str(folder / preset["solution"])
-    preset["submissions"] = str(folder / preset["submissions"])
-    return preset
-
-
 def run_analyze(args: argparse.Namespace) -> Analysis:
     """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
     from leaderboard.report import write_html, write_json  # the report is the last stage
 
     from leaderboard.report import exports
 
+    if getattr(args, "battles", None) is not None:   # issue 26: its own API, a thin layer here
+        return run_battles(args)
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
@@ -208,156 +166,40 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     return result
 
 
-def analysis_from_args(args: argparse.Namespace, board: Leaderboard | None = None) -> Analysis:
-    """The statistics of ``leaderboard analyze`` from parsed arguments, without writing anything.
-
-    ``board`` is a leaderboard already read (the Python API's DataFrame); otherwise ``args.file``
-    or the submissions options say what to read.
-    """
-    if args.example:
-        _example_defaults(args)
-    submissions_mode = args.solution is not None or args.submissions is not None
-    if (args.workers is not None or args.scheduler is not None) and (
-            args.items is not None or not submissions_mode):
-        raise InputError("--workers and --scheduler run submissions mode (--solution with "
-                         "--submissions) on a Dask cluster; other inputs run in this process")
-    if args.items is not None:
-        return _run_items(args, board)
-    if board is not None and submissions_mode:
-        raise InputError("give either a leaderboard or a solution with submissions, not both")
-    if submissions_mode and (args.file is not None):
-        raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
-    if not submissions_mode and args.file is None and board is None:
-        raise InputError("no leaderboard file given (or use --example, or --solution with "
-                         "--submissions)")
-    if args.metric is None:
-        raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
-    metric = _configured(get_metric(args.metric), args)
-    higher = metric.higher_is_better if args.higher is None else args.higher
-    sizes = _sizes(args, submissions_mode)
-    settings = Settings(metric=metric, higher_is_better=higher, n_test=sizes.ranking,
-                        prevalence=args.prevalence, alpha=args.alpha, draws=args.draws,
-                        seed=args.seed, correlation=args.correlation,
-                        replicates=args.replicates, resample=args.resample,
-                        universe=universe_options(args), tier_method=args.tiers,
-                        top_k=tuple(sorted({args.prizes, *args.top_k})),
-                        n_public=sizes.public, n_private=sizes.private, two_stage=sizes.two_stage)
-    if submissions_mode:
-        return _run_submissions(args, settings)
-    if board is None:
-        board = read_leaderboard(args.file, higher_is_better=higher, team_col=args.team_col,
-                                 score_col=args.score_col, public_col=args.public_col,
-                                 private_col=args.private_col, split=args.split,
-                                 max_bytes=args.max_file_size)
-    return analyze(board, settings, quiet=args.quiet)
+def analysis_from_args(args: argparse.Namespace) -> Analysis:
+    """The statistics of ``leaderboard analyze`` from parsed arguments, without writing anything:
+    the arguments become the options objects and inputs the Python API builds, and the same
+    pipeline (:func:`leaderboard.pipelines.run.run_analysis`) runs."""
+    return run_analysis(inputs_from_args(args), options_from_args(args), quiet=args.quiet)
 
 
-def _sizes(args: argparse.Namespace, submissions_mode: bool) -> SliceSizes:
-    """The test slices' sizes from the options (a solution file gives its own)."""
-    given = [name for name in ("n_public", "n_private", "public_fraction")
-             if getattr(args, name) is not None] + (["two_stage"] if args.two_stage else [])
-    if submissions_mode:
-        if given:
-            raise InputError(f"--{given[0].replace('_', '-')}: in submissions mode the sizes come "
-                             "from the solution file (its Usage column)")
-        return SliceSizes(ranking=args.n_test, public=None, private=None)
-    return resolve_sizes(n_test=args.n_test, n_public=args.n_public, n_private=args.n_private,
-                         public_fraction=args.public_fraction, split=args.split,
-                         two_stage=args.two_stage)
+def inputs_from_args(args: argparse.Namespace) -> Inputs:
+    """The inputs the arguments name (paths, or a bundled example)."""
+    return Inputs(board=args.file, solution=args.solution, submissions=args.submissions,
+                  items=args.items, example=args.example)
 
 
-def _configured(metric, args: argparse.Namespace):
-    """The metric with --beta / --costs applied (a one-line error if it takes neither)."""
-    options = {}
-    if args.beta is not None:
-        options["beta"] = args.beta
-    if args.costs is not None:  # parsed here, into the matrix the metric takes
-        try:
-            costs = tuple(tuple(float(x) for x in row.split(",")) for row in args.costs.split(";"))
-        except ValueError:
-            costs = ()
-        if not costs or len({len(r) for r in costs}) != 1 or not all(
-                math.isfinite(x) for r in costs for x in r):
-            raise InputError(f"--costs {args.costs!r}: give rows of finite numbers of one "
-                             "length, like '0,1;5,0'")
-        options["costs"] = costs
-    try:
-        return metric.configure(**options) if options else metric
-    except ValueError as error:
-        raise InputError(str(error)) from None
+def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
+    """The options objects of parsed arguments (already checked by the option types)."""
+    noise = NoiseOptions(metric=args.metric, higher_is_better=args.higher,
+                         prevalence=args.prevalence, draws=args.draws, seed=args.seed,
+                         correlation=args.correlation, beta=args.beta, costs=args.costs,
+                         universe=universe_options(args))
+    ranks = RankOptions(alpha=args.alpha, replicates=args.replicates, resample=args.resample,
+                        method=args.tiers, prizes=args.prizes, top_k=tuple(args.top_k))
+    slices = SliceOptions(n_test=args.n_test, n_public=args.n_public, n_private=args.n_private,
+                          public_fraction=args.public_fraction, two_stage=args.two_stage,
+                          split=args.split)
+    read = ReadOptions(team_col=args.team_col, score_col=args.score_col,
+                       public_col=args.public_col, private_col=args.private_col,
+                       id_col=args.id_col, target_col=args.target_col, pred_col=args.pred_col,
+                       group_col=args.group_col, model_col=args.model_col,
+                       item_col=args.item_col, value_col=args.value_col,
+                       cluster_col=args.cluster_col, category_col=args.category_col,
+                       harness_filter=args.harness_filter, max_file_size=args.max_file_size)
+    return AnalyzeOptions(noise=noise, ranks=ranks, slices=slices, read=read,
+                          workers=args.workers, scheduler=args.scheduler)
 
 
-def _run_items(args: argparse.Namespace, board: Leaderboard | None) -> Analysis:
-    """``--items``: per-item results, every model on the same items, the paired bootstrap."""
-    from leaderboard.pipelines.submissions import analyze_submissions
-    from leaderboard.submissions.items import read_items
-
-    others = [option for option, given in (("FILE", args.file or board is not None),
-                                           ("--solution", args.solution),
-                                           ("--submissions", args.submissions)) if given]
-    if others:
-        raise InputError(f"--items is the whole input: drop {others[0]}")
-    if args.cluster_col is not None and args.resample not in ("plain", "grouped"):
-        raise InputError(f"--cluster-col resamples whole clusters; it cannot be combined with "
-                         f"--resample {args.resample}")
-    args.resample = "grouped" if args.cluster_col is not None else args.resample
-    if args.resample == "grouped" and args.cluster_col is None:
-        raise InputError("--resample grouped needs --cluster-col with --items")
-    target_col = args.target_col[0] if args.target_col else None
-    metric = get_metric(args.metric or "mean")
-    if target_col is None and metric.name != "mean":
-        raise InputError(f"--items: each row holds a model's value on an item, so the metric is "
-                         f"their mean (--metric mean), not {metric.label}; or give the items' "
-                         "truth with --target-col and the predictions with --value-col")
-    if target_col is not None and (metric.name == "mean" or metric.kind not in NUMERIC_KINDS):
-        raise InputError(f"--items with --target-col scores numeric predictions (a metric taking "
-                         f"{', '.join(NUMERIC_KINDS)}), not {metric.label}")
-    solution, models = read_items(args.items, model_col=args.model_col, item_col=args.item_col,
-                                  value_col=args.value_col, cluster_col=args.cluster_col,
-                                  category_col=args.category_col, target_col=target_col,
-                                  harness_filter=args.harness_filter,
-                                  max_bytes=args.max_file_size)
-    settings = Settings(metric=metric, higher_is_better=metric.higher_is_better
-                        if args.higher is None else args.higher, n_test=None, prevalence=None,
-                        alpha=args.alpha, seed=args.seed, replicates=args.replicates,
-                        resample=args.resample, tier_method=args.tiers,
-                        top_k=tuple(sorted({args.prizes, *args.top_k})))
-    result = analyze_submissions(solution, models, settings, quiet=args.quiet)
-    if solution.categories is None:
-        return result
-    from leaderboard.pipelines.categories import category_results
-
-    scored = models.scored
-    return replace(result, categories=category_results(
-        metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
-        solution.categories, groups=solution.groups, alpha=args.alpha,
-        replicates=args.replicates, seed=args.seed, higher_is_better=settings.higher_is_better,
-        tier_method=args.tiers))
-
-
-def _run_submissions(args: argparse.Namespace, settings: Settings) -> Analysis:
-    from leaderboard.pipelines.submissions import analyze_submissions
-    from leaderboard.submissions import read_solution
-    from leaderboard.submissions.files import list_submissions
-
-    if args.solution is None or args.submissions is None:
-        raise InputError("submissions mode needs both --solution and --submissions")
-    metric = settings.metric
-    if not metric.can_score:
-        raise InputError(f"{metric.label} can rank a leaderboard of scores, but scoring its "
-                         "predictions is not supported")
-    if args.resample == "grouped" and args.group_col is None:
-        raise InputError("--resample grouped needs --group-col (the solution column of group ids)")
-    solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
-                             group_col=args.group_col, kind=metric.kind,
-                             max_bytes=args.max_file_size)
-    found = list_submissions(args.submissions, solution, kind=metric.kind,
-                             pred_cols=args.pred_col, id_col=args.id_col,
-                             max_bytes=args.max_file_size)
-    engine = engine_from_args(args)
-    try:
-        return analyze_submissions(solution, found, settings, split=args.split, quiet=args.quiet,
-                                   engine=engine)
-    finally:
-        if engine is not None:
-            engine.close()
+# The bundled submissions example, for ``choose --example`` and the tests that call it from here.
+_make_submissions_example = make_submissions_example

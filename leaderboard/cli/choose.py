@@ -19,6 +19,7 @@ from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_
 from leaderboard.errors import InputError
 from leaderboard.ingest import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.options import NoiseOptions, RankOptions
 
 
 def add_parser(commands) -> None:
@@ -69,13 +70,12 @@ def add_parser(commands) -> None:
 def _settings(args: argparse.Namespace) -> ChooseSettings:
     if args.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
-    metric = get_metric(args.metric)  # the numbers were checked by their option types
-    return ChooseSettings(metric=metric, higher_is_better=metric.higher_is_better
-                          if args.higher is None else args.higher,
-                          n_public=args.n_public, n_private=args.n_private,
-                          prevalence=args.prevalence, correlation=args.correlation,
-                          alpha=args.alpha, replicates=args.replicates, draws=args.draws,
-                          seed=args.seed, universe=universe_options(args))
+    noise = NoiseOptions(metric=args.metric, higher_is_better=args.higher,
+                         prevalence=args.prevalence, correlation=args.correlation,
+                         draws=args.draws, seed=args.seed, universe=universe_options(args))
+    ranks = RankOptions(alpha=args.alpha, replicates=args.replicates)
+    return ChooseSettings.from_options(get_metric(args.metric), noise, ranks,
+                                       n_public=args.n_public, n_private=args.n_private)
 
 
 def run(args: argparse.Namespace) -> ChooseResult:

@@ -13,11 +13,10 @@ from collections.abc import Callable, Iterable
 from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
 from leaderboard.noise.universes import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF, RESIDUALS,
                                          UNIVERSE_NAMES, UniverseOptions)
+from leaderboard.options import universe_from
+from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
 
-N_MAX = 10 ** 9        # test rows: more than any test set, and far below a C long
-SEED_MAX = 2 ** 32 - 1  # every seed numpy and numba accept
-DRAWS_MAX = 10 ** 7     # simulated test sets or replicates: beyond it, memory runs out first
 
 
 class Parser(argparse.ArgumentParser):
@@ -54,6 +53,8 @@ def count(low: int, high: int) -> Callable[[str], int]:
     ...
     argparse.ArgumentTypeError: must be at least 2 and at most 9 (a whole number), got '-1'
     """
+    interval = Interval(int, low, high)   # the words and bounds of the API's table
+
     def parse(text: str) -> int:
         try:
             number = float(text)
@@ -62,9 +63,8 @@ def count(low: int, high: int) -> Callable[[str], int]:
         if not math.isfinite(number) or not number.is_integer():
             raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
         value = int(text) if text.strip().lstrip("+-").isdigit() else int(number)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be at least {low} and at most {high} (a "
-                                             f"whole number), got {text!r}")
+        if not interval.contains(value):
+            raise argparse.ArgumentTypeError(f"must be {interval.words()}, got {text!r}")
         return value
     parse.__name__ = "int"
     return parse
@@ -83,28 +83,15 @@ def real(low: float | None = None, high: float | None = None, *, low_open: bool 
     ...
     argparse.ArgumentTypeError: must be strictly between 0 and 1, got 'nan'
     """
-    if low is not None and high is not None and low_open and high_open:
-        wanted = f"strictly between {low:g} and {high:g}"
-    elif low == 0 and low_open and high is None:
-        wanted = "positive"
-    else:
-        words = ([f"above {low:g}" if low_open else f"at least {low:g}"] if low is not None
-                 else []) + ([f"below {high:g}" if high_open else f"at most {high:g}"]
-                             if high is not None else [])
-        wanted = " and ".join(words) or "a finite number"
+    interval = Interval(float, low, high, low_open, high_open)   # as the API's table says it
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        ok = math.isfinite(value)
-        if ok and low is not None:
-            ok = value > low if low_open else value >= low
-        if ok and high is not None:
-            ok = value < high if high_open else value <= high
-        if not ok:
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+        if not interval.contains(value):
+            raise argparse.ArgumentTypeError(f"must be {interval.words()}, got {text!r}")
         return value
     parse.__name__ = "number"
     return parse
@@ -292,24 +279,9 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
 
 def universe_options(args: argparse.Namespace) -> UniverseOptions:
     """:class:`UniverseOptions` from parsed arguments (one-line errors for bad values)."""
-    shares = None
-    if args.class_shares is not None:
-        try:
-            shares = tuple(float(x) for x in args.class_shares.split(","))
-        except ValueError:
-            raise InputError(f"--class-shares {args.class_shares!r}: give numbers like "
-                             "0.5,0.3,0.2") from None
-        if args.classes is not None and args.classes != len(shares):
-            raise InputError(f"--classes {args.classes} disagrees with the {len(shares)} "
-                             "--class-shares")
-    elif args.classes is not None:
-        if args.classes < 2:
-            raise InputError(f"--classes must be at least 2, got {args.classes}")
-        shares = (1.0 / args.classes,) * args.classes
-    if shares is not None and len(shares) == 2:
-        shares = None  # two classes: the binary universes, with --prevalence
-    return UniverseOptions(name=args.universe, class_shares=shares, residuals=args.residuals,
-                           df=args.df, threshold=args.threshold, spread=args.spread)
+    return universe_from(universe=args.universe, classes=args.classes,
+                         class_shares=args.class_shares, residuals=args.residuals, df=args.df,
+                         threshold=args.threshold, spread=args.spread)
 
 
 def internal_error(error: BaseException, inputs: list[str], debug: bool) -> str:
@@ -350,11 +322,6 @@ def add_engine_options(parser) -> None:
 
 def engine_from_args(args: argparse.Namespace):
     """The engine ``--workers`` or ``--scheduler`` ask for (Dask), else None (this process)."""
-    workers, scheduler = getattr(args, "workers", None), getattr(args, "scheduler", None)
-    if workers is None and scheduler is None:
-        return None
-    if scheduler is not None and not scheduler.strip():
-        raise InputError("--scheduler: give the scheduler's address, e.g. tcp://host:8786")
-    from leaderboard.engine.dask import DaskEngine   # only when asked: Dask is optional
+    from leaderboard.pipelines.run import engine_for
 
-    return DaskEngine(workers=workers, scheduler=scheduler)
+    return engine_for(getattr(args, "workers", None), getattr(args, "scheduler", None))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
                                     add_solution_columns, count, echo, write_output)
-from leaderboard.pipelines.compare import Comparison, compare_pair
+from leaderboard.pipelines.compare import compare_pair
 from leaderboard.errors import InputError, printable
 from leaderboard.metrics import get_metric
+from leaderboard.report.compare_report import json_dict, markdown, verdict
 from leaderboard.safe_read import Unreadable, read_file
 from leaderboard.submissions.table import Rejected
 
@@ -62,8 +62,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {words}")
     if args.markdown:
-        write_output(lambda p: Path(p).write_text(markdown(result, args, metric.label),
-                                                  encoding="utf-8"), args.markdown)
+        text = markdown(result, candidate=args.candidate, baseline=args.baseline,
+                        label=metric.label, items=args.items is not None,
+                        clustered=bool(args.cluster_col or args.group_col), seed=args.seed)
+        write_output(lambda p: Path(p).write_text(text, encoding="utf-8"), args.markdown)
     if args.json:
         from leaderboard import __version__
 
@@ -71,66 +73,6 @@ def run(args: argparse.Namespace) -> int:
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)
     return SHOWN_BETTER if result.better else NOT_SHOWN
-
-
-def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
-    """The ``--json`` output (leaderboard/schema/compare.schema.json): the two entries as given,
-    their scores apart from their names, and the paired difference.
-
-    Examples
-    --------
-    >>> r = Comparison(0.7, 0.8, 0.1, 0.05, 0.04, 0.16, 0.03, 0.001, True, 0.05, 1000, False)
-    >>> d = json_dict(r, "auc", "main.csv", "pr.csv", "0")
-    >>> d["baseline"], d["baseline_score"], d["candidate_score"], d["better"]
-    ('main.csv', 0.7, 0.8, True)
-    """
-    def num(x: float) -> float | None:
-        return float(x) if math.isfinite(x) else None
-
-    return {"version": version, "command": "compare", "metric": metric,
-            "baseline": baseline, "candidate": candidate,
-            "baseline_score": num(r.baseline), "candidate_score": num(r.candidate),
-            "difference": num(r.difference), "lower": num(r.lower), "low": num(r.low),
-            "high": num(r.high), "sd": num(r.sd), "p_value": num(r.p_value),
-            "better": bool(r.better), "alpha": float(r.alpha), "replicates": int(r.replicates),
-            "identical": bool(r.identical)}
-
-
-def verdict(r: Comparison, label: str) -> str:
-    """One line: the scores, the difference, its bound, and what the gate decided."""
-    conf = f"{100 * (1 - r.alpha):.3g}%"
-    if r.identical:
-        return (f"{label} {_n(r.candidate)} for both: the predictions are identical; not shown "
-                "better")
-    decision = ("shown better" if r.better else "not shown better")
-    return (f"{label} {_n(r.candidate)} vs {_n(r.baseline)}, difference {r.difference:+.4g} "
-            f"(one-sided {conf} lower bound {r.lower:+.4g}; SE {r.sd:.2g}; p {r.p_value:.3g}, "
-            f"{r.replicates:,} paired replicates): {decision} at alpha {r.alpha:g}")
-
-
-def markdown(r: Comparison, args: argparse.Namespace, label: str) -> str:
-    """A pull-request comment: the verdict first, then the numbers."""
-    from leaderboard.report.exports import markdown_text as _text   # untrusted names escaped
-
-    conf = f"{100 * (1 - r.alpha):.3g}%"
-    head = ("✅ **Shown better**" if r.better else "➖ **Not shown better**")
-    return "\n".join([
-        f"{head}: {_text(args.candidate)} vs {_text(args.baseline)} ({_text(label)})", "",
-        "| | score |", "|---|---:|",
-        f"| candidate | {_n(r.candidate)} |", f"| baseline | {_n(r.baseline)} |",
-        f"| difference (positive: better) | {r.difference:+.4g} |",
-        f"| one-sided {conf} lower bound | {r.lower:+.4g} |",
-        f"| two-sided {conf} interval | {r.low:+.4g} to {r.high:+.4g} |",
-        f"| bootstrap SE | {r.sd:.2g} |", "",
-        f"Paired bootstrap of the {'items' if args.items else 'test rows'}"
-        f"{' (whole clusters)' if args.cluster_col or args.group_col else ''}, "
-        f"{r.replicates:,} replicates, seed {args.seed}. The "
-        f"candidate is shown better when the lower bound is above zero (a one-sided test at "
-        f"alpha {r.alpha:g}).", ""])
-
-
-def _n(value: float) -> str:
-    return "—" if not math.isfinite(value) else f"{value:.5g}"
 
 
 def _from_items(args):

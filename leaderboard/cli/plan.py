@@ -13,6 +13,7 @@ from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_
                                     add_universe_options, count, echo, real, universe_options,
                                     write_output)
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.plan import Plan, PlanSettings, plan
 from leaderboard.progress import Progress
 
@@ -53,12 +54,13 @@ def run(args: argparse.Namespace) -> Plan:
     """Run `leaderboard plan` from parsed arguments; returns the plan it wrote."""
     from leaderboard.report.plan_report import terminal_text, write_html, write_json
 
-    settings = PlanSettings(metric=get_metric(args.metric), score=args.score,
-                            prevalence=args.prevalence, delta=args.delta, n_test=args.n_test,
-                            alpha=args.alpha, power=args.power,
-                            public_fraction=args.public_fraction,
-                            correlation=args.correlation, draws=args.draws, seed=args.seed,
-                            universe=universe_options(args))
+    noise = NoiseOptions(metric=args.metric, prevalence=args.prevalence,
+                         correlation=args.correlation, draws=args.draws, seed=args.seed,
+                         universe=universe_options(args))
+    settings = PlanSettings.from_options(get_metric(args.metric), noise,
+                                         RankOptions(alpha=args.alpha), score=args.score,
+                                         delta=args.delta, n_test=args.n_test, power=args.power,
+                                         public_fraction=args.public_fraction)
     progress = Progress("simulating", quiet=args.quiet)
     try:
         result = plan(settings, progress=progress)

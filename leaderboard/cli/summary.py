@@ -1,6 +1,7 @@
 """The terminal summary of ``leaderboard analyze``: a few plain, printable lines."""
 from __future__ import annotations
 
+from leaderboard.confidence import confidence_label
 from leaderboard.pipelines.scores import Analysis
 from leaderboard.errors import printable
 from leaderboard.tiers.ranking import TIER_METHODS
@@ -13,7 +14,7 @@ def _names(teams) -> str:
 
 def _best_and_tier_one(result: Analysis) -> list[str]:
     """Who could be the best (the confidence set of the best), then tier 1 and how it differs."""
-    table, conf = result.table, f"{100 * (1 - result.settings.alpha):.3g}%"
+    table, conf = result.table, confidence_label(result.settings.alpha)
     method = TIER_METHODS[result.ranking.method if result.ranking is not None
                           else result.settings.tier_method]
     tier_one = table.loc[table["tier"] == 1, "team"]

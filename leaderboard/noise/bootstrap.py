@@ -34,12 +34,12 @@ import numpy as np
 from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.model import ScoreDistribution
-from leaderboard.noise.rng import BLOCK
+from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
     RESAMPLING, ROW_BLOCK, STREAM, _Plan, _poisson_one, count_block, poisson_weights, resampling,
     weight_block)
 
-OTHER_SPLIT_STREAM = 8  # the second split's bootstrap (post-mortems resample public and private rows)
+OTHER_SPLIT_STREAM = int(Stream.OTHER_SPLIT_BOOTSTRAP)
 _WEIGHT_BYTES = 64 * 2**20  # memory for one batch of float64 weights
 _FEATURE_BYTES = 512 * 2**20  # memory for one pass of prepared entries (rough, 8 bytes per row)
 

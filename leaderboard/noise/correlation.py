@@ -88,6 +88,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import chi2
 
+from leaderboard.confidence import confidence_label
+
 CLIP = (0.0, 0.99)   # correlations the comparisons may assume (0.99: never a perfect copy)
 RANK_TOL = 1e-9      # singular values below this share of the largest span no direction
 SHARPER_NOTE = ("With the entries' predictions (submissions mode) the paired bootstrap measures the "
@@ -343,7 +345,7 @@ class CorrelationChoice:
 
 
 def _conf(alpha: float) -> str:
-    return f"{100 * (1 - alpha):.3g}%"
+    return confidence_label(alpha)
 
 
 FALLBACK = {  # why auto fell back to 0: (source's bracket, the sentence)

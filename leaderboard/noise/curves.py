@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from leaderboard.params import check_alpha
 from leaderboard.noise._curve_kernels import walk
 from leaderboard.noise.weights import STREAM, count_block, resampling
 from leaderboard.noise.rng import BLOCK
@@ -165,8 +166,9 @@ def _curves_iv(y, preds, replicates, alpha):
         p = np.asarray(p)
         if p.shape != y.shape or not np.issubdtype(p.dtype, np.number):
             raise ValueError(f"entry {i}: curves need one numeric score per test row")
-    if int(replicates) < 0 or not 0 < alpha < 1:
-        raise ValueError("replicates must be >= 0 and alpha in (0, 1)")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
+    if int(replicates) < 0:
+        raise ValueError("replicates must be >= 0")
     return y.astype(float)
 
 

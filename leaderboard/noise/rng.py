@@ -6,7 +6,28 @@ splitting the work into batches or passes cannot change a number.
 """
 from __future__ import annotations
 
+from enum import IntEnum
+
 import numpy as np
+
+class Stream(IntEnum):
+    """The registry of random streams: each consumer of random numbers draws from its own stream,
+    so two stages never share (or shift) each other's numbers. A value is part of what a seed
+    means: never renumber one, add new streams with new values."""
+
+    SEEDS_UNIVERSE = 0          # the seed articles' AUC universe (linspace)
+    BINOMIAL_UNIVERSE = 1       # accuracy's binomial universe
+    BOOTSTRAP = 2               # the paired bootstrap of test rows or items (the ranking split)
+    FINITE_UNIVERSE = 3         # finite universes' test sets (binormal, bounded, ...)
+    RANK_DRAWS = 4              # scores only: the normal draws behind ranks, P(best), stability
+    SHAKEUP_PUBLIC = 5          # scores only: the shake-up baseline's public errors
+    SHAKEUP_PRIVATE = 6         # ... and its private errors
+    CHOOSE_PREDICTIVE = 7       # choose: draws from the predictive distribution
+    OTHER_SPLIT_BOOTSTRAP = 8   # post-mortems: the bootstrap of the split that does not rank
+    NOISE_STUDY = 11            # the noise study's simulated models
+    BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
+    CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
+
 
 BLOCK = 32  # draws per random-number block; part of what a seed means, so never change it lightly
 _PICKS_PER_CALL = 1 << 20  # bounds the memory of counted draws; the numbers do not depend on it
@@ -14,7 +35,7 @@ _PICKS_PER_CALL = 1 << 20  # bounds the memory of counted draws; the numbers do 
 
 def block_rng(seed: int, stream: int, block: int) -> np.random.Generator:
     """The generator of one block of draws: depends only on (seed, stream, block)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block)))
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(stream), block)))
 
 
 def draw_rows(rng: np.random.Generator, rows: int, individuals: int,

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
 RESAMPLING = ("plain", "stratified", "grouped", "poisson")
 ROW_BLOCK = 1 << 16  # rows per Poisson weight block: part of what a seed means, never change lightly
-STREAM = 2  # random stream of the paired bootstrap (the universes use streams 0 and 1)
+STREAM = int(Stream.BOOTSTRAP)
 
 
 @dataclass(frozen=True)

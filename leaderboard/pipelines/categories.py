@@ -35,11 +35,12 @@ import pandas as pd
 
 from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.noise.rng import Stream
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries
 
-CATEGORY_STREAM = 1000   # the stream of category k is CATEGORY_STREAM + k (others use 0 to 8)
+CATEGORY_STREAM = int(Stream.CATEGORIES)   # category k draws from CATEGORY_STREAM + k
 
 
 @dataclass(frozen=True)

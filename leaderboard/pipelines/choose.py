@@ -8,6 +8,7 @@ imports the report.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 from leaderboard.submissions.identical import identical_to
+
+if TYPE_CHECKING:   # annotations only
+    from leaderboard.options import NoiseOptions, RankOptions
 
 
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
@@ -43,6 +47,21 @@ class ChooseSettings:
     draws: int = 20000
     seed: int = 0
     universe: UniverseOptions = UniverseOptions()
+
+    @classmethod
+    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions, *,
+                     n_public: int | None = None,
+                     n_private: int | None = None) -> ChooseSettings:
+        """The settings of ``choose`` from the options objects analyze shares
+        (:mod:`leaderboard.options`); ``correlation`` must be a number here."""
+        higher = metric.higher_is_better if noise.higher_is_better is None \
+            else noise.higher_is_better
+        if not isinstance(noise.correlation, float):
+            raise InputError("choose: give the correlation between candidates as a number")
+        return cls(metric=metric, higher_is_better=higher, n_public=n_public,
+                   n_private=n_private, prevalence=noise.prevalence,
+                   correlation=noise.correlation, alpha=ranks.alpha, replicates=ranks.replicates,
+                   draws=noise.draws, seed=noise.seed, universe=noise.universe)
 
 
 @dataclass(frozen=True)

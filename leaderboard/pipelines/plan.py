@@ -40,12 +40,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from leaderboard.params import check
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes import UniverseOptions, get_universe, not_simulable_reason
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
+
+if TYPE_CHECKING:   # annotations only
+    from leaderboard.options import NoiseOptions, RankOptions
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,18 @@ class PlanSettings:
     draws: int = 2000
     seed: int = 0
     universe: UniverseOptions = UniverseOptions()
+
+    @classmethod
+    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions, *,
+                     score: float, delta: float | None = None, n_test: int | None = None,
+                     power: float = 0.8, public_fraction: float | None = None) -> PlanSettings:
+        """The question of ``plan`` with the options objects analyze shares
+        (:mod:`leaderboard.options`): the universe and its draws, and the error rate."""
+        correlation = 0.0 if noise.correlation == "auto" else noise.correlation
+        return cls(metric=metric, score=score, prevalence=noise.prevalence, delta=delta,
+                   n_test=n_test, alpha=ranks.alpha, power=power,
+                   public_fraction=public_fraction, correlation=correlation, draws=noise.draws,
+                   seed=noise.seed, universe=noise.universe)
 
 
 @dataclass(frozen=True)
@@ -218,8 +235,8 @@ def _check(s: PlanSettings) -> None:
     if s.delta is None and s.n_test is None:
         raise InputError("give --delta (the difference to detect), --n-test (the test-set size), "
                          "or both")
+    check("alpha", s.alpha, where="--alpha")   # the one check of an error rate
     checks = [
-        (0 < s.alpha < 1, f"--alpha must be strictly between 0 and 1, got {s.alpha:g}"),
         (0 < s.power < 1, f"--power must be strictly between 0 and 1, got {s.power:g}"),
         (s.delta is None or s.delta > 0, f"--delta must be positive, got {s.delta}"),
         (s.n_test is None or s.n_test >= 2, f"--n-test must be at least 2 rows, got {s.n_test}"),

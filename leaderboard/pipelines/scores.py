@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from leaderboard.params import check
 from leaderboard.pipelines.categories import CategoryResults
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
@@ -27,7 +29,11 @@ from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import SubmissionSet
 from leaderboard.tiers import RankReplicates, Tiers
-from leaderboard.tiers.ranking import TIER_METHODS, Ranking, rank_board
+from leaderboard.tiers.ranking import Ranking, rank_board
+
+if TYPE_CHECKING:   # annotations only
+    from leaderboard.options import NoiseOptions, RankOptions
+    from leaderboard.slices import SliceSizes
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,20 @@ class Settings:
     n_public: int | None = None
     n_private: int | None = None
     two_stage: bool = False
+
+    @classmethod
+    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions,
+                     sizes: SliceSizes) -> Settings:
+        """The settings of ``analyze`` from the options objects (:mod:`leaderboard.options`),
+        ``metric`` configured (beta, costs) and the slices' sizes resolved."""
+        higher = metric.higher_is_better if noise.higher_is_better is None \
+            else noise.higher_is_better
+        return cls(metric=metric, higher_is_better=higher, n_test=sizes.ranking,
+                   prevalence=noise.prevalence, alpha=ranks.alpha, draws=noise.draws,
+                   seed=noise.seed, correlation=noise.correlation, replicates=ranks.replicates,
+                   resample=ranks.resample, universe=noise.universe, tier_method=ranks.method,
+                   top_k=ranks.prize_lines, n_public=sizes.public, n_private=sizes.private,
+                   two_stage=sizes.two_stage)
 
 
 @dataclass(frozen=True)
@@ -347,25 +367,11 @@ def _entries(count: int) -> str:
 
 
 def _check_settings(settings: Settings) -> None:
-    if not 0 < settings.alpha < 1:
-        raise InputError(f"--alpha must be between 0 and 1, got {settings.alpha:g}")
-    if settings.draws < 100:
-        raise InputError(f"--draws must be at least 100, got {settings.draws}")
-    if settings.replicates < 100:
-        raise InputError(f"--replicates must be at least 100, got {settings.replicates}")
-    if settings.correlation != "auto" and not 0 <= settings.correlation < 1:
-        raise InputError(f"--correlation must be 'auto', or at least 0 and below 1, got "
-                         f"{settings.correlation}")
-    if settings.tier_method not in TIER_METHODS:
-        raise InputError(f"--tiers must be one of {', '.join(TIER_METHODS)}, got "
-                         f"{settings.tier_method!r}")
-    if any(k < 1 for k in settings.top_k):
-        raise InputError(f"--prizes and --top-k must be at least 1, got "
-                         f"{', '.join(map(str, settings.top_k))}")
-    if settings.n_test is not None and settings.n_test < 2:
-        raise InputError(f"--n-test must be at least 2, got {settings.n_test}")
-    if settings.prevalence is not None and not 0 < settings.prevalence < 1:
-        raise InputError(f"--prevalence must be strictly between 0 and 1, got {settings.prevalence:g}")
+    """The settings against the one table of constraints (:data:`leaderboard.params.PARAMETERS`):
+    settings built in code get the checks the command line's and the API's options get."""
+    for name in ("alpha", "draws", "replicates", "correlation", "tier_method", "top_k", "n_test",
+                 "prevalence"):
+        check(name, getattr(settings, name))
 
 
 def _check_scores_in_range(table: pd.DataFrame, metric: Metric, source: str) -> None:

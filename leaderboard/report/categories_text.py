@@ -5,6 +5,8 @@ from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
 
+from leaderboard.confidence import confidence_label
+
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
 
@@ -17,7 +19,7 @@ def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
     c = a.categories
     if c is None:
         return None
-    conf = f"{100 * (1 - c.alpha):.3g}%"
+    conf = confidence_label(c.alpha)
     rows = []
     for name, part in c.table.groupby("category", sort=False):
         tier1 = part.loc[part["tier"] == 1, "team"].tolist()
@@ -42,7 +44,7 @@ def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
                  f"hold every model in every category together (at {conf}, a max-|t| "
                  "bootstrap) are in the JSON as ci_sim_low and ci_sim_high. The macro mean (each category counts the same) comes from the "
                  f"same replicates, with {conf} intervals and simultaneous rank sets."),
-        "conf": f"{100 * (1 - c.alpha / len(c.categories)):.3g}%",   # each category's level
+        "conf": confidence_label(c.alpha / len(c.categories)),   # each category's level
         "rows": rows,
         "macro": [_macro_row(r, score) for r in macro.head(SHOW_MACRO).itertuples()],
         "macro_total": len(macro),

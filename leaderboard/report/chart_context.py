@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.confidence import confidence_label
 from leaderboard.report import shakeup_text
+from leaderboard.report.numbers import Numbers
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.vega import (analyze, categories, curves, ranks, shakeup,
                                      shakeup_ranks)
@@ -16,7 +18,6 @@ from leaderboard.report.vega.embed import ChartBlock, block
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
-    from leaderboard.report.html import Numbers
 
 
 def scores_legend(tiers: np.ndarray, shown: int) -> tuple[list[tuple[str, str]], str]:
@@ -62,7 +63,7 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
         out["categories"] = block(
             categories.category_chart(c.table, c.aggregates["macro_mean"],
                                       decimals=num.decimals, metric=s.metric.label,
-                                      conf=f"{100 * (1 - c.alpha / len(c.categories)):.3g}%",
+                                      conf=confidence_label(c.alpha / len(c.categories)),
                                       higher_is_better=s.higher_is_better),
             "chart-categories", "The leading models' score in every category, tier 1 marked",
             static=False)
@@ -198,11 +199,10 @@ def scores_figure(a: Analysis, suffix: str) -> str | bytes:
     pixels (``.png``), from the page's own specification (vl-convert draws it)."""
     import vl_convert as vlc
 
-    from leaderboard.report.html import Numbers
     from leaderboard.report.words import pct
 
     num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
-    chart = analysis_charts(a, num, pct(1 - a.settings.alpha), summary=True)["scores"]
+    chart = analysis_charts(a, num, confidence_label(a.settings.alpha), summary=True)["scores"]
     if suffix == ".svg":
         return str(chart.svg)
     return vlc.svg_to_png(str(chart.svg), scale=2)

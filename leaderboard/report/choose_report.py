@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.confidence import confidence_label
+from leaderboard.report.numbers import Numbers
 from leaderboard.report.vega.choose import estimate_chart
 from leaderboard.report.vega.common import share_text
 from leaderboard.report.vega.embed import block, page_scripts
@@ -89,7 +91,7 @@ def ladder_sentence(r: ChooseResult) -> str:
         return "The public scores never improved on the first submission."
     return (f"In the order the candidates were listed, the public score climbed {_gap(lad.climb)} from the first "
             f"candidate to the best. Counting only steps that beat the best so far by more than "
-            f"the noise margin (Blum and Hardt's Ladder, one-sided {pct(1 - lad.alpha)}), "
+            f"the noise margin (Blum and Hardt's Ladder, one-sided {confidence_label(lad.alpha)}), "
             f"{_gap(lad.climb_beyond_noise)} of it is real: {pct(lad.share_within_noise)} of the "
             f"climb is within noise ({lad.n_steps} real step{'s' if lad.n_steps != 1 else ''}).")
 
@@ -114,8 +116,6 @@ def _inputs(r: ChooseResult) -> list[str]:
 
 def _numbers(r: ChooseResult):
     """Scores with the analyze page's rounding (one rule): the same decimals everywhere."""
-    from leaderboard.report.html import Numbers
-
     return Numbers(r.settings.metric, r.table["public_score"].to_numpy(float), None)
 
 

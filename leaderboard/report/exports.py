@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from leaderboard.confidence import confidence_label
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.report.numbers import Numbers
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
@@ -56,12 +58,10 @@ def to_csv(analysis: Analysis) -> str:
 def to_markdown(analysis: Analysis) -> str:
     """:func:`tier_table` as a GitHub-flavoured Markdown table (a pull-request comment), with
     the report's precision."""
-    from leaderboard.report.html import Numbers   # the page's own rounding rules
-
     out = tier_table(analysis)
     s = analysis.settings
     num = Numbers(s.metric, out["score"].to_numpy(dtype=float), analysis.d95)
-    conf = f"{100 * (1 - s.alpha):.3g}%"
+    conf = confidence_label(s.alpha)
     rows = []
     for _, r in out.iterrows():
         cells = [str(r["rank"]), markdown_text(r["team"]), num.score(r["score"])]

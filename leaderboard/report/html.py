@@ -9,13 +9,12 @@ Nothing time-dependent is printed, so the same analysis always renders to the sa
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.metrics import Metric
+from leaderboard.confidence import confidence_label
 from leaderboard.studies.noise import study_words
 from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text,
                                 tier_table)
@@ -23,6 +22,7 @@ from leaderboard.report.chart_context import scores_legend
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
 from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
+from leaderboard.report.numbers import Numbers
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
@@ -48,46 +48,6 @@ def render_summary(analysis: Analysis, rows: int = 20) -> str:
 def write_html(analysis: Analysis, path) -> None:
     """Write :func:`render_html` to ``path`` as UTF-8."""
     Path(path).write_text(render_html(analysis), encoding="utf-8")
-
-
-# --- numbers in words ---------------------------------------------------------------------------
-
-class Numbers:
-    """Formats scores with a precision that suits the metric, the data and the noise.
-
-    Scores are shown with as many decimals as the leaderboard gave them (Kaggle rounds to 5), at
-    least 4 for metrics bounded within [-1, 1] or about 4 significant figures of the median score
-    otherwise, and at most 6. d95 keeps at least 2 significant figures.
-    """
-
-    def __init__(self, metric: Metric, scores: np.ndarray, d95: float | None):
-        finite = scores[np.isfinite(scores)]
-        if metric.lower_bound >= -1 and metric.upper_bound <= 1:
-            decimals = 4
-        else:
-            # the median, not the maximum: one junk submission (RMSLE 35) must not cost precision
-            typical = float(np.median(np.abs(finite))) if finite.size else 1.0
-            decimals = min(max(3 - math.floor(math.log10(typical)), 0), 6) if typical > 0 else 4
-        if d95 is not None and d95 > 0:
-            decimals = max(decimals, min(1 - math.floor(math.log10(d95)), 6))
-        self.noise_decimals = decimals
-        while decimals < 6 and not np.allclose(finite, np.round(finite, decimals), rtol=0,
-                                               atol=1e-12):
-            decimals += 1
-        self.decimals = decimals
-        self.percent_points = metric.lower_bound == 0 and metric.upper_bound == 1
-
-    def score(self, value) -> str:
-        if value is None or not np.isfinite(value):
-            return "\u2014"
-        text = f"{float(value):.{self.decimals}f}"
-        return text.lstrip("-") if float(text) == 0 else text
-
-    def d95(self, value: float) -> str:
-        text = f"{float(value):.{self.noise_decimals}f}"
-        if self.percent_points:
-            return f"{text} ({100 * value:.{max(self.noise_decimals - 2, 1)}f} percentage points)"
-        return text
 
 
 # --- the page's parts ---------------------------------------------------------------------------
@@ -259,7 +219,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
     static)."""
     s, t = a.settings, a.table
     num = Numbers(s.metric, t["score"].to_numpy(dtype=float), a.d95)
-    conf = pct(1 - s.alpha)
+    conf = confidence_label(s.alpha)
     head, said = _answer(a, num, conf)
     shown = min(len(t), TOP)
     legend, legend_note = scores_legend(t["tier"].to_numpy(dtype=int), shown)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.confidence import confidence_label
 from leaderboard.report.vega.common import share_text
 from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
@@ -16,7 +17,7 @@ if TYPE_CHECKING:  # annotations only
 def error_rate_fact(settings) -> Fact:
     """The "Error rate" line of "What was analysed"."""
     method = TIER_METHODS[settings.tier_method]
-    return Fact("Error rate", f"alpha = {settings.alpha:g}: {pct(1 - settings.alpha)} intervals "
+    return Fact("Error rate", f"alpha = {settings.alpha:g}: {confidence_label(settings.alpha)} intervals "
                 f"and rank sets; tiers by {method.label} ({method.test})"
                 + (f". {method.other_family_note}" if method.other_family_note else ""))
 
@@ -42,7 +43,7 @@ def context(a: Analysis, score) -> dict | None:
     s = a.settings
     t = a.table.iloc[ranked_rows(a)]   # the ranking's entries, in its order
     teams = t["team"].astype(str).tolist()
-    conf = pct(1 - s.alpha)
+    conf = confidence_label(s.alpha)
     n = len(t)
     reps = r.replicates
     p_best = r.probabilities.p_best
@@ -92,7 +93,7 @@ def context(a: Analysis, score) -> dict | None:
 def how_to_read(a: Analysis) -> list[Fact]:
     """The "How to read" entries of the ranks columns and charts."""
     s = a.settings
-    conf, alpha = pct(1 - s.alpha), pct(s.alpha)
+    conf, alpha = confidence_label(s.alpha), pct(s.alpha)
     method = a.ranking.method if a.ranking is not None else s.tier_method
     draws = "bootstrap replicate" if a.mode == "submissions" else "simulated draw"
     return [

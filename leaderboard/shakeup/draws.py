@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, Stream, block_rng
 from leaderboard.tiers.replicates import all_finite
 
-STREAM_PUBLIC, STREAM_PRIVATE = 5, 6  # random streams of the scores-only public and private errors
+STREAM_PUBLIC, STREAM_PRIVATE = int(Stream.SHAKEUP_PUBLIC), int(Stream.SHAKEUP_PRIVATE)
 CHUNK_ELEMENTS = 1 << 20  # simulated scores handled per chunk: bounds the working memory
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard.params import check_alpha
 from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
 from leaderboard.tiers.holm import holm_reject
@@ -216,8 +217,7 @@ def _overfit_iv(public, private, draws, higher_is_better, alpha, top_fraction, b
         raise ValueError("need at least 2 entries")
     if (1.0 if higher_is_better else -1.0) != draws.sign:
         raise ValueError("higher_is_better disagrees with the direction the draws were made for")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha:g}")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
     if not 0 < top_fraction <= 1:
         raise ValueError(f"top_fraction must be in (0, 1], got {top_fraction:g}")
     batch = max(1, CHUNK_ELEMENTS // public.size) if batch is None else int(batch)

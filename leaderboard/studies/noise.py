@@ -36,7 +36,7 @@ from scipy.stats import expon, norm
 
 from leaderboard.metrics import get_metric
 from leaderboard.noise.grid import build_noise_model
-from leaderboard.noise.rng import block_rng
+from leaderboard.noise.rng import Stream, block_rng
 from leaderboard.noise.universes import UniverseOptions, class_counts, get_universe
 from leaderboard.noise.universes.exact import auc_sd
 
@@ -48,7 +48,7 @@ AUC_UNIVERSES = {"linspace": UniverseOptions(name="linspace"),
                  "binormal, minority spread 2": UniverseOptions(name="binormal", spread=2.0)}
 CELLS = ((1000, 0.01), (3000, 0.1), (10000, 0.2), (500, 0.5))
 AUCS = (0.7, 0.85, 0.95)
-_STREAM = 11
+_STREAM = int(Stream.NOISE_STUDY)
 _QUANTILES = (np.arange(ROWS) + 0.5) / ROWS
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.errors import InputError, processing
+from leaderboard.in_memory import InMemory
 from leaderboard.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.submissions.find import Found, close_archives, find_files
 from leaderboard.submissions.solution import Solution
@@ -242,6 +243,30 @@ def list_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
         layout, found = find_files(where, source, stack, _resolved(solution.source), max_bytes)
     return Listing(source=source, layout=layout, kind=kind, found=tuple(found), plan=plan,
                    has_selected=any(f.selected is not None for f in found))
+
+
+def memory_listing(tables: Sequence[tuple[str, InMemory]], solution: Solution, *, kind: str,
+                   pred_cols: str | Sequence[str] | None = None,
+                   id_col: str | None = None) -> Listing:
+    """:func:`list_submissions` for tables handed over in memory, ``(team, table)`` each (the
+    Python API's mapping): every one is read and validated as a submission file would be.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from leaderboard.submissions import read_solution
+    >>> solution = read_solution(InMemory.of(pd.DataFrame({"id": [1, 2], "y": [0, 1]}), "solution"))
+    >>> table = InMemory.of(pd.DataFrame({"id": [1, 2], "y": [0.2, 0.9]}), "a")
+    >>> [(f.team, f.file) for f in memory_listing([("a", table)], solution, kind="scores").found]
+    [('a', "submissions['a']")]
+    """
+    if not tables:
+        raise InputError("submissions: the mapping is empty")
+    plan = make_plan(solution, kind, pred_cols=pred_cols, id_col=id_col)
+    found = tuple(Found(team=str(team).strip(), file=f"submissions[{team!r}]",
+                        load=table.loader()) for team, table in tables)
+    return Listing(source="submissions", layout="mapping", kind=kind, found=found, plan=plan,
+                   has_selected=False)
 
 
 def submission_set(listing: Listing, results: list[tuple]) -> SubmissionSet:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
+from leaderboard.in_memory import InMemory
 from leaderboard.ingest import _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.submissions.files import SubmissionFile, SubmissionSet
@@ -33,7 +34,7 @@ _SHOW = 3
 NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
 
 
-def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_col: str = "item",
+def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "model", item_col: str = "item",
                value_col: str = "value", cluster_col: str | None = None,
                category_col: str | None = None, target_col: str | None = None,
                harness_filter: str | None = None,
@@ -79,9 +80,11 @@ def read_items(path: str | os.PathLike[str], *, model_col: str = "model", item_c
     >>> models.files[2].reason
     'missing 1 of 2 items (first: q2); a model must have a value on every item'
     """
-    source = str(path)
+    source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []
-    if Path(path).is_dir():
+    if isinstance(path, InMemory):   # the Python API's DataFrame
+        raw = parse_csv(path.data, source)
+    elif Path(path).is_dir():
         raw, skipped = read_lm_eval(Path(path), metric=None if value_col == "value" else value_col,
                                     filter_name=harness_filter, max_bytes=max_bytes)
         model_col, item_col, value_col = "model", "item", "value"

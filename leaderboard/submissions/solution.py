@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError, processing
+from leaderboard.in_memory import InMemory
 from leaderboard.ingest import _column, _lines, _list, parse_csv
 from leaderboard.metrics.base import KINDS
 from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
@@ -105,7 +106,7 @@ class Solution:
         return self.usage_column is not None
 
 
-def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
+def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None = None,
                   target_cols: str | Sequence[str] | None = None, usage_col: str | None = None,
                   group_col: str | None = None, kind: str | None = None,
                   max_bytes: int = DEFAULT_MAX_BYTES) -> Solution:
@@ -113,8 +114,8 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
 
     Parameters
     ----------
-    path : str or PathLike
-        The solution file.
+    path : str, PathLike or InMemory
+        The solution file, or a table in memory (:class:`~leaderboard.in_memory.InMemory`).
     id_col : str, optional
         Id column; default the column named ``id`` (any case), else the first column.
     target_cols : str or sequence of str, optional
@@ -152,15 +153,18 @@ def read_solution(path: str | os.PathLike[str], *, id_col: str | None = None,
     (array([0, 1, 1]), array([0, 1]), ['public', 'private', 'private'], \
 {'public': 1, 'private': 2, 'ignored': 0})
     """
-    source = str(path)
     if kind is not None and kind not in KINDS:
         raise InputError(f"unknown prediction kind {kind!r}; expected one of {', '.join(KINDS)}")
-    if Path(path).is_dir():
-        raise InputError("is a directory, not a CSV file", file=source)
-    try:
-        data = read_file(path, max_bytes=max_bytes)
-    except Unreadable as err:
-        raise InputError(str(err), file=source) from None
+    if isinstance(path, InMemory):   # the Python API's DataFrame
+        source, data = path.source, path.data
+    else:
+        source = str(path)
+        if Path(path).is_dir():
+            raise InputError("is a directory, not a CSV file", file=source)
+        try:
+            data = read_file(path, max_bytes=max_bytes)
+        except Unreadable as err:
+            raise InputError(str(err), file=source) from None
     with processing(source):
         raw = parse_csv(data, source)
     id_name = _column(raw, id_col, (), "id", "id_col", source) if id_col is not None else (

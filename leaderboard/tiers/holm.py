@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard.params import check_alpha
 from leaderboard.tiers.methods import HOLM
 from leaderboard.tiers.replicates import CHUNK_ELEMENTS
 
@@ -102,8 +103,7 @@ def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05
     >>> leader_anchored_tiers(3, fn).tier.tolist()
     [1, 1, 2]
     """
-    if not 0 < alpha < 1:
-        raise ValueError("alpha must be in (0, 1)")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
     tier = np.zeros(n_entries, dtype=int)
     p_vs_anchor = np.full(n_entries, np.nan)
     screen = getattr(p_value, "candidates", None)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.confidence import confidence_label
+
 
 @dataclass(frozen=True)
 class TierMethod:
@@ -46,7 +48,7 @@ class TierMethod:
 
     def words(self, alpha: float) -> dict[str, str]:
         """``guarantee`` and ``explanation`` with the error rate filled in."""
-        conf, err = f"{100 * (1 - alpha):.3g}%", f"{100 * alpha:.3g}%"
+        conf, err = confidence_label(alpha), f"{100 * alpha:.3g}%"
         return {"guarantee": self.guarantee.format(conf=conf, alpha=err),
                 "explanation": self.explanation.format(conf=conf, alpha=err)}
 

@@ -80,6 +80,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard.params import check_alpha
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import closed_sets
 from leaderboard.tiers._threads import threaded as _threaded
@@ -145,8 +146,7 @@ class _Data:
 def _rank_sets_iv(reps: RankReplicates, alpha: float, batch: int | None) -> _Data:
     if not isinstance(reps, RankReplicates):
         raise TypeError("reps must be a RankReplicates")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
     boot = reps.correlation is None
     # closed form: float32 or float64 as stored (a float64 copy of a 100,000-entry board is 1.6 GB)
     keep = not boot and reps.errors.dtype in (np.float32, np.float64)

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
-STREAM = 4  # random stream of the scores-only normal draws (0-3 belong to the noise stage)
+STREAM = int(Stream.RANK_DRAWS)
 CHUNK_ELEMENTS = 1 << 21  # errors converted to float64 at once by the block-wise readers
 
 

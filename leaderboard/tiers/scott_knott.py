@@ -52,6 +52,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import chi2
 
+from leaderboard.params import check_alpha
 from leaderboard.tiers.holm import Tiers
 from leaderboard.tiers.methods import SCOTT_KNOTT
 from leaderboard.tiers.replicates import RankReplicates
@@ -67,8 +68,7 @@ def _scott_knott_iv(point: np.ndarray, sd: np.ndarray, alpha: float, negligible:
         raise ValueError("scores must be finite and standard errors finite and non-negative")
     if np.any(np.diff(point) > 0):
         raise ValueError("entries must be in rank order (oriented scores non-increasing)")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha:g}")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
     if negligible < 0:
         raise ValueError(f"negligible must be non-negative, got {negligible:g}")
 

@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
+from leaderboard.params import check_alpha
 from leaderboard.tiers._rank_kernel import gather_columns
 from leaderboard.tiers.replicates import RankReplicates, all_finite
 
@@ -119,8 +120,7 @@ def _winners_curse_iv(reps: RankReplicates, alpha: float) -> None:
         raise ValueError(f"need at least {2 * SHIFTS + 1} replicates, got {errors.shape[1]}")
     if not (np.isfinite(point).all() and all_finite(errors)):
         raise ValueError("scores and errors must be finite")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha:g}")
+    check_alpha(alpha)   # the one check of an error rate (a ValueError)
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom
 
-from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ class BinomialAccuracyUniverse:
         shared across levels (common random numbers)."""
         levels = np.asarray(levels, dtype=float)
         n_blocks = -(-draws // BLOCK)
-        uniforms = np.concatenate([block_rng(seed, 1, b).random(BLOCK) for b in range(n_blocks)])
+        uniforms = np.concatenate([block_rng(seed, Stream.BINOMIAL_UNIVERSE, b).random(BLOCK)
+                                   for b in range(n_blocks)])
         uniforms = uniforms[:draws]
         if progress is not None:
             progress.start(1)

@@ -24,10 +24,10 @@ from leaderboard.errors import InputError
 from scipy import sparse
 
 from leaderboard.metrics import Metric, RowMean, RowSums
-from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
+from leaderboard.noise.rng import BLOCK, Stream, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.exact import stratified_mean_sd
 
-STREAM = 3            # random stream of these universes (seeds' 0, binomial 1, bootstrap 2)
+STREAM = int(Stream.FINITE_UNIVERSE)
 _MAX_ROUNDS = 200     # calibration iterations (each one batched over every level)
 _SCAN = 25           # parameter values scanned to bracket the levels before refining
 _LARGEST_ROW_LOSS = float(-np.log(np.finfo(np.float64).eps))  # a clipped log loss's worst row

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit, prange
 
 from leaderboard.errors import InputError
-from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
+from leaderboard.noise.rng import BLOCK, Stream, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.exact import auc_sd
 
 
@@ -89,7 +89,7 @@ class SeedsAUCUniverse:
         for b in range(n_blocks):
             # Always draw a whole block, so that fewer draws are a prefix of more draws.
             keep = min(BLOCK, draws - b * BLOCK)
-            rng = block_rng(seed, 0, b)
+            rng = block_rng(seed, Stream.SEEDS_UNIVERSE, b)
             neg = draw_rows(rng, k, half_neg, sort=False)
             pos = draw_rows(rng, m, half_pos, sort=False)
             counted = m > half_pos

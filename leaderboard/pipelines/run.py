@@ -1,0 +1,287 @@
+"""``analyze`` from inputs and options to an :class:`~leaderboard.pipelines.scores.Analysis`: the
+one function behind both ``leaderboard analyze`` and :func:`leaderboard.analyze`.
+
+Three inputs, one pipeline each: a leaderboard of scores (:func:`leaderboard.pipelines.scores.analyze`), a
+solution with submissions, and per-item results (both through
+:func:`leaderboard.pipelines.submissions.analyze_submissions`). Every input is a path or, from the
+Python API, a table in memory (:class:`~leaderboard.in_memory.InMemory`); the readers are called
+here, never by the command line.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from leaderboard.errors import FrameSource, InputError
+from leaderboard.in_memory import InMemory
+from leaderboard.ingest import leaderboard_from_frame, read_leaderboard
+from leaderboard.metrics import get_metric, metric_names
+from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
+from leaderboard.pipelines.scores import Analysis, Settings, analyze
+from leaderboard.resources import data_dir
+from leaderboard.slices import SliceSizes, resolve_sizes
+from leaderboard.submissions.items import NUMERIC_KINDS
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What ``analyze`` reads: a leaderboard (``board``), a ``solution`` with ``submissions``,
+    per-item results (``items``), or a bundled ``example`` ("scores" or "submissions").
+
+    Each is a path, an :class:`~leaderboard.in_memory.InMemory` table (the leaderboard may also
+    be a DataFrame), and ``submissions`` may be a mapping of team to an InMemory table or an
+    array of predictions in the solution's row order.
+    """
+
+    board: object = None
+    solution: object = None
+    submissions: object = None
+    items: object = None
+    example: str | None = None
+
+
+def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True) -> Analysis:
+    """The statistics of ``leaderboard analyze``, without writing anything.
+
+    Examples
+    --------
+    >>> from leaderboard.options import NoiseOptions, RankOptions
+    >>> options = AnalyzeOptions(noise=NoiseOptions(draws=200), ranks=RankOptions(replicates=200))
+    >>> run_analysis(Inputs(example="scores"), options).table["team"].iloc[0]
+    'Lunar Ensemble'
+    """
+    if inputs.example:
+        inputs, options = _with_example(inputs, options)
+    submissions_mode = inputs.solution is not None or inputs.submissions is not None
+    if (options.workers is not None or options.scheduler is not None) and (
+            inputs.items is not None or not submissions_mode):
+        raise InputError("--workers and --scheduler run submissions mode (--solution with "
+                         "--submissions) on a Dask cluster; other inputs run in this process")
+    if inputs.items is not None:
+        return _run_items(inputs, options, quiet)
+    if submissions_mode and inputs.board is not None:
+        raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
+    if not submissions_mode and inputs.board is None:
+        raise InputError("no leaderboard file given (or use --example, or --solution with "
+                         "--submissions)")
+    noise, ranks, read = options.noise, options.ranks, options.read
+    if noise.metric is None:
+        raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
+    metric = configured_metric(get_metric(noise.metric), noise)
+    settings = Settings.from_options(metric, noise, ranks,
+                                     slice_sizes(options.slices, submissions_mode))
+    if submissions_mode:
+        return _run_submissions(inputs, options, settings, quiet)
+    columns = dict(team_col=read.team_col, score_col=read.score_col, public_col=read.public_col,
+                   private_col=read.private_col, split=options.slices.split)
+    if hasattr(inputs.board, "columns"):   # a DataFrame, read in memory
+        board = leaderboard_from_frame(inputs.board, higher_is_better=settings.higher_is_better,
+                                       source=FrameSource.named("data"), **columns)
+    else:
+        board = read_leaderboard(inputs.board, higher_is_better=settings.higher_is_better,
+                                 max_bytes=read.max_file_size, **columns)
+    return analyze(board, settings, quiet=quiet)
+
+
+def slice_sizes(slices: SliceOptions, submissions_mode: bool) -> SliceSizes:
+    """The test slices' sizes from the options (a solution file gives its own)."""
+    given = [name for name in ("n_public", "n_private", "public_fraction")
+             if getattr(slices, name) is not None] + (["two_stage"] if slices.two_stage else [])
+    if submissions_mode:
+        if given:
+            raise InputError(f"--{given[0].replace('_', '-')}: in submissions mode the sizes come "
+                             "from the solution file (its Usage column)")
+        return SliceSizes(ranking=slices.n_test, public=None, private=None)
+    return resolve_sizes(n_test=slices.n_test, n_public=slices.n_public,
+                         n_private=slices.n_private, public_fraction=slices.public_fraction,
+                         split=slices.split, two_stage=slices.two_stage)
+
+
+def configured_metric(metric, noise: NoiseOptions):
+    """The metric with ``beta`` / ``costs`` applied (a one-line error if it takes neither)."""
+    options = {}
+    if noise.beta is not None:
+        options["beta"] = noise.beta
+    if noise.costs is not None:  # parsed here, into the matrix the metric takes
+        try:
+            costs = tuple(tuple(float(x) for x in row.split(",")) for row in noise.costs.split(";"))
+        except ValueError:
+            costs = ()
+        if not costs or len({len(r) for r in costs}) != 1 or not all(
+                math.isfinite(x) for r in costs for x in r):
+            raise InputError(f"--costs {noise.costs!r}: give rows of finite numbers of one "
+                             "length, like '0,1;5,0'")
+        options["costs"] = costs
+    try:
+        return metric.configure(**options) if options else metric
+    except ValueError as error:
+        raise InputError(str(error)) from None
+
+
+def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
+    """Per-item results, every model on the same items, the paired bootstrap."""
+    from leaderboard.pipelines.submissions import analyze_submissions
+    from leaderboard.submissions.items import read_items
+
+    others = [option for option, given in (("FILE", inputs.board is not None),
+                                           ("--solution", inputs.solution is not None),
+                                           ("--submissions", inputs.submissions is not None))
+              if given]
+    if others:
+        raise InputError(f"--items is the whole input: drop {others[0]}")
+    read, ranks, noise = options.read, options.ranks, options.noise
+    resample = ranks.resample
+    if read.cluster_col is not None and resample not in ("plain", "grouped"):
+        raise InputError(f"--cluster-col resamples whole clusters; it cannot be combined with "
+                         f"--resample {resample}")
+    resample = "grouped" if read.cluster_col is not None else resample
+    if resample == "grouped" and read.cluster_col is None:
+        raise InputError("--resample grouped needs --cluster-col with --items")
+    target_col = read.target_col[0] if read.target_col else None
+    metric = get_metric(noise.metric or "mean")
+    if target_col is None and metric.name != "mean":
+        raise InputError(f"--items: each row holds a model's value on an item, so the metric is "
+                         f"their mean (--metric mean), not {metric.label}; or give the items' "
+                         "truth with --target-col and the predictions with --value-col")
+    if target_col is not None and (metric.name == "mean" or metric.kind not in NUMERIC_KINDS):
+        raise InputError(f"--items with --target-col scores numeric predictions (a metric taking "
+                         f"{', '.join(NUMERIC_KINDS)}), not {metric.label}")
+    solution, models = read_items(inputs.items, model_col=read.model_col, item_col=read.item_col,
+                                  value_col=read.value_col, cluster_col=read.cluster_col,
+                                  category_col=read.category_col, target_col=target_col,
+                                  harness_filter=read.harness_filter,
+                                  max_bytes=read.max_file_size)
+    higher = metric.higher_is_better if noise.higher_is_better is None else noise.higher_is_better
+    settings = Settings(metric=metric, higher_is_better=higher, n_test=None, prevalence=None,
+                        alpha=ranks.alpha, seed=noise.seed, replicates=ranks.replicates,
+                        resample=resample, tier_method=ranks.method, top_k=ranks.prize_lines)
+    result = analyze_submissions(solution, models, settings, quiet=quiet)
+    if solution.categories is None:
+        return result
+    from leaderboard.pipelines.categories import category_results
+
+    scored = models.scored
+    return replace(result, categories=category_results(
+        metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
+        solution.categories, groups=solution.groups, alpha=ranks.alpha,
+        replicates=ranks.replicates, seed=noise.seed, higher_is_better=higher,
+        tier_method=ranks.method))
+
+
+def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings,
+                     quiet: bool) -> Analysis:
+    from leaderboard.pipelines.submissions import analyze_submissions
+    from leaderboard.submissions import read_solution
+    from leaderboard.submissions.files import list_submissions, memory_listing
+
+    if inputs.solution is None or inputs.submissions is None:
+        raise InputError("submissions mode needs both --solution and --submissions")
+    metric, read = settings.metric, options.read
+    if not metric.can_score:
+        raise InputError(f"{metric.label} can rank a leaderboard of scores, but scoring its "
+                         "predictions is not supported")
+    if settings.resample == "grouped" and read.group_col is None:
+        raise InputError("--resample grouped needs --group-col (the solution column of group ids)")
+    solution = read_solution(inputs.solution, id_col=read.id_col, target_cols=read.target_col,
+                             group_col=read.group_col, kind=metric.kind,
+                             max_bytes=read.max_file_size)
+    if isinstance(inputs.submissions, Mapping):
+        tables = [(str(team), _submission_table(team, value, solution, read.pred_col))
+                  for team, value in inputs.submissions.items()]
+        found = memory_listing(tables, solution, kind=metric.kind, pred_cols=read.pred_col,
+                               id_col=read.id_col)
+    else:
+        found = list_submissions(inputs.submissions, solution, kind=metric.kind,
+                                 pred_cols=read.pred_col, id_col=read.id_col,
+                                 max_bytes=read.max_file_size)
+    engine = engine_for(options.workers, options.scheduler)
+    try:
+        return analyze_submissions(solution, found, settings, split=options.slices.split,
+                                   quiet=quiet, engine=engine)
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def _submission_table(team: object, value: object, solution, pred_cols) -> InMemory:
+    """One team's predictions as a table: a DataFrame as it is, an array under the solution's
+    ids and the prediction columns (``pred_col``, else the solution's target columns)."""
+    name = f"submissions[{str(team)!r}]"
+    if isinstance(value, InMemory):
+        return value
+    if hasattr(value, "columns"):
+        return InMemory.of(value, name)
+    import pandas as pd
+
+    names = list(pred_cols or solution.target_columns)
+    given = np.asarray(value)
+    values = given[:, None] if given.ndim == 1 else given
+    if values.ndim != 2 or values.shape != (len(solution), len(names)):
+        raise InputError(f"{name}: an array of shape {given.shape}; the solution has "
+                         f"{len(solution):,} rows and {len(names)} prediction "
+                         f"column{'s' if len(names) > 1 else ''} ({', '.join(names)})")
+    frame = pd.DataFrame(values, columns=names)
+    frame.insert(0, solution.id_column, solution.ids)
+    return InMemory.of(frame, name)
+
+
+def engine_for(workers: int | None, scheduler: str | None):
+    """The engine ``workers`` or ``scheduler`` ask for (Dask), else None (this process)."""
+    if workers is None and scheduler is None:
+        return None
+    if scheduler is not None and not scheduler.strip():
+        raise InputError("--scheduler: give the scheduler's address, e.g. tcp://host:8786")
+    from leaderboard.engine.dask import DaskEngine   # only when asked: Dask is optional
+
+    return DaskEngine(workers=workers, scheduler=scheduler)
+
+
+def _with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
+    """A bundled example's inputs, its settings preset where the options leave them unset."""
+    if inputs.board is not None or inputs.solution is not None or inputs.submissions is not None:
+        raise InputError("give either input files or --example, not both")
+    noise, slices = options.noise, options.slices
+    if inputs.example == "submissions":
+        preset = make_submissions_example()
+        inputs = replace(inputs, solution=preset["solution"], submissions=preset["submissions"])
+        noise = replace(noise, metric=noise.metric or preset["metric"])
+    else:
+        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
+        inputs = replace(inputs, board=str(data_dir() / preset["file"]))
+        noise = replace(noise, metric=noise.metric or preset["metric"],
+                        prevalence=preset["prevalence"] if noise.prevalence is None
+                        else noise.prevalence)
+        # the slices' sizes imply n_test (the private slice ranks the board)
+        if slices.n_test is None and slices.public_fraction is None:
+            slices = replace(slices, **{k: preset[k] if getattr(slices, k) is None
+                                        else getattr(slices, k) for k in ("n_public", "n_private")})
+        else:
+            slices = replace(slices, n_test=preset["n_test"] if slices.n_test is None
+                             else slices.n_test)
+    return inputs, replace(options, noise=noise, slices=slices)
+
+
+def make_submissions_example() -> dict:
+    """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
+    import atexit
+    import importlib.util
+    import shutil
+    import tempfile
+
+    script = data_dir() / "make_submissions_example.py"
+    spec = importlib.util.spec_from_file_location("make_submissions_example", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
+    # Removed when the process ends, however the run ends (its files are read by then).
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    module.main(folder)
+    preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
+    preset["solution"] = str(folder / preset["solution"])
+    preset["submissions"] = str(folder / preset["submissions"])
+    return preset

@@ -1,0 +1,69 @@
+"""``leaderboard compare``'s outputs: the terminal's one-line verdict, the pull-request comment
+(Markdown) and the JSON (leaderboard/schema/compare.schema.json)."""
+from __future__ import annotations
+
+import math
+
+from leaderboard.confidence import confidence_label
+from leaderboard.pipelines.compare import Comparison
+from leaderboard.report.exports import markdown_text as _text   # untrusted names escaped
+
+
+def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
+    """The ``--json`` output (leaderboard/schema/compare.schema.json): the two entries as given,
+    their scores apart from their names, and the paired difference.
+
+    Examples
+    --------
+    >>> r = Comparison(0.7, 0.8, 0.1, 0.05, 0.04, 0.16, 0.03, 0.001, True, 0.05, 1000, False)
+    >>> d = json_dict(r, "auc", "main.csv", "pr.csv", "0")
+    >>> d["baseline"], d["baseline_score"], d["candidate_score"], d["better"]
+    ('main.csv', 0.7, 0.8, True)
+    """
+    def num(x: float) -> float | None:
+        return float(x) if math.isfinite(x) else None
+
+    return {"version": version, "command": "compare", "metric": metric,
+            "baseline": baseline, "candidate": candidate,
+            "baseline_score": num(r.baseline), "candidate_score": num(r.candidate),
+            "difference": num(r.difference), "lower": num(r.lower), "low": num(r.low),
+            "high": num(r.high), "sd": num(r.sd), "p_value": num(r.p_value),
+            "better": bool(r.better), "alpha": float(r.alpha), "replicates": int(r.replicates),
+            "identical": bool(r.identical)}
+
+
+def verdict(r: Comparison, label: str) -> str:
+    """One line: the scores, the difference, its bound, and what the gate decided."""
+    conf = confidence_label(r.alpha)
+    if r.identical:
+        return (f"{label} {_n(r.candidate)} for both: the predictions are identical; not shown "
+                "better")
+    decision = ("shown better" if r.better else "not shown better")
+    return (f"{label} {_n(r.candidate)} vs {_n(r.baseline)}, difference {r.difference:+.4g} "
+            f"(one-sided {conf} lower bound {r.lower:+.4g}; SE {r.sd:.2g}; p {r.p_value:.3g}, "
+            f"{r.replicates:,} paired replicates): {decision} at alpha {r.alpha:g}")
+
+
+def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items: bool,
+             clustered: bool, seed: int) -> str:
+    """A pull-request comment: the verdict first, then the numbers (``items``: the bootstrap
+    resampled items, else test rows; ``clustered``: whole clusters or groups)."""
+    conf = confidence_label(r.alpha)
+    head = ("✅ **Shown better**" if r.better else "➖ **Not shown better**")
+    return "\n".join([
+        f"{head}: {_text(candidate)} vs {_text(baseline)} ({_text(label)})", "",
+        "| | score |", "|---|---:|",
+        f"| candidate | {_n(r.candidate)} |", f"| baseline | {_n(r.baseline)} |",
+        f"| difference (positive: better) | {r.difference:+.4g} |",
+        f"| one-sided {conf} lower bound | {r.lower:+.4g} |",
+        f"| two-sided {conf} interval | {r.low:+.4g} to {r.high:+.4g} |",
+        f"| bootstrap SE | {r.sd:.2g} |", "",
+        f"Paired bootstrap of the {'items' if items else 'test rows'}"
+        f"{' (whole clusters)' if clustered else ''}, "
+        f"{r.replicates:,} replicates, seed {seed}. The "
+        f"candidate is shown better when the lower bound is above zero (a one-sided test at "
+        f"alpha {r.alpha:g}).", ""])
+
+
+def _n(value: float) -> str:
+    return "—" if not math.isfinite(value) else f"{value:.5g}"

@@ -1,0 +1,162 @@
+"""What the Python API returns: one analysed leaderboard, its parts by name and its outputs."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from leaderboard.errors import InputError
+from leaderboard.pipelines.scores import Analysis, Settings
+from leaderboard.confidence import confidence_label
+
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """One analysed leaderboard: its table and statistics, the report as HTML or JSON, and a
+    notebook summary.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per entry, best first: ``rank``, ``team``, ``score``, its interval
+        (``ci_low``, ``ci_high``), ``tier``, rank intervals, ``p_best``, ``p_top_<k>``, ...
+    tiers : Tiers or None
+        The tiers and the method that cut them.
+    d95 : float or None
+        The gap chance alone exceeds 5% of the time, at the leader's score.
+    flags : tuple of Flag
+        What a reader should know before any number (ties at the top, junk, a tiny class, ...).
+    ranking : Ranking or None
+        Rank intervals, P(best), stability and the winner's curse.
+    shakeup : Shakeup or None
+        Public vs private: rank changes against the noise baseline, the overfitting test.
+    settings : Settings
+        Everything the analysis was told (metric, alpha, seed, ...).
+    notes : tuple of str
+        Plain sentences: why a number is missing, what was assumed.
+    analysis : Analysis
+        Everything else (noise model, bootstrap, submissions, categories, curves).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, leaderboard
+    >>> board = pd.DataFrame({"team": ["a", "b", "c"], "score": [0.9, 0.85, 0.6]})
+    >>> r = leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.3, draws=200,
+    ...                         replicates=200)
+    >>> r.table["tier"].tolist(), r.settings.alpha
+    ([1, 2, 3], 0.05)
+    """
+
+    analysis: Analysis = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
+    settings: Settings = field(repr=False)
+    tiers: object = field(repr=False)
+    d95: float | None
+    flags: tuple = field(repr=False)
+    ranking: object = field(repr=False)
+    shakeup: object = field(repr=False)
+    notes: tuple[str, ...] = field(repr=False)
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> Result:
+        """The result of one :class:`~leaderboard.pipelines.scores.Analysis`."""
+        return cls(analysis=analysis, table=analysis.table, settings=analysis.settings,
+                   tiers=analysis.tiers, d95=analysis.d95, flags=analysis.flags,
+                   ranking=analysis.ranking, shakeup=analysis.shakeup, notes=analysis.notes)
+
+    def to_html(self) -> str:
+        """The full self-contained report, as ``leaderboard analyze -o`` writes it."""
+        from leaderboard.report import render_html
+
+        return render_html(self.analysis)
+
+    def to_json(self) -> str:
+        """The JSON ``leaderboard analyze --json`` writes."""
+        from leaderboard.report import json_text
+
+        return json_text(self.analysis)
+
+    def to_dict(self) -> dict:
+        """The JSON as a dictionary."""
+        from leaderboard.report import to_json_dict
+
+        return to_json_dict(self.analysis)
+
+    def to_csv(self) -> str:
+        """The tier table as CSV (``--csv``): formulas in team names neutralised."""
+        from leaderboard.report import exports
+
+        return exports.to_csv(self.analysis)
+
+    def to_markdown(self) -> str:
+        """The tier table as a Markdown table (``--markdown``)."""
+        from leaderboard.report import exports
+
+        return exports.to_markdown(self.analysis)
+
+    def save(self, path: PathLike) -> Path:
+        """Write the report (``.html``), the JSON (``.json``), the tier table (``.csv``,
+        ``.md``) or the scores-and-intervals chart (``.png``, ``.svg``) to ``path``, chosen by
+        its suffix.
+
+        Raises
+        ------
+        InputError
+            Another suffix, or a path that cannot be written (a missing folder, a directory):
+            one line naming the path.
+        """
+        path = Path(path)
+        suffix = path.suffix.lower()
+        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
+                   ".csv": self.to_csv, ".md": self.to_markdown, ".png": self._figure,
+                   ".svg": self._figure}
+        writer = writers.get(suffix)
+        if writer is None:
+            raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
+                             f".svg, not {path.name!r}")
+        content = writer(suffix) if writer == self._figure else writer()
+        try:
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+        return path
+
+    def _figure(self, suffix: str) -> str | bytes:
+        """The scores-and-intervals chart, as the page draws it."""
+        from leaderboard.report.chart_context import scores_figure
+
+        return scores_figure(self.analysis, suffix)
+
+    def charts(self) -> dict:
+        """The report's charts as Altair charts, by name (``"scores"``, ``"hist"``, ``"ecdf"``,
+        ``"board_hist"``, the ranks', post-mortem's and curves' charts where the analysis has
+        them): in Jupyter each displays natively, with its tooltips and zoom."""
+        from leaderboard.report.chart_context import analysis_charts
+        from leaderboard.report.numbers import Numbers
+        from leaderboard.report.vega.embed import altair_chart
+
+        a = self.analysis
+        num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
+        blocks = analysis_charts(a, num, confidence_label(a.settings.alpha))
+        return {name: altair_chart(b) for name, b in blocks.items() if b is not None}
+
+    def _repr_html_(self) -> str:
+        # In an iframe of its own: the report's styles never reach the notebook's.
+        from leaderboard.report import render_summary
+
+        page = render_summary(self.analysis)
+        escaped = page.replace("&", "&amp;").replace('"', "&quot;")
+        return (f'<iframe srcdoc="{escaped}" style="width:100%;height:560px;border:1px solid '
+                '#d0d7de;border-radius:6px" sandbox title="leaderboard summary"></iframe>')
+
+    def __repr__(self) -> str:
+        t = self.table
+        return (f"<leaderboard.Result: {len(t):,} entries, {self.settings.metric.label}; "
+                f"tier 1: {int((t['tier'] == 1).sum()):,}>")

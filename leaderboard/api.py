@@ -44,8 +44,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
             tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
             top_k: Sequence[int] = (), beta: float | None = None, costs: str | None = None,
             universe: str | None = None, classes: int | None = None,
-            class_shares: Sequence[float] | None = None, residuals: str = "normal",
-            df: float = 5.0, threshold: float = 0.5, spread: float | None = None,
+            class_shares: Sequence[float] | None = None, residuals: str = "t",
+            df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
             max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse a leaderboard of scores: intervals, tiers, rank intervals and P(best).
 
@@ -93,7 +93,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
     beta, costs : optional
         The fbeta metrics' beta; expected_cost's matrix as text (``"0,1;5,0"``).
     universe, classes, class_shares, residuals, df, threshold, spread : optional
-        The simulated universe and its shape (``leaderboard analyze --help``).
+        The simulated universe and its shape (``leaderboard analyze --help``); regression
+        residuals default to Student t with 3 df (docs/scores_only_regression.md).
     max_file_size : int, default 1 GiB
         Refuse an input file larger than this (bytes), on disk or decompressed.
     quiet : bool, default True

@@ -13,6 +13,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_option
                                     add_universe_options, count, echo, number_list, real,
                                     universe_options, write_output)
 from leaderboard.errors import InputError
+from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
 from leaderboard.metrics import get_metric, metric_names
@@ -92,8 +93,9 @@ def command_line(args: argparse.Namespace) -> str:
     for option, value, default in (("--universe", args.universe, None),
                                    ("--classes", args.classes, None),
                                    ("--class-shares", args.class_shares, None),
-                                   ("--residuals", args.residuals, "normal"),
-                                   ("--df", args.df, 5.0), ("--threshold", args.threshold, 0.5),
+                                   ("--residuals", args.residuals, DEFAULT_RESIDUALS),
+                                   ("--df", args.df, DEFAULT_DF),
+                                   ("--threshold", args.threshold, 0.5),
                                    ("--spread", args.spread, None)):
         if value != default:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]

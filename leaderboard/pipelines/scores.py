@@ -25,6 +25,7 @@ from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.possible import impossible_scores
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import SubmissionSet
@@ -227,12 +228,18 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                   options=settings.universe, progress=progress,
                                   leader_at_noise_level=True)
         progress.close()
-        table["ci_low"], table["ci_high"] = noise.interval(scores)
+        low, high = noise.interval(scores)
         # the noise that the entry's own interval implies, and d95 at the score (the middle of
         # the interval where the noise at the score vanishes): never zero at a perfect or
         # constant score
-        table["sd"] = noise.interval_sd(scores)
-        table["d95"] = noise.d95_at(noise.noise_level(scores))
+        sd, d95_each = noise.interval_sd(scores), noise.d95_at(noise.noise_level(scores))
+        # a score the stated test set cannot give (an F1 below one hit's) gets no interval
+        # rather than one that excludes it; named below with the reason
+        impossible, impossible_why = impossible_scores(metric, scores, settings.n_test, low,
+                                                       high)
+        for column, values in (("ci_low", low), ("ci_high", high), ("sd", sd),
+                               ("d95", d95_each)):
+            table[column] = np.where(impossible, np.nan, values)
         modelled = np.flatnonzero(np.isfinite(table["sd"].to_numpy()))
         if modelled.size:
             reps = RankReplicates.normal(scores[modelled], table["sd"].to_numpy()[modelled],
@@ -243,7 +250,14 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             tiers = ranking.tiers
             table = join_ranking(table, ranking, modelled)
         d95 = noise.leader.d95 if np.isfinite(table["sd"].iloc[0]) else None
-        unmodelled = np.setdiff1d(np.arange(len(table)), modelled)
+        for i, why in zip(np.flatnonzero(impossible), impossible_why):
+            left_out.append(LeftOut("intervals, tiers and ranks", why,
+                                    (str(table["team"].iloc[i]),)))
+        if impossible.any():
+            notes.append(f"{_entries(int(impossible.sum()))} cannot occur on "
+                         f"{settings.n_test:,} test rows and {'has' if impossible.sum() == 1 else 'have'} "
+                         "no interval and no tier (named in the flags, with the reason).")
+        unmodelled = np.setdiff1d(np.flatnonzero(~impossible), modelled)
         if unmodelled.size:
             why = (f"no true score of the {noise.universe} universe that was simulated (from "
                    f"{noise.levels[0]:.6g} to {noise.levels[-1]:.6g}) produces such a score")
@@ -253,8 +267,11 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                          f"no interval and no tier: {why}. They are ranked by score but left "
                          "out of every comparison. Check those scores, or the universe options.")
         notes.append(correlation.note())
+    generic = [g for g in left_out if g.reason.startswith("no true score")]
     flags = sanity_flags(table, settings, leaderboard.split,
-                         no_interval=left_out[0].teams if left_out else ())
+                         no_interval=generic[0].teams if generic else ())
+    flags += [Flag("impossible_score", f"{g.teams[0]}: {g.reason}.", g.teams)
+              for g in left_out if not g.reason.startswith("no true score")]
     if settings.n_test is not None:
         flags += class_count_flags(settings.n_test, settings.prevalence,
                                    settings.universe.class_shares)

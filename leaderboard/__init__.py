@@ -5,9 +5,10 @@ The pipeline, one module per stage::
     ingest (read_leaderboard) -> noise (build_noise_model) -> tiers and ranks (rank_board)
     -> report (write_html, write_json)
 
-:func:`analyze` (a DataFrame or a file of scores) and :func:`analyze_submissions` (a solution
-and teams' predictions) run it end to end with the command line's options and return a
-:class:`Result`; :func:`leaderboard.pipelines.scores.analyze` is the pipeline itself.
+:func:`analyze` (a DataFrame or a file of scores), :func:`analyze_submissions` (a solution
+and teams' predictions) and :func:`analyze_items` run it end to end with explicit keyword
+parameters (the options of :mod:`leaderboard.options`) and return a :class:`Result`;
+:func:`leaderboard.pipelines.run.run_analysis` is the pipeline both they and the command line run.
 """
 from leaderboard.resources import configure_kernel_cache
 

@@ -31,7 +31,9 @@ class Flag:
     ----------
     kind : str
         ``perfect``, ``tie_at_top``, ``shared_score``, ``far_out``, ``worse_than_no_skill``,
-        ``no_interval``, ``few_rows`` or ``look_alike``.
+        ``no_interval``, ``few_rows``, ``look_alike``, ``undeclared_groups`` (per-item results: a column groups
+        the items and no --cluster-col was given) or ``few_clusters`` (fewer than 30 clusters,
+        or one holding a quarter of the items: the t correction of leaderboard.noise.clusters).
     message : str
         One plain sentence (names are the board's own, unescaped: the page escapes them).
     teams : tuple of str

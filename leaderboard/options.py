@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from leaderboard.noise.universes import UniverseOptions
+from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions
 from leaderboard.confidence import confidence_label  # noqa: F401 - the one formatter, here too
 from leaderboard.errors import InputError
 from leaderboard.params import check
@@ -195,8 +195,8 @@ class AnalyzeOptions:
 
 
 def universe_from(*, universe: str | None = None, classes: int | None = None,
-                  class_shares: str | tuple[float, ...] | None = None, residuals: str = "normal",
-                  df: float = 5.0, threshold: float = 0.5,
+                  class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
+                  df: float = DEFAULT_DF, threshold: float = 0.5,
                   spread: float | None = None) -> UniverseOptions:
     """:class:`UniverseOptions` from the universe's parameters, each checked by the table:
     ``classes`` equally common classes or ``class_shares`` (text such as ``"0.5,0.3,0.2"`` or

@@ -233,7 +233,7 @@ PARAMETERS: dict[str, object] = {
     "classes": Optional(Interval(int, 2, 1000)),
     "class_shares": Optional(Several(Interval(float, 0, 1, low_open=True))),
     "residuals": Choice("leaderboard.noise.universes:RESIDUALS"),
-    "df": Interval(float, 4, 1e6, low_open=True),
+    "df": Interval(float, 2, 1e6),   # t residuals: MIN_DF (finite universe, issue 25)
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
     "quiet": Flag(),

@@ -89,10 +89,10 @@ def test_a_perfect_candidate_is_flagged_and_does_not_pass(board, candidate, word
     code, data = _compare(board, "base.csv", candidate, "--markdown", str(board / "pr.md"))
     assert code == 1 and data["better"] is False and data["candidate_score"] == 1.0
     assert data["lower"] > 0                           # the test alone would have passed it
-    assert len(data["flags"]) == 1 and words in data["flags"][0]
+    assert len(data["flags"]) == 1 and words in data["flags"][0]["message"]
     assert not _schema_errors(data)
     page = (board / "pr.md").read_text(encoding="utf-8")
-    assert page.startswith("➖ **Not shown better**") and "Flagged" in page
+    assert page.startswith("➖ **Not shown better**") and "⚠️ the candidate" in page
     code, data = _compare(board, "base.csv", candidate, "--allow-perfect")
     assert code == 0 and data["better"] is True and data["flags"]   # passes, still flagged
 

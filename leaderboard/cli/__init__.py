@@ -27,7 +27,7 @@ from leaderboard.safe_read import forget_files_read
 
 
 def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:
-    """Every command's options, defaults and checks (the Python API parses with them too)."""
+    """Every command's options, defaults and checks (``parser_class``: how errors surface)."""
     parser = parser_class(prog="leaderboard", description="Is the winner the best model, or the "
                      "luckiest? Sampling-noise intervals and tiers for competition leaderboards.")
     parser.add_argument("--version", action="version", version=f"leaderboard {__version__}")

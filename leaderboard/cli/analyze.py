@@ -8,6 +8,7 @@ the outputs.
 from __future__ import annotations
 
 import argparse
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine
 from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
+from leaderboard.errors import printable
 from leaderboard.metrics import metric_names
 from leaderboard.noise.bootstrap import RESAMPLING
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
@@ -170,6 +172,10 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
+    if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
+        for flag in result.flags:
+            if flag.kind in ("undeclared_groups", "few_clusters"):
+                print(f"warning: {printable(flag.message)}", file=sys.stderr)
     write_output(partial(write_html, result), args.output)
     if args.json:
         write_output(partial(write_json, result), args.json)

@@ -11,7 +11,8 @@ import sys
 from collections.abc import Callable, Iterable
 
 from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
-from leaderboard.noise.universes import RESIDUALS, UNIVERSE_NAMES, UniverseOptions
+from leaderboard.noise.universes import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF, RESIDUALS,
+                                         UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
@@ -25,14 +26,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
-
-
-class RaisingParser(Parser):
-    """The same parser for the Python API: an option error raises :class:`InputError` with the
-    command line's words instead of exiting (``leaderboard.analyze(..., seed=-1)``)."""
-
-    def error(self, message: str) -> None:
-        raise InputError(option_message(message, self.prog))
 
 
 def option_message(message: str, prog: str) -> str:
@@ -313,10 +306,14 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                        "equally common")
     group.add_argument("--class-shares", type=number_list(real(0, 1, low_open=True)),
                        help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
-    group.add_argument("--residuals", choices=RESIDUALS, default="normal",
-                       help="regression: distribution of the residuals (default normal)")
-    group.add_argument("--df", type=real(4, 1e6, low_open=True), default=5.0,
-                       help="degrees of freedom of t residuals, above 4 (default 5)")
+    group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
+                       help="regression: distribution of the residuals (default t, with --df 3: "
+                            "heavy tails, so that RMSE and MAE intervals hold under outliers and "
+                            "skewed residuals (docs/scores_only.md); normal gives narrower "
+                            "intervals that hold only for normal residuals)")
+    group.add_argument("--df", type=real(MIN_DF, 1e6), default=DEFAULT_DF,
+                       help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
+                            f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
     group.add_argument("--threshold", type=FRACTION, default=0.5, help="binary label metrics: "
                        "probability at which a row is predicted positive (default 0.5)")
     group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "

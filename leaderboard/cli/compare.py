@@ -15,6 +15,7 @@ import dataclasses
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -64,20 +65,24 @@ def add_parser(commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare; print and write the result; return 0 (shown better) or 1 (not)."""
+    from leaderboard.pipelines.assumptions import comparison_assumptions
+    from leaderboard.pipelines.submissions import cluster_flags
+
     if (args.solution is None) == (args.items is None):
         raise InputError("give --solution (baseline and candidate are files) or --items "
                          "(they are model names), one of them")
     _refuse_other_mode(args)
     if args.items is not None:
-        metric, y, base, cand, groups = _from_items(args)
+        metric, y, base, cand, groups, solution = _from_items(args)
         bounds = _item_bounds(base, cand)
     else:
-        metric, y, base, cand, groups = _from_files(args)
+        metric, y, base, cand, groups, solution = _from_files(args)
         bounds = (metric.lower_bound, metric.upper_bound)
     result = compare_pair(metric, y, base, cand, alpha=args.alpha, replicates=args.replicates,
                           seed=args.seed, resample="grouped" if groups is not None else "plain",
                           groups=groups, unit="item" if args.items else "test row")
-    found = flags(result, metric, bounds, None if args.items else (y, base, cand))
+    flags = cluster_flags(solution, result.clusters)   # issue 25: groups found, few clusters
+    found = gate_flags(result, metric, bounds, None if args.items else (y, base, cand))
     held = bool(found and result.better and not args.allow_perfect)
     if held:   # shown better only by a perfect score: the gate does not pass on a likely leak
         result = dataclasses.replace(result, better=False)
@@ -85,19 +90,25 @@ def run(args: argparse.Namespace) -> int:
         " (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
         "score is expected)" if held else "")
     if not args.quiet:
+        for flag in flags:
+            print(f"warning: {printable(flag.message)}", file=sys.stderr)
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {words}")
-        for flag in found:
-            echo(f"flagged: {flag}")
+        for _, message in found:
+            echo(f"flagged: {message}")
     if args.markdown:
         text = markdown(result, candidate=args.candidate, baseline=args.baseline,
                         label=metric.label, items=args.items is not None,
                         clustered=bool(args.cluster_col or args.group_col), seed=args.seed,
-                        flags=found)
+                        flags=[f.message for f in flags] + [m for _, m in found])
         write_output(lambda p: Path(p).write_text(text, encoding="utf-8"), args.markdown)
     if args.json:
         from leaderboard import __version__
 
-        data = json_dict(result, metric.name, args.baseline, args.candidate, __version__, found)
+        data = json_dict(result, metric.name, args.baseline, args.candidate, __version__)
+        data["flags"] = ([{"kind": f.kind, "message": f.message} for f in flags]
+                         + [{"kind": kind, "message": message} for kind, message in found])
+        data["assumptions"] = [a.as_json() for a in comparison_assumptions(
+            result, solution, items=args.items is not None)]
         write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
                                                   + "\n", encoding="utf-8"), args.json)
     return SHOWN_BETTER if result.better else NOT_SHOWN
@@ -134,8 +145,8 @@ def _item_bounds(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
     return (0.0, 1.0) if inside else (-math.inf, math.inf)
 
 
-def flags(r: Comparison, metric, bounds: tuple[float, float],
-          rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> list[str]:
+def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
+          rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> list[tuple[str, str]]:
     """What makes this comparison untrustworthy as a gate: an entry whose predictions are the
     solution's targets (``rows`` = truth, baseline, candidate; files mode), or that scores the
     metric's perfect value while the other does not.
@@ -144,25 +155,27 @@ def flags(r: Comparison, metric, bounds: tuple[float, float],
     --------
     >>> from leaderboard.metrics import get_metric
     >>> r = Comparison(0.98, 1.0, 0.02, 0.01, 0.0, 0.04, 0.01, 0.001, True, 0.05, 1000, False)
-    >>> flags(r, get_metric("auc"), (0.0, 1.0), None)
-    ['the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise']
+    >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)
+    [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise')]
     """
     out = []
     if rows is not None:
         truth = rows[0]
         for role, pred in (("baseline", rows[1]), ("candidate", rows[2])):
             if np.shape(pred) == np.shape(truth) and np.array_equal(pred, truth):
-                out.append(f"the {role}'s predictions are the solution's targets on every "
-                           "compared row: the solution itself, or a leak of it")
+                out.append(("solution_targets", f"the {role}'s predictions are the solution's "
+                                                "targets on every compared row: the solution "
+                                                "itself, or a leak of it"))
     perfect = bounds[1] if metric.higher_is_better else bounds[0]
     if math.isfinite(perfect) and not out:
         at_best = {role: math.isfinite(score) and abs(score - perfect) <= 1e-12
                    for role, score in (("baseline", r.baseline), ("candidate", r.candidate))}
         for role, other in (("candidate", "baseline"), ("baseline", "candidate")):
             if at_best[role] and not at_best[other]:
-                out.append(f"the {role} scores a perfect {metric.label} ({perfect:g}) while the "
-                           f"{other} scores {getattr(r, other):.5g}: a leak of the solution "
-                           "until shown otherwise")
+                out.append(("perfect_score", f"the {role} scores a perfect {metric.label} "
+                                             f"({perfect:g}) while the {other} scores "
+                                             f"{getattr(r, other):.5g}: a leak of the solution "
+                                             "until shown otherwise"))
     return out
 
 
@@ -186,7 +199,7 @@ def _from_items(args):
             raise InputError(f"{option}: model {printable(name)!r}: {found.reason}",
                              file=args.items)
         preds.append(found.prediction)
-    return metric, solution.target, preds[0], preds[1], solution.groups
+    return metric, solution.target, preds[0], preds[1], solution.groups, solution
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -224,5 +237,5 @@ def _from_files(args):
             raise InputError(str(err), file=path) from None
         preds.append(prediction[mask])
     groups = solution.groups[mask] if solution.groups is not None else None
-    return metric, solution.target[mask], preds[0], preds[1], groups
+    return metric, solution.target[mask], preds[0], preds[1], groups, solution
 

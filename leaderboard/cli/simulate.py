@@ -13,9 +13,11 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_option
                                     add_universe_options, count, echo, number_list, real,
                                     universe_options, write_output)
 from leaderboard.errors import InputError
+from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.options import NoiseOptions
 from leaderboard.progress import Progress
 
 DRAWS, GRID_DRAWS = 5000, 2000
@@ -91,8 +93,9 @@ def command_line(args: argparse.Namespace) -> str:
     for option, value, default in (("--universe", args.universe, None),
                                    ("--classes", args.classes, None),
                                    ("--class-shares", args.class_shares, None),
-                                   ("--residuals", args.residuals, "normal"),
-                                   ("--df", args.df, 5.0), ("--threshold", args.threshold, 0.5),
+                                   ("--residuals", args.residuals, DEFAULT_RESIDUALS),
+                                   ("--df", args.df, DEFAULT_DF),
+                                   ("--threshold", args.threshold, 0.5),
                                    ("--spread", args.spread, None)):
         if value != default:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
@@ -115,10 +118,13 @@ def run(args: argparse.Namespace) -> Experiment:
     if args.grid:
         scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
                                                   needs_prevalence(metric, options))
-    draws = args.draws if args.draws is not None else (GRID_DRAWS if args.grid else DRAWS)
+    # the noise options analyze, choose and plan share (the prevalences here are a list)
+    noise = NoiseOptions(metric=args.metric, seed=args.seed, universe=options,
+                         draws=args.draws if args.draws is not None
+                         else (GRID_DRAWS if args.grid else DRAWS))
     progress = Progress("simulating", quiet=args.quiet)
-    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences, draws=draws,
-                                seed=args.seed, options=options,
+    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences,
+                                draws=noise.draws, seed=noise.seed, options=noise.universe,
                                 grid=True if args.grid else None, progress=progress)
     write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
     if args.json:

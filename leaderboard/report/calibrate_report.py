@@ -204,5 +204,10 @@ def scores_only_markdown(results: dict) -> str:
         "",
         markdown_table(results["correlation"]),
         "",
+        "## Regression (RMSE, MAE)",
+        "",
+        "Coverage under five residual families, and the default residual shape (Student t with "
+        "3 degrees of freedom) it led to: `docs/scores_only_regression.md`.",
+        "",
     ]
     return "\n".join(lines)

@@ -38,7 +38,11 @@ def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
                  "category, tier 1 holds the models no other model is shown to beat; intervals "
                  f"and rank sets are computed at alpha {c.alpha:g} / {len(c.categories):,} "
                  "(Bonferroni), so every category's rank sets hold at once with probability at "
-                 f"least {conf}. The macro mean (each category counts the same) comes from the "
+                 f"least {conf}. The intervals shown are marginal: each holds its own model's "
+                 f"true score with probability {100 * (1 - c.alpha / len(c.categories)):.3g}%, "
+                 "not all of them at once; intervals that "
+                 f"hold every model in every category together (at {conf}, a max-|t| "
+                 "bootstrap) are in the JSON as ci_sim_low and ci_sim_high. The macro mean (each category counts the same) comes from the "
                  f"same replicates, with {conf} intervals and simultaneous rank sets."),
         "conf": confidence_label(c.alpha / len(c.categories)),   # each category's level
         "rows": rows,
@@ -78,6 +82,9 @@ def to_json(a: Analysis) -> dict | None:
 
     return {"alpha": c.alpha, "per_category_alpha": c.alpha / len(c.categories),
             "correction": "Bonferroni over categories", "replicates": c.replicates,
+            "intervals": "ci_low/ci_high marginal (each model and category at 1 - alpha / C); "
+                         "ci_sim_low/ci_sim_high simultaneous (all models and categories at "
+                         "once at 1 - alpha, max-|t| bootstrap)",
             "resampling": "stratified by category (items drawn within their category)",
             "categories": list(c.categories), "per_category": records(c.table),
             "macro_mean": records(c.aggregates["macro_mean"]),

@@ -278,7 +278,8 @@ def to_json_dict(r: ChooseResult) -> dict:
                         "private_score_hindsight": _f(row["private_hindsight"])
                         if "private_hindsight" in t else None}
                        for _, row in t.iterrows()],
-        "notes": list(r.notes), "seed": r.settings.seed}
+        "notes": list(r.notes), "seed": r.settings.seed,
+        "correlation": r.correlation}
 
 
 def write_json(r: ChooseResult, path) -> None:

@@ -9,11 +9,9 @@ from leaderboard.pipelines.compare import Comparison
 from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
 
 
-def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str,
-              flags: list[str] = ()) -> dict:
+def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
     """The ``--json`` output (leaderboard/schema/compare.schema.json): the two entries as given,
-    their scores apart from their names, the paired difference, and what flags the comparison
-    as untrustworthy for a gate (``flags``: a perfect score, the solution's targets).
+    their scores apart from their names, and the paired difference.
 
     Examples
     --------
@@ -31,7 +29,7 @@ def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version
             "difference": num(r.difference), "lower": num(r.lower), "low": num(r.low),
             "high": num(r.high), "sd": num(r.sd), "p_value": num(r.p_value),
             "better": bool(r.better), "alpha": float(r.alpha), "replicates": int(r.replicates),
-            "identical": bool(r.identical), "flags": list(flags)}
+            "identical": bool(r.identical)}
 
 
 def verdict(r: Comparison, label: str) -> str:
@@ -47,21 +45,21 @@ def verdict(r: Comparison, label: str) -> str:
 
 
 def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items: bool,
-             clustered: bool, seed: int, flags: list[str] = ()) -> str:
-    """A pull-request comment: the verdict first, any ``flags``, then the numbers (``items``: the
-    bootstrap resampled items, else test rows; ``clustered``: whole clusters or groups)."""
+             clustered: bool, seed: int, flags: tuple[str, ...] | list[str] = ()) -> str:
+    """A pull-request comment: the verdict first, then the numbers (``items``: the bootstrap
+    resampled items, else test rows; ``clustered``: whole clusters or groups; ``flags``: what
+    to know first, e.g. an undeclared grouping column or a perfect score)."""
     conf = confidence_label(r.alpha)
     head = ("✅ **Shown better**" if r.better else "➖ **Not shown better**")
-    warn = [f"⚠️ Flagged: {_text(flag)}." for flag in flags]
     return "\n".join([
         f"{head}: {_text(candidate)} vs {_text(baseline)} ({_text(label)})", "",
-        *[line for flag in warn for line in (flag, "")],
         "| | score |", "|---|---:|",
         f"| candidate | {_n(r.candidate)} |", f"| baseline | {_n(r.baseline)} |",
         f"| difference (positive: better) | {r.difference:+.4g} |",
         # the interval of the test that decides: one-sided, so the verdict and it always agree
         f"| one-sided {conf} interval (what the gate tests) | {r.lower:+.4g} and above |",
         f"| bootstrap SE | {r.sd:.2g} |", "",
+        *[f"⚠️ {_text(f)}" for f in flags], *([""] if flags else []),
         f"Paired bootstrap of the {'items' if items else 'test rows'}"
         f"{' (whole clusters)' if clustered else ''}, "
         f"{r.replicates:,} replicates, seed {seed}. The "

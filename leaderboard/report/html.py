@@ -16,7 +16,7 @@ import numpy as np
 
 from leaderboard.confidence import confidence_label
 from leaderboard.studies.noise import study_words
-from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text,
+from leaderboard.report import (assumptions_text, categories_text, ranks_text, shakeup_text, submissions_text,
                                 tier_table)
 from leaderboard.report.chart_context import scores_legend
 from leaderboard.report.headline import headline, reach_sentence
@@ -242,6 +242,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "ranks": ranks_text.context(a, num.score),
         "shakeup": shakeup_text.context(a, num.score),
         "categories": categories_text.context(a, num.score),
+        "assumptions": assumptions_text.context(a),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),

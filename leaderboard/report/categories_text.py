@@ -39,11 +39,12 @@ def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
                  f"and rank sets are computed at alpha {c.alpha:g} / {len(c.categories):,} "
                  "(Bonferroni), so every category's rank sets hold at once with probability at "
                  f"least {conf}. The intervals shown are marginal: each holds its own model's "
-                 f"true score with probability {100 * (1 - c.alpha / len(c.categories)):.3g}%, "
-                 "not all of them at once; intervals that "
-                 f"hold every model in every category together (at {conf}, a max-|t| "
-                 "bootstrap) are in the JSON as ci_sim_low and ci_sim_high. The macro mean (each category counts the same) comes from the "
-                 f"same replicates, with {conf} intervals and simultaneous rank sets."),
+                 f"true score with probability "
+                 f"{confidence_label(c.alpha / len(c.categories))}, not all of them at once; "
+                 f"intervals that hold every model in every category together (at {conf}, a "
+                 "max-|t| bootstrap) are in the JSON as ci_sim_low and ci_sim_high. The macro "
+                 "mean (each category counts the same) comes from the same replicates, with "
+                 f"{conf} intervals and simultaneous rank sets."),
         "conf": confidence_label(c.alpha / len(c.categories)),   # each category's level
         "rows": rows,
         "macro": [_macro_row(r, score) for r in macro.head(SHOW_MACRO).itertuples()],

@@ -5,10 +5,11 @@ The pipeline, one module per stage::
     ingest (read_leaderboard) -> noise (build_noise_model) -> tiers and ranks (rank_board)
     -> report (write_html, write_json)
 
-:func:`analyze` (a DataFrame or a file of scores), :func:`analyze_submissions` (a solution and
-teams' predictions) and :func:`analyze_items` (per-item results) run it end to end with the
-command line's options and return a :class:`Result`; :func:`leaderboard.pipelines.scores.analyze`
-is the pipeline itself.
+:func:`analyze` (a DataFrame or a file of scores), :func:`analyze_submissions` (a solution
+and teams' predictions), :func:`analyze_items` (per-item results) and :func:`analyze_battles`
+(pairwise battles) run it end to end with explicit keyword parameters (the options of
+:mod:`leaderboard.options`) and return a result; :func:`leaderboard.pipelines.run.run_analysis`
+is the pipeline both they and the command line run.
 
 The public names are imported on first use (module ``__getattr__``, PEP 562), so
 ``import leaderboard`` costs about what ``import pandas`` does instead of importing every
@@ -37,12 +38,15 @@ _LAZY = {
     "InputError": "leaderboard.errors",
     "Metric": "leaderboard.metrics",
     "get_metric": "leaderboard.metrics",
+    "BattlesResult": "leaderboard.api_battles",   # battles mode (issue 26)
+    "analyze_battles": "leaderboard.api_battles",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
 
 if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.api import Result, analyze, analyze_items, analyze_submissions
+    from leaderboard.api_battles import BattlesResult, analyze_battles
     from leaderboard.errors import InputError
     from leaderboard.metrics import Metric, get_metric
     from leaderboard.pipelines.scores import Analysis, Settings

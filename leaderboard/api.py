@@ -44,8 +44,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
             tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
             top_k: Sequence[int] = (), beta: float | None = None, costs: str | None = None,
             universe: str | None = None, classes: int | None = None,
-            class_shares: Sequence[float] | None = None, residuals: str = "normal",
-            df: float = 5.0, threshold: float = 0.5, spread: float | None = None,
+            class_shares: Sequence[float] | None = None, residuals: str = "t",
+            df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
             max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse a leaderboard of scores: intervals, tiers, rank intervals and P(best).
 
@@ -93,7 +93,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
     beta, costs : optional
         The fbeta metrics' beta; expected_cost's matrix as text (``"0,1;5,0"``).
     universe, classes, class_shares, residuals, df, threshold, spread : optional
-        The simulated universe and its shape (``leaderboard analyze --help``).
+        The simulated universe and its shape (``leaderboard analyze --help``); regression
+        residuals default to Student t with 3 df (docs/scores_only_regression.md).
     max_file_size : int, default 1 GiB
         Refuse an input file larger than this (bytes), on disk or decompressed.
     quiet : bool, default True
@@ -149,7 +150,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                         target_col: str | Sequence[str] | None = None,
                         pred_col: str | Sequence[str] | None = None,
                         group_col: str | None = None, resample: str = RankOptions.resample,
-                        split: str = SliceOptions.split, n_test: int | None = None,
+                        split: str = SliceOptions.split,
                         higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                         replicates: int = RankOptions.replicates,
                         seed: int = NoiseOptions.seed, tiers: str = RankOptions.method,
@@ -177,8 +178,6 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         The paired bootstrap's resampling (grouped: by ``group_col``).
     split : {"private", "public"}, default "private"
         The rows that rank, by the solution's Usage.
-    n_test : int, optional
-        Unused by the bootstrap (the solution gives the rows); kept as the command line's.
     higher_is_better : bool, optional
         Overrides the metric's direction.
     alpha : float, default 0.05
@@ -228,7 +227,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                            beta=beta, costs=costs),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
                           prizes=prizes, top_k=top_k),
-        slices=SliceOptions(n_test=n_test, split=split),
+        slices=SliceOptions(split=split),   # the solution gives the rows and their split
         read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
                          group_col=group_col, max_file_size=max_file_size),
         workers=workers, scheduler=scheduler)
@@ -308,3 +307,7 @@ def _path(value: object, what: str) -> PathLike:
         raise InputError(f"{what}: expected a pandas DataFrame or a path, got "
                          f"{type(value).__name__}")
     return value
+
+
+# Battles mode (issue 26) lives in its own module; re-exported so the API is one import.
+from leaderboard.api_battles import BattlesResult, analyze_battles  # noqa: E402,F401

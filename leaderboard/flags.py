@@ -8,6 +8,8 @@ of them first: each :class:`Flag` is one plain sentence for the report's headlin
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +31,9 @@ class Flag:
     ----------
     kind : str
         ``perfect``, ``tie_at_top``, ``shared_score``, ``far_out``, ``worse_than_no_skill``,
-        ``no_interval`` or ``few_rows``.
+        ``no_interval``, ``few_rows``, ``look_alike``, ``undeclared_groups`` (per-item results: a column groups
+        the items and no --cluster-col was given) or ``few_clusters`` (fewer than 30 clusters,
+        or one holding a quarter of the items: the t correction of leaderboard.noise.clusters).
     message : str
         One plain sentence (names are the board's own, unescaped: the page escapes them).
     teams : tuple of str
@@ -72,8 +76,14 @@ def no_skill_score(metric: Metric, prevalence: float | None,
 def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split: str = "",
                 n_test: int | None = None, prevalence: float | None = None,
                 class_shares: tuple[float, ...] | None = None,
-                no_interval: tuple[str, ...] = ()) -> list[Flag]:
+                no_interval: tuple[str, ...] = (),
+                same_as: Sequence[str | None] | None = None) -> list[Flag]:
     """The flags of one board's scores (``split`` names it, e.g. ``"public board"``).
+
+    ``same_as`` (submissions and items mode, where the predictions are known): per entry, the
+    first entry whose predictions are identical to its own, else None. Entries sharing a score
+    are then called the same submission only when their predictions are identical; with scores
+    alone (``same_as`` None) a large group sharing one score is the same submission *most likely*.
 
     Examples
     --------
@@ -82,7 +92,7 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     >>> [f.kind for f in flags]
     ['perfect']
     >>> flags[0].message
-    '2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing about its noise.'
+    '2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing about its noise (--exclude-flagged perfect sets them aside).'
     """
     teams = [str(t) for t in teams]
     scores = np.asarray(scores, dtype=float)
@@ -90,7 +100,7 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     where = f" on the {split}" if split else ""
     label = metric.label
     sign = 1.0 if higher_is_better else -1.0
-    flags: list[Flag] = []
+    flags: list[Flag] = [] if split else look_alike_flags(teams)
     if finite.sum() == 0:
         return flags
     best_possible = metric.upper_bound if higher_is_better else metric.lower_bound
@@ -98,7 +108,8 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     if perfect.any():
         flags.append(Flag("perfect", f"{_entries(perfect.sum())} {_have(perfect.sum())} a perfect "
                                      f"{label} ({best_possible:g}){where}: leaked test labels, or "
-                                     "a solved task; a perfect score says nothing about its noise.",
+                                     "a solved task; a perfect score says nothing about its noise "
+                                     "(--exclude-flagged perfect sets them aside).",
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -113,7 +124,8 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
             flags.append(Flag("far_out", f"{_entries(far.sum())} score far worse than the rest"
                                          f"{where} (beyond {_g(sign * fence)}, three interquartile "
                                          "ranges past the quartile): broken or junk submissions, "
-                                         "most likely.", _names(teams, far)))
+                                         "most likely (--exclude-flagged junk sets them "
+                                         "aside).", _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)
@@ -133,11 +145,90 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
         if counts[common] >= max(SHARED_MIN, SHARED_SHARE * finite.sum()):
             same = finite & (scores == values[common])
             what = _constant_model(metric, float(values[common]), prevalence, class_shares)
-            flags.append(Flag("shared_score", f"{_entries(counts[common])} share the score "
-                                              f"{_g(values[common])}{where}{what}: the same "
-                                              "submission, most likely (a public notebook, a "
-                                              "sample or a constant prediction).",
-                              _names(teams, same)))
+            head = f"{_entries(counts[common])} share the score {_g(values[common])}{where}{what}"
+            words = (": the same submission, most likely (a public notebook, a sample or a "
+                     "constant prediction)." if same_as is None else
+                     _same_predictions(_names(teams, same), _names(list(same_as), same)))
+            flags.append(Flag("shared_score", head + words, _names(teams, same)))
+    return flags
+
+
+def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...]) -> str:
+    """What entries sharing a score are, from their predictions (``same_as`` as in
+    :func:`board_flags`).
+
+    Examples
+    --------
+    >>> _same_predictions(("a", "b", "c"), (None, "a", "a"))
+    ': all submitted identical predictions, the same submission (a public notebook, a sample or a constant prediction).'
+    >>> _same_predictions(("a", "b", "c", "d"), (None, None, "a", None))
+    ': 3 different predictions among them, so not one submission (equal scores from different predictions; a score on a finite test set takes finitely many values); identical predictions: a = c.'
+    """
+    groups: dict[str, list[str]] = {}
+    for team, first in zip(teams, same_as):
+        groups.setdefault(first if first is not None else team, []).append(team)
+    if len(groups) == 1:
+        return (": all submitted identical predictions, the same submission (a public notebook, "
+                "a sample or a constant prediction).")
+    alike = [" = ".join(members) for members in groups.values() if len(members) > 1]
+    return (f": {len(groups)} different predictions among them, so not one submission (equal "
+            "scores from different predictions; a score on a finite test set takes finitely "
+            "many values)" + (f"; identical predictions: {'; '.join(alike)}." if alike else "."))
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Cc") or ch in "\u034f\u180e"
+
+
+def look_alike_key(name: str) -> str:
+    """What a reader sees of ``name``: invisible characters (zero-width, bidi controls, soft
+    hyphen) removed, then NFKC (fullwidth letters and ligatures to their plain forms).
+
+    Examples
+    --------
+    >>> look_alike_key("te\u200bam") == look_alike_key("ｔｅａｍ") == look_alike_key("team")
+    True
+    """
+    return unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not _invisible(ch)))
+
+
+def visible(name: str) -> str:
+    """``name`` with every character a reader could not see or tell apart (invisible, or changed
+    by NFKC) written as its code point, e.g. ``te[U+200B]am``, ``[U+FB01]le``.
+
+    Examples
+    --------
+    >>> visible("te\u200bam"), visible("\ufb01le"), visible("team")
+    ('te[U+200B]am', '[U+FB01]le', 'team')
+    """
+    return "".join(f"[U+{ord(ch):04X}]" if _invisible(ch) or
+                   unicodedata.normalize("NFKC", ch) != ch else ch for ch in str(name))
+
+
+def look_alike_flags(teams) -> list[Flag]:
+    """One flag per group of distinct names that look the same (:func:`look_alike_key`): they
+    stay separate entries, and the flag spells out how each differs.
+
+    Examples
+    --------
+    >>> flags = look_alike_flags(["team", "te\u200bam", "other"])
+    >>> flags[0].kind, flags[0].teams
+    ('look_alike', ('team', 'te\u200bam'))
+    >>> flags[0].message
+    "2 entries have names that look alike: 'team', 'te[U+200B]am' differ only by invisible characters or character forms; they are separate entries."
+    """
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(str(t) for t in teams):
+        groups.setdefault(look_alike_key(name), []).append(name)
+    flags = []
+    for names in groups.values():
+        if len(names) > 1:
+            shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
+            more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
+            flags.append(Flag("look_alike", f"{_entries(len(names))} have names that look alike: "
+                                            f"{shown}{more} differ only by invisible characters "
+                                            "or character forms; they are separate entries.",
+                              tuple(names)))
     return flags
 
 
@@ -197,3 +288,74 @@ def _constant_model(metric: Metric, value: float, prevalence: float | None,
         if abs(value - score) < 1.5e-5:   # Kaggle prints 5 decimals, rounded or cut
             return words
     return ""
+
+
+# --exclude-flagged: which flags a user may set aside, by the word the option takes
+EXCLUDABLE = {"perfect": "perfect", "junk": "far_out", "shared": "shared_score"}
+_EXCLUDED_WHY = {"perfect": "a perfect score (leaked test labels, most likely)",
+                 "junk": "far worse than the rest (broken or junk submissions, most likely)",
+                 "shared": "the board's most shared score (one public notebook or sample, most "
+                           "likely)"}
+
+
+def set_aside(entries, words: tuple[str, ...], metric: Metric, higher_is_better: bool, *,
+              prevalence: float | None = None):
+    """Split a board's entries into those kept and, per word of ``--exclude-flagged``
+    (``perfect``, ``junk``, ``shared``), those set aside by that flag.
+
+    Parameters
+    ----------
+    entries : DataFrame
+        A leaderboard's entries (columns ``team``, ``score`` and ``line``).
+    words : tuple of str
+        Keys of :data:`EXCLUDABLE`.
+
+    Returns
+    -------
+    kept : DataFrame
+        The entries no chosen flag names, in their order.
+    aside : list of (str, str, DataFrame)
+        For each word whose flag named entries: the word, why, and the entries set aside.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from leaderboard.metrics import get_metric
+    >>> board = pd.DataFrame({"team": list("abcd"), "score": [1.0, 1.0, 0.8, 0.7],
+    ...                       "line": [2, 3, 4, 5]})
+    >>> kept, aside = set_aside(board, ("perfect",), get_metric("f1"), True)
+    >>> kept["team"].tolist(), [(w, len(e)) for w, _, e in aside]
+    (['c', 'd'], [('perfect', 2)])
+    """
+    flags = board_flags(entries["team"], entries["score"], metric, higher_is_better,
+                        prevalence=prevalence)
+    by_kind = {f.kind: f for f in flags}
+    drop = np.zeros(len(entries), dtype=bool)
+    aside = []
+    scores = entries["score"].to_numpy(dtype=float)
+    for word in words:
+        flag = by_kind.get(EXCLUDABLE[word])
+        if flag is None:
+            continue
+        mask = _flag_mask(word, flag, entries, scores, metric, higher_is_better)
+        mask &= ~drop
+        if mask.any():
+            aside.append((word, _EXCLUDED_WHY[word], entries[mask]))
+            drop |= mask
+    return entries[~drop].reset_index(drop=True), aside
+
+
+def _flag_mask(word: str, flag: Flag, entries, scores: np.ndarray, metric: Metric,
+               higher_is_better: bool) -> np.ndarray:
+    """The rows a flag names (by score, not by name: team names may repeat)."""
+    finite = np.isfinite(scores)
+    if word == "perfect":
+        best = metric.upper_bound if higher_is_better else metric.lower_bound
+        return finite & (scores == best)
+    if word == "shared":
+        named = entries["team"].astype(str).isin(set(flag.teams)).to_numpy() & finite
+        values, counts = np.unique(scores[named], return_counts=True)
+        return finite & (scores == values[counts.argmax()])
+    sign = 1.0 if higher_is_better else -1.0
+    q1, q3 = np.percentile(sign * scores[finite], [25, 75])
+    return finite & (sign * scores < q1 - FAR_OUT * (q3 - q1))

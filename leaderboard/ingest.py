@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leaderboard import limits
 from leaderboard.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                   line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.errors import InputError, processing
@@ -147,6 +148,12 @@ def read_leaderboard(path: str | os.PathLike[str], *, higher_is_better: bool,
                      split)
 
 
+def _capped(board: Leaderboard) -> Leaderboard:
+    """The board, refused when it holds more entries than ``--max-entries`` (before analysis)."""
+    limits.current().check_rows(len(board.entries), board.source, entries=True)
+    return board
+
+
 def leaderboard_from_frame(frame: pd.DataFrame, *, higher_is_better: bool,
                            team_col: str | None = None, score_col: str | None = None,
                            public_col: str | None = None, private_col: str | None = None,
@@ -176,7 +183,8 @@ def _from_raw(raw: pd.DataFrame, source: str, higher_is_better: bool, team_col: 
               score_col: str | None, public_col: str | None, private_col: str | None,
               split: str) -> Leaderboard:
     if not _is_kaggle(raw.columns):
-        return _read_table(raw, source, team_col, score_col, public_col, private_col, split)
+        return _capped(_read_table(raw, source, team_col, score_col, public_col, private_col,
+                                   split))
     if public_col is not None or private_col is not None:
         raise InputError("this is a Kaggle leaderboard download, with one score column 'Score' "
                          "and no public/private columns; drop the public/private column options",
@@ -185,7 +193,7 @@ def _from_raw(raw: pd.DataFrame, source: str, higher_is_better: bool, team_col: 
         if given is not None and given.strip().lower() != expected.lower():
             raise InputError(f"this is a Kaggle leaderboard download: its column is {expected!r}, "
                              f"not {given!r}; drop that option", file=source)
-    return _read_kaggle(raw, source, higher_is_better)
+    return _capped(_read_kaggle(raw, source, higher_is_better))
 
 
 def _read_csv(path: Path, source: str, max_bytes: int = DEFAULT_MAX_BYTES) -> pd.DataFrame:
@@ -221,6 +229,9 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
     if not any(f.strip() for f in fields):
         raise InputError("the first line is blank; the header (column names) must be on line 1",
                          file=source, row=1)
+    caps = limits.current()
+    caps.check_columns(len(fields), source)
+    caps.check_rows(data.count(b"\n") - (1 if data.endswith(b"\n") else 0), source)
     clash = ambiguous_columns(fields)
     if clash is not None:  # pandas would rename the second one 'name.1' and read the first
         raise InputError(duplicate_words(fields, clash), file=source, row=1)
@@ -238,7 +249,7 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
                          file=source) from None
     except pd.errors.ParserWarning:  # only for the first data row, which is record 2
         raise InputError("not a well-formed CSV: this line has more fields than the header; "
-                         "quote any field that contains a comma", file=source,
+                         + _quote_hint(data), file=source,
                          row=line_of_record(data, 2)) from None
     except pd.errors.ParserError as err:
         raise _parser_error(str(err), source, data) from None
@@ -266,13 +277,24 @@ def _parser_error(message: str, source: str, data: bytes) -> InputError:
     m = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if m:
         return InputError(f"not a well-formed CSV: this line has {m[3]} fields but the header has "
-                          f"{m[1]}; quote any field that contains a comma", file=source,
+                          f"{m[1]}; {_quote_hint(data)}", file=source,
                           row=line_of_record(data, int(m[2])))
     m = re.search(r"EOF inside string starting at row (\d+)", message)
     if m:  # pandas counts rows from 0 at the header
         return InputError("not a well-formed CSV: a quoted field starting on this line is never "
                           "closed", file=source, row=line_of_record(data, int(m[1]) + 1))
     return InputError(f"not a readable CSV file ({_first_line(message)})", file=source)
+
+
+def _quote_hint(data: bytes) -> str:
+    """What to do about a line with too many fields: quote commas, unless the file is not
+    comma-separated at all (a TSV whose names hold commas is not the commas' fault)."""
+    header = data[:4096].split(b"\n", 1)[0]
+    if header.count(b"\t") > header.count(b","):
+        return "the file seems separated by tabs: save it comma-separated"
+    if header.count(b";") > header.count(b","):
+        return "the file seems separated by semicolons: save it comma-separated"
+    return "quote any field that contains a comma"
 
 
 def _is_kaggle(columns: pd.Index) -> bool:
@@ -282,6 +304,7 @@ def _is_kaggle(columns: pd.Index) -> bool:
 def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Leaderboard:
     _require_nonempty(raw, "TeamId", source, "every submission needs its team's id")
     _require_nonempty(raw, "TeamName", source, "every entry needs a team name")
+    limits.current().check_names(raw["TeamName"].str.strip(), source, "TeamName")
     score = _numbers(raw, "Score", source, allow_missing=False)
     # Earliest submission first among equal best scores; unparseable dates go last, then file order.
     when = pd.to_datetime(raw["SubmissionDate"], errors="coerce", format="ISO8601")
@@ -304,23 +327,25 @@ def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Lead
 
 def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col: str | None,
                 public_col: str | None, private_col: str | None, split: str) -> Leaderboard:
-    team = _column(raw, team_col, TEAM_COLUMNS, "team", "team_col", source)
-    public = _column(raw, public_col, PUBLIC_COLUMNS, None, "public_col", source)
-    private = _column(raw, private_col, PRIVATE_COLUMNS, None, "private_col", source)
+    team = _column(raw, team_col, TEAM_COLUMNS, "team", "--team-col", source)
+    public = _column(raw, public_col, PUBLIC_COLUMNS, None, "--public-col", source)
+    private = _column(raw, private_col, PRIVATE_COLUMNS, None, "--private-col", source)
     chosen_split = None
     if score_col is not None:
-        score = _column(raw, score_col, (), "score", "score_col", source)
+        score = _column(raw, score_col, (), "score", "--score-col", source)
         if public and private and score in (public, private):
             chosen_split = "private" if score == private else "public"
     elif public and private:
         score, chosen_split = (private, "private") if split == "private" else (public, "public")
     else:
-        found = _column(raw, None, SCORE_COLUMNS, None, "score_col", source)
+        found = _column(raw, None, SCORE_COLUMNS, None, "--score-col", source)
         score = found or public or private
         if score is None:
             raise InputError(f"no score column: name it 'score' (or public_score/private_score) or "
-                             f"give score_col; columns in the file: {_list(raw)}", file=source)
+                             f"give --score-col; columns in the file: {_list(raw)}"
+                             f"{_separator_hint(list(raw.columns))}", file=source)
     _require_nonempty(raw, team, source, "every entry needs a team name")
+    limits.current().check_names(raw[team].str.strip(), source, team)
     entries = pd.DataFrame({"team": raw[team].str.strip(),
                             "score": _numbers(raw, score, source, allow_missing=False),
                             "line": raw.index.to_numpy(dtype=int)})
@@ -396,8 +421,15 @@ def _require_nonempty(raw: pd.DataFrame, col: str, source: str, why: str) -> Non
                          file=source, row=int(empty.idxmax()), column=col)
 
 
-def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool) -> pd.Series:
-    """Column ``col`` as finite floats; blanks become NaN only when ``allow_missing``."""
+# The largest magnitude a score, value, target or prediction may have: a sum of a million squares
+# of it stays finite in float64 (1e100 squared is 1e200), so no metric overflows on it.
+MAX_MAGNITUDE = 1e100
+
+
+def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool,
+             bounded: bool = True) -> pd.Series:
+    """Column ``col`` as finite floats; blanks become NaN only when ``allow_missing``; a value
+    beyond :data:`MAX_MAGNITUDE` is refused unless not ``bounded`` (the caller sorts it out)."""
     text = raw[col].str.strip()
     values = pd.to_numeric(text, errors="coerce").astype(float)
     bad = ~np.isfinite(values)
@@ -411,4 +443,11 @@ def _numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: bool) -
         rows = "row is not a number" if n == 1 else "rows are not numbers"
         raise InputError(f"{n} {rows} ({where}): {quoted}; fix or delete them", file=source,
                          row=int(bad.idxmax()), column=col)
+    huge = values.abs() > (MAX_MAGNITUDE if bounded else np.inf)
+    n, where = _lines(huge)
+    if n:
+        quoted = ", ".join(repr(v[:20]) for v in raw.loc[huge, col].head(_SHOW))
+        raise InputError(f"{n} value{'s' if n > 1 else ''} beyond +-{MAX_MAGNITUDE:g} ({where}): "
+                         f"{quoted}; sums and squares of such numbers overflow, so they are "
+                         "refused; rescale them", file=source, row=int(huge.idxmax()), column=col)
     return values

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from leaderboard.noise.universes import UniverseOptions
+from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions
 from leaderboard.confidence import confidence_label  # noqa: F401 - the one formatter, here too
 from leaderboard.errors import InputError
 from leaderboard.params import check
@@ -178,6 +178,8 @@ class AnalyzeOptions:
     """Everything ``leaderboard analyze`` is told besides its inputs and outputs.
 
     ``workers``/``scheduler`` run submissions mode on a Dask cluster (same numbers).
+    ``exclude_flagged`` (``--exclude-flagged``): flags whose entries leave a leaderboard of scores
+    before the analysis (``perfect``, ``junk``, ``shared``; :func:`leaderboard.flags.set_aside`).
     """
 
     noise: NoiseOptions = field(default_factory=NoiseOptions)
@@ -186,14 +188,15 @@ class AnalyzeOptions:
     read: ReadOptions = field(default_factory=ReadOptions)
     workers: int | None = None
     scheduler: str | None = None
+    exclude_flagged: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        _checked(self, skip=("noise", "ranks", "slices", "read"))
+        _checked(self, skip=("noise", "ranks", "slices", "read", "exclude_flagged"))
 
 
 def universe_from(*, universe: str | None = None, classes: int | None = None,
-                  class_shares: str | tuple[float, ...] | None = None, residuals: str = "normal",
-                  df: float = 5.0, threshold: float = 0.5,
+                  class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
+                  df: float = DEFAULT_DF, threshold: float = 0.5,
                   spread: float | None = None) -> UniverseOptions:
     """:class:`UniverseOptions` from the universe's parameters, each checked by the table:
     ``classes`` equally common classes or ``class_shares`` (text such as ``"0.5,0.3,0.2"`` or

@@ -233,10 +233,15 @@ PARAMETERS: dict[str, object] = {
     "classes": Optional(Interval(int, 2, 1000)),
     "class_shares": Optional(Several(Interval(float, 0, 1, low_open=True))),
     "residuals": Choice("leaderboard.noise.universes:RESIDUALS"),
-    "df": Interval(float, 4, 1e6, low_open=True),
+    "df": Interval(float, 2, 1e6),   # t residuals: MIN_DF (finite universe, issue 25)
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
     "quiet": Flag(),
+    # battles mode (issue 26)
+    "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
+    "date_col": COLUMN, "anchor": Optional(Text()),
+    "anchor_rating": Interval(float, -1e9, 1e9),
+    "disconnected": Choice("leaderboard.pipelines.battles:DISCONNECTED"),
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
+from leaderboard.safe_read import refuse_special_output
 from leaderboard.pipelines.scores import Analysis, Settings
 from leaderboard.confidence import confidence_label
 
@@ -106,8 +107,8 @@ class Result:
         Raises
         ------
         InputError
-            Another suffix, or a path that cannot be written (a missing folder, a directory):
-            one line naming the path.
+            Another suffix, or a path that cannot be written (a missing folder, a directory, a
+            FIFO or device, a link to nothing): one line naming the path.
         """
         path = Path(path)
         suffix = path.suffix.lower()
@@ -118,6 +119,8 @@ class Result:
         if writer is None:
             raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
                              f".svg, not {path.name!r}")
+        if not path.is_dir():   # a folder: the write says so; a FIFO would block it
+            refuse_special_output(path, str(path))
         content = writer(suffix) if writer == self._figure else writer()
         try:
             if isinstance(content, bytes):

@@ -105,6 +105,56 @@ def _os_reason(error: OSError) -> str:
     return f"cannot be read: {error.strerror or error}"
 
 
+# Every file this process has read (device, inode), so that an output never overwrites one of
+# them: the command line clears it at the start of each run and checks it before each write.
+_FILES_READ: set[tuple[int, int]] = set()
+
+
+def was_read(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` (followed through links) is a file this run has read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) in _FILES_READ
+
+
+def forget_files_read() -> None:
+    """Start a new run's record of the files read."""
+    _FILES_READ.clear()
+
+
+def refuse_special_output(path: str | os.PathLike[str], label: str) -> None:
+    """One-line :class:`~leaderboard.errors.InputError` when ``path`` exists and is not a regular
+    file (a FIFO would block the writer, a device or folder is no report) or is a link to
+    nothing; ``label`` names the output in the message (``"-o r.html"``).
+
+    Examples
+    --------
+    >>> refuse_special_output("/dev/null", "--json /dev/null")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: cannot write --json /dev/null: not a regular file (a character device); give a file path
+    """
+    from leaderboard.errors import InputError
+
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise InputError(f"{label} is a link to nothing; give a file path") from None
+        return
+    except OSError:
+        return   # the write says why (permissions, a file where a folder should be)
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a folder" if stat.S_ISDIR(info.st_mode) else
+                "a FIFO" if stat.S_ISFIFO(info.st_mode) else
+                "a socket" if stat.S_ISSOCK(info.st_mode) else
+                "a character device" if stat.S_ISCHR(info.st_mode) else
+                "a block device" if stat.S_ISBLK(info.st_mode) else "not a file")
+        raise InputError(f"cannot write {label}: not a regular file ({kind}); give a file path")
+
+
 def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
               follow_links: bool = True, decompress: bool = True) -> bytes:
     """The bytes of the regular file ``path``, decompressed by its suffix, at most ``max_bytes``.
@@ -139,6 +189,7 @@ def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTE
         opened = os.fstat(handle.fileno())  # the file may have been swapped since the stat
         if not stat.S_ISREG(opened.st_mode):
             raise Unreadable(f"{describe(opened.st_mode)}, not a regular file; not read")
+        _FILES_READ.add((opened.st_dev, opened.st_ino))
         if opened.st_size > max_bytes:
             raise too_big(f"{format_size(opened.st_size)} on disk, over", max_bytes)
         name = os.fspath(path).lower()

@@ -10,7 +10,7 @@
   const LB = window.LB || null;
   const charts = [];   // {view, meta}
   let current = "";    // the selected team as the charts name it
-  const UNSAFE = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
+  const UNSAFE = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]/g;
   const shown = (name) => String(name).replace(UNSAFE, (c) =>
     "[U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "]");
   let rawOf = null;    // a shown name -> the team's own name (LB's), built on the first click

@@ -86,7 +86,7 @@
   });
 
   // --- formatting: the same text as the page's Python formatting ------------------------------
-  var BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+  var BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]/g;
   var DASH = "\u2014";
   function neutral(text) {
     return String(text).replace(BIDI, function (c) {
@@ -357,9 +357,9 @@
 
   // --- CSV of every entry, as --csv writes it (formulas in names neutralised) -------------------
   var CSV = [["rank", "rank"], ["team", "team"], ["score", "score"], ["ci_low", "ci_low"],
-             ["ci_high", "ci_high"], ["tier", "tier"], ["rank_low", "rank_low"],
-             ["rank_high", "rank_high"], ["sim_low", "rank_all_at_once_low"],
-             ["sim_high", "rank_all_at_once_high"], ["p_best", "p_best"], ["best", "in_best_set"],
+             ["ci_high", "ci_high"], ["tier", "tier"], ["rank_low", "rank_ci_low"],
+             ["rank_high", "rank_ci_high"], ["sim_low", "rank_sim_low"],
+             ["sim_high", "rank_sim_high"], ["p_best", "p_best"], ["best", "in_best_set"],
              ["public", "public_score"], ["private", "private_score"]];
   function csvField(value) {
     var text = value === null || value === undefined ? "" : String(value);

@@ -171,7 +171,7 @@ def option_cases() -> list[Case]:
         ("--class-shares negative", ANALYZE + ["--class-shares", "0.5,-0.5"],
          ("--class-shares",)),
         ("--class-shares text", ANALYZE + ["--class-shares", "x"], ("--class-shares",)),
-        ("--df 2", ANALYZE + ["--df", "2"], ("--df",)),
+        ("--df 1.5", ANALYZE + ["--df", "1.5"], ("--df",)),   # below 2: no finite variance
         ("--df inf", ANALYZE + ["--df", "inf"], ("--df",)),
         ("--threshold 1", ANALYZE + ["--threshold", "1"], ("--threshold",)),
         ("--spread 0", ANALYZE + ["--spread", "0"], ("--spread",)),

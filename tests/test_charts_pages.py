@@ -165,8 +165,8 @@ def test_categories_chart_holds_every_cell(tmp_path):
 
 
 def test_the_vega_bundle_is_cached_per_user_and_version(tmp_path, monkeypatch):
-    """The bundle is built once, kept as the user's own file, and a file others could have
-    written is never inlined (it is rebuilt and replaced)."""
+    """The bundle is built once, kept as the user's own file with its hash beside it, and read
+    back only when it is that file (tests/test_hostile_engine.py plants and damages it)."""
     import os
     import stat
     from leaderboard.report.vega import embed
@@ -175,15 +175,21 @@ def test_the_vega_bundle_is_cached_per_user_and_version(tmp_path, monkeypatch):
     path = embed._cache_file()
     assert path.parent == tmp_path / "cache" and path.read_text(encoding="utf-8") == built
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert "vegaEmbed" in built and len(built) > 500_000
-    path.write_text("window.vegaEmbed = 'from the cache';", encoding="utf-8")
-    assert embed._cached_bundle() == "window.vegaEmbed = 'from the cache';"   # read, not rebuilt
+
+    def no_build():
+        raise AssertionError("built again instead of read from the cache")
+
+    with monkeypatch.context() as m:
+        m.setattr(embed, "_build_bundle", no_build)
+        assert embed._cached_bundle() == built                  # read, not rebuilt
+    path.write_text("window.vegaEmbed = 'planted';", encoding="utf-8")
+    assert embed._cached_bundle() == built                      # not its recorded hash
     os.chmod(path, 0o620)   # group-writable: someone else may have written it
     assert embed._cached_bundle() == built
     assert path.read_text(encoding="utf-8") == built
-    assert not list(path.parent.glob("*.partial"))
-    path.write_text("truncated", encoding="utf-8")   # damaged: built again, not inlined
-    assert embed._cached_bundle() == built and path.read_text(encoding="utf-8") == built
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".partial")]
     monkeypatch.setenv("LEADERBOARD_CACHE_DIR", "")
     assert embed._cache_file() is None and embed._cached_bundle() == built
 

@@ -30,7 +30,7 @@ def test_csv_holds_the_tables_numbers_with_formulas_neutralised(result):
     assert len(back) == len(table)
     np.testing.assert_array_equal(back["rank"], table["rank"])
     np.testing.assert_array_equal(back["tier"], table["tier"])
-    for ours, theirs in (("ci_low", "ci_low"), ("rank_sim_high", "rank_all_at_once_high"),
+    for ours, theirs in (("ci_low", "ci_low"), ("rank_sim_high", "rank_sim_high"),
                          ("p_best", "p_best")):
         np.testing.assert_allclose(back[theirs], table[ours], rtol=1e-9)
     names = back["team"].tolist()
@@ -48,7 +48,7 @@ def test_markdown_rows_keep_their_columns_and_names_stay_text(result):
     assert breaks == {9}
     assert "\x1b" not in text and "\u202e" not in text
     assert "<script>" not in text and "\\<script\\>" in text
-    assert "[click](http://evil)" not in text and "\\[click\\]\\(http://evil\\)" in text
+    assert "[click](http" not in text and "\\[click\\]\\(http" in text   # tests/test_hostile_outputs.py renders it
     # the leader's row carries the table's numbers in the report's precision
     first = rows[2].split(" | ")
     assert first[0] == "| 1" and float(first[2]) == pytest.approx(result.table["score"].iloc[0])

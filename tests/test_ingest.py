@@ -212,11 +212,11 @@ def test_error_missing_columns_list_existing(tmp_path):
     assert "no score column" in message
     assert "columns in the file: team_name, public_rank, points" in message
     message = _error(path, score_col="score")
-    assert "column 'score' (score_col) not found" in message and "public_rank" in message
+    assert "column 'score' (--score-col) not found" in message and "public_rank" in message
     message = _error(_write(tmp_path, "id,score\n1,0.5\n", name="noteam.csv"))
     assert "no team column" in message and "columns in the file: id, score" in message
     message = _error(path, private_col="private")
-    assert "column 'private' (private_col) not found" in message
+    assert "column 'private' (--private-col) not found" in message
     semicolons = _write(tmp_path, "team;score\na;0.5\n", name="excel.csv")
     assert "separated by semicolons" in _error(semicolons)
 

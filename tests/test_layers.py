@@ -64,3 +64,31 @@ def test_numbers_has_its_own_module_and_no_import_circle():
     for path in _modules(PACKAGE / "report"):
         assert "leaderboard.report.html.Numbers" not in _imports(path), path.name
     assert "leaderboard.report.html" not in _imports(PACKAGE / "report" / "numbers.py")
+
+
+def test_random_streams_come_from_the_registry():
+    """Every block generator names its stream from :class:`leaderboard.noise.rng.Stream` (or a
+    module constant made from it), never a bare integer; the registry has no two names on one
+    value (``@unique``)."""
+    from leaderboard.noise.rng import Stream
+
+    assert len({int(s) for s in Stream}) == len(Stream.__members__)
+    for path in _modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "block_rng":
+                stream = node.args[1] if len(node.args) > 1 else None
+                assert not isinstance(stream, ast.Constant), f"{path.name}:{node.lineno}"
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and "STREAM" in t.id for t in node.targets):
+                assert "Stream." in ast.unparse(node.value), f"{path.name}:{node.lineno}"
+
+
+def test_the_confidence_label_is_written_in_one_place():
+    import re
+
+    # an f-string formatting the level (a percentile of 100 * (1 - alpha / 2) is not a label)
+    rebuilt = re.compile(r"\{100 \* \(1 - [\w.]*alpha[^}]*\):|pct\(1 - [\w.]*alpha")
+    offenders = [str(p.relative_to(PACKAGE.parent)) for p in _modules()
+                 if p.name != "confidence.py" and rebuilt.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []

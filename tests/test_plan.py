@@ -15,7 +15,7 @@ from leaderboard.cli import main
 from chart_helpers import assert_offline, page_charts, validate, without_scripts
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
-from leaderboard.noise.universes import SeedsAUCUniverse, get_universe
+from leaderboard.noise.universes import SeedsAUCUniverse, UniverseOptions, get_universe
 from leaderboard.pipelines.plan import PlanSettings, plan
 from leaderboard.report.plan_report import render_html, terminal_text, to_json_dict
 
@@ -25,6 +25,9 @@ Z80 = norm.ppf(0.975) + norm.ppf(0.8)
 # |simulated - normal| was at most 0.0042, each within 1.5 SE of 0, so the approximation's own
 # error is below ~0.005; 0.01 leaves a factor 2.
 NORMAL_ALLOWANCE = 0.01
+
+
+NORMAL = UniverseOptions(residuals="normal")   # the closed forms below are for normal residuals
 
 
 def settings(metric, score, **kw):
@@ -164,7 +167,8 @@ def test_rmse_min_n_matches_the_delta_method():
     """Normal residuals: SD(RMSE) ~ RMSE / sqrt(2 n), so n = z^2 (R1^2 + R2^2) / (2 delta^2).
     Simulated SD: n is proportional to a simulated variance (relative SE sqrt(2/(B-1))); allow 4."""
     draws = 2000
-    result = plan(settings("rmse", 1.0, delta=0.1, draws=draws, seed=4), table=False)
+    result = plan(settings("rmse", 1.0, delta=0.1, draws=draws, seed=4, universe=NORMAL),
+                  table=False)
     analytic = Z80 ** 2 * (1.0 ** 2 + 0.9 ** 2) / (2 * 0.1 ** 2)
     assert result.sd_method == "simulated"
     assert result.min_n == pytest.approx(analytic, rel=4 * math.sqrt(2 / (draws - 1)))
@@ -174,7 +178,7 @@ def test_rmse_min_n_matches_the_delta_method():
 def test_mae_min_n_matches_the_half_normal():
     """Normal residuals: SD(MAE) = MAE sqrt(pi/2 - 1) / sqrt(n) exactly; the universe's 16,384
     normal quantiles match it to ~1e-4, well inside one row at these sizes."""
-    result = plan(settings("mae", 1.0, delta=0.05, n_test=2000), table=False)
+    result = plan(settings("mae", 1.0, delta=0.05, n_test=2000, universe=NORMAL), table=False)
     analytic = Z80 ** 2 * (math.pi / 2 - 1) * (1.0 + 0.95 ** 2) / 0.05 ** 2
     assert abs(result.min_n - analytic) <= 1 + 1e-3 * analytic
     sd = math.sqrt(math.pi / 2 - 1) / math.sqrt(2000)
@@ -202,7 +206,8 @@ def run_cli(tmp_path, *args, name="p"):
 
 def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
     args = ["--metric", "accuracy", "--score", "0.8", "--prevalence", "0.1", "--delta", "0.05",
-            "--n-test", "1500", "--public-fraction", "0.3", "--draws", "200", "--seed", "7"]
+            "--n-test", "1500", "--public-fraction", "0.3", "--correlation", "0", "--draws",
+            "200", "--seed", "7"]
     first, html1 = run_cli(tmp_path, *args, name="a")
     second, html2 = run_cli(tmp_path, *args, name="b")
     other, _ = run_cli(tmp_path, *args[:-1], "8", name="c")
@@ -215,7 +220,7 @@ def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
     assert marked == {1500: ["your n"], first["min_n"]: ["minimum n"]}
     sizes = {r["n"] for r in first["table"]}
     assert {500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000} <= sizes
-    only_n, _ = run_cli(tmp_path, *args[:6], "--n-test", "1500", name="d")
+    only_n, _ = run_cli(tmp_path, *args[:6], "--n-test", "1500", "--correlation", "0", name="d")
     assert "min_n" not in only_n and only_n["mdd"] == pytest.approx(first["mdd"])
     assert "<svg" in html1 and "http" not in without_scripts(html1).split("<body>")[1]
     assert_offline(html1)
@@ -232,7 +237,8 @@ def test_cli_json_has_the_asked_answers_and_is_deterministic(tmp_path):
 
 
 def test_cli_prints_the_answer_and_the_table(capsys):
-    assert main(["plan", "--metric", "accuracy", "--score", "0.9", "--delta", "0.01"]) == 0
+    assert main(["plan", "--metric", "accuracy", "--score", "0.9", "--delta", "0.01",
+                 "--correlation", "0"]) == 0
     out = capsys.readouterr().out
     # two-proportion formula: 7.849 * (0.09 + 0.0819) / 0.01^2 = 13,492.3
     assert "the test set needs at least 13,493 rows" in out

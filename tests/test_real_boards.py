@@ -48,6 +48,10 @@ BOARDS = {
             "3263", "--prevalence", "0.43"),
     "sberbank": (LB, "sberbank-russian-housing-market__publicleaderboard.csv", "--metric",
                  "rmsle", "--n-test", "7662"),
+    # issue 25: F1 scores 0.00001-0.00024 below one hit's 2 / (n + 1) at 5,000 rows
+    "herbarium2022": ("mle_dojo_leaderboards", "herbarium-2022-fgvc9__private_leaderboard.csv",
+                      "--team-col", "rank", "--metric", "f1", "--n-test", "5000",
+                      "--prevalence", "0.1"),
 }
 
 
@@ -94,3 +98,20 @@ def test_dsb2017_post_mortem_names_the_real_private_winner(shared_data, tmp_path
     assert result["entries"][0]["team"] == "grt123"
     kinds = {f["kind"] for f in result["flags"]}
     assert {"worse_than_no_skill", "far_out", "perfect"} <= kinds   # perfect: stage-1 labels
+
+
+def test_herbarium_scores_impossible_at_5000_rows_are_named_without_interval(shared_data,
+                                                                            tmp_path):
+    """issue 25 item 6: ranks 97-103 score F1 0.00001-0.00024, below the smallest non-zero F1
+    on 5,000 rows (2 / 5,001): no interval, a flag naming each, and the reason in left_out."""
+    result = _analyse(shared_data, tmp_path, "herbarium2022")
+    floor = 2 / 5001
+    below = {e["team"] for e in result["entries"] if 0 < e["score"] < floor}
+    assert {"97", "98", "99", "100", "101", "102", "103"} <= below
+    flagged = {t for f in result["flags"] if f["kind"] == "impossible_score" for t in f["teams"]}
+    assert flagged == below
+    for e in result["entries"]:
+        if e["team"] in below:
+            assert e["ci_low"] is None and e["tier"] in (0, None), e
+    reasons = [g["reason"] for g in result["left_out"] if set(g["teams"]) & below]
+    assert reasons and all("smallest non-zero" in r for r in reasons)

@@ -225,7 +225,7 @@ def test_html_answer_and_d95_sentence(noisy):
     html = unescape(render_html(noisy))
     k, b = int((noisy.table["tier"] == 1).sum()), int(noisy.table["in_best_set"].sum())
     assert 1 < b < 40   # the headline leads with the confidence set of the best, then tier 1
-    assert f"{b} of 40 entries could be the best (95% confidence set of the best)." in html
+    assert f"{b} of 40 entries could be the best: " in html
     assert (f"Tier 1 holds {k} entries by leader-anchored one-sided tests with Holm's correction, "
             "another procedure than the best set") in html
     sentence = (f"On this test set (2,000 rows, 30% positives), two equally good models differ by "
@@ -337,9 +337,10 @@ def test_interleaved_rank_set_tiers_read_clearly():
     np.testing.assert_array_equal(tier == 1, a.table["rank_sim_low"].to_numpy() == 1)
     html = unescape(render_html(a))
     b, k = int(a.table["in_best_set"].sum()), int((tier == 1).sum())
-    head = html[html.index('class="headline"'):html.index('class="d95"')]
-    assert head.index("could be the best (95% confidence set of the best)") < head.index(
-        f"Tier 1 ({k} entries) asks more") and b <= k
+    head = html[html.index('class="headline'):html.index('class="d95"')]
+    assert head.index("could be the best: ") < head.index(
+        f"Tier 1, the entries no other entry is shown to beat, holds {k} entries") and b <= k
+    assert f"Tier 1 ({k} entries) asks more than the confidence set of the best" in html
     assert html.count('class="moved"') == moved.size and "tiers can interleave" in html
     names = [str(x) for x in a.table["team"].iloc[moved]]
     if len(names) <= 3:

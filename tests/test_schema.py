@@ -139,6 +139,7 @@ def test_choose_from_a_table_validates(tmp_path):
                 "1000", "--metric", "accuracy", "--draws", "2000", "-o",
                 str(tmp_path / "c.html"), "--quiet")
     assert {c["source"] for c in data["candidates"]} == {"table"}
+    assert data["correlation"] == {"value": 0.9, "source": "default"}     # said, not hidden
     assert not _errors("choose", data)
 
 

@@ -171,7 +171,7 @@ def test_labels_are_short_ringed_and_kept_apart():
                                labelled={20: "private winner", 21: "", 22: "", 23: ""},
                                higher_is_better=True, fmt="{:.3f}".format, decimals=3)
     rows = {r["team"]: r for r in spec.to_dict()["datasets"]["entries"]}
-    assert rows["x" * 40]["note"] == "x" * 22 + " \u00b7 private winner"
+    assert rows["x" * 40]["note"] == "x" * 21 + "\u2026 \u00b7 private winner"   # cut, and says so
     # three labels on one point: spread apart vertically, each at least LABEL_GAP from the next
     y = sorted(rows[t]["dy"] for t in ("x" * 40, "b", "c"))
     assert np.all(np.diff(y) >= sc.LABEL_GAP - 0.1) and min(abs(v) for v in y) < sc.LABEL_GAP

@@ -55,6 +55,12 @@ def test_json_shakeup_matches_scipy_and_report_has_the_section(tmp_path):
     page = html.read_text(encoding="utf-8")
     assert 'id="shakeup"' in page and "Public vs private" in page
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+    # issue 25 item 7: the power stands next to "no sign of" (this board has no overfitting)
+    assert sk["overfit_detectable_sd"] > 0 and sk["overfit_detectable"] > 0
+    if sk["p_overfit"] >= 0.05:
+        assert "no sign of adaptive overfitting" in page
+        assert "not evidence of absence" in page
+        assert f"{sk['overfit_detectable']:.3g} in score" in page
 
 
 def test_sizes_from_public_fraction_and_determinism(tmp_path):

@@ -54,8 +54,8 @@ def test_metrics_without_a_universe_say_why():
         get_universe(get_metric("rmse"), 100, None, UniverseOptions(name="binormal"))
     with pytest.raises(InputError, match="--prevalence is needed"):
         get_universe(get_metric("log_loss"), 100, None)
-    with pytest.raises(InputError, match="--df must be above 4"):
-        get_universe(get_metric("rmse"), 100, None, UniverseOptions(residuals="t", df=3))
+    with pytest.raises(InputError, match="--df must be at least 2"):
+        get_universe(get_metric("rmse"), 100, None, UniverseOptions(residuals="t", df=1.5))
 
 
 def test_bounded_universe_is_the_noisiest_mean_of_unit_values():
@@ -120,7 +120,8 @@ EXACT_CASES = [("log_loss", 0.2, {}), ("brier", 0.06, {}), ("accuracy", 0.93, di
                ("log_loss", 0.9, {}), ("log_loss", 25.0, {}), ("brier", 0.4, {}),
                ("auc", 0.3, dict(name="binormal")), ("log_loss", 2.0, dict(class_shares=SHARES3)),
                ("auc", 0.85, dict(name="binormal")), ("gini", 0.6, dict(name="binormal")),
-               ("mae", 2.0, {}), ("mae", 2.0, dict(residuals="laplace")),
+               ("mae", 2.0, dict(residuals="normal")), ("mae", 2.0, dict(residuals="laplace")),
+               ("mae", 2.0, {}), ("mae", 1.0, dict(residuals="t", df=2)),
                ("accuracy", 0.75, dict(class_shares=SHARES3))]
 
 

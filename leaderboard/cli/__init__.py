@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
-from leaderboard import __version__
+from leaderboard import __version__, limits
 from leaderboard.cli import analyze as cli_analyze
 from leaderboard.cli import calibrate as cli_calibrate
 from leaderboard.cli import choose as cli_choose
@@ -22,10 +23,11 @@ from leaderboard.cli.analyze import run_analyze
 from leaderboard.cli.common import (Parser, add_debug, check_paths, compile_notice_once,
                                     internal_error)
 from leaderboard.errors import InputError
+from leaderboard.safe_read import forget_files_read
 
 
 def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:
-    """Every command's options, defaults and checks (the Python API parses with them too)."""
+    """Every command's options, defaults and checks (``parser_class``: how errors surface)."""
     parser = parser_class(prog="leaderboard", description="Is the winner the best model, or the "
                      "luckiest? Sampling-noise intervals and tiers for competition leaderboards.")
     parser.add_argument("--version", action="version", version=f"leaderboard {__version__}")
@@ -45,7 +47,7 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
 _COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
              "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run,
              "compare": cli_compare.run}
-_INPUTS = ("file", "solution", "submissions", "public_scores", "items")
+_INPUTS = ("file", "solution", "submissions", "public_scores", "items", "battles")
 _OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
 
@@ -61,11 +63,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # a one-line usage error (2), or --help and --version (0)
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
+    forget_files_read()   # what this run reads, no output may overwrite (write_output)
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
+        if args.command == "compare" and args.solution:   # the two entries are files too
+            inputs += [args.baseline, args.candidate]
         check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
         compile_notice_once(getattr(args, "quiet", False))
-        outcome = _COMMANDS[args.command](args)
+        with limits.using(limits.from_args(args)), warnings.catch_warnings():
+            if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
+                warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
+            outcome = _COMMANDS[args.command](args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2

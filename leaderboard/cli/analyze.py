@@ -8,6 +8,7 @@ the outputs.
 from __future__ import annotations
 
 import argparse
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -15,8 +16,10 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine
                                     add_max_file_size, add_output_options, add_seed,
                                     add_solution_columns, add_universe_options, count, echo,
                                     real, universe_options, write_output)
+from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
+from leaderboard.errors import printable
 from leaderboard.metrics import metric_names
 from leaderboard.noise.bootstrap import RESAMPLING
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
@@ -109,6 +112,11 @@ def add_parser(commands) -> None:
                        "report gives each entry's chance of finishing in the top PRIZES (default 3)")
     ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
                        "comma separated, e.g. medal lines '10,50'")
+    run.add_argument("--exclude-flagged", type=_flag_words, default=(),
+                     help="set flagged entries aside before the analysis, comma separated: "
+                     "perfect (perfect scores, leaked labels), junk (far worse than the rest), "
+                     "shared (the board's most shared score); the report counts them among the "
+                     "rows dropped")
     add_output_options(run, "report.html")
     run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
                      "intervals, P(best)) as CSV to this path")
@@ -117,6 +125,18 @@ def add_parser(commands) -> None:
     add_max_file_size(run)
     add_engine_options(run)
     add_universe_options(run)
+    add_battles_options(run)
+
+
+def _flag_words(text: str) -> tuple[str, ...]:
+    """``'perfect,junk'`` -> ``('perfect', 'junk')``; argparse prints the error in one line."""
+    from leaderboard.flags import EXCLUDABLE
+
+    words = tuple(dict.fromkeys(w.strip().lower() for w in text.split(",") if w.strip()))
+    if not words or any(w not in EXCLUDABLE for w in words):
+        raise argparse.ArgumentTypeError(f"{text!r}: give perfect, junk or shared (comma "
+                                         "separated)")
+    return words
 
 
 def _positive_ints(text: str) -> tuple[int, ...]:
@@ -147,9 +167,15 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
 
     from leaderboard.report import exports
 
+    if getattr(args, "battles", None) is not None:   # issue 26: its own API, a thin layer here
+        return run_battles(args)
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
+    if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
+        for flag in result.flags:
+            if flag.kind in ("undeclared_groups", "few_clusters"):
+                print(f"warning: {printable(flag.message)}", file=sys.stderr)
     write_output(partial(write_html, result), args.output)
     if args.json:
         write_output(partial(write_json, result), args.json)
@@ -158,7 +184,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
             write_output(lambda p, text=text: Path(p).write_text(text(result), encoding="utf-8"),
                          path)
     if not args.quiet:
-        echo(summary(result, args.output, args.json))
+        echo(summary(result, args.output, args.json, args.csv, args.markdown))
     return result
 
 
@@ -194,7 +220,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        cluster_col=args.cluster_col, category_col=args.category_col,
                        harness_filter=args.harness_filter, max_file_size=args.max_file_size)
     return AnalyzeOptions(noise=noise, ranks=ranks, slices=slices, read=read,
-                          workers=args.workers, scheduler=args.scheduler)
+                          workers=args.workers, scheduler=args.scheduler,
+                          exclude_flagged=tuple(args.exclude_flagged))
 
 
 # The bundled submissions example, for ``choose --example`` and the tests that call it from here.

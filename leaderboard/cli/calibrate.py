@@ -33,6 +33,9 @@ def add_parser(commands) -> None:
     p.add_argument("--scores-only", action="store_true", help="instead: the noise study (each "
                    "universe against real models' score families) and leaderboards of those "
                    "families analysed from their scores alone")
+    p.add_argument("--regression-only", action="store_true", help="with --scores-only: only "
+                   "the regression study (RMSE and MAE coverage under five residual families; "
+                   "docs/scores_only_regression.md)")
     p.add_argument("--json", help="also write every measure and its Monte Carlo SE as JSON")
     p.add_argument("--quick", action="store_true", help="a small version (a smoke run)")
     p.add_argument("--entries", type=count(2, 100_000), help="one board size only (with "
@@ -61,6 +64,16 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     check("alpha", args.alpha, where="--alpha")
     if args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.regression_only and not args.scores_only:
+        raise InputError("--regression-only goes with --scores-only")
+    if args.scores_only and args.regression_only:
+        from leaderboard.cli import regression_study
+        results = regression_study.run(args, args.output)
+        if args.json:
+            write_output(partial(write_study_json, study="regression",
+                                 body={"regression": results["regression"]}, alpha=args.alpha,
+                                 seed=args.seed, quick=args.quick), args.json)
+        return results
     if args.scores_only:
         from leaderboard.cli import scores_study   # only this mode needs the noise study
         return scores_study.run(args)

@@ -50,8 +50,10 @@ def add_parser(commands) -> None:
                    "(default: the solution's private rows, else --n-public)")
     p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics, scores "
                    "only)")
-    p.add_argument("--correlation", type=CORRELATION, default=0.0, help="scores only: assumed "
-                   "correlation between two candidates' noise (default 0)")
+    p.add_argument("--correlation", type=CORRELATION, default=None, help="scores only: assumed "
+                   "correlation between two candidates' noise (default: measured from the "
+                   "predictions when there are some, else 0.9: a team's candidates share most "
+                   "of their predictions)")
     direction = p.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True)
     direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
@@ -71,7 +73,8 @@ def _settings(args: argparse.Namespace) -> ChooseSettings:
     if args.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
     noise = NoiseOptions(metric=args.metric, higher_is_better=args.higher,
-                         prevalence=args.prevalence, correlation=args.correlation,
+                         prevalence=args.prevalence,
+                         correlation="auto" if args.correlation is None else args.correlation,
                          draws=args.draws, seed=args.seed, universe=universe_options(args))
     ranks = RankOptions(alpha=args.alpha, replicates=args.replicates)
     return ChooseSettings.from_options(get_metric(args.metric), noise, ranks,
@@ -85,8 +88,8 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:
         if args.public_scores or args.solution or args.submissions:
             raise InputError("give either input files or --example, not both")
-        from leaderboard.cli.analyze import _make_submissions_example
-        preset = _make_submissions_example()
+        from leaderboard.pipelines.run import make_submissions_example
+        preset = make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]
     predicted = args.solution is not None or args.submissions is not None

@@ -11,10 +11,12 @@ import sys
 from collections.abc import Callable, Iterable
 
 from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
-from leaderboard.noise.universes import RESIDUALS, UNIVERSE_NAMES, UniverseOptions
+from leaderboard.noise.universes import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF, RESIDUALS,
+                                         UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
+from leaderboard.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
+                                   refuse_special_output)
 
 
 
@@ -24,14 +26,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
-
-
-class RaisingParser(Parser):
-    """The same parser for the Python API: an option error raises :class:`InputError` with the
-    command line's words instead of exiting (``leaderboard.analyze(..., seed=-1)``)."""
-
-    def error(self, message: str) -> None:
-        raise InputError(option_message(message, self.prog))
 
 
 def option_message(message: str, prog: str) -> str:
@@ -156,6 +150,26 @@ def add_max_file_size(parser: argparse.ArgumentParser) -> None:
                         help="refuse any input file larger than this, on disk or once "
                              "decompressed, e.g. 500M or 2G (default "
                              f"{format_size(DEFAULT_MAX_BYTES)})")
+    add_limit_options(parser)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The caps checked before work (:mod:`leaderboard.limits`), each with its default."""
+    from leaderboard.limits import DEFAULT
+
+    group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
+    for option, low, high, what in (
+            ("--max-name-length", 1, 10 ** 9, "characters of one team or model name"),
+            ("--max-columns", 1, 10 ** 9, "columns of one input table"),
+            ("--max-rows", 1, 10 ** 12, "data rows of one input table (solution, submission, "
+                                       "per-item results)"),
+            ("--max-entries", 1, 10 ** 12, "entries of a scores-only leaderboard")):
+        default = getattr(DEFAULT, option[2:].replace("-", "_"))
+        group.add_argument(option, type=count(low, high), default=default, metavar="N",
+                           help=f"refuse more than N {what} (default {default:,})")
+    group.add_argument("--max-memory", type=size, default=DEFAULT.max_memory, metavar="SIZE",
+                       help="refuse replicates or per-item tables whose estimated memory is "
+                            f"larger, e.g. 8G (default {format_size(DEFAULT.max_memory)})")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +186,13 @@ def echo(text: str) -> None:
 
 def check_paths(outputs: Iterable[tuple[str, str | None]],
                 inputs: Iterable[str | None]) -> None:
-    """One-line errors when two outputs are one file, or an output would overwrite an input.
+    """One-line errors when two outputs are one file, an output would overwrite or change an
+    input, or an output is not a regular file.
+
+    An output is refused when it is an input by path, by link (a symbolic link to it, or a hard
+    link: the same device and inode), or lies inside an input folder (a submissions or
+    harness-log folder, followed through links); and when it exists but is not a regular file
+    (a FIFO would block the run, a device or folder is not a report), or is a link to nothing.
 
     Examples
     --------
@@ -180,9 +200,13 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
     Traceback (most recent call last):
     ...
     leaderboard.errors.InputError: -o and --json name the same file (./r.html); give two paths
+    >>> check_paths([("-o", "/dev/null")], [])
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: cannot write -o /dev/null: not a regular file (a character device); give a file path
     """
     seen: dict[str, str] = {}
-    sources = {_key(p): p for p in inputs if p}
+    sources = [p for p in inputs if p]
     for option, path in outputs:
         if not path:
             continue
@@ -190,9 +214,26 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
         if key in seen:
             raise InputError(f"{seen[key]} and {option} name the same file ({path}); give two "
                              "paths")
-        if key in sources:
-            raise InputError(f"{option} {path} is an input file; writing there would overwrite it")
+        refuse_special_output(path, f"{option} {path}")
+        for source in sources:
+            _refuse_input(option, path, key, source)
         seen[key] = option
+
+
+def _refuse_input(option: str, path: str, key: str, source: str) -> None:
+    source_key = _key(source)
+    same = key == source_key
+    if not same:
+        try:
+            one, two = os.stat(path), os.stat(source)
+            same = (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+        except OSError:
+            same = False
+    if same:
+        raise InputError(f"{option} {path} is an input file; writing there would overwrite it")
+    if os.path.isdir(source_key) and os.path.commonpath([key, source_key]) == source_key:
+        raise InputError(f"{option} {path} is inside the input folder {source}; writing there "
+                         "would change the input")
 
 
 def _key(path: str) -> str:
@@ -240,6 +281,11 @@ def write_output(writer: Callable[[str], object], path: str) -> None:
     ...
     leaderboard.errors.InputError: cannot write /no/such/dir/r.html: No such file or directory
     """
+    from leaderboard.safe_read import was_read
+
+    if was_read(path):   # e.g. a file a manifest listed: not known before the run read it
+        raise InputError(f"cannot write {path}: this run read it as an input; writing there "
+                         "would overwrite it")
     try:
         writer(path)
     except OSError as error:
@@ -260,10 +306,14 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                        "equally common")
     group.add_argument("--class-shares", type=number_list(real(0, 1, low_open=True)),
                        help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
-    group.add_argument("--residuals", choices=RESIDUALS, default="normal",
-                       help="regression: distribution of the residuals (default normal)")
-    group.add_argument("--df", type=real(4, 1e6, low_open=True), default=5.0,
-                       help="degrees of freedom of t residuals, above 4 (default 5)")
+    group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
+                       help="regression: distribution of the residuals (default t, with --df 3: "
+                            "heavy tails, so that RMSE and MAE intervals hold under outliers and "
+                            "skewed residuals (docs/scores_only.md); normal gives narrower "
+                            "intervals that hold only for normal residuals)")
+    group.add_argument("--df", type=real(MIN_DF, 1e6), default=DEFAULT_DF,
+                       help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
+                            f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
     group.add_argument("--threshold", type=FRACTION, default=0.5, help="binary label metrics: "
                        "probability at which a row is predicted positive (default 0.5)")
     group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "

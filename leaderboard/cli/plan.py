@@ -13,6 +13,7 @@ from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_
                                     add_universe_options, count, echo, real, universe_options,
                                     write_output)
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.plan import Plan, PlanSettings, plan
 from leaderboard.progress import Progress
@@ -39,14 +40,17 @@ def add_parser(commands) -> None:
                    "(default 0.8)")
     p.add_argument("--public-fraction", type=FRACTION, help="share of the test rows that score the "
                    "public board, e.g. 0.3")
-    p.add_argument("--correlation", type=CORRELATION, default=0.0, help="assumed correlation "
-                   "between the entries' scores (default 0: independent, the conservative choice)")
+    p.add_argument("--correlation", type=CORRELATION, default=TYPICAL_CORRELATION,
+                   help="assumed correlation between the entries' scores (default "
+                   f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a typical "
+                   "measured value; the answer for independent entries, 0, is given too)")
     p.add_argument("--draws", type=count(100, DRAWS_MAX), default=2000, help="simulated test sets "
                    "per score level (default 2000)")
     add_seed(p)
     p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
     p.add_argument("--json", help="write the results as JSON here")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no terminal output")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, and no terminal output "
+                   "when -o or --json writes the result")
     add_universe_options(p)
 
 
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> Plan:
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
             write_output(partial(writer, result), path)
-    if not args.quiet:
+    if not args.quiet or not (args.output or args.json):   # --quiet alone still answers
         echo(terminal_text(result))
         written = [str(Path(x)) for x in (args.output, args.json) if x]
         if written:

@@ -9,12 +9,12 @@ report quotes (``data/noise_study.json``).
 from __future__ import annotations
 
 import argparse
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from leaderboard.cli import regression_study
 from leaderboard.cli.common import write_output
+from leaderboard.cli.regression_study import run_cells
 from leaderboard.progress import Progress
 from leaderboard.report.calibrate_report import (scores_only_markdown, write_study_json,
                                                  write_summary)
@@ -36,23 +36,8 @@ def run(args: argparse.Namespace) -> dict:
     progress.advance()
     progress.close()
     designs = default_board_designs(quick=quick)
-    run_one = partial(run_board_design, alpha=args.alpha, seed=args.seed)
-    progress = Progress("scores-only competitions", quiet=args.quiet)
-    progress.start(sum(d.competitions for d in designs))
-    if args.jobs == 1:
-        boards = []
-        for design in designs:
-            boards.append(run_one(design))
-            progress.advance(design.competitions)
-    else:
-        # spawn, not fork: the noise study has already started numba's OpenMP threads here
-        with ProcessPoolExecutor(max_workers=args.jobs,
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = [pool.submit(run_one, d) for d in designs]
-            for design, future in zip(designs, futures):
-                future.add_done_callback(lambda _f, n=design.competitions: progress.advance(n))
-            boards = [f.result() for f in futures]
-    progress.close()
+    boards = run_cells(designs, partial(run_board_design, alpha=args.alpha, seed=args.seed),
+                       "scores-only competitions", args)
     progress = Progress("correlation study", quiet=args.quiet)
     progress.start(1)
     correlations = (correlation_study(boards=4, entries=(10,), rhos=(0.6,), seed=args.seed,
@@ -60,15 +45,16 @@ def run(args: argparse.Namespace) -> dict:
                     correlation_study(seed=args.seed, alpha=args.alpha))
     progress.advance()
     progress.close()
+    regression = regression_study.run(args)["regression"]
     results = {"noise_study": study, "boards": boards, "correlation": correlations,
-               "alpha": args.alpha, "quick": quick}
+               "regression": regression, "alpha": args.alpha, "quick": quick}
     output = args.output or DEFAULT_OUTPUT
     write_output(lambda path: Path(path).write_text(scores_only_markdown(results),
                                                     encoding="utf-8"), output)
     if not quick:   # the report quotes the full study only
         write_summary(study)
     if args.json:
-        body = {k: results[k] for k in ("noise_study", "boards", "correlation")}
+        body = {k: results[k] for k in ("noise_study", "boards", "correlation", "regression")}
         write_output(partial(write_study_json, study="scores_only", body=body, alpha=args.alpha,
                              seed=args.seed, quick=args.quick), args.json)
     if not args.quiet:

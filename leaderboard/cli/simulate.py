@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from dataclasses import replace
 
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
                                     add_universe_options, count, echo, number_list, real,
                                     universe_options, write_output)
 from leaderboard.errors import InputError
+from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                     Experiment, grid_lists, needs_prevalence, run_experiment)
 from leaderboard.metrics import get_metric, metric_names
+from leaderboard.options import NoiseOptions
 from leaderboard.progress import Progress
 
 DRAWS, GRID_DRAWS = 5000, 2000
@@ -92,8 +93,9 @@ def command_line(args: argparse.Namespace) -> str:
     for option, value, default in (("--universe", args.universe, None),
                                    ("--classes", args.classes, None),
                                    ("--class-shares", args.class_shares, None),
-                                   ("--residuals", args.residuals, "normal"),
-                                   ("--df", args.df, 5.0), ("--threshold", args.threshold, 0.5),
+                                   ("--residuals", args.residuals, DEFAULT_RESIDUALS),
+                                   ("--df", args.df, DEFAULT_DF),
+                                   ("--threshold", args.threshold, 0.5),
                                    ("--spread", args.spread, None)):
         if value != default:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
@@ -106,20 +108,23 @@ def run(args: argparse.Namespace) -> Experiment:
     from leaderboard.report.simulate_report import write_html, write_json  # last stage
 
     metric = get_metric(args.metric)
+    # One default per question: with or without --grid, the universe analyze uses for the metric
+    # (binormal for AUC: the noisiest real score shape of the noise study, so its d95 is not
+    # smaller than real models'); --universe linspace reruns the seed articles' own universe.
     options = universe_options(args)
-    if args.grid and args.universe is None and metric.name == "auc":
-        # the grid is the seed articles' experiment: their universe unless told otherwise
-        options = replace(options, name="linspace")
     scores = _list(args.score, "--score", float)
     n_tests = _list(args.n_test, "--n-test", int)
     prevalences = _list(args.prevalence, "--prevalence", float)
     if args.grid:
         scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
                                                   needs_prevalence(metric, options))
-    draws = args.draws if args.draws is not None else (GRID_DRAWS if args.grid else DRAWS)
+    # the noise options analyze, choose and plan share (the prevalences here are a list)
+    noise = NoiseOptions(metric=args.metric, seed=args.seed, universe=options,
+                         draws=args.draws if args.draws is not None
+                         else (GRID_DRAWS if args.grid else DRAWS))
     progress = Progress("simulating", quiet=args.quiet)
-    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences, draws=draws,
-                                seed=args.seed, options=options,
+    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences,
+                                draws=noise.draws, seed=noise.seed, options=noise.universe,
                                 grid=True if args.grid else None, progress=progress)
     write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
     if args.json:

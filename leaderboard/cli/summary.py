@@ -8,8 +8,9 @@ from leaderboard.tiers.ranking import TIER_METHODS
 
 
 def _names(teams) -> str:
-    top = [printable(t) for t in teams]
-    return ", ".join(top[:10]) + (f", ... ({len(top) - 10} more)" if len(top) > 10 else "")
+    from leaderboard.report.headline import name_list   # quoted when a name holds a comma
+
+    return name_list([printable(t) for t in teams], limit=10)
 
 
 def _best_and_tier_one(result: Analysis) -> list[str]:
@@ -35,8 +36,10 @@ def _best_and_tier_one(result: Analysis) -> list[str]:
     return lines
 
 
-def summary(result: Analysis, html_path: str | None = None, json_path: str | None = None) -> str:
-    """A few plain lines for the terminal."""
+def summary(result: Analysis, html_path: str | None = None, json_path: str | None = None,
+            *more_paths: str | None) -> str:
+    """A few plain lines for the terminal; the last names every file written (``more_paths``:
+    the CSV and Markdown exports)."""
     board, settings, table = result.leaderboard, result.settings, result.table
     direction = "higher" if settings.higher_is_better else "lower"
     lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
@@ -50,6 +53,13 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         lines.append(f"d95 at {where}: {result.d95:.4g} (two equally good models differ by more "
                      "than this one time in twenty)")
         lines += _best_and_tier_one(result)
+        from leaderboard.report.headline import spreads
+
+        spread = spreads(result)
+        if spread is not None and spread["n"] > 2:
+            lines.append(f"spread of {spread['n']:,} equally good entries (best to worst, 19 times "
+                         f"in 20, independent): {spread['independent']:.4g}; at correlation "
+                         f"{spread['rho']:.3g} ({spread['kind']}): {spread['correlated']:.4g}")
         if result.correlation is not None:
             lines.append(f"correlation between entries: {result.correlation.fact()}")
     sk = result.shakeup
@@ -74,7 +84,8 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         lines.append(f"{what}: {len(files):,} found, {len(table):,} scored, "
                      f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
                                                   f"{printable(bad[0].reason)})" if bad else ""))
-    written = [p for p in (html_path, json_path) if p]
+    written = [p for p in (html_path, json_path, *more_paths) if p]
     if written:
-        lines.append("wrote " + " and ".join(written))
+        lines.append("wrote " + ", ".join(written[:-1]) + (" and " if len(written) > 1 else "")
+                     + written[-1])
     return "\n".join(lines)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from leaderboard.engine.dask_checks import check_address, check_workers, probe_scheduler
 from leaderboard.engine.work import BATCH_BYTES, BatchResult, Job, run_batch
 from leaderboard.errors import InputError
 
@@ -56,13 +57,18 @@ class DaskEngine:
         distributed = _distributed()
         self._cluster = None
         if scheduler is not None:
+            # credentials never echoed; a server that accepts and never answers, or is not
+            # Dask, fails within the time-out (leaderboard/engine/dask_checks.py)
+            check_address(scheduler)
+            probe_scheduler(scheduler, timeout)
             try:
                 self._client = distributed.Client(scheduler, timeout=f"{timeout}s")
-            except (OSError, ValueError, TypeError, TimeoutError) as err:
+            except Exception as err:  # noqa: BLE001 - whatever Dask raises is "cannot connect"
                 reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"--scheduler {scheduler}: cannot connect ({reason[:160]})") \
                     from None
         else:
+            check_workers(int(workers))
             self._cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1,
                                                      processes=True, dashboard_address=None)
             self._client = distributed.Client(self._cluster)

@@ -170,10 +170,15 @@ def exact_columns(blocks: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
         if largest < 2.0 ** bits and np.array_equal(column, np.rint(column)):
             out[:, j] = column                         # counts and indicators: already exact
             continue
-        unit = np.ldexp(1.0, np.frexp(largest)[1] - bits)
+        # a subnormal column's unit would underflow to 0: its values are whole multiples of the
+        # smallest subnormal anyway
+        unit = max(np.ldexp(1.0, np.frexp(largest)[1] - bits), _SMALLEST)
         np.multiply(np.rint(np.divide(column, unit, out=out[:, j]), out=out[:, j]), unit,
                     out=out[:, j])
     return out
+
+
+_SMALLEST = float(np.nextafter(0.0, 1.0))   # 5e-324
 
 
 class RowMean(RowSums):

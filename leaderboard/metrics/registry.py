@@ -68,6 +68,13 @@ def get_metric(name: str) -> Metric:
     base, _, suffix = name.partition("@")
     metric = _BY_KEY.get(_key(base))
     if metric is None:
+        import difflib   # only on this error path
+
+        close = difflib.get_close_matches(_key(base), list(_BY_KEY), n=3, cutoff=0.75)
+        names = list(dict.fromkeys(_BY_KEY[c].name for c in close))   # spellings -> metrics
+        if names:
+            raise InputError(f"unknown metric {name!r}; did you mean {' or '.join(names[:2])}? "
+                             "(--help lists every metric)")
         raise InputError(f"unknown metric {name!r}; known metrics: {', '.join(metric_names())}")
     if not suffix:
         return metric

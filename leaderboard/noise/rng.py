@@ -6,10 +6,11 @@ splitting the work into batches or passes cannot change a number.
 """
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import IntEnum, unique
 
 import numpy as np
 
+@unique   # two names on one stream would share their random numbers: refused at import
 class Stream(IntEnum):
     """The registry of random streams: each consumer of random numbers draws from its own stream,
     so two stages never share (or shift) each other's numbers. A value is part of what a seed
@@ -25,6 +26,8 @@ class Stream(IntEnum):
     CHOOSE_PREDICTIVE = 7       # choose: draws from the predictive distribution
     OTHER_SPLIT_BOOTSTRAP = 8   # post-mortems: the bootstrap of the split that does not rank
     NOISE_STUDY = 11            # the noise study's simulated models
+    BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
+    CROSSING_CLUSTERS = 21      # per-category results whose clusters cross categories: one draw
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 

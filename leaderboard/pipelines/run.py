@@ -85,7 +85,26 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     else:
         board = read_leaderboard(inputs.board, higher_is_better=settings.higher_is_better,
                                  max_bytes=read.max_file_size, **columns)
+    if options.exclude_flagged:
+        board = _set_aside(board, options.exclude_flagged, metric, settings.higher_is_better,
+                           noise.prevalence)
     return analyze(board, settings, quiet=quiet)
+
+
+def _set_aside(board, words: tuple[str, ...], metric, higher: bool, prevalence: float | None):
+    """--exclude-flagged: the flagged entries leave the board, counted among the rows dropped."""
+    import dataclasses
+
+    from leaderboard.flags import set_aside
+    from leaderboard.ingest import DroppedRows
+
+    kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)
+    if len(kept) < 1:
+        raise InputError("--exclude-flagged: every entry is flagged; nothing is left to analyse")
+    dropped = tuple(DroppedRows(f"set aside (--exclude-flagged {word}): {why}", len(rows),
+                                tuple(int(x) for x in rows["line"].head(20)))
+                    for word, why, rows in aside)
+    return dataclasses.replace(board, entries=kept, dropped=board.dropped + dropped)
 
 
 def slice_sizes(slices: SliceOptions, submissions_mode: bool) -> SliceSizes:
@@ -142,6 +161,9 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
     resample = "grouped" if read.cluster_col is not None else resample
     if resample == "grouped" and read.cluster_col is None:
         raise InputError("--resample grouped needs --cluster-col with --items")
+    if read.target_col and len(read.target_col) > 1:   # never silently drop the second one
+        raise InputError(f"--items takes one --target-col (each item's truth), got "
+                         f"{len(read.target_col)}: {', '.join(map(repr, read.target_col))}")
     target_col = read.target_col[0] if read.target_col else None
     metric = get_metric(noise.metric or "mean")
     if target_col is None and metric.name != "mean":

@@ -4,7 +4,7 @@ The command line and the report both consume :class:`Analysis`; nothing here imp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,7 @@ from leaderboard.pipelines.categories import CategoryResults
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
+from leaderboard.pipelines.assumptions import analysis_assumptions, correlation_sweep
 from leaderboard.flags import Flag, board_flags, class_count_flags
 from leaderboard.ingest import Leaderboard
 from leaderboard.metrics import Metric
@@ -24,6 +25,7 @@ from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.possible import impossible_scores
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.submissions import SubmissionSet
@@ -125,6 +127,9 @@ class Analysis:
         leading entries (table rows ``curves.rows``), bands from the same replicates.
     curves_note : str or None
         Submissions mode without curves: why.
+    assumptions : tuple of Assumption
+        What the noise model takes as given, checked where the input can check it
+        (:mod:`leaderboard.pipelines.assumptions`).
     """
 
     leaderboard: Leaderboard
@@ -144,6 +149,7 @@ class Analysis:
     categories: CategoryResults | None = None
     curves: Curves | None = None
     curves_note: str | None = None
+    assumptions: tuple = ()
 
     @property
     def mode(self) -> str:
@@ -222,12 +228,18 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                   options=settings.universe, progress=progress,
                                   leader_at_noise_level=True)
         progress.close()
-        table["ci_low"], table["ci_high"] = noise.interval(scores)
+        low, high = noise.interval(scores)
         # the noise that the entry's own interval implies, and d95 at the score (the middle of
         # the interval where the noise at the score vanishes): never zero at a perfect or
         # constant score
-        table["sd"] = noise.interval_sd(scores)
-        table["d95"] = noise.d95_at(noise.noise_level(scores))
+        sd, d95_each = noise.interval_sd(scores), noise.d95_at(noise.noise_level(scores))
+        # a score the stated test set cannot give (an F1 below one hit's) gets no interval
+        # rather than one that excludes it; named below with the reason
+        impossible, impossible_why = impossible_scores(metric, scores, settings.n_test, low,
+                                                       high)
+        for column, values in (("ci_low", low), ("ci_high", high), ("sd", sd),
+                               ("d95", d95_each)):
+            table[column] = np.where(impossible, np.nan, values)
         modelled = np.flatnonzero(np.isfinite(table["sd"].to_numpy()))
         if modelled.size:
             reps = RankReplicates.normal(scores[modelled], table["sd"].to_numpy()[modelled],
@@ -238,7 +250,14 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             tiers = ranking.tiers
             table = join_ranking(table, ranking, modelled)
         d95 = noise.leader.d95 if np.isfinite(table["sd"].iloc[0]) else None
-        unmodelled = np.setdiff1d(np.arange(len(table)), modelled)
+        for i, why in zip(np.flatnonzero(impossible), impossible_why):
+            left_out.append(LeftOut("intervals, tiers and ranks", why,
+                                    (str(table["team"].iloc[i]),)))
+        if impossible.any():
+            notes.append(f"{_entries(int(impossible.sum()))} cannot occur on "
+                         f"{settings.n_test:,} test rows and {'has' if impossible.sum() == 1 else 'have'} "
+                         "no interval and no tier (named in the flags, with the reason).")
+        unmodelled = np.setdiff1d(np.flatnonzero(~impossible), modelled)
         if unmodelled.size:
             why = (f"no true score of the {noise.universe} universe that was simulated (from "
                    f"{noise.levels[0]:.6g} to {noise.levels[-1]:.6g}) produces such a score")
@@ -248,24 +267,40 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                          f"no interval and no tier: {why}. They are ranked by score but left "
                          "out of every comparison. Check those scores, or the universe options.")
         notes.append(correlation.note())
+    generic = [g for g in left_out if g.reason.startswith("no true score")]
     flags = sanity_flags(table, settings, leaderboard.split,
-                         no_interval=left_out[0].teams if left_out else ())
+                         no_interval=generic[0].teams if generic else ())
+    flags += [Flag("impossible_score", f"{g.teams[0]}: {g.reason}.", g.teams)
+              for g in left_out if not g.reason.startswith("no true score")]
     if settings.n_test is not None:
         flags += class_count_flags(settings.n_test, settings.prevalence,
                                    settings.universe.class_shares)
-    return Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
-                    tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking, shakeup=shakeup,
-                    left_out=tuple(left_out), flags=tuple(flags), correlation=correlation)
+    sweep = None
+    if ranking is not None and not correlation.estimated:   # unchecked: its plausible range
+        sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
+                                  settings.higher_is_better, alpha=settings.alpha,
+                                  tier_method=settings.tier_method, seed=settings.seed,
+                                  known={float(correlation.used): (
+                                      int(ranking.in_best_set.sum()),
+                                      int((ranking.tiers.tier == 1).sum()))})
+    result = Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
+                      tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking,
+                      shakeup=shakeup, left_out=tuple(left_out), flags=tuple(flags),
+                      correlation=correlation)
+    return replace(result, assumptions=analysis_assumptions(result, sweep))
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
                  no_interval: tuple[str, ...] = ()) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
-    either board)."""
+    either board). With predictions (an ``identical_to`` column), entries sharing a score are
+    grouped by identical predictions, not by the score."""
+    same_as = table["identical_to"].tolist() if "identical_to" in table.columns else None
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
-                        class_shares=settings.universe.class_shares, no_interval=no_interval)
+                        class_shares=settings.universe.class_shares, no_interval=no_interval,
+                        same_as=same_as)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

@@ -14,17 +14,20 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from leaderboard import limits
 from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
                                   sanity_flags)
 from leaderboard.engine import Scored, score_entries
 from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags
+from leaderboard.pipelines.assumptions import analysis_assumptions
+from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
 from leaderboard.errors import InputError
 from leaderboard.ingest import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.noise.bootstrap import (OTHER_SPLIT_STREAM, STREAM, BootstrapResult,
-                                         resampling)
+                                         resampling, too_few_units)
 from leaderboard.progress import Progress
 from leaderboard.submissions import Solution, SubmissionSet
 from leaderboard.submissions.files import Listing, require_valid, submission_set
@@ -85,6 +88,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     splits, unplanned = _splits(solution, settings, split, layout)
     streamed = isinstance(submissions, Listing)
     items = submissions.found if streamed else submissions.files
+    limits.current().check_replicates(settings.replicates, len(items))   # before any is drawn
     job = Job(metric=metric, solution=solution, plan=submissions.plan if streamed else None,
               source=submissions.source, splits=splits, replicates=settings.replicates,
               seed=settings.seed)
@@ -125,6 +129,9 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                            replicates=scored.replicates[split][order], resample=plan.resample,
                            n_rows=plan.n_rows, n_units=plan.n_groups
                            if plan.resample == "grouped" else plan.n_rows, seed=int(settings.seed))
+    clusters = (cluster_count(solution.groups[mask]) if plan.resample == "grouped" else None)
+    if clusters is not None:   # few clusters: the t correction (leaderboard.noise.clusters)
+        boot = stretch(boot, clusters.factor(settings.alpha))
     low, high = boot.percentile_interval(settings.alpha)
     table["ci_low"], table["ci_high"] = low, high
     table["sd"] = boot.sd
@@ -145,7 +152,8 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table)
-    flags = sanity_flags(table, settings, split) + _class_flags(metric, y)
+    flags = (sanity_flags(table, settings, split) + _class_flags(metric, y)
+             + cluster_flags(solution, clusters))
     shakeup = None
     if has_both_scores(table):
         other = "public" if split == "private" else "private"
@@ -158,10 +166,12 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
         kind=submissions.kind, layout=layout, settings=settings,
         strata=_strata(y) if settings.resample == "stratified" else None,
         groups=solution.groups[mask] if solution.groups is not None else None)
-    return Analysis(leaderboard=board, settings=settings, table=table, noise=None,
-                    tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
-                    bootstrap=boot, submissions=submissions, ranking=ranking, shakeup=shakeup,
-                    flags=tuple(flags), curves=curves, curves_note=note)
+    result = Analysis(leaderboard=board, settings=settings, table=table, noise=None,
+                      tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
+                      bootstrap=boot, submissions=submissions, ranking=ranking,
+                      shakeup=shakeup, flags=tuple(flags), curves=curves, curves_note=note)
+    return replace(result, assumptions=analysis_assumptions(result,
+                                                            grouping=solution.grouping_columns))
 
 
 def _splits(solution: Solution, settings: Settings, split: str,
@@ -187,6 +197,13 @@ def _splits(solution: Solution, settings: Settings, split: str,
                                   solution.groups[rows] if solution.groups is not None else None)
             except ValueError as error:
                 unplanned[name] = str(error)
+            if plan is not None and name == split:
+                grouped = plan.resample == "grouped"
+                few = too_few_units(plan.n_groups if grouped else plan.n_rows,
+                                    ("cluster" if layout == "items" else "group") if grouped
+                                    else ("item" if layout == "items" else "test row"))
+                if few:
+                    plan, unplanned[name] = None, few
         splits.append(Split(name=name, rows=rows, y=y, resampling=plan,
                             stream=STREAM if name == split else OTHER_SPLIT_STREAM))
     return tuple(splits), unplanned
@@ -306,6 +323,17 @@ def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:
             counts[f.status] = counts.get(f.status, 0) + 1
     return tuple(DroppedRows(reason=status, count=count, lines=())
                  for status, count in counts.items())
+
+
+def cluster_flags(solution: Solution, clusters: ClusterCount | None) -> list[Flag]:
+    """Grouping columns nobody declared (per-item results), and few declared clusters."""
+    from leaderboard.submissions.items import grouping_sentence
+
+    flags = [Flag(kind="undeclared_groups", message=f"The {grouping_sentence(column, groups)}.")
+             for column, groups in solution.grouping_columns]
+    if clusters is not None and clusters.few:
+        flags.append(Flag(kind="few_clusters", message=clusters.sentence()))
+    return flags
 
 
 def _notes(boot: BootstrapResult, settings: Settings, solution: Solution) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.confidence import confidence_label
+from leaderboard.inert_text import markdown_text
 from leaderboard.resources import data_dir
 from leaderboard.studies.correlation import markdown_table
 from leaderboard.studies.noise import auc_summary
@@ -77,7 +78,8 @@ def tiers_markdown(results: pd.DataFrame, alpha: float) -> str:
         "|" + "---|" * (4 + 4 * len(methods)),
     ]
     for _, r in results.iterrows():
-        cells = [r["mode"], f"{int(r['entries']):,}", r["scenario"], f"{int(r['competitions'])}"]
+        cells = [markdown_text(r["mode"]), f"{int(r['entries']):,}", markdown_text(r["scenario"]),
+                 f"{int(r['competitions'])}"]
         for m in methods:
             cells += [_pct(r[f"best_in_tier1[{m}]"], r[f"se:best_in_tier1[{m}]"]),
                       _pct(r[f"all_best_in_tier1[{m}]"], r[f"se:all_best_in_tier1[{m}]"]),
@@ -95,7 +97,7 @@ def tiers_markdown(results: pd.DataFrame, alpha: float) -> str:
     ]
     for _, r in results.iterrows():
         lines.append("| " + " | ".join([
-            r["mode"], f"{int(r['entries']):,}", r["scenario"],
+            markdown_text(r["mode"]), f"{int(r['entries']):,}", markdown_text(r["scenario"]),
             _pct(r["score_cover"], r["se:score_cover"]),
             _pct(r["rank_cover"], r["se:rank_cover"]),
             _pct(r["rank_cover_all"], r["se:rank_cover_all"]),
@@ -155,7 +157,7 @@ def scores_only_markdown(results: dict) -> str:
         "|---|---|---|---|---|",
     ]
     for _, r in summary.iterrows():
-        lines.append(f"| {r['family']} | {r['universe']} | {r['sd_ratio_min']:.2f}–"
+        lines.append(f"| {markdown_text(r['family'])} | {markdown_text(r['universe'])} | {r['sd_ratio_min']:.2f}–"
                      f"{r['sd_ratio_max']:.2f} | {_pct(r['coverage_mean'])} | "
                      f"{_pct(r['coverage_min'], r['coverage_min_se'])} |")
     default = "binormal, minority spread 2"
@@ -182,7 +184,7 @@ def scores_only_markdown(results: dict) -> str:
     ]
     for r in results["boards"]:
         lines.append("| " + " | ".join([
-            r["family"], f"{r['entries']:,}", f"{r['competitions']}",
+            markdown_text(r["family"]), f"{r['entries']:,}", f"{r['competitions']}",
             _pct(r["score_cover"], r["se:score_cover"]),
             _pct(r["best_in_tier1"], r["se:best_in_tier1"]),
             _pct(r["best_in_best_set"], r["se:best_in_best_set"]),
@@ -201,6 +203,11 @@ def scores_only_markdown(results: dict) -> str:
         "correlation 0. Rates in % ± one Monte Carlo SE.",
         "",
         markdown_table(results["correlation"]),
+        "",
+        "## Regression (RMSE, MAE)",
+        "",
+        "Coverage under five residual families, and the default residual shape (Student t with "
+        "3 degrees of freedom) it led to: `docs/scores_only_regression.md`.",
         "",
     ]
     return "\n".join(lines)

@@ -38,8 +38,13 @@ def context(a: Analysis, score: Callable[[float], str]) -> dict | None:
                  "category, tier 1 holds the models no other model is shown to beat; intervals "
                  f"and rank sets are computed at alpha {c.alpha:g} / {len(c.categories):,} "
                  "(Bonferroni), so every category's rank sets hold at once with probability at "
-                 f"least {conf}. The macro mean (each category counts the same) comes from the "
-                 f"same replicates, with {conf} intervals and simultaneous rank sets."),
+                 f"least {conf}. The intervals shown are marginal: each holds its own model's "
+                 f"true score with probability "
+                 f"{confidence_label(c.alpha / len(c.categories))}, not all of them at once; "
+                 f"intervals that hold every model in every category together (at {conf}, a "
+                 "max-|t| bootstrap) are in the JSON as ci_sim_low and ci_sim_high. The macro "
+                 "mean (each category counts the same) comes from the same replicates, with "
+                 f"{conf} intervals and simultaneous rank sets."),
         "conf": confidence_label(c.alpha / len(c.categories)),   # each category's level
         "rows": rows,
         "macro": [_macro_row(r, score) for r in macro.head(SHOW_MACRO).itertuples()],
@@ -78,6 +83,9 @@ def to_json(a: Analysis) -> dict | None:
 
     return {"alpha": c.alpha, "per_category_alpha": c.alpha / len(c.categories),
             "correction": "Bonferroni over categories", "replicates": c.replicates,
+            "intervals": "ci_low/ci_high marginal (each model and category at 1 - alpha / C); "
+                         "ci_sim_low/ci_sim_high simultaneous (all models and categories at "
+                         "once at 1 - alpha, max-|t| bootstrap)",
             "resampling": "stratified by category (items drawn within their category)",
             "categories": list(c.categories), "per_category": records(c.table),
             "macro_mean": records(c.aggregates["macro_mean"]),

@@ -197,12 +197,14 @@ def _noise(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
 def scores_figure(a: Analysis, suffix: str) -> str | bytes:
     """The scores-and-intervals chart as a file: SVG text (``.svg``) or a PNG at twice the
     pixels (``.png``), from the page's own specification (vl-convert draws it)."""
-    import vl_convert as vlc
-
-    from leaderboard.report.words import pct
+    from leaderboard.errors import InputError
+    from leaderboard.report.vega import renderer
 
     num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
     chart = analysis_charts(a, num, confidence_label(a.settings.alpha), summary=True)["scores"]
-    if suffix == ".svg":
-        return str(chart.svg)
-    return vlc.svg_to_png(str(chart.svg), scale=2)
+    drawn = None if chart.svg is None else (str(chart.svg) if suffix == ".svg" else
+                                             renderer.png(str(chart.svg), scale=2))
+    if drawn is None:
+        raise InputError(f"cannot draw the chart as {suffix}: the chart renderer (vl-convert) "
+                         f"cannot run on this machine ({renderer.unavailable()})")
+    return drawn

@@ -40,6 +40,13 @@ def answer(r: ChooseResult) -> tuple[str, list[str]]:
     c, t, names = r.choice, r.table, r.candidates.names
     first, second = (names[i] for i in c.recommended)
     head = f"Select {first} and {second}."
+    within_noise = (set(c.top_two_public) != set(c.recommended)
+                    and c.gain_over_top_two <= 2 * c.gain_se)
+    if within_noise:   # no pair is shown to beat the obvious one: say so, and name it
+        top_a, top_b = (names[i] for i in c.top_two_public)
+        head = (f"Select the top two, {top_a} and {top_b}: they are as good as any pair (the best "
+                f"pair, {first} and {second}, gains only {_gap(c.gain_over_top_two)}, within "
+                f"Monte Carlo error, SE {_gap(c.gain_se)}).")
     said = [f"Together they have the highest expected best-of-two private score, "
             f"{_fmt(c.recommended_expected)}, after correcting every public score for the luck "
             "that put it on top (the winner's curse)."]
@@ -89,11 +96,23 @@ def ladder_sentence(r: ChooseResult) -> str:
     lad = r.ladder
     if lad.climb <= 0:
         return "The public scores never improved on the first submission."
-    return (f"In the order the candidates were listed, the public score climbed {_gap(lad.climb)} from the first "
+    return (f"In {_order_words(r)}, the public score climbed {_gap(lad.climb)} from the first "
             f"candidate to the best. Counting only steps that beat the best so far by more than "
             f"the noise margin (Blum and Hardt's Ladder, one-sided {confidence_label(lad.alpha)}), "
             f"{_gap(lad.climb_beyond_noise)} of it is real: {pct(lad.share_within_noise)} of the "
             f"climb is within noise ({lad.n_steps} real step{'s' if lad.n_steps != 1 else ''}).")
+
+
+def _order_words(r: ChooseResult) -> str:
+    """The submission order the ladder walked, as it was actually taken."""
+    c = r.candidates
+    shown = ", ".join(c.names[:3]) + (", \u2026" if len(c.names) > 3 else "")
+    if all(source == "table" for source in c.source):
+        return f"the order of the table's rows ({shown})"
+    if any(source == "table" for source in c.source):
+        return (f"the prediction files' alphabetical order, then the table's other rows ({shown})")
+    return (f"the alphabetical order of the prediction files' names ({shown}; name them by "
+            "submission time for the real order)")
 
 
 def _facts(r: ChooseResult) -> list[Fact]:
@@ -259,7 +278,8 @@ def to_json_dict(r: ChooseResult) -> dict:
                         "private_score_hindsight": _f(row["private_hindsight"])
                         if "private_hindsight" in t else None}
                        for _, row in t.iterrows()],
-        "notes": list(r.notes), "seed": r.settings.seed}
+        "notes": list(r.notes), "seed": r.settings.seed,
+        "correlation": r.correlation}
 
 
 def write_json(r: ChooseResult, path) -> None:

@@ -6,7 +6,7 @@ import math
 
 from leaderboard.confidence import confidence_label
 from leaderboard.pipelines.compare import Comparison
-from leaderboard.report.exports import markdown_text as _text   # untrusted names escaped
+from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
 
 
 def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
@@ -45,9 +45,10 @@ def verdict(r: Comparison, label: str) -> str:
 
 
 def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items: bool,
-             clustered: bool, seed: int) -> str:
+             clustered: bool, seed: int, flags: tuple[str, ...] | list[str] = ()) -> str:
     """A pull-request comment: the verdict first, then the numbers (``items``: the bootstrap
-    resampled items, else test rows; ``clustered``: whole clusters or groups)."""
+    resampled items, else test rows; ``clustered``: whole clusters or groups; ``flags``: what
+    to know first, e.g. an undeclared grouping column or a perfect score)."""
     conf = confidence_label(r.alpha)
     head = ("✅ **Shown better**" if r.better else "➖ **Not shown better**")
     return "\n".join([
@@ -55,9 +56,10 @@ def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items:
         "| | score |", "|---|---:|",
         f"| candidate | {_n(r.candidate)} |", f"| baseline | {_n(r.baseline)} |",
         f"| difference (positive: better) | {r.difference:+.4g} |",
-        f"| one-sided {conf} lower bound | {r.lower:+.4g} |",
-        f"| two-sided {conf} interval | {r.low:+.4g} to {r.high:+.4g} |",
+        # the interval of the test that decides: one-sided, so the verdict and it always agree
+        f"| one-sided {conf} interval (what the gate tests) | {r.lower:+.4g} and above |",
         f"| bootstrap SE | {r.sd:.2g} |", "",
+        *[f"⚠️ {_text(f)}" for f in flags], *([""] if flags else []),
         f"Paired bootstrap of the {'items' if items else 'test rows'}"
         f"{' (whole clusters)' if clustered else ''}, "
         f"{r.replicates:,} replicates, seed {seed}. The "

@@ -1,35 +1,31 @@
 """The tier table as CSV and as Markdown (``--csv``, ``--markdown``; ``Result.to_csv``/``to_markdown``).
 
-Team names are untrusted: in the CSV a name that a spreadsheet would run as a formula (``=``,
-``+``, ``-``, ``@``, tab or carriage return first) is prefixed with ``'``, as OWASP advises; in
-Markdown every character with a meaning (``|``, ``*``, ``_``, backticks, brackets, ``<``, ...)
-is escaped and control characters are dropped, so a name is shown as text and never becomes a
-link, an image, markup or a new column. The JSON keeps every name exactly as given.
+Team names are untrusted: every cell goes through :mod:`leaderboard.inert_text` (in the CSV a
+name that a spreadsheet would run as a formula gets a leading ``'``; in Markdown a name is shown
+as text and never becomes a link, an image, markup, HTML, a mention or a new cell or row). The
+JSON keeps every name exactly as given.
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from leaderboard.confidence import confidence_label
+from leaderboard.inert_text import csv_text, markdown_text
 from leaderboard.tiers.methods import TIER_METHODS
 from leaderboard.report.numbers import Numbers
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
 
-# The columns exported, in order, and their headers; those the analysis lacks are left out.
-COLUMNS = {"rank": "rank", "team": "team", "score": "score", "ci_low": "ci_low",
-           "ci_high": "ci_high", "tier": "tier", "rank_ci_low": "rank_low",
-           "rank_ci_high": "rank_high", "rank_sim_low": "rank_all_at_once_low",
-           "rank_sim_high": "rank_all_at_once_high", "p_best": "p_best",
-           "in_best_set": "in_best_set", "public_score": "public_score",
-           "private_score": "private_score"}
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~&-])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# The columns exported, in order, named as in the API's table and the JSON (``rank_ci_low``, not a
+# name of its own); those the analysis lacks are left out.
+COLUMNS = {name: name for name in (
+    "rank", "team", "score", "ci_low", "ci_high", "tier", "rank_ci_low", "rank_ci_high",
+    "rank_sim_low", "rank_sim_high", "p_best", "in_best_set", "public_score", "private_score")}
+# A pull-request comment holds about 65,000 characters: the Markdown keeps the top rows.
+MARKDOWN_ROWS = 50
 
 
 def tier_table(analysis: Analysis) -> pd.DataFrame:
@@ -50,19 +46,22 @@ def tier_table(analysis: Analysis) -> pd.DataFrame:
 def to_csv(analysis: Analysis) -> str:
     """:func:`tier_table` as CSV text, formulas in team names neutralised."""
     out = tier_table(analysis)
-    out["team"] = [("'" + name) if name.startswith(_FORMULA) else name
-                   for name in out["team"].astype(str)]
-    return out.to_csv(index=False, float_format="%.10g")
+    out["team"] = [csv_text(name) for name in out["team"].astype(str)]
+    # CRLF line ends (RFC 4180): the csv writer then quotes every cell holding a carriage
+    # return, which with bare "\n" line ends it leaves unquoted, a row break for every reader
+    return out.to_csv(index=False, float_format="%.10g", lineterminator="\r\n")
 
 
-def to_markdown(analysis: Analysis) -> str:
+def to_markdown(analysis: Analysis, rows: int | None = MARKDOWN_ROWS) -> str:
     """:func:`tier_table` as a GitHub-flavoured Markdown table (a pull-request comment), with
-    the report's precision."""
-    out = tier_table(analysis)
+    the report's precision: the top ``rows`` entries (None: all), then a line saying how many
+    were left out and where the whole table is."""
+    whole = tier_table(analysis)
     s = analysis.settings
-    num = Numbers(s.metric, out["score"].to_numpy(dtype=float), analysis.d95)
+    num = Numbers(s.metric, whole["score"].to_numpy(dtype=float), analysis.d95)
+    out = whole if rows is None else whole.head(rows)
     conf = confidence_label(s.alpha)
-    rows = []
+    lines = []
     for _, r in out.iterrows():
         cells = [str(r["rank"]), markdown_text(r["team"]), num.score(r["score"])]
         if "ci_low" in out.columns:
@@ -70,29 +69,28 @@ def to_markdown(analysis: Analysis) -> str:
                          f"{num.score(r['ci_low'])} – {num.score(r['ci_high'])}")
         if "tier" in out.columns:
             cells.append("—" if pd.isna(r["tier"]) else str(r["tier"]))
-        if "rank_low" in out.columns:
-            cells.append(_ranks(r["rank_low"], r["rank_high"]))
-            cells.append(_ranks(r["rank_all_at_once_low"], r["rank_all_at_once_high"]))
+        if "rank_ci_low" in out.columns:
+            cells.append(_ranks(r["rank_ci_low"], r["rank_ci_high"]))
+            cells.append(_ranks(r["rank_sim_low"], r["rank_sim_high"]))
         if "p_best" in out.columns:
             cells.append("—" if pd.isna(r["p_best"]) else f"{100 * r['p_best']:.1f}%")
-        rows.append(cells)
+        lines.append(cells)
     head = ["rank", "team", "score"]
     head += [f"{conf} interval"] if "ci_low" in out.columns else []
     head += ["tier"] if "tier" in out.columns else []
-    head += ["rank interval", "rank (all at once)"] if "rank_low" in out.columns else []
+    head += ["rank interval", "rank (all at once)"] if "rank_ci_low" in out.columns else []
     head += ["P(best)"] if "p_best" in out.columns else []
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(
+    table = ["| " + " | ".join(head) + " |", "|" + "|".join(
         "---" if h == "team" else "---:" for h in head) + "|"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    table += ["| " + " | ".join(cells) + " |" for cells in lines]
+    omitted = len(whole) - len(out)
+    if omitted:
+        table.append(f"\n{omitted:,} more entries not shown; the whole table of {len(whole):,} "
+                     "is in the CSV (`--csv`), the JSON (`--json`) and the HTML report.")
     method = TIER_METHODS[analysis.ranking.method if analysis.ranking is not None
                           else s.tier_method]
     return (f"**{markdown_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} "
-            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
-
-
-def markdown_text(value: object) -> str:
-    """Untrusted text for Markdown: control characters dropped, every marker escaped."""
-    return _MARKDOWN.sub(r"\\\1", _CONTROL.sub("", str(value)))
+            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(table) + "\n")
 
 
 def _ranks(low, high) -> str:

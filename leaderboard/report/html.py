@@ -16,9 +16,10 @@ import numpy as np
 
 from leaderboard.confidence import confidence_label
 from leaderboard.studies.noise import study_words
-from leaderboard.report import (categories_text, ranks_text, shakeup_text, submissions_text,
+from leaderboard.report import (assumptions_text, categories_text, ranks_text, shakeup_text, submissions_text,
                                 tier_table)
 from leaderboard.report.chart_context import scores_legend
+from leaderboard.report.headline import headline, reach_sentence
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
 from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
@@ -66,8 +67,11 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
             f"{num.score(lead['ci_high'])}."]
     if n == 1:
         return "There is only one entry, so there is no one to be tied with.", said
-    head = _best_set_headline(t, conf)
-    said.append(_tier_one_sentence(a, conf))
+    head = " ".join(headline(a, num))
+    k = int((t["tier"] == 1).sum())
+    said.append(f"Tier 1, the entries no other entry is shown to beat, holds {k:,} "
+                f"entr{'y' if k == 1 else 'ies'} (\u201cHow to read\u201d says how it differs "
+                "from the best set).")
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
@@ -82,32 +86,13 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
     return head, said
 
 
-def _best_set_headline(t, conf: str) -> str:
-    """The sharpest valid answer to "could someone else be the best?"."""
-    compared = int((t["tier"] > 0).sum())   # entries without a noise model are not compared
-    n = f"{compared:,}" + ("" if compared == len(t) else " compared")
-    best = t["in_best_set"].to_numpy(dtype=bool) if "in_best_set" in t.columns else None
-    if best is None:   # tiers without rank statistics: only tier 1 can answer
-        k = int((t["tier"] == 1).sum())
-        return f"{k:,} of {n} entries are in tier 1, statistically tied for first place."
-    b = int(best.sum())
-    what = f"({conf} confidence set of the best)"
-    if b == 1:
-        lead = t["team"].iloc[int(np.argmax(best))]
-        return (f"Only {lead} can be the best: every other entry is shown to be worse than some "
-                f"entry {what}.")
-    if b == compared:
-        return f"Any of the {n} entries could be the best: none is ruled out {what}."
-    return f"{b:,} of {n} entries could be the best {what}."
-
-
 def _tier_one_sentence(a: Analysis, conf: str) -> str:
-    """How tier 1 differs from the best set, in one sentence, for the method that ran."""
+    """How tier 1 differs from the best set, for "How to read" and the method that ran."""
     method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
     k = int((a.table["tier"] == 1).sum())
     size = f"{k:,} entr{'y' if k == 1 else 'ies'}"
     if method.same_family_as_rank_sets:
-        return (f"Tier 1 ({size}) asks more: it holds the entries no other entry is shown to beat "
+        return (f"Tier 1 ({size}) asks more than the confidence set of the best: it holds the entries no other entry is shown to beat "
                 f"when every rank set must hold at once, the simultaneous {conf} guarantee that "
                 "the tiers, the rank sets and the significance map share, while the best set "
                 "tests each entry only on whether it could be the best.")
@@ -180,7 +165,17 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
         Fact("d95", "How far apart two equally good models land by chance: each scored on its own "
              "test set of this size, they differ by more than d95 only one time in twenty. Gaps "
              "smaller than d95 between two entries are weak evidence that one is better."),
+        Fact("Spread of equals", "d95 is about one pair. With many entries, the best and the "
+             "worst of equally good ones land further apart: the headline's spread is the gap "
+             "that the best and the worst of this many equally good entries exceed one time in "
+             "twenty (the 95% quantile of their range; for two entries it is d95). It is the "
+             "scale the tiers work on, since they compare every entry at once. It takes the "
+             "noise's size from d95 and its tails from the normal distribution (the best of "
+             "thousands lies further out than the simulation resolves); entries on one shared "
+             "test set with correlation \u03c1 spread \u221a(1 \u2212 \u03c1) as far."),
         *ranks_text.how_to_read(a),
+        *([Fact("Tier 1 and the best set", _tier_one_sentence(a, conf))]
+          if a.ranking is not None else []),
         Fact("p vs tier anchor", "The one-sided p-value of the test \u201cthis entry is at least as "
              "good as its tier's anchor\u201d (unadjusted; Holm adjusts the threshold). Small "
              "values are evidence the entry is worse than the anchor. The anchor itself has none."),
@@ -227,6 +222,9 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
         "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
+        # the layout sets the first sentence (who could be the best) apart from the other two
+        "headline_parts": (headline(a, num) if a.tiers is not None and len(t) > 1 else [head]),
+        "reach": reach_sentence(a, num) if a.tiers is not None else None,
         "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,
         "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
@@ -244,6 +242,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "ranks": ranks_text.context(a, num.score),
         "shakeup": shakeup_text.context(a, num.score),
         "categories": categories_text.context(a, num.score),
+        "assumptions": assumptions_text.context(a),
         "seed": s.seed,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),

@@ -47,7 +47,9 @@ board this much), ``p_overfit`` (the public top, the same places, beat their pri
 and selection explain), ``drivers`` (entries flagged by Holm), ``winner`` (the private winner's
 public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and the sizes; the noise
 fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
-median public-minus-private gap, oriented so positive means better on the public board.
+median public-minus-private gap, oriented so positive means better on the public board;
+``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
+(every public-top entry's public score inflated by that many gap SDs, and in score units).
 
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
@@ -275,6 +277,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
         "categories": categories_text.to_json(analysis),
         "entries": entries,
+        "assumptions": [a.as_json() for a in analysis.assumptions],
     }
 
 

@@ -14,7 +14,9 @@ class Numbers:
 
     Scores are shown with as many decimals as the leaderboard gave them (Kaggle rounds to 5), at
     least 4 for metrics bounded within [-1, 1] or about 4 significant figures of the median score
-    otherwise, and at most 6. d95 keeps at least 2 significant figures.
+    otherwise, and at most 6. d95 keeps at least 2 significant figures. Scores that are not
+    round decimals (computed from predictions) stop one digit past d95's precision, as soon as
+    no two different scores print alike.
     """
 
     def __init__(self, metric: Metric, scores: np.ndarray, d95: float | None):
@@ -28,8 +30,14 @@ class Numbers:
         if d95 is not None and d95 > 0:
             decimals = max(decimals, min(1 - math.floor(math.log10(d95)), 6))
         self.noise_decimals = decimals
+        distinct = np.unique(finite)
         while decimals < 6 and not np.allclose(finite, np.round(finite, decimals), rtol=0,
                                                atol=1e-12):
+            # computed scores (accuracy on 418 rows is k/418) never round exactly: stop once a
+            # digit is finer than a tenth of d95 and no two different scores print alike
+            if (decimals > self.noise_decimals
+                    and np.unique(np.round(distinct, decimals)).size == distinct.size):
+                break
             decimals += 1
         self.decimals = decimals
         self.percent_points = metric.lower_bound == 0 and metric.upper_bound == 1
@@ -39,6 +47,10 @@ class Numbers:
             return "\u2014"
         text = f"{float(value):.{self.decimals}f}"
         return text.lstrip("-") if float(text) == 0 else text
+
+    def d95_short(self, value: float) -> str:
+        """A gap (d95, a spread) at the noise's precision, without the percentage points."""
+        return f"{float(value):.{self.noise_decimals}f}"
 
     def d95(self, value: float) -> str:
         text = f"{float(value):.{self.noise_decimals}f}"

@@ -49,7 +49,8 @@ def _test_words(p: Plan) -> str:
     s = p.settings
     return (f"power {pct(s.power)} at alpha = {s.alpha:g} (two-sided)"
             + ("" if s.correlation == 0 else
-               f", assuming a correlation of {s.correlation:g} between the entries' scores"))
+               f", for entries scored on one shared test set (correlation {s.correlation:g} "
+               "assumed between their scores)"))
 
 
 def answer(p: Plan) -> tuple[str, list[str]]:

@@ -21,12 +21,15 @@ from leaderboard.resources import templates_dir
 # marks (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C); and the control characters but
 # tab and line breaks (an escape sequence would show as an unnamed box).
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
-                   "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+                   "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+                   # invisible characters: two names differing only by one would look the same
+                   "\u00ad\u034f\u180e\u200b-\u200d\u2060-\u2064\ufeff]")
 
 
 def neutral_bidi(value: object) -> object:
-    """``value`` with every bidi control (and control character) shown as its code point, e.g.
-    ``[U+202E]``, so it no longer reorders text; anything but a string (numbers) unchanged. It is the
+    """``value`` with every bidi control, control character and invisible character (zero-width
+    space and joiners, word joiner, soft hyphen, byte-order mark) shown as its code point, e.g.
+    ``[U+202E]``, so it no longer reorders text and two names differing by it look different; anything but a string (numbers) unchanged. It is the
     environment's ``finalize``: every ``{{ ... }}`` of every template goes through it.
 
     Examples

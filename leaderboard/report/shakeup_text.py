@@ -121,7 +121,7 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
     else:
         text = (f"The public top {o.top_size:,} lost no more from public to private than "
                 f"regression to the mean predicts ({_p(o.p_overfit, 'p_overfit')}): no sign of "
-                "adaptive overfitting.")
+                "adaptive overfitting. " + _power_words(o))
     if drivers:
         text += (f" {len(drivers)} entr{'y' if len(drivers) == 1 else 'ies'} individually beat "
                  f"their private score by more than noise allows (Holm, \u03b1 = {alpha:g}): "
@@ -131,6 +131,18 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
                  "beyond noise can be a difference between the two test sets as much as overfitting;"
                  " the common shift between them is removed before testing.")
     return text
+
+
+def _power_words(o) -> str:
+    """What "no sign" can mean at these slice sizes: the overfit the test detects 80% of the time."""
+    if not np.isfinite(o.detectable_sd):
+        return ("Too few simulated competitions to say how large an overfit the test could "
+                "detect: no sign is not evidence of absence here.")
+    return (f"No sign is not evidence of absence: at these slice sizes the test detects, with "
+            f"about 80% probability, the public top each gaining {o.detectable:.3g} in score "
+            f"({o.detectable_sd:.2g} SDs of their public-minus-private gap) on the public board "
+            "only (a little less often in known-truth checks: the test is cautious); smaller "
+            "overfits can pass unseen.")
 
 
 def _moves(s: Shakeup, teams: list[str], which: np.ndarray, num) -> list[dict]:
@@ -218,7 +230,13 @@ def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
                     "public_top": s.public_top, "public_top_tiers": s.public_top_tiers,
                     "public_tier1_size": s.public_tier1_size,
                     "overfit_shift": float(o.shift), "overfit_statistic": float(o.statistic),
+                    "overfit_detectable_sd": _finite_or_none(o.detectable_sd),
+                    "overfit_detectable": _finite_or_none(o.detectable),
                     "drivers": [{"team": teams[i], "public_score": float(s.public[i]),
                                  "private_score": float(s.private[i])}
                                 for i in np.flatnonzero(s.flagged)]})
     return out
+
+
+def _finite_or_none(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None

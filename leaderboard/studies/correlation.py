@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from leaderboard.inert_text import markdown_text
 from leaderboard.noise.correlation import estimate_correlation
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.best_set import best_set
@@ -212,7 +213,7 @@ def markdown_table(result: dict) -> str:
     for c in result["cells"]:
         def pct(k):
             return f"{100 * c[k]:.1f} ± {100 * c[k + '_se']:.1f}"
-        lines.append(f"| {c['scenario']} | {c['entries']} | {c['rho']:g} | {c['value']:.3f} "
+        lines.append(f"| {markdown_text(c['scenario'])} | {c['entries']} | {c['rho']:g} | {c['value']:.3f} "
                      f"({c['low']:.3f}) | {pct('coverage')} | {pct('bound_holds')} | "
                      f"{pct('best_in_tier1_auto')} | {pct('best_in_tier1_zero')} | "
                      f"{pct('best_in_best_set_auto')} | {c['tier1_auto']:.1f} | "

@@ -210,6 +210,8 @@ def study_words(metric: str, universe: str, spread: float | None) -> str:
     label = {"seeds-linspace": "linspace"}.get(universe, universe)
     if label == "binormal" and (DEFAULT_SPREAD if spread is None else spread) == 2.0:
         label = "binormal, minority spread 2"
+    if universe.startswith("residuals-"):
+        return _regression_words(metric, universe)
     path = data_dir() / "noise_study.json"
     quoted = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     if metric != "auc" or label not in quoted:
@@ -222,3 +224,26 @@ def study_words(metric: str, universe: str, spread: float | None) -> str:
             f"was {q['sd_ratio_min']:.2f} to {q['sd_ratio_max']:.2f} times the families' exact SD, "
             f"and its 95% intervals held the true AUC for {100 * q['coverage_mean']:.1f}% of "
             f"observed scores on average ({100 * q['coverage_min']:.1f}% in the worst cell).")
+
+
+def _regression_words(metric: str, universe: str) -> str:
+    """The regression study's sentence (data/regression_study.json) for a residual universe."""
+    from leaderboard.resources import data_dir
+
+    label = {"residuals-normal": "normal", "residuals-t(df=3)": "t, 3 df"}.get(universe)
+    path = data_dir() / "regression_study.json"
+    quoted = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    found = quoted.get(label, {})
+    if not found:
+        return ("The regression study (docs/scores_only_regression.md) tried the default t "
+                "(3 degrees of freedom) and normal residuals only; this shape has not been "
+                "checked against other residual families.")
+    words = []
+    for name, q in found.items():
+        words.append(f"{name.upper()} {100 * q['coverage_mean']:.1f}% on average and "
+                     f"{100 * q['coverage_min']:.1f}% for {q['worst_family']} residuals")
+    checked = "" if metric in found else (f" ({metric.upper()} itself was not in the study; "
+                                          "it uses the same residual shape)")
+    return (f"In the regression study (docs/scores_only_regression.md: {q['families']} residual "
+            "families, normal, Laplace, t with 3 df, 4% gross outliers and skewed log-normal), "
+            f"this universe's 95% intervals held the true score for {'; '.join(words)}{checked}.")

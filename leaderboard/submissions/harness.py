@@ -16,6 +16,7 @@ line, and a metric that is not a number (some forks log dictionaries) is refused
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ from leaderboard.errors import InputError
 from leaderboard.safe_read import Unreadable, read_file
 from leaderboard.submissions.table import show
 
+_LONE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 
 
@@ -64,22 +66,22 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
             source = str(path)
             for line, sample in _samples(path, source, max_bytes):
                 chosen_metric = chosen_metric or _first_metric(sample, source, line)
-                flt = str(sample.get("filter", "none"))
+                flt = _text(sample.get("filter", "none"))
                 filters.add(flt)
                 if filter_name is not None and flt != filter_name:
                     continue
                 value = sample.get(chosen_metric)
-                if isinstance(value, bool):
-                    value = float(value)
-                if not isinstance(value, (int, float)):
+                if isinstance(value, (bool, int)):
+                    value = _finite(value)
+                if not isinstance(value, (int, float)) or not math.isfinite(value):
                     names = ", ".join(map(show, sample.get("metrics", [])))
                     raise InputError(f"metric {show(chosen_metric)} is "
-                                     f"{'missing' if value is None else 'not a number'} here "
+                                     f"{_what(value)} here "
                                      f"(its metrics: {names})", file=source, row=line)
                 if "doc_id" not in sample:
                     raise InputError("no doc_id: not an lm-eval sample log", file=source, row=line)
-                rows.append((model_dir.name, f"{task}/{sample['doc_id']}", repr(float(value)),
-                             task))
+                rows.append((_text(model_dir.name), _text(f"{task}/{sample['doc_id']}"),
+                             repr(float(value)), _text(task)))
     if not rows and not filters:
         raise InputError("no lm-eval samples_<task>_<time>.jsonl logs found one folder down "
                          "(lm-eval --output_path OUT --log_samples writes OUT/<model>/...)",
@@ -92,7 +94,46 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
                          f"{', '.join(map(show, sorted(filters)))}", file=str(folder))
     frame = pd.DataFrame(rows, columns=["model", "item", "value", "task"])
     frame.index = range(2, len(frame) + 2)
-    return frame, sorted(skipped)
+    return frame, sorted((_text(name), why) for name, why in skipped)
+
+
+def _text(value: object) -> str:
+    """``value`` as text that can be written anywhere: a lone surrogate (JSON's ``"\\ud800"``)
+    or a file name's undecodable bytes (which Python keeps as surrogates) become U+FFFD.
+
+    Examples
+    --------
+    >>> _text("doc\\ud800"), _text(os.fsdecode(b"model\\xff"))
+    ('doc\ufffd', 'model\ufffd')
+    """
+    text = str(value)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _LONE.sub("\ufffd", text)   # surrogates that are not a file name's raw bytes
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
+def _finite(value: int) -> float:
+    """An integer metric value as a float (a 400-digit one is too large: NaN, refused)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
+
+
+def _what(value: object) -> str:
+    if value is None:
+        return "missing"
+    if isinstance(value, (int, float)):
+        return f"not a finite number ({_short(value)})"
+    return "not a number"
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 20 else text[:20] + "..."
 
 
 def _older(model_dir: Path, path: Path, task: str) -> tuple[str, str]:
@@ -134,13 +175,22 @@ def _samples(path: Path, source: str, max_bytes: int):
         data = read_file(path, max_bytes=max_bytes, follow_links=False)
     except Unreadable as err:
         raise InputError(str(err), file=source) from None
-    for line, text in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+    # JSON lines end at "\n" only: str.splitlines() would also cut at U+2028, NEL and the like,
+    # which JSON allows raw inside strings (lm-eval writes model outputs there)
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    for line, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
             sample = json.loads(text)
         except json.JSONDecodeError as err:
             raise InputError(f"not a JSON line ({err.msg})", file=source, row=line) from None
+        except RecursionError:
+            raise InputError("not a JSON line an evaluation log holds (nested too deeply)",
+                             file=source, row=line) from None
+        except ValueError as err:   # an integer of more digits than Python converts
+            raise InputError(f"not a JSON line ({str(err)[:80]})", file=source,
+                             row=line) from None
         if not isinstance(sample, dict):
             raise InputError("not a JSON object", file=source, row=line)
         yield line, sample

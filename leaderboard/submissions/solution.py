@@ -78,6 +78,10 @@ class Solution:
         the solution, never scored.
     categories : ndarray of str or None
         Category of each row (per-item results with ``--category-col``), else None.
+    grouping_columns : tuple of (str, int)
+        Per-item results: columns not declared as clusters that are constant within each item
+        and group several items (passage, repository), with their number of groups
+        (:func:`leaderboard.submissions.items.grouping_columns`).
     """
 
     source: str
@@ -96,6 +100,7 @@ class Solution:
     keys: np.ndarray = field(repr=False)
     digest: bytes | None = field(default=None, repr=False)
     categories: np.ndarray | None = field(default=None, repr=False)
+    grouping_columns: tuple[tuple[str, int], ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest import _separator_hint
+from leaderboard.ingest import MAX_MAGNITUDE, _separator_hint
 from leaderboard.metrics.base import KINDS
 from leaderboard.submissions.solution import Solution, id_keys
 from leaderboard.submissions.table import (Rejected, as_text, check_text, column_list,
@@ -318,6 +318,9 @@ def _numbers(frame: pd.DataFrame, names: tuple[str, ...]) -> np.ndarray:
             values[:, j] = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     _reject(frame, names, ~np.isfinite(values), lambda r, c: _non_finite(
         _cell(frame, r, names[c]), values[r, c]))
+    _reject(frame, names, np.abs(values) > MAX_MAGNITUDE, lambda r, c: (
+        f"value {quote(_cell(frame, r, names[c]))} beyond +-{MAX_MAGNITUDE:g} (sums and squares "
+        "of it overflow)"))
     return values
 
 

@@ -274,22 +274,63 @@ def board_histogram(scores: np.ndarray, leader: float, d95: float | None, *, hig
                     x_title: str, decimals: int, d95_text: str | None) -> Spec:
     """Every entry's score, binned (any board size gives at most ~40 bars), with the band within
     d95 of the leader: entries inside it are closer to the leader than two equally good models
-    usually land apart."""
+    usually land apart.
+
+    Junk cannot stretch the axis: scores worse than the far-out fence (:func:`bulk_fence`, the
+    junk flag's own rule) are left out of the bins and counted in a label at the axis's worse
+    edge, so the bars show the bulk of the board and the leader."""
+    v = np.asarray(scores, dtype=float)
+    v = v[np.isfinite(v)]
+    fence = bulk_fence(v, higher)
+    tail = v[v < fence] if higher else v[v > fence]
+    bulk = v[v >= fence] if higher else v[v <= fence]
     band = []
     if d95 is not None and d95 > 0:
         far = leader - d95 if higher else leader + d95
         band = [{"a": finite([min(leader, far)])[0], "b": finite([max(leader, far)])[0],
                  "at": finite([leader])[0], "text": f"within d95 = {d95_text} of the leader"}]
-    sets = {"bins": binned(scores), "leader": [{"x": finite([leader])[0]}]}
+    sets = {"bins": binned(bulk), "leader": [{"x": finite([leader])[0]}]}
     if band:
         sets["band"] = band
-    return with_data(_board(x_title, decimals, higher, bool(band)), **sets)
+    if tail.size:
+        fmt = f"{{:.{decimals}f}}"
+        worst = float(tail.min() if higher else tail.max())
+        edge = float(sets["bins"]["x0"].min() if higher else sets["bins"]["x1"].max())
+        words = (f"\u2190 {tail.size:,} more, down to {fmt.format(worst)}" if higher else
+                 f"{tail.size:,} more, up to {fmt.format(worst)} \u2192")
+        sets["tail"] = [{"x": finite([edge])[0], "count": int(tail.size),
+                         "text": f"{words} (junk, off the axis)"}]
+    return with_data(_board(x_title, decimals, higher, bool(band), bool(tail.size)), **sets)
+
+
+def bulk_fence(values: np.ndarray, higher: bool) -> float:
+    """The worse side's far-out fence: three interquartile ranges past the quartile (Tukey), as
+    the junk flag uses; -inf/inf (nothing cut) when the quartiles coincide.
+
+    Examples
+    --------
+    >>> bulk_fence(np.array([0.30, 0.31, 0.32, 0.33, 35.0]), higher=False)
+    0.39
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    sign = 1.0 if higher else -1.0
+    if v.size < 4:
+        return -math.inf if higher else math.inf
+    q1, q3 = np.percentile(sign * v, [25, 75])
+    if q3 <= q1:
+        return -math.inf if higher else math.inf
+    return float(round(sign * (q1 - 3.0 * (q3 - q1)), 12))
 
 
 @lru_cache(maxsize=32)
-def _board(x_title: str, decimals: int, higher: bool, has_band: bool) -> dict:
+def _board(x_title: str, decimals: int, higher: bool, has_band: bool, has_tail: bool) -> dict:
     layers = [_bars(x_title, "count", "entries", number_format(decimals), False),
               Chart(data("leader")).mark_rule(color=INK, strokeWidth=1.4).encode(x="x:Q")]
+    if has_tail:   # the junk left off the axis, counted at its worse edge
+        layers.append(Chart(data("tail")).mark_text(
+            align="left" if higher else "right", dx=2 if higher else -2, baseline="top",
+            fontSize=11, color=INK, dy=22).encode(x="x:Q", y=alt.value(0), text="text:N"))
     if has_band:
         band = Chart(data("band"))
         layers = [band.mark_rect(color=BAND, opacity=0.55).encode(

@@ -14,9 +14,7 @@ Everything here is deterministic: the same charts give the same bytes.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +25,8 @@ import markupsafe
 import vl_convert as vlc
 
 from leaderboard.report.render import script_json
+from leaderboard.report.vega.bundle_cache import cache_file, cached_bundle, looks_like_bundle
+from leaderboard.report.vega import renderer
 from leaderboard.report.vega.common import Spec
 
 def _vl_version() -> str | None:
@@ -55,6 +55,9 @@ class ChartBlock:
         The same specification rendered to static SVG, or None when the page leaves it out.
     caption : str
         Words the chart's builder wrote about it (what it left out, what its marks mean), or "".
+    note : str
+        Shown in place of the chart when it cannot be drawn on this machine at all (the chart
+        renderer cannot run and no JavaScript bundle is cached), else "".
     """
 
     id: str
@@ -62,6 +65,7 @@ class ChartBlock:
     spec: markupsafe.Markup
     svg: markupsafe.Markup | None
     caption: str = ""
+    note: str = ""
 
     @property
     def data(self) -> dict:
@@ -71,16 +75,19 @@ class ChartBlock:
 
 
 
-def static_svg(spec: dict, prefix: str) -> markupsafe.Markup:
-    """The specification rendered to SVG by vl-convert (no JavaScript engine of the page's).
+def static_svg(spec: dict, prefix: str) -> markupsafe.Markup | None:
+    """The specification rendered to SVG by vl-convert (no JavaScript engine of the page's), in
+    its child process (:mod:`~leaderboard.report.vega.renderer`); None when that cannot run on
+    this machine (the page then draws the chart with JavaScript only, and says so without it).
 
     Vega's SVG renderer escapes every text it writes; the result is checked to be one well-formed
     SVG element holding no script before it is marked safe. Its element ids (clip paths) are
     renamed ``prefix-1``, ``prefix-2``, ... in order: vl-convert numbers them per process, and
     ids must be unique on the page and the same on every run.
     """
-    svg = vlc.vegalite_to_svg(spec, vl_version=VL_VERSION) if VL_VERSION else \
-        vlc.vegalite_to_svg(spec)
+    svg = renderer.svg(spec, VL_VERSION)
+    if svg is None:
+        return None
     names: dict[str, str] = {}
     for old in re.findall(r'\bid="([^"]+)"', svg):
         names.setdefault(old, f"{prefix}-{len(names) + 1}")
@@ -101,8 +108,12 @@ def block(chart: Spec, id: str, title: str, *, static: bool = True,
     tests validate every specification against the Vega-Lite schema; the page does not pay for
     it)."""
     spec = chart.to_dict()
-    return ChartBlock(id, title, script_json(spec), static_svg(spec, id) if static else None,
-                      caption)
+    svg = static_svg(spec, id) if static else None
+    note = "" if svg is not None or bundle() is not None else (
+        f"{title}: this chart cannot be drawn here, as its renderer (vl-convert) cannot run on "
+        f"this machine ({renderer.unavailable()}); the page's tables and the JSON hold its "
+        "numbers.")
+    return ChartBlock(id, title, script_json(spec), svg, caption, note)
 
 
 def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
@@ -116,61 +127,31 @@ def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
 
 
 def _cache_file() -> Path | None:
-    """Where the bundle is kept between runs: the user's cache folder, one file per vl-convert
-    and Vega-Lite version (``LEADERBOARD_CACHE_DIR`` moves it; an empty value turns it off)."""
-    root = os.environ.get("LEADERBOARD_CACHE_DIR")
-    if root is None:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                            "leaderboard")
-    if not root:
-        return None
-    version = getattr(vlc, "__version__", "unknown")
-    return Path(root) / f"vega-bundle-{version}-{VL_VERSION or 'default'}.js"
+    """Where the bundle is kept between runs (:mod:`leaderboard.report.vega.bundle_cache`)."""
+    return cache_file(getattr(vlc, "__version__", "unknown"), VL_VERSION)
 
 
-def _cached_bundle() -> str:
-    """vl-convert's bundle, read from the cache when a file of ours is there.
+def _build_bundle() -> str | None:
+    return renderer.javascript_bundle(VL_VERSION)   # None: the renderer cannot run here
 
-    Building it takes vl-convert about 1.3 s per process (a quarter of a 5,000-entry board's whole
-    run); the text only changes with vl-convert's version, which names the file. A cached file is
-    used only if it belongs to this user and no one else can write it; anything wrong with the
-    cache (unreadable, unwritable) falls back to building the bundle, never to an error.
-    """
-    path = _cache_file()
-    try:
-        if path is not None and path.is_file():
-            info = path.stat()
-            if info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-                cached = path.read_text(encoding="utf-8")
-                if "vegaEmbed" in cached:   # else a damaged file: built again and replaced
-                    return cached
-    except (OSError, UnicodeDecodeError):
-        pass
-    js = (vlc.javascript_bundle(vl_version=VL_VERSION) if VL_VERSION else
-          vlc.javascript_bundle())
-    if path is not None:
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            partial.write_text(js, encoding="utf-8")
-            partial.chmod(0o600)
-            os.replace(partial, path)   # whole files only, even with runs in parallel
-        except OSError:
-            try:
-                partial.unlink(missing_ok=True)
-            except OSError:
-                pass
-    return js
+
+def _cached_bundle() -> str | None:
+    """vl-convert's bundle, from the cache only when it passes every check of
+    :func:`~leaderboard.report.vega.bundle_cache.cached_bundle` (else built in memory); None
+    when the renderer cannot run here and nothing is cached."""
+    return cached_bundle(_cache_file(), _build_bundle)
 
 
 @lru_cache(maxsize=1)
-def bundle() -> markupsafe.Markup:
+def bundle() -> markupsafe.Markup | None:
     """The JavaScript of Vega, Vega-Lite and vega-embed, to inline once in a page (about 0.9 MB;
     built once per machine and vl-convert version, see :func:`_cached_bundle`). It defines
-    ``window.vegaEmbed``."""
+    ``window.vegaEmbed``. None when vl-convert cannot run on this machine and nothing is cached.
+    """
     js = _cached_bundle()
-    lowered = js.lower()
-    if "</script" in lowered or "<!--" in lowered:   # it could not be inlined safely
+    if js is None:
+        return None
+    if not looks_like_bundle(js):   # it could not be inlined safely
         raise RuntimeError("the Vega JavaScript bundle cannot be inlined in a <script> element")
     return markupsafe.Markup(js)
 

@@ -65,6 +65,10 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
     pub, pri, flag, band = _scatter_iv(public, private, teams, band, flagged, labelled)
     ok = np.isfinite(pub) & np.isfinite(pri)
     xd, yd = (robust_domain(v[ok], higher_is_better) for v in (pub, pri))
+    if band is not None:   # the band is never cut at the top or the bottom of the plot
+        inside = (band[0] >= xd[0]) & (band[0] <= xd[1])
+        if inside.any():
+            yd = [min(yd[0], float(band[1][inside].min())), max(yd[1], float(band[2][inside].max()))]
     off = ok & ((pub < xd[0]) | (pub > xd[1]) | (pri < yd[0]) | (pri > yd[1]))
     n = int(ok.sum())
     binned = n > SCATTER_POINTS
@@ -73,6 +77,7 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
         lead = _leading(pub, pri, ok, higher_is_better, 50)
         keep = ok & (lead | flag | np.isin(np.arange(pub.size), list(labelled)))
     names = [label(t) for t in teams]
+    short = {int(i): identifying(names, int(i)) for i in labelled}
     dy = _label_offsets([i for i in labelled if keep[i]], pri, yd)
     rows = []
     for i in sorted(np.flatnonzero(keep), key=lambda i: (bool(flag[i]), i)):
@@ -81,8 +86,8 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
         note = labelled.get(int(i))
         rows.append({"team": names[i], "pub": finite([pub[i]])[0], "pri": finite([pri[i]])[0],
                      "flag": int(flag[i]), "shape": f"triangle-{way}" if way else "circle",
-                     "note": "" if note is None else (f"{names[i][:22]} \u00b7 {note}" if note
-                                                      else names[i][:22]),
+                     "note": "" if note is None else (f"{short[i]} \u00b7 {note}" if note
+                                                      else short[i]),
                      "right": int(pub[i] > xd[0] + 0.7 * (xd[1] - xd[0])),
                      "dy": dy.get(int(i), 0.0)})
     sets = {"entries": rows,
@@ -121,6 +126,35 @@ def _scatter_iv(public, private, teams, band, flagged, labelled):
     if not np.any(np.isfinite(pub) & np.isfinite(pri)):
         raise ValueError("no entry has both a public and a private score")
     return pub, pri, flag, band
+
+
+def identifying(names: Sequence[str], i: int, limit: int = 22) -> str:
+    """Name ``i`` cut to about ``limit`` characters so that it still tells it from every other
+    name: its start when that is unique, else its shortest unique ending (Kaggle files and
+    notebook runs share long prefixes: ``test_prediction_01_20_56``).
+
+    Examples
+    --------
+    >>> names = ["test_prediction_01_20_56", "test_prediction_01_20_57", "short"]
+    >>> identifying(names, 0), identifying(names, 2)
+    ('\u2026prediction_01_20_56', 'short')
+    >>> identifying(["Pierre Fillard (Therapixel)", "grt123"], 0)
+    'Pierre Fillard (Thera\u2026'
+    """
+    name = names[i]
+    if len(name) <= limit:
+        return name
+    others = [n for k, n in enumerate(names) if k != i]
+    head = name[:limit - 1]
+    if not any(n.startswith(head) for n in others):
+        return head + "\u2026"
+    for k in range(4, len(name) + 1):
+        if not any(n.endswith(name[-k:]) for n in others):
+            tail = name[-max(k, limit - 1):]
+            # start at a word boundary when one lies before the part that identifies
+            cut = next((j + 1 for j, ch in enumerate(tail[:len(tail) - k]) if ch in " _-."), 0)
+            return "\u2026" + tail[cut:]
+    return name   # the same name twice: nothing shorter tells them apart
 
 
 def _label_offsets(idx: list[int], pri: np.ndarray, yd: list[float]) -> dict[int, float]:
@@ -177,6 +211,9 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
     layers.append(Chart(data("diagonal")).mark_line(color=SAME, strokeDash=[4, 4],
                                                         clip=True).encode(
         x=alt.X("v:Q", scale=xs), y=alt.Y("v:Q", scale=ys)))
+    # the dot's distance from the left edge in pixels, at the width drawn (a phone's is smaller)
+    at = f"((datum.pub - {xd[0]!r}) / {xd[1] - xd[0]!r} * width)"
+    flip = _FLIP.format(at=at)
     entries = Chart(data("entries")).transform_calculate(
         kind=f"datum.flag ? '{kinds[-1]}' : 'entry'")
     zoom = alt.selection_interval(bind="scales", name="zoom")
@@ -193,12 +230,19 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_point(
             size=140, color=INK, strokeWidth=1.5).encode(x=x, y=y),
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_text(
-            fontSize=12, color=INK, align=alt.ExprRef("datum.right ? 'right' : 'left'"),
-            dx=alt.ExprRef("datum.right ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
+            fontSize=12, color=INK, align=alt.ExprRef(f"{flip} ? 'right' : 'left'"),
+            dx=alt.ExprRef(f"{flip} ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
             x=x, y=y, text=alt.Text("label:N")).transform_calculate(
             label="datum.note != '' ? datum.note : datum.team"),
     ]
     return finish(alt.layer(*layers).properties(width=660, height=HEIGHT), "shakeup-scatter")
+
+
+# A label goes to the left of its dot when it would run past the plot's right edge at the width
+# drawn (a phone's is half the desktop's) and there is more room on the left: about 6.8 px a
+# character at 12 px, 9 px from the dot.
+_FLIP = ("({at} + 9 + 6.8 * length(datum.label) > width ? {at} > width - {at} : "
+         "(datum.right && {at} - 9 - 6.8 * length(datum.label) >= 0))")
 
 
 def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown) -> str:

@@ -1,0 +1,209 @@
+"""The analysis page's first screen in words: a three-sentence headline a team lead can read
+aloud, and the sentence that reconciles d95 (one pair) with the tiers (the whole board).
+
+The headline answers, in order: who could be the best (count and names); how far apart chance
+alone spreads this many equally good entries on this test set
+(:func:`~leaderboard.noise.spread.spread_of_equals`, d95 for one pair in brackets); and the one
+assumption that matters most for those two numbers (entries independent, a measured or stated
+correlation, or the test rows as a random sample). Definitions belong to "How to read".
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from leaderboard.noise.spread import TYPICAL_CORRELATION, spread_of_equals
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.scores import Analysis
+    from leaderboard.report.numbers import Numbers
+
+NAMES_SHOWN = 3
+
+
+def name_list(names, limit: int = NAMES_SHOWN, total: int | None = None) -> str:
+    """Names for a sentence, unambiguous when a name holds a comma: quoted, joined by commas.
+
+    Examples
+    --------
+    >>> name_list(["A", "Data, Drinks & Dreams", "C", "D"])
+    '\u201cA\u201d, \u201cData, Drinks & Dreams\u201d, \u201cC\u201d and 1 more'
+    >>> name_list(["A", "B"])
+    'A and B'
+    """
+    names = [str(x) for x in names]
+    total = len(names) if total is None else total
+    quote = any("," in x or " and " in x for x in names[:limit])
+    shown = [f"\u201c{x}\u201d" if quote else x for x in names[:limit]]
+    rest = total - len(shown)
+    if rest > 0:
+        return f"{', '.join(shown)} and {rest:,} more"
+    if len(shown) == 1:
+        return shown[0]
+    return f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def compared_count(a: Analysis) -> int:
+    """Entries with a noise model (tier > 0): the ones the tiers compare."""
+    return int((a.table["tier"] > 0).sum())
+
+
+def assumed_correlation(a: Analysis) -> float | None:
+    """The correlation the comparisons used (scores only), None in submissions/items mode."""
+    return None if a.correlation is None else float(a.correlation.used)
+
+
+def measured_correlation(a: Analysis, top: int = 10) -> float | None:
+    """Submissions/items mode: the median correlation between the bootstrap scores of the
+    leading ``top`` entries (they share every replicate's rows), None when not measurable."""
+    boot = a.bootstrap
+    if boot is None or boot.replicates.shape[0] < 2:
+        return None
+    reps = boot.replicates[: min(top, boot.replicates.shape[0])]
+    keep = np.isfinite(reps).all(axis=0)
+    reps = reps[:, keep]
+    if reps.shape[1] < 3:
+        return None
+    sd = reps.std(axis=1)
+    reps = reps[sd > 0]
+    if reps.shape[0] < 2:
+        return None
+    corr = np.corrcoef(reps)
+    pairs = corr[np.triu_indices(corr.shape[0], 1)]
+    return float(np.clip(np.median(pairs), 0.0, 0.99))
+
+
+def spreads(a: Analysis) -> dict | None:
+    """The spread of the compared entries if all were equally good: independent, and at the
+    correlation that matters (measured, assumed, or the typical one). None without d95."""
+    n = compared_count(a)
+    if a.d95 is None or not np.isfinite(a.d95) or n < 2:
+        return None
+    measured = measured_correlation(a)
+    assumed = assumed_correlation(a)
+    if measured is not None:
+        rho, kind = measured, "measured"
+    elif assumed:
+        rho, kind = assumed, "assumed"
+    else:
+        rho, kind = TYPICAL_CORRELATION, "typical"
+    return {"n": n, "independent": spread_of_equals(a.d95, n),
+            "rho": rho, "kind": kind, "correlated": spread_of_equals(a.d95, n, rho)}
+
+
+def headline(a: Analysis, num: Numbers) -> list[str]:
+    """Three short sentences: who could be the best, how far chance spreads this board, what
+    that assumes (one sentence when there is no noise model to speak of)."""
+    parts = [_who(a)]
+    s = spreads(a)
+    if s is not None:
+        parts.append(_spread_sentence(a, num, s))
+        parts.append(_assumption_sentence(a, num, s))
+    return parts
+
+
+def _who(a: Analysis) -> str:
+    t = a.table
+    n = compared_count(a)
+    of = f"{n:,}" + ("" if n == len(t) else " compared")
+    if "in_best_set" in t.columns:
+        best = t["in_best_set"].to_numpy(dtype=bool)
+        what = "could be the best"
+    else:   # tiers without rank statistics: tier 1 is the answer
+        best = (t["tier"] == 1).to_numpy()
+        what = "are tied for first place (tier 1)"
+    b = int(best.sum())
+    names = t["team"].astype(str)[best].tolist()
+    if b == 1:
+        return f"Only {names[0]} can be the best."
+    if b == n:
+        return f"Any of the {of} entries could be the best."
+    return f"{b:,} of {of} entries {what}: {name_list(names)}."
+
+
+def _spread_sentence(a: Analysis, num: Numbers, s: dict) -> str:
+    where = "these test items" if _items(a) else "this test set"
+    if s["n"] == 2:
+        return (f"On {where}, two equally good entries land up to {num.d95_short(a.d95)} apart "
+                "by chance alone (19 times in 20).")
+    return (f"On {where}, chance alone spreads {s['n']:,} equally good entries up to "
+            f"{num.d95_short(s['independent'])} apart, best to worst (19 times in 20; "
+            f"{num.d95_short(a.d95)} for one pair).")
+
+
+def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
+    spread = num.d95_short(s["correlated"])
+    if s["kind"] == "measured":
+        unit = "items" if _items(a) else "rows"
+        return (f"Entries were compared on the same {unit}, whose scores move together "
+                f"(correlation {s['rho']:.2f} among the leaders), so the tiers allow less than "
+                f"that, about {spread}; this assumes the {unit} are a random sample.")
+    c = a.correlation
+    universe = a.noise.universe if a.noise is not None else "simulated"
+    if s["kind"] == "assumed":
+        source = ("measured from the public and private scores, its low end"
+                  if c.estimated else "as stated")
+        return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}), "
+                f"which narrows that to {spread}, and noise simulated for test sets drawn at "
+                f"random ({universe} universe).")
+    if c is not None and c.estimated:   # measured, and no shared noise found
+        return ("This assumes entries' errors are independent, as the board's public and private "
+                f"scores suggest; at a correlation of {s['rho']:g} chance would spread them only "
+                f"{spread} apart.")
+    return ("This assumes each entry had its own test set; entries sharing one (typical "
+            f"correlation {s['rho']:g}) would spread only {spread} apart, and fewer could be the "
+            "best.")
+
+
+def reach_sentence(a: Analysis, num: Numbers) -> str | None:
+    """d95 against the tiers: why tier 1 can reach many d95s from the leader."""
+    s = spreads(a)
+    t = a.table
+    if s is None or s["n"] <= 2:
+        return None
+    tier1 = t[t["tier"] == 1]
+    if tier1.empty:
+        return None
+    lead = float(t["score"].iloc[0])
+    gaps = np.abs(tier1["score"].to_numpy(dtype=float) - lead)
+    far = int(np.nanargmax(gaps))
+    reach = float(gaps[far])
+    used = s["independent"] if s["kind"] == "typical" else s["correlated"]
+    times = f" ({reach / a.d95:.1f} d95)" if a.d95 > 0 else ""
+    why = ("Why tier 1 reaches further than d95" if reach > a.d95 else
+           "Why tier 1 stays within d95" if s["kind"] == "measured" else "d95 and tier 1")
+    text = (f"{why}: d95 ({num.d95_short(a.d95)}) is the gap one "
+            "pair of equally good models, each on its own test set, exceeds one time in twenty; "
+            "tier 1 compares all "
+            f"{s['n']:,} entries at once, and chance spreads that many equals up to "
+            f"{num.d95_short(used)}. Tier 1 reaches "
+            f"{num.score(float(tier1['score'].iloc[far]))}, {num.d95_short(reach)} from the "
+            f"leader{times}.")
+    if s["kind"] == "measured":
+        if reach <= a.d95:
+            text += " Paired on the same rows, entries' differences are far less noisy than d95."
+        elif reach > used:
+            r = _with_leader(a, int(np.flatnonzero(t["tier"].to_numpy() == 1)[far]))
+            if r is not None and r < s["rho"]:
+                text += (f" That entry's scores move less with the leader's (correlation "
+                         f"{r:.2f}), so its comparison with the leader is noisier.")
+        return text
+    own = float(tier1["d95"].iloc[far]) if "d95" in tier1.columns else float("nan")
+    if reach > used and np.isfinite(own) and own > a.d95:
+        text += (f" That entry's score is noisier than the leader's (d95 {num.d95_short(own)} "
+                 "at its score), so its comparisons are weaker.")
+    return text
+
+
+def _with_leader(a: Analysis, row: int) -> float | None:
+    """Correlation between the leader's and row ``row``'s bootstrap scores (paired replicates)."""
+    reps = a.bootstrap.replicates[[0, row]]
+    reps = reps[:, np.isfinite(reps).all(axis=0)]
+    if reps.shape[1] < 3 or (reps.std(axis=1) == 0).any():
+        return None
+    return float(np.corrcoef(reps)[0, 1])
+
+
+def _items(a: Analysis) -> bool:
+    return a.submissions is not None and a.submissions.layout == "items"

@@ -276,7 +276,7 @@ def test_csv_neutralises_formulas_in_model_names(tmp_path):
                        "winner": ["model_a", "model_a", "tie", "model_b"] * 10})
     result = leaderboard.analyze_battles(df, replicates=100)
     text = result.save(tmp_path / "t.csv").read_text(encoding="utf-8")
-    assert "'=HYPERLINK(1)" in text and "\n=HYPERLINK" not in text
+    assert "'=HYPERLINK(1)" in text and "\n=HYPERLINK" not in text.replace("\r\n", "\n")
     assert pd.read_csv(tmp_path / "t.csv")["model"].str.startswith("'=").any()
 
 

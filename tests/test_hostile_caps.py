@@ -471,7 +471,7 @@ def test_one_cluster_in_compare_is_refused(tmp_path, capsys):
     path = _write_items(tmp_path / "items.csv", {"a": [1, 0] * 20, "b": [0, 0, 1, 0] * 10},
                         extra=("cl", lambda i: "one"))
     one_line_error(["compare", "--items", path, "--baseline", "b", "--candidate", "a",
-                    "--cluster-col", "cl", "--quiet"], capsys, "only 1 cluster", "at least 10")
+                    "--cluster-col", "cl", "--quiet"], capsys, "only 1 cluster", "at least 6")
 
 
 @pytest.mark.parametrize("categories, words", [

@@ -64,10 +64,10 @@ def battles_json(a: BattlesAnalysis) -> dict:
 
 def battles_csv(a: BattlesAnalysis) -> str:
     """The model table as CSV (``--csv``), a name a spreadsheet would run as a formula prefixed
-    with ``'`` (as :mod:`leaderboard.report.exports` does for team names)."""
-    from leaderboard.report.exports import _FORMULA
+    with ``'`` by :func:`leaderboard.inert_text.csv_text` (as the tier table's CSV does), CRLF
+    line ends so a carriage return inside a name stays inside its quoted cell."""
+    from leaderboard.inert_text import csv_text
 
     out = a.table.drop(columns=["p_vs_anchor"], errors="ignore").copy()
-    out["model"] = [("'" + name) if name.startswith(_FORMULA) else name
-                    for name in out["model"].astype(str)]
-    return out.to_csv(index=False, float_format="%.10g")
+    out["model"] = [csv_text(name) for name in out["model"].astype(str)]
+    return out.to_csv(index=False, float_format="%.10g", lineterminator="\r\n")

@@ -32,7 +32,14 @@ SLOW_FILES = frozenset({
 })
 
 
+# Single tests elsewhere that took half a second or more in a measured full run (tests/slow_list.py
+# regenerates the list from a `--durations=0` log).
+_SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+SLOW_TESTS = frozenset(_SLOW_LIST.read_text(encoding="utf-8").split()) if _SLOW_LIST.exists() \
+    else frozenset()
+
+
 def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hook signature
     for item in items:
-        if item.path.name in SLOW_FILES:
+        if item.path.name in SLOW_FILES or item.nodeid.split("[")[0] in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)

@@ -46,7 +46,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
             universe: str | None = None, classes: int | None = None,
             class_shares: Sequence[float] | None = None, residuals: str = "t",
             df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
-            max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
+            exclude_flagged: Sequence[str] = (), max_file_size: int = DEFAULT_MAX_BYTES,
+            quiet: bool = True) -> Result:
     """Analyse a leaderboard of scores: intervals, tiers, rank intervals and P(best).
 
     Parameters
@@ -95,6 +96,10 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
     universe, classes, class_shares, residuals, df, threshold, spread : optional
         The simulated universe and its shape (``leaderboard analyze --help``); regression
         residuals default to Student t with 3 df (docs/scores_only_regression.md).
+    exclude_flagged : sequence of {"perfect", "junk", "shared"}, default ()
+        Set the entries of these flags aside before the analysis (perfect scores such as leaked
+        labels, junk far worse than the rest, the board's most shared score); the report counts
+        them among the rows dropped (``--exclude-flagged``).
     max_file_size : int, default 1 GiB
         Refuse an input file larger than this (bytes), on disk or decompressed.
     quiet : bool, default True
@@ -140,7 +145,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
         slices=SliceOptions(n_test=n_test, n_public=n_public, n_private=n_private,
                             public_fraction=public_fraction, two_stage=two_stage, split=split),
         read=ReadOptions(team_col=team_col, score_col=score_col, public_col=public_col,
-                         private_col=private_col, max_file_size=max_file_size))
+                         private_col=private_col, max_file_size=max_file_size),
+        exclude_flagged=exclude_flagged)
     return Result.of(run_analysis(Inputs(board=board), options, quiet=check("quiet", quiet)))
 
 

@@ -191,7 +191,7 @@ class AnalyzeOptions:
     exclude_flagged: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        _checked(self, skip=("noise", "ranks", "slices", "read", "exclude_flagged"))
+        _checked(self, skip=("noise", "ranks", "slices", "read"))
 
 
 def universe_from(*, universe: str | None = None, classes: int | None = None,

@@ -125,6 +125,27 @@ class Texts:
 
 
 @dataclass(frozen=True)
+class Choices:
+    """Several of a fixed set of strings, each once: a sequence, or comma-separated text
+    (``exclude_flagged="perfect,junk"``); none at all is a value.
+
+    Examples
+    --------
+    >>> Choices(Choice(("perfect", "junk"))).check("junk, perfect,junk")
+    ('junk', 'perfect')
+    """
+
+    choice: Choice
+
+    def check(self, value: object) -> tuple[str, ...]:
+        if isinstance(value, str):
+            value = [word.strip() for word in value.split(",") if word.strip()]
+        if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+            raise Invalid(f"must be a list of strings, got {value!r}")
+        return tuple(dict.fromkeys(self.choice.check(v) for v in value))
+
+
+@dataclass(frozen=True)
 class Flag:
     """True or False (numpy's bool too)."""
 
@@ -237,6 +258,7 @@ PARAMETERS: dict[str, object] = {
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
     "quiet": Flag(),
+    "exclude_flagged": Choices(Choice("leaderboard.flags:EXCLUDABLE")),
     # battles mode (issue 26)
     "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
     "date_col": COLUMN, "anchor": Optional(Text()),

@@ -255,3 +255,28 @@ def test_choose_says_top_two_when_the_gain_is_within_noise_and_names_the_order()
     assert head.startswith("Select ") and "top two" not in head
     if r.ladder.climb > 0:
         assert "the order of the table's rows (s1, s2, s3, \u2026)" in ladder_sentence(r)
+
+
+def test_the_api_sets_flagged_entries_aside_as_the_command_line_does(tmp_path):
+    """leaderboard.analyze(exclude_flagged=...) gives the command line's numbers; an unknown
+    flag name is an InputError naming the parameter."""
+    import leaderboard
+    from leaderboard.errors import InputError
+
+    scores = [1.0] * 6 + list(np.linspace(0.80, 0.70, 20))
+    board = pd.DataFrame({"team": [f"t{i}" for i in range(26)], "score": scores})
+    path = tmp_path / "b.csv"
+    board.to_csv(path, index=False)
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(path), "--metric", "f1", "--n-test", "3000", "--prevalence",
+                 "0.4", "--draws", "200", "--replicates", "200", "--exclude-flagged", "perfect",
+                 "-o", str(tmp_path / "r.html"), "--json", str(js), "--quiet"]) == 0
+    result = leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4, draws=200,
+                                 replicates=200, exclude_flagged=["perfect"])
+    api, cli = result.to_dict(), json.loads(js.read_text())
+    assert len(api["entries"]) == 20
+    assert [e["score"] for e in api["entries"]] == [e["score"] for e in cli["entries"]]
+    assert [e["ci_low"] for e in api["entries"]] == [e["ci_low"] for e in cli["entries"]]
+    with pytest.raises(InputError, match="exclude_flagged="):
+        leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4,
+                            exclude_flagged="leaks")

@@ -24,6 +24,10 @@ from leaderboard.safe_read import format_size
 # Memory one (replicate, entry) pair costs through scoring, ranks, tiers and P(best): measured
 # 457 bytes on the 40-entry submissions example (100,000 replicates: 2.27 GB peak, 2,000: 0.47 GB)
 BYTES_PER_REPLICATE_ENTRY = 500
+# The same for a board of scores (normal rank replicates, drawn block by block): measured 8.4
+# bytes (100,000 entries x 2,000 replicates: 1.68 GB peak), doubled for what that run did not
+# keep at once; 40 entries x 10 million replicates had passed 4.4 GB when stopped
+BYTES_PER_RANK_CELL = 16
 # One (model, item) cell of the per-item matrices: a float64 value and an int64 count
 BYTES_PER_ITEM_CELL = 16
 
@@ -87,18 +91,22 @@ class Limits:
                              f"the cap of {format_size(self.max_memory)}; {lower}, or raise "
                              "--max-memory")
 
-    def check_replicates(self, replicates: int, entries: int) -> None:
-        """Refuse a bootstrap whose replicates would not fit in ``max_memory``.
+    def check_replicates(self, replicates: int, entries: int,
+                         per_cell: int = BYTES_PER_REPLICATE_ENTRY) -> None:
+        """Refuse replicates that would not fit in ``max_memory``: a bootstrap's (``per_cell``
+        :data:`BYTES_PER_REPLICATE_ENTRY`) or a board of scores' rank draws
+        (:data:`BYTES_PER_RANK_CELL`).
 
         Examples
         --------
         >>> Limits().check_replicates(2000, 40)
+        >>> Limits().check_replicates(2000, 100_000, BYTES_PER_RANK_CELL)   # a 100k board runs
         >>> Limits().check_replicates(10_000_000, 40)
         Traceback (most recent call last):
         ...
         leaderboard.errors.InputError: 10,000,000 replicates of 40 entries would take about 186.3G of memory, over the cap of 4G; lower --replicates, or raise --max-memory
         """
-        self.check_memory(replicates * max(entries, 1) * BYTES_PER_REPLICATE_ENTRY,
+        self.check_memory(replicates * max(entries, 1) * per_cell,
                           f"{replicates:,} replicates of {entries:,} entries",
                           "lower --replicates")
 

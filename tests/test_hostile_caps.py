@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.cli import main
+from leaderboard.resources import data_dir
 from leaderboard.report.vega import renderer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -530,3 +531,12 @@ def test_api_strings_are_paths_and_caps_apply(tmp_path, monkeypatch):
         result = leaderboard.analyze(board, metric="auc", score_col="-score", n_test=2000,
                                      prevalence=0.3)
     assert "n" * 20_000 in list(result.table["team"])
+
+
+def test_ten_million_replicates_of_a_board_of_scores_are_refused_up_front(tmp_path, capsys):
+    """Scores-only boards too (they ran until killed, 4.4 GB after 10 minutes)."""
+    board = data_dir() / "example_leaderboard.csv"
+    one_line_error(["analyze", str(board), "--metric", "auc", "--n-test", "2100",
+                    "--prevalence", "0.1", "--replicates", "10000000", "--quiet", "-o",
+                    str(tmp_path / "r.html")], capsys, "10,000,000 replicates of 40 entries",
+                   "--max-memory")

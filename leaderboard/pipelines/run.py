@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from leaderboard import limits
 from leaderboard.errors import FrameSource, InputError
 from leaderboard.in_memory import InMemory
 from leaderboard.ingest import leaderboard_from_frame, read_leaderboard
@@ -88,6 +89,9 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     if options.exclude_flagged:
         board = _set_aside(board, options.exclude_flagged, metric, settings.higher_is_better,
                            noise.prevalence)
+    # before any is drawn: --replicates 10000000 on 40 entries filled the machine (issue 29)
+    limits.current().check_replicates(settings.replicates, len(board.entries),
+                                      limits.BYTES_PER_RANK_CELL)
     return analyze(board, settings, quiet=quiet)
 
 

@@ -28,13 +28,14 @@ kept exactly, so reading the CSV back gives the name after that one quote.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 WORD_JOINER = "\u2060"
 # ASCII punctuation: each may be backslash-escaped in CommonMark, and each escaped is literal.
 _PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
 _AFTER_JOINER = frozenset("@#:.")
 _SPACES = re.compile(r"[\t\n\v\f\r\x85\u2028\u2029]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 CSV_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -55,7 +56,7 @@ def markdown_text(value: object) -> str:
     -------
     str
         Markdown whose rendering is ``value``'s text (line breaks as spaces, control characters
-        dropped, invisible word joiners after ``@ # : .``), never markup, a link, an image,
+        dropped, invisible ones written as ``[U+200B]``, invisible word joiners after ``@ # : .``), never markup, a link, an image,
         HTML, a table cell break or a mention.
 
     Examples
@@ -67,8 +68,24 @@ def markdown_text(value: object) -> str:
     >>> markdown_text("two\\nlines")
     'two lines'
     """
-    text = _CONTROL.sub("", _SPACES.sub(" ", str(value)))
+    text = _mark_invisible(_CONTROL.sub("", _SPACES.sub(" ", str(value))))
     return _PUNCTUATION.sub(_escape, text)
+
+
+def _mark_invisible(text: str) -> str:
+    """Invisible characters (zero-width, bidi controls, soft hyphen: Unicode's format class) as
+    their code points, ``te[U+200B]am``, as the page shows them: two names that differ only by
+    one stay told apart, and a bidi override cannot reorder the line.
+
+    Examples
+    --------
+    >>> _mark_invisible("te\u200bam"), _mark_invisible("team")
+    ('te[U+200B]am', 'team')
+    """
+    if text.isascii():
+        return text
+    return "".join(f"[U+{ord(ch):04X}]" if unicodedata.category(ch) == "Cf"
+                   or ch in "\u034f\u180e" else ch for ch in text)
 
 
 def csv_text(value: object) -> str:

@@ -14,6 +14,7 @@ import csv
 import dataclasses
 import io
 import re
+import unicodedata
 
 import pandas as pd
 import pytest
@@ -57,9 +58,13 @@ ALLOWED_INLINE = {"text", "text_special"}
 
 
 def _expected(name: str) -> str:
-    """The text a name should render as: line breaks as spaces, control characters gone."""
+    """The text a name should render as: line breaks as spaces, control characters gone,
+    invisible (format) characters such as zero-width spaces and bidi overrides spelled as their
+    code points, as the page shows them (two names differing by one stay apart)."""
     text = re.sub(r"[\t\n\v\f\r\x85\u2028\u2029]", " ", name)
-    return re.sub(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]", "", text)
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", "", text)
+    return "".join(f"[U+{ord(ch):04X}]" if unicodedata.category(ch) == "Cf"
+                   or ch in "\u034f\u180e" else ch for ch in text)
 
 
 def _inline_text(token) -> str:
@@ -209,3 +214,11 @@ def test_csv_neutralises_formulas_and_round_trips_the_text(analysis, names):
         assert not cell.startswith(CSV_FORMULA)                 # no formula a spreadsheet runs
         assert cell == csv_text(name)
         assert (cell[1:] if name.startswith(CSV_FORMULA) else cell) == name   # text kept
+
+
+def test_names_differing_by_an_invisible_character_stay_apart_in_markdown():
+    """Issue 29 item 5 in the exports: 'team' and 'te<U+200B>am' render differently."""
+    from leaderboard.inert_text import markdown_text
+
+    plain, hidden = (markdown_text(n) for n in ("team", "te\u200bam"))
+    assert plain == "team" and "U+200B" in hidden and plain != hidden

@@ -221,4 +221,4 @@ def test_names_differing_by_an_invisible_character_stay_apart_in_markdown():
     from leaderboard.inert_text import markdown_text
 
     plain, hidden = (markdown_text(n) for n in ("team", "te\u200bam"))
-    assert plain == "team" and "U+200B" in hidden and plain != hidden
+    assert plain == "team" and "U\\+200B" in hidden and plain != hidden   # [ + ] escaped

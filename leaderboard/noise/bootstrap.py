@@ -129,10 +129,11 @@ MIN_UNITS = 10
 MIN_CLUSTERS = 6
 
 
-def too_few_units(units: int, what: str, minimum: int = MIN_UNITS) -> str | None:
+def too_few_units(units: int, what: str, minimum: int | None = None) -> str | None:
     """Why a paired bootstrap of ``units`` resampling units (``what``: ``"item"``, ``"cluster"``,
     ``"test row"``, ``"group"``) is refused, naming the minimum, or None: with fewer than
-    ``minimum``, its intervals undercover badly or collapse to a point (see :data:`MIN_UNITS`).
+    ``minimum`` (default :data:`MIN_CLUSTERS` for clusters, :data:`MIN_UNITS` otherwise), its
+    intervals undercover badly or collapse to a point.
 
     Examples
     --------
@@ -143,8 +144,8 @@ def too_few_units(units: int, what: str, minimum: int = MIN_UNITS) -> str | None
     >>> too_few_units(6, "cluster") is None   # the t(G-1) correction carries 6 clusters
     True
     """
-    if what == "cluster" and minimum == MIN_UNITS:
-        minimum = MIN_CLUSTERS
+    if minimum is None:   # each unit's measured floor
+        minimum = MIN_CLUSTERS if what == "cluster" else MIN_UNITS
     if units >= minimum:
         return None
     return (f"only {units:,} {what}{'' if units == 1 else 's'}: the paired bootstrap needs at "

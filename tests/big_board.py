@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.pipelines.scores import Analysis, join_ranking, rank_entries
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.holm import Tiers

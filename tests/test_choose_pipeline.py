@@ -194,7 +194,7 @@ def _analyze_identical(solution_path, submissions_path):
     from leaderboard.pipelines.scores import Settings
     from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.metrics import get_metric
-    from leaderboard.submissions import read_solution, read_submissions
+    from leaderboard.ingest.submissions import read_solution, read_submissions
 
     solution = read_solution(solution_path, kind="scores")
     subs = read_submissions(submissions_path, solution, kind="scores")

@@ -1,5 +1,5 @@
 """Tests of the corrected estimates (leaderboard.choose.posterior) and of the one notion of
-"identical predictions" (leaderboard.submissions.identical).
+"identical predictions" (leaderboard.ingest.submissions.identical).
 
 References are independent of the code under test: the direct conjugate formula of the full
 Bayesian posterior (flat level, true differences shaped like the noise), scipy's multivariate
@@ -16,7 +16,7 @@ from scipy.stats import multivariate_normal
 
 from leaderboard.choose import candidate_posterior
 from leaderboard.choose.posterior import same_public_groups
-from leaderboard.submissions.identical import identical_groups, identical_to
+from leaderboard.ingest.submissions.identical import identical_groups, identical_to
 
 
 def equicorrelated(sd, rho):

@@ -189,7 +189,7 @@ def test_insults_identical_files_share_a_tier_with_zero_difference(shared_data):
     from leaderboard.pipelines.scores import Settings
     from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.metrics import get_metric
-    from leaderboard.submissions import read_solution, read_submissions
+    from leaderboard.ingest.submissions import read_solution, read_submissions
 
     folder = shared_data / "kaggle_insults"
     solution = read_solution(folder / "solution.csv", kind="scores")

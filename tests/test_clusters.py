@@ -17,7 +17,7 @@ from leaderboard.cli import main
 from leaderboard.metrics import get_metric
 from leaderboard.noise.clusters import ClusterCount, cluster_count
 from leaderboard.pipelines.compare import compare_pair
-from leaderboard.submissions.items import read_items
+from leaderboard.ingest.items import read_items
 
 
 def _results(models=3, repos=12, per_repo=20, seed=0) -> pd.DataFrame:

@@ -71,7 +71,7 @@ def test_real_boards_are_flagged(shared_data):
     losses are worse than predicting the prevalence, some are junk, and its stage-1 (public)
     board holds perfect scores from released labels."""
     import pandas as pd
-    from leaderboard.ingest import read_leaderboard
+    from leaderboard.ingest.leaderboards import read_leaderboard
     nlp = read_leaderboard(shared_data / "kaggle_lb_downloads" /
                            "nlp-getting-started__publicleaderboard.csv", higher_is_better=True)
     flags = {f.kind: f for f in board_flags(nlp.entries["team"], nlp.entries["score"],

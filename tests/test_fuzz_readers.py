@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leaderboard.csv_text import record_lines
+from leaderboard.ingest.csv_text import record_lines
 from leaderboard.errors import InputError
-from leaderboard.ingest import parse_csv, read_leaderboard
-from leaderboard.safe_read import Unreadable, read_file
-from leaderboard.submissions import read_solution
-from leaderboard.submissions.table import Rejected
-from leaderboard.submissions.validate import make_plan, validate
+from leaderboard.ingest.leaderboards import parse_csv, read_leaderboard
+from leaderboard.ingest.safe_read import Unreadable, read_file
+from leaderboard.ingest.submissions import read_solution
+from leaderboard.ingest.submissions.table import Rejected
+from leaderboard.ingest.submissions.validate import make_plan, validate
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -11,7 +11,7 @@ import pytest
 
 from leaderboard.cli import main
 from leaderboard.errors import InputError
-from leaderboard.submissions.items import read_items
+from leaderboard.ingest.items import read_items
 
 STAMP = "2026-11-20T10-31-07.123456"
 

@@ -230,7 +230,7 @@ def test_compare_markdown_shows_the_interval_its_verdict_tests(tmp_path, gap):
 def test_choose_says_top_two_when_the_gain_is_within_noise_and_names_the_order():
     import dataclasses
 
-    from leaderboard.ingest import leaderboard_from_frame
+    from leaderboard.ingest.leaderboards import leaderboard_from_frame
     from leaderboard.pipelines.choose import ChooseSettings, choose, table_candidates
     from leaderboard.report.choose_report import answer, ladder_sentence
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from leaderboard.errors import InputError
-from leaderboard.ingest import TEAM_COLUMNS, Leaderboard, read_leaderboard
+from leaderboard.ingest.leaderboards import TEAM_COLUMNS, Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric
 
 REPO = Path(__file__).resolve().parents[1]

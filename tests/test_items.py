@@ -17,7 +17,7 @@ import pytest
 
 from leaderboard.cli import main
 from leaderboard.errors import InputError
-from leaderboard.submissions.items import read_items
+from leaderboard.ingest.items import read_items
 
 R = 2000
 

@@ -12,7 +12,7 @@ import pytest
 
 import leaderboard
 from leaderboard.pipelines.scores import Analysis, Settings, join_ranking, rank_entries
-from leaderboard.ingest import DroppedRows, Leaderboard
+from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import json_text, render_html, to_json_dict, write_html, write_json

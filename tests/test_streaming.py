@@ -19,8 +19,8 @@ from leaderboard.noise.rng import BLOCK, block_rng
 from leaderboard.noise.weights import _Plan, _tally, count_block, resampling, weight_block
 from leaderboard.pipelines.scores import Settings
 from leaderboard.pipelines.submissions import analyze_submissions
-from leaderboard.submissions import read_solution, read_submissions
-from leaderboard.submissions.files import list_submissions
+from leaderboard.ingest.submissions import read_solution, read_submissions
+from leaderboard.ingest.submissions.files import list_submissions
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +269,7 @@ def test_counts_past_255_widen_instead_of_wrapping():
 
 def test_integer_ids_are_checked_for_repeats_as_numbers():
     """The int64 shortcut finds exactly the repeats text comparison finds, past int64 too."""
-    from leaderboard.submissions.solution import _duplicated, id_keys
+    from leaderboard.ingest.submissions.solution import _duplicated, id_keys
 
     rng = np.random.default_rng(6)
     ids = pd.Series([str(v) for v in rng.integers(-50, 50, 300)]

@@ -1,4 +1,4 @@
-"""Tests for leaderboard.submissions: reading the solution, finding and validating submissions."""
+"""Tests for leaderboard.ingest.submissions: reading the solution, finding and validating submissions."""
 from __future__ import annotations
 
 import gzip
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from leaderboard.errors import InputError
-from leaderboard.submissions import (STATUSES, Solution, SubmissionSet, read_solution,
+from leaderboard.ingest.submissions import (STATUSES, Solution, SubmissionSet, read_solution,
                                      read_submissions)
 
 N = 10

@@ -45,7 +45,7 @@ from leaderboard.noise.bootstrap import MIN_UNITS, BootstrapResult, paired_boots
 from leaderboard.noise.clusters import cluster_count, stretch
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import count_block, resampling
-from leaderboard.submissions.table import show
+from leaderboard.ingest.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries

@@ -16,14 +16,14 @@ import pandas as pd
 from leaderboard.pipelines.submissions import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
 from leaderboard.errors import InputError
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
-from leaderboard.submissions import Solution, SubmissionSet
-from leaderboard.submissions.identical import identical_to
+from leaderboard.ingest.submissions import Solution, SubmissionSet
+from leaderboard.ingest.submissions.identical import identical_to
 
 if TYPE_CHECKING:   # annotations only
     from leaderboard.options import NoiseOptions, RankOptions
@@ -101,7 +101,7 @@ class Candidates:
         How ``cov`` was obtained, in words.
     identical_to : list of str or None
         Per candidate, the first earlier candidate with byte-identical predictions over every row
-        (:func:`leaderboard.submissions.identical.identical_to`, as ``analyze`` uses), else None;
+        (:func:`leaderboard.ingest.submissions.identical.identical_to`, as ``analyze`` uses), else None;
         always None for candidates given only by a public score.
     """
 

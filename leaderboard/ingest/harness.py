@@ -6,7 +6,7 @@
 one key per metric holding that document's value (``"acc": 1.0``), beside the document, the
 prompts and the responses (the evaluator's ``log_samples`` code and its documentation,
 ``docs/interface.md``). This module turns such a folder into the long table
-:func:`~leaderboard.submissions.items.read_items` reads: model = the folder under OUT, item =
+:func:`~leaderboard.ingest.items.read_items` reads: model = the folder under OUT, item =
 ``task/doc_id``, task = the category, value = the chosen metric.
 
 Untrusted as any upload: folders are walked without following links, only regular files are
@@ -24,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.safe_read import Unreadable, read_file
-from leaderboard.submissions.table import show
+from leaderboard.ingest.safe_read import Unreadable, read_file
+from leaderboard.ingest.submissions.table import show
 
 _LONE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")

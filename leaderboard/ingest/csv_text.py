@@ -1,8 +1,8 @@
 """CSV bytes before pandas sees them: UTF-8 checked in chunks, the header as written, ambiguous
 column names, and the physical line each record starts on.
 
-Shared by the leaderboard reader (:mod:`leaderboard.ingest`) and the submission reader
-(:mod:`leaderboard.submissions.table`). Nothing here holds a second copy of a whole file: the
+Shared by the leaderboard reader (:mod:`leaderboard.ingest.leaderboards`) and the submission reader
+(:mod:`leaderboard.ingest.submissions.table`). Nothing here holds a second copy of a whole file: the
 checks walk the bytes in chunks, so memory stays bounded by the file-size cap.
 """
 from __future__ import annotations

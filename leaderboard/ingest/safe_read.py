@@ -170,7 +170,7 @@ def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTE
     >>> read_file("/dev/null")
     Traceback (most recent call last):
     ...
-    leaderboard.safe_read.Unreadable: a device, not a regular file; not read
+    leaderboard.ingest.safe_read.Unreadable: a device, not a regular file; not read
     """
     try:
         info = os.stat(path) if follow_links else os.lstat(path)

@@ -4,7 +4,7 @@ A bad file never stops the others: every entry found becomes one :class:`Submiss
 status, and the whole lot a :class:`SubmissionSet`. Only problems with PATH itself (missing,
 unreadable zip, a manifest with a bad row) or the absence of any valid submission raise
 :class:`~leaderboard.errors.InputError`. Finding the files, and what is never read, is
-:mod:`~leaderboard.submissions.find`.
+:mod:`~leaderboard.ingest.submissions.find`.
 """
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.errors import InputError, processing
-from leaderboard.in_memory import InMemory
-from leaderboard.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.submissions.find import Found, close_archives, find_files
-from leaderboard.submissions.solution import Solution
-from leaderboard.submissions.table import Rejected, column_names, show
-from leaderboard.submissions.validate import Plan, make_plan, validate
+from leaderboard.ingest.in_memory import InMemory
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.ingest.submissions.find import Found, close_archives, find_files
+from leaderboard.ingest.submissions.solution import Solution
+from leaderboard.ingest.submissions.table import Rejected, column_names, show
+from leaderboard.ingest.submissions.validate import Plan, make_plan, validate
 
 STATUSES = ("ok", "rejected", "not selected", "skipped")
 
@@ -55,11 +55,11 @@ class SubmissionFile:
     label : str
         Unique name of the entry: the team, or ``"team (file)"`` when the team has several.
     prediction : ndarray or None
-        The prediction in the solution's row order (see :mod:`~leaderboard.submissions.validate`
+        The prediction in the solution's row order (see :mod:`~leaderboard.ingest.submissions.validate`
         for its shape and type per kind); None unless the status is "ok", and None when the files
         were streamed (read, scored and let go: :func:`list_submissions`).
     digest : bytes or None
-        The prediction's digest (:func:`~leaderboard.submissions.identical.digest`) when it was
+        The prediction's digest (:func:`~leaderboard.ingest.submissions.identical.digest`) when it was
         streamed, so identical files are still found; else None.
     """
 
@@ -137,9 +137,9 @@ def read_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
         not). With ``selected``, the unselected files are validated and listed as "not
         selected". Other files in a folder or zip are listed as "skipped". Links, special files
         and manifest paths that leave the manifest's folder are listed and never read (see
-        :mod:`~leaderboard.submissions.find`).
+        :mod:`~leaderboard.ingest.submissions.find`).
     solution : Solution
-        From :func:`~leaderboard.submissions.read_solution`.
+        From :func:`~leaderboard.ingest.submissions.read_solution`.
     kind : str
         The metric's prediction kind (``Metric.kind``), which decides the checks.
     pred_cols : str or sequence of str, optional
@@ -171,7 +171,7 @@ def read_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
     Examples
     --------
     >>> import tempfile
-    >>> from leaderboard.submissions import read_solution
+    >>> from leaderboard.ingest.submissions import read_solution
     >>> folder = Path(tempfile.mkdtemp())
     >>> _ = (folder / "solution.csv").write_text("id,y\\n1,0\\n2,1\\n")
     >>> (folder / "subs").mkdir()
@@ -225,7 +225,7 @@ def list_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: 
     Examples
     --------
     >>> import tempfile
-    >>> from leaderboard.submissions import read_solution
+    >>> from leaderboard.ingest.submissions import read_solution
     >>> subs = Path(tempfile.mkdtemp())
     >>> for name in ("alice.csv", "notes.txt", "solution.csv"):
     ...     _ = (subs / name).write_text("id,y\\n1,0\\n2,1\\n")
@@ -254,7 +254,7 @@ def memory_listing(tables: Sequence[tuple[str, InMemory]], solution: Solution, *
     Examples
     --------
     >>> import pandas as pd
-    >>> from leaderboard.submissions import read_solution
+    >>> from leaderboard.ingest.submissions import read_solution
     >>> solution = read_solution(InMemory.of(pd.DataFrame({"id": [1, 2], "y": [0, 1]}), "solution"))
     >>> table = InMemory.of(pd.DataFrame({"id": [1, 2], "y": [0.2, 0.9]}), "a")
     >>> [(f.team, f.file) for f in memory_listing([("a", table)], solution, kind="scores").found]

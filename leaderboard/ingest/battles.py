@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest import DroppedRows, _column
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
-from leaderboard.submissions.items import _read as read_table
-from leaderboard.submissions.table import show
+from leaderboard.ingest.leaderboards import DroppedRows, _column
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.items import _read as read_table
+from leaderboard.ingest.submissions.table import show
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
 _BOTH_BAD = ("tie (bothbad)", "both_bad")

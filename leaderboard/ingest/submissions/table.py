@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from leaderboard.csv_text import (ambiguous_columns, duplicate_words, header_fields,
+from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                   line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.errors import printable
 

@@ -23,14 +23,14 @@ import pandas as pd
 
 from leaderboard import limits
 from leaderboard.errors import InputError
-from leaderboard.in_memory import InMemory
-from leaderboard.ingest import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
+from leaderboard.ingest.in_memory import InMemory
+from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.limits import BYTES_PER_ITEM_CELL
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
-from leaderboard.submissions.files import SubmissionFile, SubmissionSet
-from leaderboard.submissions.harness import read_lm_eval
-from leaderboard.submissions.solution import Solution
-from leaderboard.submissions.table import show
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
+from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
+from leaderboard.ingest.harness import read_lm_eval
+from leaderboard.ingest.submissions.solution import Solution
+from leaderboard.ingest.submissions.table import show
 
 _SHOW = 3
 NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
@@ -47,7 +47,7 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     ----------
     path : str or PathLike
         ``.csv`` (optionally compressed) or ``.parquet``; or a folder of lm-evaluation-harness
-        sample logs (:mod:`~leaderboard.submissions.harness`): then ``value_col`` names the
+        sample logs (:mod:`~leaderboard.ingest.harness`): then ``value_col`` names the
         metric (default: the logs' first), items are ``task/doc_id``, tasks the categories when
         there are several, and ``harness_filter`` picks the filter when the logs hold several.
     model_col, item_col, value_col : str

@@ -7,14 +7,14 @@ it to the solution's rows, giving a :class:`SubmissionSet` in which every file f
 and, when rejected, a one-line reason; :func:`list_submissions` finds them without reading any,
 for submissions mode to stream them (:mod:`leaderboard.engine`). Nothing here computes a metric.
 
-Modules: :mod:`~leaderboard.submissions.solution` (the solution file),
-:mod:`~leaderboard.submissions.files` (finding files, the result dataclasses),
-:mod:`~leaderboard.submissions.validate` (the checks per kind) and
-:mod:`~leaderboard.submissions.table` (bytes to a table, reasons).
+Modules: :mod:`~leaderboard.ingest.submissions.solution` (the solution file),
+:mod:`~leaderboard.ingest.submissions.files` (finding files, the result dataclasses),
+:mod:`~leaderboard.ingest.submissions.validate` (the checks per kind) and
+:mod:`~leaderboard.ingest.submissions.table` (bytes to a table, reasons).
 """
-from leaderboard.submissions.files import (STATUSES, Listing, SubmissionFile, SubmissionSet,
+from leaderboard.ingest.submissions.files import (STATUSES, Listing, SubmissionFile, SubmissionSet,
                                            list_submissions, read_submissions)
-from leaderboard.submissions.solution import Solution, read_solution
+from leaderboard.ingest.submissions.solution import Solution, read_solution
 
 __all__ = ["STATUSES", "Listing", "Solution", "SubmissionFile", "SubmissionSet",
            "list_submissions", "read_solution", "read_submissions"]

@@ -2,7 +2,7 @@
 
 A :class:`Plan` is worked out once from the solution, the metric's prediction kind and the options;
 :func:`validate` then turns one file's bytes into the prediction array, in the solution's row
-order, or raises :class:`~leaderboard.submissions.table.Rejected` with a one-line reason naming the
+order, or raises :class:`~leaderboard.ingest.submissions.table.Rejected` with a one-line reason naming the
 line and the column. Checks are vectorised; Python only touches the first offending row, to word
 the reason.
 
@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest import MAX_MAGNITUDE, _separator_hint
+from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _separator_hint
 from leaderboard.metrics.base import KINDS
-from leaderboard.submissions.solution import Solution, id_keys
-from leaderboard.submissions.table import (Rejected, as_text, check_text, column_list,
+from leaderboard.ingest.submissions.solution import Solution, id_keys
+from leaderboard.ingest.submissions.table import (Rejected, as_text, check_text, column_list,
                                            drop_blank_lines, header, is_parquet, parquet_table,
                                            quote, read_table, show)
 

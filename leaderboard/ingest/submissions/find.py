@@ -10,7 +10,7 @@ What a service running on uploaded files needs, and what is done here:
 - a folder is walked without following links: a link is followed only when it resolves to a
   regular file inside the folder; a link out of the folder, a broken link or a link loop is listed
   as refused (rejected when named like a submission, else skipped) and never opened;
-- only regular files are opened (:func:`leaderboard.safe_read.read_file`), so a named pipe cannot
+- only regular files are opened (:func:`leaderboard.ingest.safe_read.read_file`), so a named pipe cannot
   hang the run and a device cannot be read;
 - zip members are read from the archive, never extracted, links stored in it are refused, and each
   member is capped before and while it is decompressed;
@@ -30,11 +30,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from leaderboard.csv_text import header_fields
+from leaderboard.ingest.csv_text import header_fields
 from leaderboard.errors import InputError
-from leaderboard.ingest import _column, _require_nonempty, parse_csv
-from leaderboard.safe_read import Unreadable, describe, hidden, read_file, zip_is_link, zip_member
-from leaderboard.submissions.table import Rejected, column_list
+from leaderboard.ingest.leaderboards import _column, _require_nonempty, parse_csv
+from leaderboard.ingest.safe_read import Unreadable, describe, hidden, read_file, zip_is_link, zip_member
+from leaderboard.ingest.submissions.table import Rejected, column_list
 
 _TRUE = {"1", "true", "yes", "y", "x", "t", "selected"}
 _FALSE = {"0", "false", "no", "n", "f", ""}

@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError, processing
-from leaderboard.in_memory import InMemory
-from leaderboard.ingest import _column, _lines, _list, parse_csv
+from leaderboard.ingest.in_memory import InMemory
+from leaderboard.ingest.leaderboards import _column, _lines, _list, parse_csv
 from leaderboard.metrics.base import KINDS
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 
 USAGE = {"public": "public", "publictest": "public", "private": "private",
          "privatetest": "private", "ignored": "ignored"}
@@ -81,7 +81,7 @@ class Solution:
     grouping_columns : tuple of (str, int)
         Per-item results: columns not declared as clusters that are constant within each item
         and group several items (passage, repository), with their number of groups
-        (:func:`leaderboard.submissions.items.grouping_columns`).
+        (:func:`leaderboard.ingest.items.grouping_columns`).
     """
 
     source: str
@@ -120,7 +120,7 @@ def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None
     Parameters
     ----------
     path : str, PathLike or InMemory
-        The solution file, or a table in memory (:class:`~leaderboard.in_memory.InMemory`).
+        The solution file, or a table in memory (:class:`~leaderboard.ingest.in_memory.InMemory`).
     id_col : str, optional
         Id column; default the column named ``id`` (any case), else the first column.
     target_cols : str or sequence of str, optional

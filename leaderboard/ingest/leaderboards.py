@@ -7,7 +7,7 @@ naming the file, the line and the column, never a traceback.
 
 Line numbers are the file's physical lines, as an editor shows them: a quoted team name holding a
 line break does not shift the lines after it, and blank lines are skipped but still counted. The
-file itself is read by :func:`leaderboard.safe_read.read_file` (regular files only, size capped
+file itself is read by :func:`leaderboard.ingest.safe_read.read_file` (regular files only, size capped
 before and after decompression).
 """
 from __future__ import annotations
@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from leaderboard import limits
-from leaderboard.csv_text import (ambiguous_columns, duplicate_words, header_fields,
+from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                   line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.errors import InputError, processing
-from leaderboard.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 
 KAGGLE_COLUMNS = ("TeamId", "TeamName", "SubmissionDate", "Score")
 TEAM_COLUMNS = ("team", "team_name", "teamname", "name", "participant", "model", "entry")

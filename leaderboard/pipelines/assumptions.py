@@ -21,10 +21,10 @@ VERDICTS = ("holds", "doubtful", "not checkable")
 SWEEP = (0.0, 0.5, 0.8, 0.95)      # correlations the unchecked verdict is shown at
 SWEEP_REPLICATES = 1000            # normal draws per correlation of the sweep
 # ``--correlation auto``'s point estimate on the 10 real boards with public and private scores
-# and a simulable universe in ../shared/data (tests/test_real_boards.py's sizes): 0 on the
+# and a simulable universe in ../shared/data (tests/pipelines/test_real_boards.py's sizes): 0 on the
 # three two-stage boards (other data: by construction) and on mlcontest, trabit and uninadmc;
 # mlsp 0.23, ultrasound 0.46, prostate 2021 0.64, prostate-cancer 0.98. Its two ends are
-# re-measured by tests/test_assumptions.py.
+# re-measured by tests/report/test_assumptions.py.
 REAL_BOARD_CORRELATIONS = {"boards": 10, "low": 0.0, "high": 0.98}
 
 _INTERVALS = ("intervals", "d95", "tiers", "rank intervals", "P(best)")

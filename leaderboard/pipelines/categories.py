@@ -15,7 +15,7 @@ whole clusters drawn together when there are clusters. From these joint replicat
   **simultaneous** intervals (``ci_sim_low``, ``ci_sim_high``) hold every model in every
   category at once with probability about ``1 - alpha``: a max-|t| bootstrap, each mean plus or
   minus the ``1 - alpha`` quantile over replicates of the largest studentised deviation over all
-  models and categories, times its bootstrap SD (measured in tests/test_items.py).
+  models and categories, times its bootstrap SD (measured in tests/ingest/test_items.py).
 * **macro mean**: the unweighted mean of a model's category means, with its percentile interval
   and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
   percentile bootstrap is unbiased for it).

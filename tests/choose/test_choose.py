@@ -18,7 +18,7 @@ from scipy.stats import norm
 from leaderboard.choose import candidate_posterior, choose_pair, ladder_check
 from leaderboard.choose import pairs as pairs_module
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_choose.py"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_choose.py"
 
 
 def equicorrelated(sd, rho):

@@ -1,6 +1,6 @@
 """Issue 29, items 2 and 6: a ``compare`` gate that cannot be fooled, and outputs that never
 destroy an input or block on a special file (the chart cache and the Dask engine:
-tests/test_hostile_engine.py).
+tests/engine/test_hostile_engine.py).
 
 Each case is one command as an attacker or a careless user would type it; the expected outcome
 is a one-line error with exit status 2 (inputs untouched), or a correct, flagged result.

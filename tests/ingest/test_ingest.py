@@ -14,9 +14,9 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import TEAM_COLUMNS, Leaderboard, read_leaderboard
 from leaderboard.metrics import get_metric
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 MLSP = SHARED / "kaggle_public_private" / "mlsp-2014-mri__public_private.csv"
 SBERBANK = SHARED / "kaggle_lb_downloads" / "sberbank-russian-housing-market__publicleaderboard.csv"
 NLP = SHARED / "kaggle_lb_downloads" / "nlp-getting-started__publicleaderboard.csv"

@@ -187,7 +187,7 @@ def test_plan_schema_ties_the_answers_to_the_question(tmp_path):
 def test_the_readme_links_every_schema():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     for command in COMMANDS:
         assert f"(leaderboard/schema/{command}.schema.json)" in readme, command
         assert (SCHEMA_DIR / f"{command}.schema.json").is_file()

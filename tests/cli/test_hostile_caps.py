@@ -22,7 +22,7 @@ from leaderboard.cli import main
 from leaderboard.resources import data_dir
 from leaderboard.report.vega import renderer
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 GB4 = 4 * 2 ** 30
 
 

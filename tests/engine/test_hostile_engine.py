@@ -1,6 +1,6 @@
 """Issue 29, item 6: the chart-bundle cache cannot be planted or damaged, and the Dask engine
 never echoes a password, never hangs on a server that is not Dask, never oversubscribes the
-machine. Each case: a one-line error or the correct result (tests/test_hostile_outputs.py holds
+machine. Each case: a one-line error or the correct result (tests/pipelines/test_hostile_outputs.py holds
 the outputs' and compare's cases)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.cli import main
-from tests.test_hostile_outputs import _one_line_error, board  # noqa: F401 - a fixture
+from tests.pipelines.test_hostile_outputs import _one_line_error, board  # noqa: F401 - a fixture
 
 # --- the chart-bundle cache cannot be planted or damaged ----------------------------------------
 

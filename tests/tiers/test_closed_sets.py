@@ -10,7 +10,7 @@ from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.rank_sets import (_marginal, _rank_sets_iv, _simultaneous,
                                          rank_confidence_sets, rank_set_tiers)
 from leaderboard.tiers.shown_better import significance_map
-from test_rank_sets import ALPHA, brute_best, brute_marginal, brute_simultaneous, brute_tiers
+from tests.tiers.test_rank_sets import ALPHA, brute_best, brute_marginal, brute_simultaneous, brute_tiers
 
 
 def board(rng, n, *, sds="smooth", rho=None, ties=True, dtype=np.float64, zero_sd=False):

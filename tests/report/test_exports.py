@@ -48,7 +48,7 @@ def test_markdown_rows_keep_their_columns_and_names_stay_text(result):
     assert breaks == {9}
     assert "\x1b" not in text and "\u202e" not in text
     assert "<script>" not in text and "\\<script\\>" in text
-    assert "[click](http" not in text and "\\[click\\]\\(http" in text   # tests/test_hostile_outputs.py renders it
+    assert "[click](http" not in text and "\\[click\\]\\(http" in text   # tests/pipelines/test_hostile_outputs.py renders it
     # the leader's row carries the table's numbers in the report's precision
     first = rows[2].split(" | ")
     assert first[0] == "| 1" and float(first[2]) == pytest.approx(result.table["score"].iloc[0])

@@ -166,7 +166,7 @@ def test_categories_chart_holds_every_cell(tmp_path):
 
 def test_the_vega_bundle_is_cached_per_user_and_version(tmp_path, monkeypatch):
     """The bundle is built once, kept as the user's own file with its hash beside it, and read
-    back only when it is that file (tests/test_hostile_engine.py plants and damages it)."""
+    back only when it is that file (tests/engine/test_hostile_engine.py plants and damages it)."""
     import os
     import stat
     from leaderboard.report.vega import embed

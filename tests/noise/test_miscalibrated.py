@@ -1,7 +1,7 @@
 """Scores worse than no skill: the universes' miscalibrated and reversed models.
 
 Independent references: scikit-learn computes the universe's truth at the calibrated path point,
-the row-mean variance formula gives the noise (tests/test_universes.py), and brute-force scans
+the row-mean variance formula gives the noise (tests/noise/test_universes.py), and brute-force scans
 check the path's defining properties (monotone, least over-confident, the metric's whole range).
 """
 from __future__ import annotations

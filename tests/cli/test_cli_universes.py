@@ -8,7 +8,7 @@ import pytest
 from leaderboard.cli import main
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import UniverseOptions, get_universe
-from tests.test_cli import board, run
+from tests.cli.test_cli import board, run
 
 DRAWS = 1600
 

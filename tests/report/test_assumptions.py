@@ -106,7 +106,7 @@ def test_the_sweep_counts_are_those_of_the_tiers_at_each_correlation():
 @pytest.mark.parametrize("board, bound", [("prostate-cancer", "high"), ("mlcontest", "low")])
 def test_the_real_board_range_is_what_the_boards_give(shared_data, tmp_path, board, bound):
     """The two ends of REAL_BOARD_CORRELATIONS, re-measured on the boards that set them."""
-    from tests.test_real_boards import BOARDS
+    from tests.pipelines.test_real_boards import BOARDS
 
     folder, file, *args = BOARDS[board]
     out = tmp_path / "r.json"

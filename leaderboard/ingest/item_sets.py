@@ -266,6 +266,15 @@ class ItemCoverage:
         return len({n for _, n in self.items_per_model}) > 1 or any(
             n != self.items_in_file for _, n in self.items_per_model)
 
+    def fact(self) -> str:
+        """The page's "Items" line when the item sets differ."""
+        if self.policy == "common":
+            return (f"{len(self.used):,} of the file's {self.items_in_file:,} (those every "
+                    "model analysed has)")
+        counts = [n for _, n in self.items_per_model]
+        return (f"{self.items_in_file:,}; each model scored on its own ({min(counts):,} to "
+                f"{max(counts):,} per model), each pair compared on the items both have")
+
     def sentences(self) -> list[str]:
         """What a reader should know about the items (stderr, the page's flags)."""
         out = []

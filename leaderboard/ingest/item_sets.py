@@ -299,10 +299,16 @@ class ItemCoverage:
         return out
 
     def _shrink_words(self) -> str:
-        if not self.shrinkers:
+        if self.shrinkers:
+            named = ", ".join(f"{show(name)} (+{gain:,})" for name, gain in self.shrinkers)
+            return f"; without one model the shared set would grow most for {named}"
+        fewest = sorted(self.items_per_model, key=lambda pair: pair[1])
+        short = [pair for pair in fewest if pair[1] == fewest[0][1]] if fewest else []
+        if not short or len(short) == len(fewest):
             return ""
-        named = ", ".join(f"{show(name)} (+{gain:,})" for name, gain in self.shrinkers)
-        return f"; without one model the shared set would grow most for {named}"
+        named = _names(tuple(name for name, _ in short))
+        return (f"; no single model's absence would add an item; the {len(short):,} models with "
+                f"the fewest ({short[0][1]:,} items) are {named}")
 
     def to_json(self) -> dict:
         """The JSON's ``items`` object."""

@@ -88,6 +88,13 @@ def test_shrinkers_equal_a_brute_force_recount_without_each_model():
     best = sorted((g, -k) for k, g in enumerate(gains.values()) if g > 0)[::-1][:3]
     assert coverage.shrinkers == tuple((models[-k], g) for g, k in best)
     assert coverage.shrinkers[0][0] == "e" and coverage.shrinkers[0][1] >= 10
+    # two snapshots: no single model's absence adds an item; the sentence names the short ones
+    present = np.ones((4, 30), dtype=bool)
+    present[2:, :10] = False
+    _, coverage = item_coverage(present, np.arange(4), pd.Index(list("abcd")),
+                                pd.Index(range(30)), "common")
+    assert coverage.shrinkers == () and "the 2 models with the fewest (20 items) are c, d" in \
+        coverage.sentences()[0]
 
 
 def test_no_common_item_is_one_error_naming_the_models_and_the_pairwise_option():

@@ -284,7 +284,7 @@ class ItemCoverage:
             out.append(f"The models were scored on different item sets: {len(self.used):,} of "
                        f"the file's {self.items_in_file:,} items are shared by every model "
                        "analysed, and only those are used (--items-policy pairwise compares "
-                       "each pair on the items they share)" + self._shrink_words() + ".")
+                       "each pair on the items they share)" + self.shrink_words() + ".")
         elif self.ragged:
             out.append(f"The models were scored on different item sets "
                        f"({min(n for _, n in self.items_per_model):,} to "
@@ -298,7 +298,8 @@ class ItemCoverage:
             out.append(self.samples.sentence())
         return out
 
-    def _shrink_words(self) -> str:
+    def shrink_words(self) -> str:
+        """Which models shrink the common set most, as the end of a sentence (or "")."""
         if self.shrinkers:
             named = ", ".join(f"{show(name)} (+{gain:,})" for name, gain in self.shrinkers)
             return f"; without one model the shared set would grow most for {named}"
@@ -354,7 +355,7 @@ def item_coverage(present: np.ndarray, kept: np.ndarray, models: pd.Index, items
                             items_per_model=per_model, merged=merged, samples=samples)
     if used.size == 0:
         raise InputError(f"no item is shared by all {len(kept):,} models"
-                         + coverage._shrink_words() + "; drop those models or give "
+                         + coverage.shrink_words() + "; drop those models or give "
                          "--items-policy pairwise (each pair compared on the items it shares)")
     return used, coverage
 

@@ -151,6 +151,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
     """Per-item results, every model on the same items, the paired bootstrap."""
     from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.ingest.items import read_items
+    from leaderboard.noise.bootstrap import too_few_units
 
     others = [option for option, given in (("FILE", inputs.board is not None),
                                            ("--solution", inputs.solution is not None),
@@ -192,6 +193,12 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   sample_col=read.sample_col, items_policy=read.items_policy,
                                   binary=metric.name if binary else None,
                                   max_bytes=read.max_file_size)
+    coverage = solution.coverage
+    few = too_few_units(len(solution), "item") if coverage.policy == "common" else None
+    if few and coverage.ragged and read.cluster_col is None:   # say why the set is small
+        raise InputError(f"the models share only {len(solution):,} of the file's "
+                         f"{coverage.items_in_file:,} items{coverage.shrink_words()}: {few}; or "
+                         "give --items-policy pairwise (each pair on the items it shares)")
     if pairwise:   # NaN where a model lacks an item: the mean over its own items
         metric = replace(metric, factory=MeanOwnItems)
     higher = metric.higher_is_better if noise.higher_is_better is None else noise.higher_is_better
@@ -234,7 +241,7 @@ def with_items(result: Analysis, solution) -> Analysis:
             "reason."), teams=tuple(str(f.team) for f in rejected)))
     pairs = None
     if coverage.policy == "pairwise":
-        from leaderboard.pipelines.item_pairs import pairwise_on_shared
+        from leaderboard.pipelines.item_pairs import MAX_MODELS, pairwise_on_shared
 
         by_label = {f.label: f.prediction for f in result.submissions.files if f.status == "ok"}
         names = result.table["team"].tolist()
@@ -243,8 +250,10 @@ def with_items(result: Analysis, solution) -> Analysis:
                                    replicates=s.replicates, seed=s.seed, alpha=s.alpha,
                                    higher_is_better=s.higher_is_better, resample=s.resample,
                                    groups=solution.groups)
-        if pairs is not None:
-            flags.append(Flag(kind="item_pairs", message=pairs.sentence()))
+        flags.append(Flag(kind="item_pairs", message=pairs.sentence() if pairs is not None
+                          else f"No pairwise table: it compares up to {MAX_MODELS} models "
+                          f"({MAX_MODELS * (MAX_MODELS - 1) // 2:,} pairs), not "
+                          f"{len(names):,}."))
     board = replace(result.leaderboard, score_column=(
         "each model's own items" if coverage.policy == "pairwise" and coverage.ragged else
         f"the {len(coverage.used):,} items every model has" if coverage.ragged

@@ -146,5 +146,10 @@ def test_bad_inputs_are_one_line_errors_naming_the_line(tmp_path, capsys):
     assert err.count("\n") == 1
     code, _ = _cli(tmp_path, frame, "--items-policy", "pairwise", "--category-col", "item")
     assert code == 2 and "cannot be combined with --category-col" in capsys.readouterr().err
+    few = pd.DataFrame({"model": ["a"] * 50 + ["b"] * 50 + ["c"] * 5,
+                        "item": list(range(50)) * 2 + list(range(5)), "value": 1})
+    with pytest.raises(InputError, match=r"share only 5 of the file's 50 items; without one "
+                       r"model the shared set would grow most for c \(\+45\): only 5 items"):
+        leaderboard.analyze_items(few, replicates=R)
     with pytest.raises(InputError, match="items_policy= must be one of 'common', 'pairwise'"):
         leaderboard.analyze_items(frame, items_policy="union")

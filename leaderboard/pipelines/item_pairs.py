@@ -89,8 +89,9 @@ class PairwiseTable:
         return (f"Each pair on the items both have ({len(self.first):,} pairs, {compared:,} "
                 f"with at least {MIN_SHARED} shared items): {int((verdicts != 0).sum()):,} pairs "
                 f"differ at {level} simultaneous confidence (max-t over all pairs, c = "
-                f"{self.critical:.2f}). No model is shown better than {len(top):,} of them on "
-                f"the items they share: {shown}. A model's pairwise rank is 1 + the models "
+                f"{self.critical:.2f}). For {len(top):,} of the {len(self.names):,} models no "
+                f"other is shown better on the items they share: {shown}. A model's pairwise "
+                "rank is 1 + the models "
                 "shown better than it on shared items; the JSON's items.pairwise lists every "
                 "pair.")
 

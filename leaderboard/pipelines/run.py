@@ -254,8 +254,9 @@ def with_items(result: Analysis, solution) -> Analysis:
                           else f"No pairwise table: it compares up to {MAX_MODELS} models "
                           f"({MAX_MODELS * (MAX_MODELS - 1) // 2:,} pairs), not "
                           f"{len(names):,}."))
+    own = coverage.policy == "pairwise" and coverage.ragged
     board = replace(result.leaderboard, score_column=(
-        "each model's own items" if coverage.policy == "pairwise" and coverage.ragged else
+        "each model's mean over its own items" if own else
         f"the {len(coverage.used):,} items every model has" if coverage.ragged
         else result.leaderboard.score_column))
     return replace(result, leaderboard=board, items=coverage, item_pairs=pairs,

@@ -42,9 +42,13 @@ def words_as_numbers(text: pd.Series) -> pd.Series:
     >>> words_as_numbers(pd.Series(["TRUE", " no", "Pass", "0.5", "maybe"])).tolist()
     ['1', '0', '1', '0.5', 'maybe']
     """
-    key = text.astype(str).str.strip().str.lower()
-    known = key.isin(BINARY_WORDS)
-    return text.where(~known, key.map(BINARY_WORDS).astype("Int64").astype(str))
+    # decided on the distinct cells (a few for 0/1 results), not on millions of rows
+    distinct = pd.unique(text.to_numpy(dtype=object))
+    words = {cell: str(BINARY_WORDS[key]) for cell in distinct
+             if (key := str(cell).strip().lower()) in BINARY_WORDS}
+    if not words:
+        return text
+    return text.where(~text.isin(list(words)), text.map(words))
 
 
 @dataclass(frozen=True)
@@ -187,45 +191,49 @@ def item_cells(m_code: np.ndarray, i_code: np.ndarray, values: np.ndarray,
     (('a',), 'listed twice with different values on 1 item (q2: 0 then 1)')
     """
     n_models, n_items = len(models), len(items)
-    key = np.stack([m_code, i_code] + ([s_code] if s_code is not None else []))
-    order = np.lexsort(key[::-1])
-    sorted_key, sorted_value = key[:, order], values[order]
-    same_key = np.all(sorted_key[:, 1:] == sorted_key[:, :-1], axis=0)
-    repeat = np.concatenate([[False], same_key])            # a row whose key came before
-    start = np.flatnonzero(~repeat)
-    group = np.cumsum(~repeat) - 1
-    first_value = sorted_value[start][group]
-    clash = repeat & (sorted_value != first_value)
+    n_samples = int(s_code.max()) + 1 if s_code is not None and s_code.size else 1
+    # one int64 key per row, (model, item, sample) in that order: one stable sort finds repeats
+    flat = (m_code.astype(np.int64) * n_items + i_code) * n_samples + (
+        s_code if s_code is not None else 0)
+    order = np.argsort(flat, kind="stable")
+    sorted_flat, sorted_value = flat[order], values[order]
+    repeat = np.concatenate([[False], sorted_flat[1:] == sorted_flat[:-1]])
     refused: dict[int, str] = {}
-    for model in np.unique(sorted_key[0, clash]):
-        rows = clash & (sorted_key[0] == model)
-        bad_items = np.unique(sorted_key[1, rows])
-        first = np.flatnonzero(rows)[0]
-        named = ", ".join(show(items[i]) for i in bad_items[:_NAMED])
-        more = f" and {bad_items.size - _NAMED:,} more" if bad_items.size > _NAMED else ""
-        refused[int(model)] = (
-            f"listed twice with different values on {bad_items.size:,} item"
-            f"{'s' if bad_items.size > 1 else ''} ({named}{more}"
-            + (f"; on {show(items[bad_items[0]])}: " if bad_items.size > 1 else ": ")
-            + f"{first_value[first]:g} then {sorted_value[first]:g})"
-            + ("; give one value per model, item and sample" if s_code is not None else
-               "; give one value per model and item, or --sample-col if these are repeated "
-               "samples"))
-    merged_models = np.unique(sorted_key[0, repeat & ~clash])
-    merged = tuple(str(models[k]) for k in merged_models if int(k) not in refused)
+    merged: tuple[str, ...] = ()
+    if repeat.any():   # rows given twice: merged when they agree, else the model is refused
+        group = np.cumsum(~repeat) - 1
+        first_value = sorted_value[~repeat][group]
+        clash = repeat & (sorted_value != first_value)
+        sorted_model = sorted_flat // (n_items * n_samples)
+        sorted_item = sorted_flat // n_samples % n_items
+        for model in np.unique(sorted_model[clash]):
+            rows = clash & (sorted_model == model)
+            bad_items = np.unique(sorted_item[rows])
+            first = np.flatnonzero(rows)[0]
+            named = ", ".join(show(items[i]) for i in bad_items[:_NAMED])
+            more = f" and {bad_items.size - _NAMED:,} more" if bad_items.size > _NAMED else ""
+            refused[int(model)] = (
+                f"listed twice with different values on {bad_items.size:,} item"
+                f"{'s' if bad_items.size > 1 else ''} ({named}{more}"
+                + (f"; on {show(items[bad_items[0]])}: " if bad_items.size > 1 else ": ")
+                + f"{first_value[first]:g} then {sorted_value[first]:g})"
+                + ("; give one value per model, item and sample" if s_code is not None else
+                   "; give one value per model and item, or --sample-col if these are repeated "
+                   "samples"))
+        merged = tuple(str(models[k]) for k in np.unique(sorted_model[repeat & ~clash])
+                       if int(k) not in refused)
     kept = ~repeat
-    m, i, v = sorted_key[0, kept], sorted_key[1, kept], sorted_value[kept]
-    counts = np.zeros((n_models, n_items), dtype=np.int64)
-    sums = np.zeros((n_models, n_items))
-    np.add.at(counts, (m, i), 1)
-    np.add.at(sums, (m, i), v)
+    cell = sorted_flat[kept] // n_samples                  # model * n_items + item
+    v = sorted_value[kept]
+    size = n_models * n_items
+    counts = np.bincount(cell, minlength=size).reshape(n_models, n_items)
+    sums = np.bincount(cell, weights=v, minlength=size).reshape(n_models, n_items)
     present = counts > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(present, sums / np.maximum(counts, 1), np.nan)
     samples = None
     if s_code is not None:
-        squares = np.zeros((n_models, n_items))
-        np.add.at(squares, (m, i), v * v)
+        squares = np.bincount(cell, weights=v * v, minlength=size).reshape(n_models, n_items)
         ok = np.array([k for k in range(n_models) if k not in refused], dtype=np.int64)
         samples = SampleSpread.estimate(sums, squares, counts, ok)
     return Cells(value=value, present=present, refused=refused, merged=merged, samples=samples)

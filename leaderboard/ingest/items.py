@@ -163,13 +163,14 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     first_huge = np.full(len(models), -1)
     first_huge[m_code[huge][::-1]] = np.flatnonzero(huge)[::-1]
     files = []
+    rows_of = np.bincount(m_code, minlength=len(models))
     for k, name in enumerate(models):
         reason = cells.refused.get(k)
         if first_huge[k] >= 0:
             row = first_huge[k]
             reason = (f"value {raw[value].iloc[row].strip()[:24]!r} on line {raw.index[row]} is "
                       f"beyond +-{MAX_MAGNITUDE:g}; sums and squares of such numbers overflow")
-        rows = int((m_code == k).sum())
+        rows = int(rows_of[k])
         files.append(SubmissionFile(team=name, file=name, selected=None,
                                     status="ok" if reason is None else "rejected", reason=reason,
                                     rows=rows, label=name, prediction=None))

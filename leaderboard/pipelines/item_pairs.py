@@ -31,6 +31,8 @@ from leaderboard.noise.weights import resampling
 
 MIN_SHARED = 10      # shared items below which a pair is not compared (too_few_units' floor)
 MAX_MODELS = 150     # pairs grow as K^2: 11,175 at 150 models
+MAX_PAIR_CELLS = 1 << 24   # pairs x items: the bootstrap's work (2 R flops a cell), 15 s or so
+CHUNK_CELLS = 1 << 21      # pairs x items prepared at once (2 float64 columns: 32 MB)
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,8 @@ def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int,
 
     Returns
     -------
-    PairwiseTable, or None above :data:`MAX_MODELS` models.
+    PairwiseTable, or None above :data:`MAX_MODELS` models or :data:`MAX_PAIR_CELLS` pairs x
+    items (:func:`too_many_pairs` says why).
 
     Examples
     --------
@@ -144,19 +147,22 @@ def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int,
     >>> table.shared.tolist(), table.top_set()
     ([400, 200, 200], ('a',))
     """
-    k = len(names)
-    if k > MAX_MODELS or k < 2:
+    k, n_items = values.shape
+    if k < 2 or too_many_pairs(k, n_items):
         return None
     first, second = np.triu_indices(k, 1)
     has = np.isfinite(values)
-    shared = (has[first] & has[second]).sum(axis=1)
-    diffs = values[first] - values[second]          # NaN where either lacks the item
+    shared = np.concatenate([(has[first[c]] & has[second[c]]).sum(axis=1)
+                             for c in _chunks(len(first), n_items)])
     impl = MeanOwnItems()
-    n_items = values.shape[1]
     plan = resampling(np.zeros(n_items), resample, None, groups)
-    prepared = impl.prepare(np.zeros(n_items), list(diffs))
-    point = impl.point(prepared, n_items)
-    reps = replicate_scores(impl, prepared, plan, replicates, seed)
+    point, reps = [], []
+    for c in _chunks(len(first), n_items):   # memory bounded; the weights are the same
+        diffs = values[first[c]] - values[second[c]]     # NaN where either lacks the item
+        prepared = impl.prepare(np.zeros(n_items), list(diffs))
+        point.append(impl.point(prepared, n_items))
+        reps.append(replicate_scores(impl, prepared, plan, replicates, seed))
+    point, reps = np.concatenate(point), np.vstack(reps)
     enough = shared >= MIN_SHARED
     point = np.where(enough, point, np.nan)
     with np.errstate(invalid="ignore"):
@@ -182,3 +188,25 @@ def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int,
     np.add.at(worse_than, first[verdict < 0], 1)
     return PairwiseTable(**{**table.__dict__, "rank_low": 1 + worse_than,
                             "rank_high": k - better_than})
+
+
+def too_many_pairs(models: int, items: int) -> str | None:
+    """Why no pairwise table is computed for ``models`` x ``items``, or None.
+
+    Examples
+    --------
+    >>> too_many_pairs(60, 1000) is None, too_many_pairs(200, 10)[:28]
+    (True, 'it compares up to 150 models')
+    """
+    if models > MAX_MODELS:
+        return f"it compares up to {MAX_MODELS} models, not {models:,}"
+    cells = models * (models - 1) // 2 * items
+    if cells > MAX_PAIR_CELLS:
+        return (f"{models * (models - 1) // 2:,} pairs x {items:,} items is more bootstrap work "
+                f"than it takes on (at most {MAX_PAIR_CELLS:,} pair-items)")
+    return None
+
+
+def _chunks(n_pairs: int, n_items: int):
+    step = max(1, CHUNK_CELLS // max(n_items, 1))
+    return [slice(start, start + step) for start in range(0, n_pairs, step)]

@@ -241,7 +241,7 @@ def with_items(result: Analysis, solution) -> Analysis:
             "reason."), teams=tuple(str(f.team) for f in rejected)))
     pairs = None
     if coverage.policy == "pairwise":
-        from leaderboard.pipelines.item_pairs import MAX_MODELS, pairwise_on_shared
+        from leaderboard.pipelines.item_pairs import pairwise_on_shared, too_many_pairs
 
         by_label = {f.label: f.prediction for f in result.submissions.files if f.status == "ok"}
         names = result.table["team"].tolist()
@@ -251,9 +251,8 @@ def with_items(result: Analysis, solution) -> Analysis:
                                    higher_is_better=s.higher_is_better, resample=s.resample,
                                    groups=solution.groups)
         flags.append(Flag(kind="item_pairs", message=pairs.sentence() if pairs is not None
-                          else f"No pairwise table: it compares up to {MAX_MODELS} models "
-                          f"({MAX_MODELS * (MAX_MODELS - 1) // 2:,} pairs), not "
-                          f"{len(names):,}."))
+                          else "No pairwise table: " + str(too_many_pairs(
+                              len(names), len(solution))) + "."))
     own = coverage.policy == "pairwise" and coverage.ragged
     board = replace(result.leaderboard, score_column=(
         "each model's mean over its own items" if own else

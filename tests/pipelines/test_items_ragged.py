@@ -153,3 +153,20 @@ def test_bad_inputs_are_one_line_errors_naming_the_line(tmp_path, capsys):
         leaderboard.analyze_items(few, replicates=R)
     with pytest.raises(InputError, match="items_policy= must be one of 'common', 'pairwise'"):
         leaderboard.analyze_items(frame, items_policy="union")
+
+
+def test_pairwise_table_does_not_depend_on_how_pairs_are_chunked(monkeypatch):
+    import leaderboard.pipelines.item_pairs as item_pairs
+
+    rng = np.random.default_rng(5)
+    values = (rng.random((8, 120)) < 0.6).astype(float)
+    values[rng.random(values.shape) < 0.3] = np.nan
+    whole = pairwise_on_shared(values, list("abcdefgh"), replicates=R, seed=3, alpha=0.05,
+                               higher_is_better=True)
+    monkeypatch.setattr(item_pairs, "CHUNK_CELLS", 5 * 120)       # 5 pairs at a time
+    chunked = pairwise_on_shared(values, list("abcdefgh"), replicates=R, seed=3, alpha=0.05,
+                                 higher_is_better=True)
+    for field in ("difference", "low", "high", "shared", "rank_low", "rank_high"):
+        assert np.array_equal(getattr(whole, field), getattr(chunked, field), equal_nan=True)
+    assert item_pairs.too_many_pairs(151, 10).startswith("it compares up to 150 models")
+    assert "more bootstrap work" in item_pairs.too_many_pairs(150, 10_000)

@@ -301,3 +301,27 @@ def test_all_ties_give_equal_ratings_and_no_zero_width_interval():
     assert table[["ci_low", "ci_high", "se_sandwich", "se_bootstrap"]].isna().all().all()
     assert any("no interval is given" in note for note in result.notes)
     assert "none (see the notes)" in result.to_html()
+
+
+def test_markdown_names_models_inertly_and_the_ones_not_comparable(tmp_path):
+    """--markdown as in the other modes: one row per rated model in rating order, names that
+    would be markup or a mention shown as text, the models that never met the rated ones named
+    below the table."""
+    rng = np.random.default_rng(1)
+    a, b, outcome = arena(rng, np.array([0.3, 0.0, -0.3]), np.ones(3), 600, 0.1)
+    names = np.array(["**bold** | x", "@org/team", "plain"])
+    df = pd.concat([frame(a, b, outcome, names),
+                    pd.DataFrame({"model_a": ["island", "isle"], "model_b": ["isle", "island"],
+                                  "winner": ["model_a", "model_b"]})])
+    path = tmp_path / "battles.csv"
+    df.to_csv(path, index=False)
+    status = main(["analyze", "--battles", str(path), "--quiet", "--replicates", "100",
+                   "-o", str(tmp_path / "b.html"), "--markdown", str(tmp_path / "b.md")])
+    assert status == 0
+    text = (tmp_path / "b.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 3 and all(line.count(" | ") == 7 for line in rows)
+    assert "**bold**" not in text and "\\*\\*bold\\*\\* \\| x" in text and "\n@org" not in text
+    assert "Not rated, never linked by battles" in text and "island, isle" in text
+    ratings = [float(line.split(" | ")[2].replace(",", "")) for line in rows[1:]]
+    assert ratings == sorted(ratings, reverse=True)

@@ -145,7 +145,7 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     Notes
     -----
     A tie counts as half a win for each model, as the arenas count it. Ratings are ``anchor +
-    400 / ln 10`` points per logit. Intervals: a percentile bootstrap of battles (each redraw
+    400 / ln 10`` points per logit. Intervals: a basic (reflected) bootstrap of battles (each redraw
     refits every model, so replicates are paired across models) and the sandwich (robust)
     standard error; both assume independent battles. See ``docs/battles.md``.
 

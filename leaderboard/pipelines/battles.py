@@ -203,11 +203,11 @@ def _table(pc: PairCounts, names: np.ndarray, rating: np.ndarray, cov: np.ndarra
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
     boot_se = reps.sd.copy()
     z = norm.isf(settings.alpha / 2)
-    # The basic (reflected) bootstrap interval, 2 rating - the redraws' upper and lower points:
-    # the fit spreads ratings out (an MLE's bias away from the mean), the redraws' percentiles
-    # carry that bias once more, and reflecting them takes it off. On 1,200 known-truth arenas
-    # (leaderboard.studies.battles_coverage) the percentile interval covered 94.2-94.8%, the
-    # basic one 94.7-95.4% (Monte Carlo SE 0.3-0.5 points); docs/battles.md has the table.
+    # The basic (reflected) bootstrap interval, 2 rating - the redraws' upper and lower points.
+    # Both it and the percentile interval are first-order right; chosen by measurement: on 1,200
+    # known-truth arenas (leaderboard.studies.battles_coverage) the percentile interval covered
+    # 94.2-94.8%, short of 95% most with few battles, the basic one 94.7-95.4% (Monte Carlo SE
+    # 0.3-0.5 points); docs/battles.md has the table.
     upper, lower = np.percentile(reps.errors, [100 * (1 - settings.alpha / 2),
                                                100 * settings.alpha / 2], axis=1)
     low, high = reps.point - upper, reps.point - lower

@@ -245,6 +245,8 @@ def test_example_page_speaks_of_models_and_battles_and_escapes_names(example):
     assert "find a model" in words and "battles" in words
     assert "sable &lt;beta&gt; &amp; co" in page and "<beta>" not in page
     assert document["models"][0]["model"] in page
+    # the example's two models that never met the others are named where the page says why
+    assert re.search(r"Not comparable with the rated models[^<]*island-a, island-b", page)
 
 
 def test_csv_neutralises_formulas_in_model_names(tmp_path):

@@ -10,7 +10,7 @@ sandwich), each with its Monte Carlo standard error, as a Markdown table.
     python benchmarks/study_battles_coverage.py [--arenas 400] [--replicates 1000] [--seed 0]
         [--designs uneven sparse thin] [--csv per_arena.csv]
 
-400 arenas per design with 1,000 replicates took 8-13 minutes on the shared 2-core machine
+400 arenas per design with 1,000 replicates took 3-4 minutes a design on the shared 2-core machine
 (load average 9-14).
 """
 from __future__ import annotations

@@ -204,9 +204,9 @@ def _table(pc: PairCounts, names: np.ndarray, rating: np.ndarray, cov: np.ndarra
     boot_se = reps.sd.copy()
     z = norm.isf(settings.alpha / 2)
     # The basic (reflected) bootstrap interval, 2 rating - the redraws' upper and lower points.
-    # Both it and the percentile interval are first-order right; chosen by measurement: on 1,200
+    # Both it and the percentile interval are first-order right; chosen by measurement: on 1,600
     # known-truth arenas (leaderboard.studies.battles_coverage) the percentile interval covered
-    # 94.2-94.8%, short of 95% most with few battles, the basic one 94.7-95.4% (Monte Carlo SE
+    # 94.2-94.8%, short of 95% most with few battles, the basic one 94.6-95.4% (Monte Carlo SE
     # 0.3-0.5 points); docs/battles.md has the table.
     upper, lower = np.percentile(reps.errors, [100 * (1 - settings.alpha / 2),
                                                100 * settings.alpha / 2], axis=1)

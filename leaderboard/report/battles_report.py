@@ -193,8 +193,8 @@ def how_to_read(a: BattlesAnalysis) -> list[Fact]:
              "The model's rating over redraws of the battles with replacement, every model "
              "refitted on each redraw (so the redraws are paired across models), reflected "
              "around the rating (twice the rating minus the redraws' upper and lower points: "
-             "the basic bootstrap interval; on 1,200 simulated arenas its 95% interval held the "
-             "true rating 94.7\u201395.4% of the time, the plain percentile one, short with few "
+             "the basic bootstrap interval; on 1,600 simulated arenas its 95% interval held the "
+             "true rating 94.6\u201395.4% of the time, the plain percentile one, short with few "
              "battles, 94.2\u201394.8%). "
              "It assumes the battles are independent; battles by one voter or on one prompt "
              "that go together make it too narrow."),

@@ -70,5 +70,6 @@ def run_battles(args: argparse.Namespace):
         top = [printable(m) for m in t.loc[t["tier"] == 1, "model"]]
         echo(f"{len(t):,} models rated from {result.analysis.battles_rated:,} battles; "
              f"tier 1: {', '.join(top[:10])}{' ...' if len(top) > 10 else ''}\n"
-             f"report: {args.output}" + (f"\njson: {args.json}" if args.json else ""))
+             f"report: {args.output}" + "".join(f"\n{label}: {path}" for label, path in (
+                 ("json", args.json), ("csv", args.csv), ("markdown", args.markdown)) if path))
     return result

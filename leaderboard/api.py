@@ -245,7 +245,10 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
                   value_col: str = ReadOptions.value_col, cluster_col: str | None = None,
                   category_col: str | None = None, target_col: str | None = None,
-                  harness_filter: str | None = None, resample: str = RankOptions.resample,
+                  harness_filter: str | None = None,
+                  items_format: str = ReadOptions.items_format, instances: PathLike | None = None,
+                  missing_instances: str = ReadOptions.missing_instances,
+                  resample: str = RankOptions.resample,
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
@@ -256,8 +259,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     Parameters
     ----------
     data : DataFrame or path
-        One row per (model, item): a long table (CSV or Parquet), or a folder of
-        lm-evaluation-harness sample logs.
+        One row per (model, item): a long table (CSV or Parquet), or what a benchmark
+        publishes: lm-evaluation-harness sample logs, SWE-bench results, HELM runs, Inspect
+        logs (``items_format``; docs/benchmark-formats.md).
     metric : str, default "mean"
         ``mean`` averages each model's per-item values; with ``target_col``, a metric that
         scores the predictions (``auc``, ``logloss``, ...).
@@ -271,6 +275,14 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         Each item's truth: ``value_col`` then holds predictions scored by ``metric``.
     harness_filter : str, optional
         lm-evaluation-harness logs: the filter to read when they hold several.
+    items_format : str, default "auto"
+        ``auto``, ``table``, ``harness``, ``swebench``, ``helm`` or ``inspect``; for a benchmark's
+        files ``value_col`` names the harness metric, HELM stat or Inspect scorer.
+    instances : path, optional
+        SWE-bench: the split's instance ids, the denominator when results list only the
+        resolved ones.
+    missing_instances : str, default "unresolved"
+        SWE-bench: an instance without a result counts ``unresolved`` or is left ``missing``.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
     max_file_size : int, default 1 GiB
@@ -298,7 +310,10 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,
-                         max_file_size=max_file_size))
+                         items_format=items_format,
+                         instances=None if instances is None else str(_path(instances,
+                                                                            "instances")),
+                         missing_instances=missing_instances, max_file_size=max_file_size))
     return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
                                   quiet=check("quiet", quiet)))
 

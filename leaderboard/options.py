@@ -167,6 +167,9 @@ class ReadOptions:
     cluster_col: str | None = None
     category_col: str | None = None
     harness_filter: str | None = None
+    items_format: str = "auto"
+    instances: str | None = None
+    missing_instances: str = "unresolved"
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

@@ -28,7 +28,7 @@ from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _r
 from leaderboard.limits import BYTES_PER_ITEM_CELL
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
 from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
-from leaderboard.ingest.harness import read_lm_eval
+from leaderboard.ingest.benchmarks import detect, read_benchmark
 from leaderboard.ingest.submissions.solution import Solution
 from leaderboard.ingest.submissions.table import show
 
@@ -39,7 +39,8 @@ NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can 
 def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "model", item_col: str = "item",
                value_col: str = "value", cluster_col: str | None = None,
                category_col: str | None = None, target_col: str | None = None,
-               harness_filter: str | None = None,
+               harness_filter: str | None = None, items_format: str = "auto",
+               instances: str | None = None, missing_instances: str = "unresolved",
                max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
     """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
 
@@ -50,6 +51,9 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         sample logs (:mod:`~leaderboard.ingest.harness`): then ``value_col`` names the
         metric (default: the logs' first), items are ``task/doc_id``, tasks the categories when
         there are several, and ``harness_filter`` picks the filter when the logs hold several.
+        Or what another benchmark publishes (SWE-bench results, HELM runs, Inspect logs:
+        :mod:`~leaderboard.ingest.benchmarks`), ``value_col`` naming HELM's stat or Inspect's
+        scorer.
     model_col, item_col, value_col : str
         The columns naming the model, the item and the model's value on it (matched exactly,
         else ignoring case).
@@ -62,6 +66,12 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         Each item's truth (a number, the same on every row of the item): then ``value_col`` holds
         each model's numeric prediction, scored by any metric taking scores, probabilities or
         values (AUC, log loss, RMSE, ...) instead of averaged.
+    items_format : str
+        ``auto`` (recognised by the files), ``table``, ``harness``, ``swebench``, ``helm`` or
+        ``inspect`` (:data:`~leaderboard.ingest.benchmarks.FORMATS`).
+    instances, missing_instances : str
+        SWE-bench: the split's instance list (a file), and whether an instance without a result
+        counts as ``unresolved`` (the leaderboard's denominator) or is left ``missing``.
     max_bytes : int
         Size cap of the file, on disk and decompressed.
 
@@ -84,13 +94,19 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []
+    notes: list[str] = []
     if isinstance(path, InMemory):   # the Python API's DataFrame
+        if items_format not in ("auto", "table"):
+            raise InputError(f"a DataFrame is a table, not {items_format} files; give their "
+                             "path", file=source)
         raw = parse_csv(path.data, source)
-    elif Path(path).is_dir():
-        raw, skipped = read_lm_eval(Path(path), metric=None if value_col == "value" else value_col,
-                                    filter_name=harness_filter, max_bytes=max_bytes)
+    elif (fmt := detect(Path(path)) if items_format == "auto" else items_format) != "table":
+        raw, skipped, notes = read_benchmark(
+            Path(path), fmt, metric=None if value_col == "value" else value_col,
+            harness_filter=harness_filter, instances=instances,
+            missing_instances=missing_instances, max_bytes=max_bytes)
         model_col, item_col, value_col = "model", "item", "value"
-        if category_col is None and raw["task"].nunique() > 1:
+        if category_col is None and "task" in raw and raw["task"].nunique() > 1:
             category_col = "task"
     else:
         raw = _read(Path(path), source, max_bytes)
@@ -156,7 +172,7 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                         usage=np.full(len(items), "private"), usage_column=None, groups=groups,
                         integer_ids=False, rows_read=len(raw),
                         counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids,
-                        categories=categories, grouping_columns=found)
+                        categories=categories, grouping_columns=found, notes=tuple(notes))
     files += [SubmissionFile(team=name, file=name, selected=None, status="skipped", reason=why,
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))

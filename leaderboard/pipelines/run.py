@@ -181,6 +181,8 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   value_col=read.value_col, cluster_col=read.cluster_col,
                                   category_col=read.category_col, target_col=target_col,
                                   harness_filter=read.harness_filter,
+                                  items_format=read.items_format, instances=read.instances,
+                                  missing_instances=read.missing_instances,
                                   max_bytes=read.max_file_size)
     higher = metric.higher_is_better if noise.higher_is_better is None else noise.higher_is_better
     settings = Settings(metric=metric, higher_is_better=higher, n_test=None, prevalence=None,

@@ -82,6 +82,10 @@ class Solution:
         Per-item results: columns not declared as clusters that are constant within each item
         and group several items (passage, repository), with their number of groups
         (:func:`leaderboard.ingest.items.grouping_columns`).
+    notes : tuple of str
+        Per-item results read from a benchmark's own files: how values were counted (SWE-bench
+        instances without a result, HELM's perturbed instances, Inspect's epochs), shown with
+        the analysis's notes.
     """
 
     source: str
@@ -101,6 +105,7 @@ class Solution:
     digest: bytes | None = field(default=None, repr=False)
     categories: np.ndarray | None = field(default=None, repr=False)
     grouping_columns: tuple[tuple[str, int], ...] = ()
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)

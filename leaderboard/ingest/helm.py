@@ -146,13 +146,15 @@ def _metric(record: dict, metric: str, source: str, row: int) -> tuple[str, floa
         if label.get("name") == metric and label.get("perturbation") is None:
             value = stat.get("mean")
             if value is None and stat.get("count"):
-                value = finite(stat.get("sum"), f"{metric}'s sum", source, row) / stat["count"]
+                value = finite(stat.get("sum"), f"entry {row}: {metric}'s sum", source) / \
+                    finite(stat["count"], f"entry {row}: {metric}'s count", source)
             return str(label.get("split")), finite(
-                value, f"{metric} of instance {show(str(record.get('instance_id')))}", source, row)
+                value, f"entry {row}: {metric} of instance "
+                f"{show(str(record.get('instance_id')))}", source)
     shown = ", ".join(map(show, sorted(set(names))[:12]))
-    raise InputError(f"instance {show(str(record.get('instance_id')))} has no {show(metric)} "
-                     f"stat (its stats: {shown}); choose one with --value-col", file=source,
-                     row=row)
+    raise InputError(f"entry {row}: instance {show(str(record.get('instance_id')))} has no "
+                     f"{show(metric)} stat (its stats: {shown}); choose one with --value-col",
+                     file=source)
 
 
 def _published(path: Path, metric: str, split: str, max_bytes: int) -> float | None:

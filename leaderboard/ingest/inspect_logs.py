@@ -209,28 +209,28 @@ def _values(samples: list, scorer: str, source: str) -> tuple[dict[str, float], 
         expect(sample, dict, f"sample {row}", source)
         ident = sample.get("id")
         expect(ident, (str, int), f"sample {row}'s id", source)
-        where = f"sample {show(str(ident))}"
+        where = f"sample {show(str(ident))} (epoch {show(str(sample.get('epoch', 1)))})"
         scores = sample.get("scores")
         if not scores or name not in scores:
             if scores and not sample.get("error"):
                 raise InputError(f"{where} has no {show(name)} score (its scorers: "
                                  f"{', '.join(map(show, scores))}); choose one with "
-                                 "--value-col", file=source, row=row)
+                                 "--value-col", file=source)
             unscored.add(str(ident))
             continue
-        score = expect(scores[name], dict, f"{where}'s {show(name)} score", source, row)
+        score = expect(scores[name], dict, f"{where}'s {show(name)} score", source)
         sums.setdefault(str(ident), []).append(_to_float(score.get("value"), key, where,
-                                                         source, row))
+                                                         source))
     values = {i: math.fsum(v) / len(v) for i, v in sums.items()}
     return values, len(unscored - set(values)), max((len(v) for v in sums.values()), default=0)
 
 
-def _to_float(value: object, key: str, where: str, source: str, row: int) -> float:
+def _to_float(value: object, key: str, where: str, source: str) -> float:
     """A score value as Inspect's ``value_to_float`` reads it; a dictionary needs ``key``."""
     if isinstance(value, dict):
         if key not in value:
             raise InputError(f"{where}'s score is a dictionary ({', '.join(map(show, value))})"
-                             ": name one as --value-col scorer/key", file=source, row=row)
+                             ": name one as --value-col scorer/key", file=source)
         value = value[key]
     if isinstance(value, (bool, int, float)):
         number = float(value) if not isinstance(value, int) or abs(value) < 2 ** 1000 else math.nan
@@ -249,4 +249,4 @@ def _to_float(value: object, key: str, where: str, source: str, row: int) -> flo
         if math.isfinite(number):
             return number
     raise InputError(f"{where}'s score value {show(str(value)[:30])} is not a number, C/I/P/N "
-                     "or yes/no", file=source, row=row)
+                     "or yes/no", file=source)

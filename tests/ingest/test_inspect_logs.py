@@ -148,3 +148,27 @@ def test_damaged_and_oversized_eval_zips(tmp_path):
         z.writestr("samples/1_epoch_1.json", "{}")
     with pytest.raises(InputError, match="no header.json or _journal/start.json"):
         read_inspect(bomb, max_bytes=1 << 20)
+
+
+def test_hostile_names_are_escaped_in_every_output(tmp_path, capsys):
+    from leaderboard.cli import main
+
+    logs = tmp_path / "logs"
+    evil = "evil\x1b[2J<script>alert(1)</script>"
+    rng = np.random.default_rng(9)
+    for model in (evil, "plain/model"):
+        _json_log(logs, model, "quiz<b>", [["C" if h else "I"] for h in rng.random(80) < 0.6],
+                  status="cancelled")
+    out = tmp_path / "out"
+    code = main(["analyze", "--items", str(logs), "--replicates", "200", "--quiet",
+                 "-o", str(out) + ".html", "--json", str(out) + ".json",
+                 "--markdown", str(out) + ".md"])
+    assert code == 0
+    page = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert "<script>alert(1)" not in page and "\x1b" not in page
+    assert "&lt;script&gt;alert(1)" in page or "\\u003cscript" in page
+    assert "the log" in page and "status is" in page          # the reader's notes are shown
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert {e["team"] for e in report["entries"]} == {evil, "plain/model"}
+    assert "\x1b" not in (tmp_path / "out.md").read_text(encoding="utf-8")
+    assert "\x1b" not in capsys.readouterr().err

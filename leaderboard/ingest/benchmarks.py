@@ -69,6 +69,17 @@ def read_benchmark(path: Path, fmt: str, *, metric: str | None = None,
     ``metric`` is the harness's metric, HELM's stat or Inspect's scorer (None: each format's
     default); ``instances`` and ``missing_instances`` are SWE-bench's denominator
     (:mod:`~leaderboard.ingest.swebench`).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> log = Path(tempfile.mkdtemp()) / "quiz.json"
+    >>> _ = log.write_text(json.dumps({"version": 2, "status": "success",
+    ...     "eval": {"model": "org/m", "task": "quiz", "created": "2026-01-01"},
+    ...     "samples": [{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}]}))
+    >>> frame, skipped, notes = read_benchmark(log, "inspect", max_bytes=1 << 20)
+    >>> frame.values.tolist()
+    [['org/m', 'quiz/1', '1.0', 'quiz']]
     """
     if fmt not in FORMATS or fmt in ("auto", "table"):
         raise ValueError(f"not a benchmark format: {fmt!r}")

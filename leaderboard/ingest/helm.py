@@ -33,7 +33,17 @@ _MODEL_ARG = re.compile(r"(^|,)(model|model_deployment)=[^,]*")
 
 
 def looks_like_helm(folder: Path) -> bool:
-    """Whether a folder one level down holds HELM's ``per_instance_stats.json``."""
+    """Whether a folder one level down holds HELM's ``per_instance_stats.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> suite = Path(tempfile.mkdtemp())
+    >>> (suite / "boolq,model=org_m").mkdir()
+    >>> _ = (suite / "boolq,model=org_m" / "per_instance_stats.json").write_text("[]")
+    >>> looks_like_helm(suite), looks_like_helm(suite / "boolq,model=org_m")
+    (True, False)
+    """
     return any((Path(e.path) / "per_instance_stats.json").is_file() for e in entries(folder)
                if e.is_dir(follow_symlinks=False))
 
@@ -167,7 +177,8 @@ def _published(path: Path, metric: str, split: str, max_bytes: int) -> float | N
     for stat in stats:
         label = stat.get("name") if isinstance(stat, dict) else None
         if (isinstance(label, dict) and label.get("name") == metric
-                and str(label.get("split")) == split and label.get("perturbation") is None and label.get("sub_split") is None
+                and str(label.get("split")) == split and label.get("perturbation") is None
+                and label.get("sub_split") is None
                 and isinstance(stat.get("mean"), (int, float))):
             return float(stat["mean"])
     return None

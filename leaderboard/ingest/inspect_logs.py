@@ -40,7 +40,16 @@ _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 def looks_like_inspect(path: Path) -> bool:
     """Whether ``path`` is an ``.eval`` log, a ``.json`` log (an object with ``eval`` and
-    ``samples`` near its start), or a folder holding one."""
+    ``version`` near its start), or a folder holding one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> log = Path(tempfile.mkdtemp()) / "run.json"
+    >>> _ = log.write_text('{"version": 2, "status": "success", "eval": {}, "samples": []}')
+    >>> looks_like_inspect(log), looks_like_inspect(log.parent), looks_like_inspect(Path("x.csv"))
+    (True, True, False)
+    """
     if path.is_dir():
         return any(looks_like_inspect(Path(e.path)) for e in entries(path)
                    if e.is_file(follow_symlinks=False) and e.name.endswith(SUFFIXES))

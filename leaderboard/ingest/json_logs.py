@@ -41,7 +41,16 @@ def parse_json(data: bytes, source: str, row: int | None = None) -> object:
 
 
 def load_json(path: Path, max_bytes: int) -> object:
-    """The JSON document in the regular file ``path`` (a link is refused, never followed)."""
+    """The JSON document in the regular file ``path`` (a link is refused, never followed).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "stats.json"
+    >>> _ = p.write_text('[{"name": {"name": "exact_match"}, "mean": 0.5}]')
+    >>> load_json(p, max_bytes=1024)[0]["mean"]
+    0.5
+    """
     try:
         data = read_file(path, max_bytes=max_bytes, follow_links=False, decompress=False)
     except Unreadable as err:
@@ -51,7 +60,17 @@ def load_json(path: Path, max_bytes: int) -> object:
 
 def expect(value: object, kind: type | tuple[type, ...], what: str, source: str,
            row: int | None = None) -> object:
-    """``value`` when it is a ``kind``; else an InputError saying what ``what`` should be."""
+    """``value`` when it is a ``kind``; else an InputError saying what ``what`` should be.
+
+    Examples
+    --------
+    >>> expect(["a__b-1"], list, "'resolved'", "results.json")
+    ['a__b-1']
+    >>> expect(3, list, "'resolved'", "results.json")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: results.json: 'resolved' should be a list, not 3
+    """
     if isinstance(value, kind):
         return value
     names = {dict: "an object", list: "a list", str: "a text", bool: "true or false"}
@@ -61,7 +80,17 @@ def expect(value: object, kind: type | tuple[type, ...], what: str, source: str,
 
 
 def finite(value: object, what: str, source: str, row: int | None = None) -> float:
-    """``value`` as a finite float (true/false as 1/0); an InputError naming ``what`` otherwise."""
+    """``value`` as a finite float (true/false as 1/0); an InputError naming ``what`` otherwise.
+
+    Examples
+    --------
+    >>> finite(True, "exact_match", "stats.json"), finite(0.25, "exact_match", "stats.json")
+    (1.0, 0.25)
+    >>> finite(None, "exact_match", "stats.json")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: stats.json: exact_match is missing (null), not a finite number
+    """
     if isinstance(value, (bool, int, float)):
         try:
             number = float(value)
@@ -86,6 +115,15 @@ def _kind(value: object) -> str:
 
 
 def entries(folder: Path) -> list[os.DirEntry]:
-    """The entries of ``folder``, sorted by name (nothing is followed)."""
+    """The entries of ``folder``, sorted by name (nothing is followed).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "b").mkdir(); (root / "a").mkdir()
+    >>> [e.name for e in entries(root)]
+    ['a', 'b']
+    """
     with os.scandir(folder) as found:
         return sorted(found, key=lambda e: e.name)

@@ -55,7 +55,17 @@ class _System:
 
 
 def looks_like_swebench(folder: Path) -> bool:
-    """Whether a folder one level down holds SWE-bench results."""
+    """Whether a folder one level down holds SWE-bench results.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "sysA").mkdir()
+    >>> _ = (root / "sysA" / "per_instance_details.json").write_text("{}")
+    >>> looks_like_swebench(root), looks_like_swebench(root / "sysA")
+    (True, False)
+    """
     return any(_results_file(Path(e.path)) is not None for e in entries(folder)
                if e.is_dir(follow_symlinks=False))
 
@@ -78,8 +88,9 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
     ...                                       max_bytes=1 << 20)
     >>> frame[["model", "item", "value"]].values.tolist()
     [['sysA', 'a__b-1', '1'], ['sysA', 'a__b-2', '0'], ['sysA', 'a__b-3', '0']]
-    >>> notes[0]
-    'sysA: 1 of 3 instances resolved (results/results.json lists the resolved ones; the other 2 count as unresolved, 1 of them with no patch generated)'
+    >>> print(notes[0].replace("; ", ";\\n"))
+    sysA: 1 of 3 instances resolved (results/results.json lists the resolved ones;
+    the other 2 count as unresolved, 1 of them with no patch generated)
     """
     if missing not in MISSING:
         raise InputError(f"missing instances are counted {' or '.join(MISSING)}, not "

@@ -114,7 +114,8 @@ def test_bad_runs_are_one_line_errors_naming_file_and_entry(tmp_path):
     records[2]["stats"][1]["mean"] = None
     records[2]["stats"][1]["count"] = 0
     path.write_text(json.dumps(records))
-    with pytest.raises(InputError, match=r"json: entry 3: exact_match of instance id102 is missing"):
+    with pytest.raises(InputError, match=r"json: entry 3: exact_match of instance id102 is "
+                                         "missing"):
         read_helm(suite, max_bytes=1 << 20)
     path.write_text("[{]")
     with pytest.raises(InputError, match=r"per_instance_stats\.json: not JSON"):

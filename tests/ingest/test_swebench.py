@@ -91,7 +91,8 @@ def test_results_of_another_split_are_an_error_naming_the_file(tmp_path):
     root = tmp_path / "verified"
     _results(root, "sys", IDS[:5] + ["pallets__flask-4045"])
     with pytest.raises(InputError, match=r"results\.json.*1 instance not in the instance list "
-                                         r"\(first: pallets__flask-4045\); are these results of another split"):
+                                         r"\(first: pallets__flask-4045\); are these results "
+                                         "of another split"):
         read_items(root, instances=_instances(tmp_path), max_bytes=1 << 20)
 
 

@@ -18,7 +18,6 @@ difference is said in the notes.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -29,7 +28,7 @@ from leaderboard.ingest.json_logs import entries, expect, finite, load_json
 from leaderboard.ingest.submissions.table import show
 
 DEFAULT_METRIC = "exact_match"
-_MODEL_ARG = re.compile(r"(^|,)(model|model_deployment)=[^,]*")
+_MODEL_ARGS = ("model=", "model_deployment=")
 
 
 def looks_like_helm(folder: Path) -> bool:
@@ -107,7 +106,7 @@ def _read_run(run: Path, metric: str, max_bytes: int) -> tuple[list, list[str]]:
     model = adapter.get("model") or adapter.get("model_deployment")
     expect(model, str, "adapter_spec.model", str(spec_path))
     name = expect(spec.get("name", run.name), str, "name", str(spec_path))
-    scenario = _MODEL_ARG.sub("", name).replace(":,", ":").rstrip(":,") or name
+    scenario = scenario_of(name)
     source = str(run / "per_instance_stats.json")
     records = expect(load_json(run / "per_instance_stats.json", max_bytes), list,
                      "per_instance_stats.json", source)
@@ -143,6 +142,21 @@ def _read_run(run: Path, metric: str, max_bytes: int) -> tuple[list, list[str]]:
             notes.append(f"{scenario} ({model}): {metric} here {mean:.6g}, its stats.json "
                          f"says {check:.6g}")
     return rows, notes
+
+
+def scenario_of(run_name: str) -> str:
+    """The run name without its model arguments: the scenario, the same for every model.
+
+    Examples
+    --------
+    >>> scenario_of("mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2")
+    'mmlu:subject=anatomy,method=multiple_choice_joint'
+    >>> scenario_of("simple_mcqa:model=simple_model1")
+    'simple_mcqa'
+    """
+    head, _, arguments = run_name.partition(":")
+    kept = [a for a in arguments.split(",") if a and not a.startswith(_MODEL_ARGS)]
+    return f"{head}:{','.join(kept)}" if kept else head
 
 
 def _metric(record: dict, metric: str, source: str, row: int) -> tuple[str, float]:

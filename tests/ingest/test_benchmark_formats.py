@@ -34,7 +34,7 @@ def test_each_layout_is_recognised_and_a_mixed_folder_must_be_named(tmp_path):
     frame = read_items(tmp_path / "swe", items_format="swebench", max_bytes=1 << 20)[1]
     assert [f.team for f in frame.scored] == ["sys-a"]
     skipped = {f.file: f.reason for f in frame.files if f.status == "skipped"}
-    assert "not a SWE-bench system folder" in skipped["boolq,model=org_a"]
+    assert "not a SWE-bench system folder" in skipped["boolq:model=org_a"]
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="a folder of none of the formats --items reads"):
         detect(tmp_path / "empty")

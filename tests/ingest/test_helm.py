@@ -23,10 +23,11 @@ def _stat(name, value, split="test", perturbation=None):
 
 def _run(suite, scenario, model, values, trials=1, perturbed=0, published=None, split="test"):
     """One run folder; ``values[i][t]`` is instance i's exact_match on trial t."""
-    run = suite / f"{scenario},model={model.replace('/', '_')}"
+    joint = "," if ":" in scenario else ":"          # HELM: mmlu:subject=x,model=m; boolq:model=m
+    run = suite / f"{scenario}{joint}model={model.replace('/', '_')}"
     run.mkdir(parents=True)
     (run / "run_spec.json").write_text(json.dumps(
-        {"name": f"{scenario},model={model}", "scenario_spec": {"class_name": "x"},
+        {"name": f"{scenario}{joint}model={model}", "scenario_spec": {"class_name": "x"},
          "adapter_spec": {"method": "multiple_choice_joint", "model": model,
                           "model_deployment": model}, "metric_specs": [], "groups": []}),
         encoding="utf-8")
@@ -93,7 +94,7 @@ def test_a_published_mean_that_disagrees_is_said(tmp_path):
 def test_the_test_split_is_read_and_the_other_said(tmp_path):
     suite = tmp_path / "v1"
     _run(suite, "boolq", "org/a", np.ones((5, 1)))
-    run = suite / "boolq,model=org_a"
+    run = suite / "boolq:model=org_a"
     records = json.loads((run / "per_instance_stats.json").read_text())
     records.append({"instance_id": "id900", "train_trial_index": 0,
                     "stats": [_stat("exact_match", 0.0, "valid")]})
@@ -105,7 +106,7 @@ def test_the_test_split_is_read_and_the_other_said(tmp_path):
 def test_bad_runs_are_one_line_errors_naming_file_and_entry(tmp_path):
     suite = tmp_path / "v1"
     _run(suite, "boolq", "org/a", np.ones((3, 1)))
-    path = suite / "boolq,model=org_a" / "per_instance_stats.json"
+    path = suite / "boolq:model=org_a" / "per_instance_stats.json"
     with pytest.raises(InputError, match=r"per_instance_stats\.json: entry 1: instance id100 has "
                                          r"no f1_score stat \(its stats: exact_match, "
                                          r"num_references, quasi_exact_match\)"):
@@ -120,7 +121,7 @@ def test_bad_runs_are_one_line_errors_naming_file_and_entry(tmp_path):
     path.write_text("[{]")
     with pytest.raises(InputError, match=r"per_instance_stats\.json: not JSON"):
         read_helm(suite, max_bytes=1 << 20)
-    (suite / "boolq,model=org_a" / "run_spec.json").write_text('{"adapter_spec": {}}')
+    (suite / "boolq:model=org_a" / "run_spec.json").write_text('{"adapter_spec": {}}')
     with pytest.raises(InputError, match=r"run_spec\.json: adapter_spec\.model should be a "
                                          r"text, not missing"):
         read_helm(suite, max_bytes=1 << 20)

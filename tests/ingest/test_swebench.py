@@ -74,10 +74,15 @@ def test_resolved_lists_count_against_the_whole_split(tmp_path):
     assert "20250101_agent-a/metadata.yaml" in skipped
     assert "20250101_agent-a/results/resolved_by_repo.json" in skipped
 
-    # the explicit other choice: an instance with no evaluation log is not a measured failure
-    # (each system then lacks one item: items mode refuses them, naming the first)
-    with pytest.raises(InputError, match="20250101_agent-a: missing 1 of 120 items"):
-        read_items(root, instances=ids, missing_instances="missing", max_bytes=1 << 20)
+    # the explicit other choice: an instance with no evaluation log is not a measured failure,
+    # left without a value (items mode then treats the hole as any missing item); an instance
+    # with no patch generated stays a 0
+    frame, _, notes = read_swebench(root, instances=ids, missing="missing", max_bytes=1 << 20)
+    mine = frame[frame["model"] == "20250101_agent-a"].set_index("item")["value"]
+    misses = [i for i in IDS if i not in set(mine[mine == "1"].index)]
+    assert len(mine) == len(IDS) - 1 and misses[3] not in mine.index
+    assert (mine[misses[:3]] == "0").all()
+    assert "those with no evaluation log are left without a value" in notes[0]
 
 
 def test_a_resolved_list_without_the_instance_list_is_refused(tmp_path):
@@ -113,10 +118,10 @@ def test_per_instance_maps_and_reports_with_an_absent_instance(tmp_path):
     skipped = {f.file: f.reason for f in models.files if f.status == "skipped"}
     assert "120 other files in the instance folders" in skipped["20251118_mini-v1_model-c/logs/*/"]
 
-    _, models = read_items(root, missing_instances="missing", max_bytes=1 << 20)
-    rejected = {f.team: f.reason for f in models.files if f.status == "rejected"}
-    assert "missing 1 of 120 items (first: django__django-1007)" in \
-        rejected["20251118_mini-v1_model-b"]
+    frame, _, notes = read_swebench(root, missing="missing", max_bytes=1 << 20)
+    model_b = frame[frame["model"] == "20251118_mini-v1_model-b"]
+    assert len(model_b) == 119 and "django__django-1007" not in set(model_b["item"])
+    assert "1 with no result are left without a value" in " ".join(notes)
 
 
 def test_untrusted_folders_links_and_bad_values(tmp_path):

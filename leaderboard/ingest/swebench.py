@@ -12,6 +12,11 @@ folders). Each system's results are read from the first of:
 3. ``logs/<instance_id>/report.json``: the evaluation harness's per-instance report,
    ``{instance_id: {"resolved": true, ...}}`` (or the inner object alone).
 
+A file ``<model>.<run_id>.json`` beside the system folders is the harness's run report
+(``swebench.harness.run_evaluation``): every instance of the dataset in one of ``resolved_ids``,
+``unresolved_ids``, ``empty_patch_ids`` (0), ``error_ids`` and ``incomplete_ids`` (no result);
+the model is the file's name without ``.json``.
+
 Denominator. SWE-bench's leaderboard divides by the split's size: an instance a system has no
 result for (no patch generated, no evaluation log, absent from its map) counts as unresolved.
 That is the default here (``missing="unresolved"``), and every such count is reported in the
@@ -66,8 +71,8 @@ def looks_like_swebench(folder: Path) -> bool:
     >>> looks_like_swebench(root), looks_like_swebench(root / "sysA")
     (True, False)
     """
-    return any(_results_file(Path(e.path)) is not None for e in entries(folder)
-               if e.is_dir(follow_symlinks=False))
+    return any(_results_file(Path(e.path)) is not None if e.is_dir(follow_symlinks=False)
+               else _is_run_report(e) for e in entries(folder) if not e.is_symlink())
 
 
 def read_swebench(folder: Path, *, instances: str | None = None, missing: str = "unresolved",
@@ -102,24 +107,28 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
             skipped.append((entry.name, "a link; not followed"))
         elif entry.name.startswith("."):
             skipped.append((entry.name, "hidden; not read"))
+        elif _is_run_report(entry):
+            systems.append(_run_report(Path(entry.path), max_bytes))
         elif not entry.is_dir(follow_symlinks=False):
             if instances is None or Path(entry.path).resolve() != Path(instances).resolve():
-                skipped.append((entry.name, "a file beside the system folders; not read"))
+                skipped.append((entry.name, "a file beside the system folders (not a run "
+                                            "report of the evaluation harness); not read"))
         else:
             system, not_read = _read_system(Path(entry.path), max_bytes)
             skipped += not_read
             if system is not None:
                 systems.append(system)
     if not systems:
-        raise InputError("no SWE-bench results found one folder down (each system folder needs "
-                         f"{_DETAILS}, results/results.json or logs/<instance>/report.json)",
+        raise InputError("no SWE-bench results found (each system folder needs "
+                         f"{_DETAILS}, results/results.json or logs/<instance>/report.json; "
+                         "or the harness's <model>.<run_id>.json run reports)",
                          file=str(folder))
     split = (_instance_list(instances, max_bytes) if instances is not None
              else _union(systems))
     rows, notes = [], []
     known = set(split)
     for system in systems:
-        stray = [i for i in system.resolved if i not in known]
+        stray = [i for i in [*system.resolved, *system.no_logs] if i not in known]
         if stray:
             raise InputError(f"{len(stray):,} instance{'s' if len(stray) > 1 else ''} not in "
                              f"the instance list (first: {show(stray[0])}); are these results "
@@ -140,6 +149,35 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
     frame = pd.DataFrame(rows, columns=["model", "item", "value", "repo"])
     frame.index = range(2, len(frame) + 2)
     return frame, sorted(skipped), notes
+
+
+def _is_run_report(entry) -> bool:
+    """A ``<model>.<run_id>.json`` run report of ``swebench.harness.run_evaluation`` (its
+    ``resolved_ids`` key within the first few KB: the report opens with counts)."""
+    if not entry.name.endswith(".json") or not entry.is_file(follow_symlinks=False):
+        return False
+    with open(entry.path, "rb") as handle:
+        return b'"resolved_ids"' in handle.read(8192)
+
+
+def _run_report(path: Path, max_bytes: int) -> _System:
+    """One system from the harness's run report: every instance of the dataset it ran on is in
+    one list (resolved, unresolved, empty patch, error, incomplete: no prediction)."""
+    source = str(path)
+    data = expect(load_json(path, max_bytes), dict, "the run report", source)
+    lists = {key: _ids(data, key, source) for key in ("resolved_ids", "unresolved_ids",
+                                                       "empty_patch_ids", "error_ids",
+                                                       "incomplete_ids")}
+    everything = {i for ids in lists.values() for i in ids}
+    total = data.get("total_instances")
+    if isinstance(total, int) and total != len(everything):
+        raise InputError(f"total_instances is {total:,} but its id lists hold "
+                         f"{len(everything):,} instances", file=source)
+    resolved = {**dict.fromkeys(lists["unresolved_ids"] + lists["empty_patch_ids"], False),
+                **dict.fromkeys(lists["resolved_ids"], True)}
+    never = frozenset(lists["error_ids"] + lists["incomplete_ids"]) - set(resolved)
+    return _System(path.name.removesuffix(".json"), resolved, never, frozenset(), False,
+                   source)
 
 
 def _results_file(system: Path) -> tuple[str, Path] | None:
@@ -290,7 +328,8 @@ def _note(system: _System, split: list[str], missing: str) -> str | None:
     if not absent:
         return None
     fate = "count as unresolved" if missing == "unresolved" else "are left without a value"
-    return f"{head}; {absent:,} with no result {fate}"
+    why = " (evaluation errors or no prediction)" if system.no_logs else ""
+    return f"{head}; {absent:,} with no result{why} {fate}"
 
 
 def _repo(instance: str) -> str:

@@ -180,3 +180,37 @@ def test_cli_scores_are_the_resolved_rates_and_a_bad_file_exits_2(tmp_path, caps
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "sys-b/results/results.json" in err and "'resolved' should be a list" in err
+
+
+def test_run_reports_of_the_evaluation_harness(tmp_path):
+    """``<model>.<run_id>.json`` as swebench.harness.reporting.make_run_report writes it: every
+    dataset instance in one list; errors and missing predictions have no result."""
+    root = tmp_path / "reports"
+    root.mkdir()
+
+    def report(name, resolved, unresolved, empty, errors, incomplete):
+        lists = dict(resolved_ids=resolved, unresolved_ids=unresolved, empty_patch_ids=empty,
+                     error_ids=errors, incomplete_ids=incomplete)
+        body = {"total_instances": sum(map(len, lists.values())), "submitted_instances": 0,
+                "completed_instances": len(resolved) + len(unresolved),
+                "resolved_instances": len(resolved), **lists, "schema_version": 2}
+        (root / name).write_text(json.dumps(body, indent=4), encoding="utf-8")
+
+    report("org__model-a.run1.json", IDS[:60], IDS[60:110], IDS[110:115], IDS[115:118],
+           IDS[118:])
+    report("org__model-b.run1.json", IDS[:30], IDS[30:], [], [], [])
+    (root / "notes.txt").write_text("x", encoding="utf-8")
+    frame, skipped, notes = read_swebench(root, max_bytes=1 << 20)
+    scores = frame.assign(v=frame["value"].astype(int)).groupby("model")["v"].mean().to_dict()
+    assert scores == {"org__model-a.run1": 0.5, "org__model-b.run1": 0.25}
+    assert notes[0] == ("org__model-a.run1: 60 of 120 instances resolved; 5 with no result "
+                        "(evaluation errors or no prediction) count as unresolved")
+    assert "not a run report" in dict(skipped)["notes.txt"]
+    frame, _, _ = read_swebench(root, missing="missing", max_bytes=1 << 20)
+    assert (frame["model"] == "org__model-a.run1").sum() == 115     # the 5 are left out
+    body = json.loads((root / "org__model-b.run1.json").read_text())
+    body["total_instances"] = 500
+    (root / "org__model-b.run1.json").write_text(json.dumps(body, indent=4))
+    with pytest.raises(InputError, match=r"model-b\.run1\.json: total_instances is 500 but its "
+                                         r"id lists hold 120 instances"):
+        read_swebench(root, max_bytes=1 << 20)

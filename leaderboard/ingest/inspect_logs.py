@@ -20,7 +20,9 @@ from __future__ import annotations
 import io
 import math
 import re
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -28,11 +30,13 @@ import pandas as pd
 from leaderboard.errors import InputError
 from leaderboard.ingest.harness import _text
 from leaderboard.ingest.json_logs import entries, expect, parse_json
-from leaderboard.ingest.safe_read import Unreadable, format_size, read_file, zip_member
+from leaderboard.ingest.safe_read import (Unreadable, capped_read, format_size, read_file,
+                                          too_big, zip_is_link, zip_member)
 from leaderboard.ingest.submissions.table import show
 
 SUFFIXES = (".json", ".eval")
 _MAX_MEMBERS = 1_000_000
+_ZSTD = 93          # the zip compression method number of Zstandard
 _SAMPLE = re.compile(r"^samples/[^/]+\.json$")
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -178,7 +182,8 @@ def _load_zip(data: bytes, source: str, max_bytes: int) -> tuple[dict, list]:
 
     def member(info: zipfile.ZipInfo) -> object:
         try:
-            raw = zip_member(archive, info, budget[0])
+            raw = (_zstd_member(data, info, budget[0]) if info.compress_type == _ZSTD
+                   else zip_member(archive, info, budget[0]))
         except Unreadable as err:
             raise InputError(f"{err} (all members together may decompress to at most "
                              f"{format_size(max_bytes)})", file=f"{source}:{info.filename}") \
@@ -199,13 +204,44 @@ def _load_zip(data: bytes, source: str, max_bytes: int) -> tuple[dict, list]:
     return header, samples
 
 
+def _zstd_member(data: bytes, info: zipfile.ZipInfo, max_bytes: int) -> bytes:
+    """A zip member compressed with Zstandard (method 93: recent Inspect versions write .eval
+    logs so; Python's zipfile reads it only from 3.14), capped like any member and checked
+    against its CRC."""
+    if zip_is_link(info):
+        raise Unreadable("a symbolic link stored in the zip; not followed")
+    if info.file_size > max_bytes:
+        raise too_big(f"{format_size(info.file_size)} when decompressed, over", max_bytes)
+    try:
+        import zstandard
+    except ImportError:
+        raise Unreadable("compressed with Zstandard, as recent Inspect versions write .eval "
+                         "logs; pip install zstandard") from None
+    start = info.header_offset
+    if data[start:start + 4] != b"PK\x03\x04":
+        raise Unreadable("cannot be read from the zip (no local header)")
+    name_length, extra_length = struct.unpack("<HH", data[start + 26:start + 30])
+    begin = start + 30 + name_length + extra_length
+    packed = data[begin:begin + info.compress_size]
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(packed)) as reader:
+            raw = capped_read(reader, max_bytes)
+    except zstandard.ZstdError as err:
+        raise Unreadable(f"cannot be read from the zip ({str(err)[:80]})") from None
+    if zlib.crc32(raw) != info.CRC:
+        raise Unreadable("cannot be read from the zip (its CRC does not match: damaged)")
+    return raw
+
+
 def _first_scorer(logs: list[tuple[Path, dict, list]]) -> str:
     for file, header, samples in logs:
         for sample in samples:
             scores = sample.get("scores") if isinstance(sample, dict) else None
             if isinstance(scores, dict) and scores:
                 return str(next(iter(scores)))
-    raise InputError("no sample has a score", file=str(logs[0][0]))
+    statuses = sorted({str(header.get("status")) for _, header, _ in logs})
+    raise InputError(f"no sample has a score (the logs' status: {', '.join(map(show, statuses))})",
+                     file=str(logs[0][0]))
 
 
 def _values(samples: list, scorer: str, source: str) -> tuple[dict[str, float], int, int]:

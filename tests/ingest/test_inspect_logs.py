@@ -172,3 +172,47 @@ def test_hostile_names_are_escaped_in_every_output(tmp_path, capsys):
     assert {e["team"] for e in report["entries"]} == {evil, "plain/model"}
     assert "\x1b" not in (tmp_path / "out.md").read_text(encoding="utf-8")
     assert "\x1b" not in capsys.readouterr().err
+
+
+def _zstd_zip(path, members: dict[str, bytes]) -> None:
+    """A zip whose members are compressed with Zstandard (method 93), as recent Inspect versions
+    write .eval logs; built by hand because Python's zipfile writes that method only from 3.14."""
+    import struct
+    import zlib
+
+    zstandard = pytest.importorskip("zstandard")   # the test extra installs it
+    local, central = b"", b""
+    for name, raw in members.items():
+        packed = zstandard.ZstdCompressor().compress(raw)
+        crc, offset, encoded = zlib.crc32(raw), len(local), name.encode()
+        fields = struct.pack("<HHHHHIII", 63, 0, 93, 0, 0, crc, len(packed), len(raw))
+        local += b"PK\x03\x04" + fields + struct.pack("<HH", len(encoded), 0) + encoded + packed
+        central += (b"PK\x01\x02" + struct.pack("<H", 63) + fields
+                    + struct.pack("<HHHHHII", len(encoded), 0, 0, 0, 0, 0, offset) + encoded)
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(members), len(members),
+                      len(central), len(local), 0)
+    path.write_bytes(local + central + end)
+
+
+def test_zstandard_eval_logs_as_recent_inspect_writes_them(tmp_path):
+    header = _header("mockllm/strong", "quiz", "2026-11-27T22:05:39+00:00")
+    samples = _samples([["C"], ["I"], ["C"], ["C"]])
+    members = {"_journal/start.json": json.dumps({"version": 2, "eval": header["eval"]}).encode(),
+               **{f"samples/{s['id']}_epoch_1.json": json.dumps(s).encode() for s in samples},
+               "header.json": json.dumps(header).encode()}
+    log = tmp_path / "2026-11-27T22-05-39_quiz.eval"
+    _zstd_zip(log, members)
+    frame, _, _ = read_inspect(log, max_bytes=1 << 20)
+    assert frame["value"].tolist() == ["1.0", "0.0", "1.0", "1.0"]
+    bomb = tmp_path / "bomb.eval"                           # 2 MB of one sample in a few KB
+    _zstd_zip(bomb, {**members, "samples/9_epoch_1.json": b" " * 2_000_000 + b"{}"})
+    assert bomb.stat().st_size < 10_000
+    with pytest.raises(InputError, match=r"bomb\.eval:samples/9_epoch_1\.json: .*over"):
+        read_inspect(bomb, max_bytes=100_000)              # the decompressed size is capped
+    damaged = bytearray(log.read_bytes())
+    start = zipfile.ZipFile(log).getinfo("samples/2_epoch_1.json").header_offset + 30 + 22
+    damaged[start + 8:start + 16] = b"\xff" * 8              # inside that member's frame
+    log.write_bytes(bytes(damaged))
+    with pytest.raises(InputError, match=r"quiz\.eval:samples/2_epoch_1\.json: cannot be read "
+                                         r"from the zip"):
+        read_inspect(log, max_bytes=1 << 20)

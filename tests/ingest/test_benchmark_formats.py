@@ -66,3 +66,18 @@ def test_the_api_reads_a_benchmark_and_checks_the_choice(tmp_path):
                                   items_format="swebench")
     assert check("items_format", "helm") == "helm" and FORMATS[0] == "auto"
     assert json.loads(result.to_json())["notes"] == []
+
+
+@pytest.mark.parametrize("text,words", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"a__b-1": {"resolved": ' + "9" * 5000 + "}}", "not JSON"),
+    ('{"a__b-1": {"resolved": true}}\x00garbage', "not JSON"),
+])
+def test_hostile_json_is_a_one_line_error_naming_the_file(tmp_path, text, words):
+    _details(tmp_path / "swe", "sys-a", {})
+    path = tmp_path / "swe" / "sys-a" / "per_instance_details.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_items(tmp_path / "swe", max_bytes=1 << 20)
+    message = str(err.value)
+    assert message.startswith(str(path)) and words in message and "\n" not in message

@@ -85,8 +85,9 @@ def read_benchmark(path: Path, fmt: str, *, metric: str | None = None,
         raise ValueError(f"not a benchmark format: {fmt!r}")
     if fmt != "inspect" and not path.is_dir():
         raise InputError(f"--items-format {fmt} reads a folder; this is not one", file=str(path))
-    if instances is not None and fmt != "swebench":
-        raise InputError(f"--instances is SWE-bench's instance list; --items-format is {fmt}")
+    if (instances is not None or missing_instances != "unresolved") and fmt != "swebench":
+        option = "--instances" if instances is not None else "--missing-instances"
+        raise InputError(f"{option} is for SWE-bench results; --items-format is {fmt}")
     if harness_filter is not None and fmt != "harness":
         raise InputError(f"--harness-filter is for lm-evaluation-harness logs; --items-format "
                          f"is {fmt}")

@@ -42,8 +42,11 @@ def test_each_layout_is_recognised_and_a_mixed_folder_must_be_named(tmp_path):
 
 def test_options_that_belong_to_another_format_are_refused(tmp_path):
     log = _json_log(tmp_path, "m/one", "quiz", [["C"], ["I"]])
-    with pytest.raises(InputError, match="--instances is SWE-bench's instance list"):
+    with pytest.raises(InputError, match="--instances is for SWE-bench results; "
+                                         "--items-format is inspect"):
         read_items(log, instances=str(log), max_bytes=1 << 20)
+    with pytest.raises(InputError, match="--missing-instances is for SWE-bench results"):
+        read_items(log, missing_instances="missing", max_bytes=1 << 20)
     with pytest.raises(InputError, match="--items-format helm reads a folder"):
         read_items(log, items_format="helm", max_bytes=1 << 20)
     _details(tmp_path / "swe", "sys-a", {"a__b-1": True})

@@ -151,7 +151,8 @@ class SliceOptions:
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Which columns hold what, in each kind of input, and the size cap of every file."""
+    """Which columns hold what, in each kind of input, and the size cap of every file
+    (``cost_col``: per-item results' cost of each item, ``--cost-col``)."""
 
     team_col: str | None = None
     score_col: str | None = None
@@ -167,6 +168,7 @@ class ReadOptions:
     cluster_col: str | None = None
     category_col: str | None = None
     harness_filter: str | None = None
+    cost_col: str | None = None
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

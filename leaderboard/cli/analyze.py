@@ -79,6 +79,12 @@ def add_parser(commands) -> None:
                        "within each category and the macro mean over categories")
     items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
                        "sample logs: the filter to read when they hold several")
+    items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
+                       "model with intervals from the scores' replicates, and the "
+                       "cost-accuracy frontier")
+    items.add_argument("--published", metavar="FILE", help="a CSV of model,published (scores "
+                       "the models' maintainers published): each one outside its model's "
+                       "interval is flagged")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -174,7 +180,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     result = analysis_from_args(args)
     if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
         for flag in result.flags:
-            if flag.kind in ("undeclared_groups", "few_clusters"):
+            if flag.kind in ("undeclared_groups", "few_clusters", "published_outside",
+                             "published_unmatched"):
                 print(f"warning: {printable(flag.message)}", file=sys.stderr)
     write_output(partial(write_html, result), args.output)
     if args.json:
@@ -198,7 +205,8 @@ def analysis_from_args(args: argparse.Namespace) -> Analysis:
 def inputs_from_args(args: argparse.Namespace) -> Inputs:
     """The inputs the arguments name (paths, or a bundled example)."""
     return Inputs(board=args.file, solution=args.solution, submissions=args.submissions,
-                  items=args.items, example=args.example)
+                  items=args.items, example=args.example,
+                  published=getattr(args, "published", None))
 
 
 def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
@@ -218,7 +226,9 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        group_col=args.group_col, model_col=args.model_col,
                        item_col=args.item_col, value_col=args.value_col,
                        cluster_col=args.cluster_col, category_col=args.category_col,
-                       harness_filter=args.harness_filter, max_file_size=args.max_file_size)
+                       harness_filter=args.harness_filter,
+                       cost_col=getattr(args, "cost_col", None),
+                       max_file_size=args.max_file_size)
     return AnalyzeOptions(noise=noise, ranks=ranks, slices=slices, read=read,
                           workers=args.workers, scheduler=args.scheduler,
                           exclude_flagged=tuple(args.exclude_flagged))

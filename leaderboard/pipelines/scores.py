@@ -130,6 +130,12 @@ class Analysis:
     assumptions : tuple of Assumption
         What the noise model takes as given, checked where the input can check it
         (:mod:`leaderboard.pipelines.assumptions`).
+    costs : CostResult or None
+        Per-item results with ``--cost-col``: cost per model with intervals from the scores'
+        own replicates, and the cost-accuracy frontier.
+    published : PublishedCheck or None
+        Per-item results with ``--published``: each published score against its model's
+        interval.
     """
 
     leaderboard: Leaderboard
@@ -150,6 +156,8 @@ class Analysis:
     curves: Curves | None = None
     curves_note: str | None = None
     assumptions: tuple = ()
+    costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
+    published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
 
     @property
     def mode(self) -> str:

@@ -146,7 +146,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     table = table.drop(columns=["entry", "line"])
 
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
-                        format="submissions", score_column=(
+                        format="items" if layout == "items" else "submissions", score_column=(
                             "every item" if layout == "items"
                             else f"{split} rows of the solution"),
                         split=split, rows_read=len(submissions.files),

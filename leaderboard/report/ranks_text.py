@@ -8,6 +8,7 @@ import numpy as np
 
 from leaderboard.confidence import confidence_label
 from leaderboard.report.vega.common import share_text
+from leaderboard.report.vocabulary import vocabulary
 from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
 
@@ -107,7 +108,7 @@ def how_to_read(a: Analysis) -> list[Fact]:
              "it starts at 1 + the entries shown better by the tests of all pairs at once."),
         Fact("P(best) and P(top k)", f"The share of {draws}s on which the entry scores best "
              "(ties share the credit), or ranks in the top k. They measure how stable the order "
-             "is under the noise of this test set; they are not the probability that the entry "
+             f"is under the noise of this {vocabulary(a).unit_set}; they are not the probability that the entry "
              "is truly best, and near ties they favour the observed leader."),
         Fact("Best set", f"The {conf} confidence set for the best entry, the sharpest answer to "
              "\u201ccould another entry be the best?\u201d. Each entry is tested on its own: it is "

@@ -299,7 +299,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
-                 no_interval: tuple[str, ...] = ()) -> list[Flag]:
+                 no_interval: tuple[str, ...] = (), items: bool = False) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
     either board). With predictions (an ``identical_to`` column), entries sharing a score are
@@ -308,7 +308,7 @@ def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
                         class_shares=settings.universe.class_shares, no_interval=no_interval,
-                        same_as=same_as)
+                        same_as=same_as, items=items)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

@@ -80,7 +80,8 @@ def context(a: Analysis, score) -> dict | None:
                       f"The tiers come from {r.description.label}, another procedure. ")
                    + f"{n_sig:,} of the {pairs:,} pairs {'is' if n_sig == 1 else 'are'} separated"
                    + ("; the rest could be in either order." if n_sig else
-                      ": this test set cannot order any two of these entries with confidence."))
+                      f": this {vocabulary(a).unit_set} cannot order any two of these entries "
+                      "with confidence."))
     return {
         "said": said,
         "has_taus": n > 1, "has_map": k > 1 and n_sig > 0,

@@ -125,6 +125,7 @@ def test_cost_json_and_page(result):
     assert {m["model"] for m in costs["models"] if m["on_frontier"]} >= {"twin", "tiny"}
     page = result.to_html()
     assert "Cost and accuracy" in page and "cost-accuracy frontier" in page
+    assert 'id="chart-costs"' in page
 
 
 @pytest.mark.parametrize("cell, words", [("-0.5", "is negative"), ("", "not a number"),

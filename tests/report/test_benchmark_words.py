@@ -123,3 +123,27 @@ def test_competition_pages_keep_their_words():
     assert "Find my team" in text and "Team" in text.splitlines()
     assert "test rows" in text and "Every submission file" in text
     assert json.loads(result.to_json())["mode"] == "submissions"
+
+
+def test_real_titanic_submissions_as_items_speak_a_benchmarks_words(shared_data):
+    """True at the edges: 46 real Titanic submissions turned into per-passenger correctness
+    (junk entries, shared scores and identical results among them raise the flags whose words
+    are shared with competitions); nothing on the page speaks of submissions or test sets."""
+    folder = shared_data / "kaggle_titanic"
+    truth = pd.read_csv(folder / "solution.csv")
+    frames = []
+    for path in sorted((folder / "submissions").glob("*.csv")):
+        sub = pd.read_csv(path)
+        sub.columns = [c.lower() for c in sub.columns]
+        if "survived" not in sub.columns:
+            continue                       # two copies of test.csv, no prediction column
+        both = truth.merge(sub, left_on="PassengerId", right_on="passengerid")
+        frames.append(pd.DataFrame({"model": f"m{len(frames)}", "item": both["PassengerId"],
+                                    "value": (both["Survived"] == both["survived"]) * 1}))
+    result = leaderboard.analyze_items(pd.concat(frames), replicates=100)
+    kinds = {f.kind for f in result.analysis.flags}
+    assert {"far_out", "shared_score"} <= kinds
+    assert competition_words_in(visible_text(result.to_html())) == []
+    assert not any("submission" in note or "prediction" in note
+                   for note in result.analysis.notes)
+

@@ -120,3 +120,10 @@ def test_published_flags_reach_stderr_and_the_page(tmp_path, capsys):
     assert "agent-x: published 52.8%" in err
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Published scores against the per-item data" in page
+
+
+def test_the_api_checks_its_parameters_through_the_table():
+    with pytest.raises(InputError, match="published= must be a path or a pandas DataFrame"):
+        leaderboard.analyze_items(_items(), published=42)
+    with pytest.raises(InputError, match="cost_col= must be a string"):
+        leaderboard.analyze_items(_items(), cost_col=3)

@@ -90,6 +90,12 @@ def test_items_json_says_items_and_models(items_result):
     assert {f["model"] for f in data["files"]} == {"alpha-7b", "beta-13b", "gamma-70b"}
 
 
+def test_items_markdown_table_says_model(items_result):
+    from leaderboard.report.exports import to_markdown
+
+    assert to_markdown(items_result.analysis).splitlines()[2].startswith("| rank | model |")
+
+
 def test_items_notebook_summary_says_model(items_result):
     from leaderboard.report import render_summary
 

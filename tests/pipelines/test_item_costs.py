@@ -40,6 +40,7 @@ def result():
 
 def test_costs_are_each_models_mean_and_the_total_its_multiple(result):
     c = result.analysis.costs
+    assert result.costs["model"].tolist() == list(c.models)       # the API's table
     expected = _frame().groupby("model")["cost"].mean()
     assert np.allclose(c.mean, expected[list(c.models)].to_numpy(), rtol=1e-12)
     assert np.allclose(c.total, c.mean * 150) and c.n_items == 150

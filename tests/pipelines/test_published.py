@@ -53,6 +53,7 @@ def test_a_published_score_far_outside_its_interval_is_flagged(checked):
 def test_names_not_matched_are_listed_both_ways(checked):
     check = checked[0].analysis.published
     assert check.not_in_data == ("ghost",) and check.not_published == ()
+    assert checked[0].published["outside"].tolist() == [r.outside for r in check.rows]
     data = json.loads(checked[0].to_json())
     from tests.pipelines.test_item_costs import _schema_errors
 

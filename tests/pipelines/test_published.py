@@ -128,3 +128,14 @@ def test_the_api_checks_its_parameters_through_the_table():
         leaderboard.analyze_items(_items(), published=42)
     with pytest.raises(InputError, match="cost_col= must be a string"):
         leaderboard.analyze_items(_items(), cost_col=3)
+
+
+def test_a_published_model_that_was_rejected_says_why():
+    items = _items().astype({"value": float})
+    items.loc[(items["model"] == "agent-z") & (items["item"] == "i7"), "value"] = 1e300
+    published = pd.DataFrame({"model": ["agent-z", "agent-y"], "published": ["30%", "45%"]})
+    check = leaderboard.analyze_items(items, published=published,
+                                      replicates=100).analysis.published
+    assert len(check.not_in_data) == 1
+    assert check.not_in_data[0].startswith("agent-z (not analysed: value '1e+300' on line")
+    assert check.not_published == ("agent-x",)

@@ -151,8 +151,10 @@ class SliceOptions:
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Which columns hold what, in each kind of input, and the size cap of every file
-    (``cost_col``: per-item results' cost of each item, ``--cost-col``)."""
+    """Which columns hold what, in each kind of input, and the size cap of every file;
+    ``items_policy`` (``common`` or ``pairwise``): which items per-item results analyse when the
+    models were scored on different item sets; ``cost_col``: per-item results' cost of each item
+    (``--cost-col``)."""
 
     team_col: str | None = None
     score_col: str | None = None
@@ -168,6 +170,8 @@ class ReadOptions:
     cluster_col: str | None = None
     category_col: str | None = None
     harness_filter: str | None = None
+    sample_col: str | None = None
+    items_policy: str = "common"
     cost_col: str | None = None
     max_file_size: int = DEFAULT_MAX_BYTES
 

@@ -256,7 +256,8 @@ PARAMETERS: dict[str, object] = {
     "costs": Optional(Text()),
     "team_col": COLUMN, "score_col": COLUMN, "public_col": COLUMN, "private_col": COLUMN,
     "id_col": COLUMN, "group_col": COLUMN, "cluster_col": COLUMN, "category_col": COLUMN,
-    "harness_filter": COLUMN,
+    "harness_filter": COLUMN, "sample_col": COLUMN,
+    "items_policy": Choice("leaderboard.ingest.item_sets:ITEMS_POLICIES"),
     # benchmarks (issue 26): each item's cost, a file of published scores to check
     "cost_col": COLUMN, "published": Optional(Table()),
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),

@@ -130,6 +130,12 @@ class Analysis:
     assumptions : tuple of Assumption
         What the noise model takes as given, checked where the input can check it
         (:mod:`leaderboard.pipelines.assumptions`).
+    items : ItemCoverage or None
+        Per-item results: the items analysed and why, models merged, samples
+        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+    item_pairs : PairwiseTable or None
+        ``--items-policy pairwise``: each pair on the items both have
+        (:mod:`leaderboard.pipelines.item_pairs`).
     costs : CostResult or None
         Per-item results with ``--cost-col``: cost per model with intervals from the scores'
         own replicates, and the cost-accuracy frontier.
@@ -156,6 +162,8 @@ class Analysis:
     curves: Curves | None = None
     curves_note: str | None = None
     assumptions: tuple = ()
+    items: object = None
+    item_pairs: object = None
     costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
     published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
 

@@ -80,7 +80,8 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
             [Fact("Published scores", f"{a.published.source} ({len(a.published.rows):,} "
                   "matched)")] if a.published is not None else [])
         return [Fact("Per-item results", str(subs.source)), metric,
-                Fact("Items", f"{s.n_test:,} (every model scored on every item)"),
+                Fact("Items", a.items.fact() if a.items is not None and a.items.ragged
+                     else f"{s.n_test:,} (every model scored on every item)"),
                 Fact("Models", f"{len(files):,} found: {status_text}"), *extras, resampling,
                 ranks_text.error_rate_fact(s)]
     out = [Fact("Solution", str(a.leaderboard.source)),

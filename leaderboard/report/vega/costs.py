@@ -78,7 +78,9 @@ def _skeleton(decimals: int, x_title: str, y_title: str, interval: str, log: boo
                                                color=colour, tooltip=tips),
         base.mark_circle(size=70, stroke=INK, strokeWidth=0.7, opacity=1).encode(
             x=x, y=y, color=colour, tooltip=tips),
-        Chart(data("frontier")).mark_text(align="left", dx=7, dy=-7, fontSize=11, color=INK)
+        # names of the frontier's models, cut to 140 px so a long one cannot run off the plot
+        Chart(data("frontier")).mark_text(align="left", dx=7, dy=-7, fontSize=11, color=INK,
+                                          limit=140)
         .encode(x=x, y=y, text="model:N"),
     ]
     chart = alt.layer(*layers).properties(width=WIDTH, height=360)

@@ -253,8 +253,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
-                  top_k: Sequence[int] = (), max_file_size: int = DEFAULT_MAX_BYTES,
-                  quiet: bool = True) -> Result:
+                  top_k: Sequence[int] = (), cost_col: str | None = None,
+                  published: pd.DataFrame | PathLike | None = None,
+                  max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
     Parameters
@@ -293,6 +294,15 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         SWE-bench: an instance without a result counts ``unresolved`` or is left ``missing``.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
+    cost_col : str, optional
+        Each row's cost (dollars, tokens, seconds; at least 0): the report adds every model's
+        mean cost per item and total cost, with intervals from the same bootstrap replicates as
+        the scores, the cost-accuracy frontier, and the top-tier models cheaper than the best
+        (docs/commands/analyze-items.md).
+    published : DataFrame or path, optional
+        Published scores (columns ``model`` and ``published``; ``52.8%`` or plain numbers):
+        each one outside its model's interval is flagged, and names that match no model are
+        listed.
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -322,9 +332,13 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          items_format=items_format,
                          instances=None if instances is None else str(_path(instances,
                                                                             "instances")),
-                         missing_instances=missing_instances, max_file_size=max_file_size))
-    return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
-                                  quiet=check("quiet", quiet)))
+                         missing_instances=missing_instances,
+                         cost_col=cost_col, max_file_size=max_file_size))
+    published = check("published", published)
+    return Result.of(run_analysis(
+        Inputs(items=_table(data, "data"),
+               published=None if published is None else _table(published, "published")),
+        options, quiet=check("quiet", quiet)))
 
 
 def _table(value: object, name: str) -> InMemory | PathLike:

@@ -113,6 +113,18 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A path (text or ``os.PathLike``) or a pandas DataFrame (``published``)."""
+
+    def check(self, value: object):
+        import os
+
+        if isinstance(value, (str, os.PathLike)) or hasattr(value, "columns"):
+            return value
+        raise Invalid(f"must be a path or a pandas DataFrame, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
 class Texts:
     """A string, or a sequence of strings (repeatable options: ``target_col``, ``pred_col``)."""
 
@@ -249,6 +261,8 @@ PARAMETERS: dict[str, object] = {
     "items_format": Choice("leaderboard.ingest.benchmarks:FORMATS"),
     "instances": Optional(Text()),
     "missing_instances": Choice("leaderboard.ingest.swebench:MISSING"),
+    # benchmarks (issue 26): each item's cost, a file of published scores to check
+    "cost_col": COLUMN, "published": Optional(Table()),
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
     "model_col": Text(), "item_col": Text(), "value_col": Text(),
     "max_file_size": Interval(int, 2 ** 10, 2 ** 40),

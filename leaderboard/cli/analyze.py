@@ -108,6 +108,12 @@ def add_parser(commands) -> None:
                        "the items every model has and names the models that shrink that set "
                        "most; 'pairwise' scores each model on its own items and compares each "
                        "pair on the items they share")
+    items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
+                       "model with intervals from the scores' replicates, and the "
+                       "cost-accuracy frontier")
+    items.add_argument("--published", metavar="FILE", help="a CSV of model,published (scores "
+                       "the models' maintainers published): each one outside its model's "
+                       "interval is flagged")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -203,7 +209,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     result = analysis_from_args(args)
     if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
         for flag in result.flags:
-            if flag.kind in ("undeclared_groups", "few_clusters") or flag.kind in ITEM_FLAGS:
+            if flag.kind in ("undeclared_groups", "few_clusters", "published_outside",
+                             "published_unmatched") or flag.kind in ITEM_FLAGS:
                 print(f"warning: {printable(flag.message)}", file=sys.stderr)
     write_output(partial(write_html, result), args.output)
     if args.json:
@@ -227,7 +234,8 @@ def analysis_from_args(args: argparse.Namespace) -> Analysis:
 def inputs_from_args(args: argparse.Namespace) -> Inputs:
     """The inputs the arguments name (paths, or a bundled example)."""
     return Inputs(board=args.file, solution=args.solution, submissions=args.submissions,
-                  items=args.items, example=args.example)
+                  items=args.items, example=args.example,
+                  published=getattr(args, "published", None))
 
 
 def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
@@ -248,7 +256,7 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        item_col=args.item_col, value_col=args.value_col,
                        cluster_col=args.cluster_col, category_col=args.category_col,
                        harness_filter=args.harness_filter, sample_col=args.sample_col,
-                       items_policy=args.items_policy,
+                       items_policy=args.items_policy, cost_col=getattr(args, "cost_col", None),
                        items_format=args.items_format,
                        instances=args.instances, missing_instances=args.missing_instances,
                        max_file_size=args.max_file_size)

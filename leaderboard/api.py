@@ -249,8 +249,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
-                  top_k: Sequence[int] = (), max_file_size: int = DEFAULT_MAX_BYTES,
-                  quiet: bool = True) -> Result:
+                  top_k: Sequence[int] = (),
+                  category_intervals: str = RankOptions.category_intervals,
+                  max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
     Parameters
@@ -273,6 +274,13 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         lm-evaluation-harness logs: the filter to read when they hold several.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
+    category_intervals : {"marginal", "simultaneous"}, default "marginal"
+        With ``category_col``: the per-category intervals the page shows. Marginal: each holds
+        its own model's true score in its category with probability ``1 - alpha / C``; they do
+        not all hold together. Simultaneous: all of them, every model in every category, hold
+        together with probability about ``1 - alpha`` (docs/categories.md). The JSON and
+        ``result.categories.table`` hold both (``ci_low``/``ci_high``,
+        ``ci_sim_low``/``ci_sim_high``).
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -294,7 +302,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     options = AnalyzeOptions(
         noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
-                          prizes=prizes, top_k=top_k),
+                          prizes=prizes, top_k=top_k, category_intervals=category_intervals),
         read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,

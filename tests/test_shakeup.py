@@ -474,7 +474,7 @@ def test_detectable_overfit_against_known_inflation():
     # Known truth: honest competitions, then the public top raised by exactly that many gap SDs
     # (the private scores, and so the null, unchanged). The detection rate must be 80% within 3
     # binomial SEs either way. (With the null standing in for honest boards, as before, 72% +- 3%
-    # of 200; with the truths drawn from their posteriors 80.5% +- 2.8%:
+    # of 200; with the truths drawn from their posteriors 80.0% +- 2.8%:
     # benchmarks/study_overfit_power.py.)
     from leaderboard.shakeup.overfit import POWER
     rng = np.random.default_rng(25)

@@ -174,9 +174,10 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     competitions as ``p_overfit``: the power at these slice sizes under this noise model.
     Checked against competitions with known inflation (tests/test_shakeup.py,
     benchmarks/study_overfit_power.py): 150 entries, 300 public rows, close true scores, the
-    public top raised by exactly the stated inflation: detected in 80.5% +- 2.8% of 200
-    competitions with ``honest`` (72.0% +- 3.2% without); with a tail of weak entries 81.0%
-    +- 2.8%; 400 tied entries at 1000 rows 85.5% +- 2.5% (the statement errs on the safe side).
+    public top raised by exactly the stated inflation: detected in 80.0% +- 2.8% of 200
+    competitions with ``honest`` (72.0% +- 3.2% without); with a tail of weak entries 80.0%
+    +- 2.8% (75.5% without); 400 tied entries at 1000 rows 85.0% +- 2.5% (83.0% without: there
+    the posteriors are narrow and the statement errs on the safe side).
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 The post-mortem says how large an overfit its test would have detected with 80% probability
 (``overfit_detectable_sd``). Here, per competition: known true scores, binomial-like errors on a
-public slice and a private slice four times larger (as tests/test_shakeup.py), the test run on
+public slice and a private slice four times larger (as tests/shakeup/test_shakeup.py), the test run on
 the honest board, then every public-top entry's public score raised by exactly the stated
 inflation (in its own gap SDs) and the test run again. The share detected (p < 0.05) should be
 80% within Monte Carlo error. Two ways of stating it are compared:

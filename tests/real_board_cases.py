@@ -6,7 +6,7 @@ mle_dojo boards' separate public and private files), and the two solutions with 
 files (Titanic, 48 files; insults, 27 files, on its public and private rows) in submissions mode.
 
 Most boards do not publish their test-set size, prevalence or (mle_dojo) metric. The settings
-below are stated assumptions of the right order, as in tests/test_real_boards.py: an mle_dojo
+below are stated assumptions of the right order, as in tests/pipelines/test_real_boards.py: an mle_dojo
 board's metric comes from the scikit-learn scorer its scoring code imports (``_index.csv``) and,
 where it imports none, from its direction and the range of its scores (a score in [0, 1] that
 rises: the bounded universe of ``dice``; one that falls and is never negative: ``rmse``; ...),
@@ -23,7 +23,7 @@ PP = "kaggle_public_private"
 DOJO = "mle_dojo_leaderboards"
 DOJO_N_TEST = 5000
 
-# Kaggle boards with public and private scores: the settings of tests/test_real_boards.py
+# Kaggle boards with public and private scores: the settings of tests/pipelines/test_real_boards.py
 _KAGGLE = {
     "data-science-bowl-2017": dict(metric="logloss", prevalence=0.26, two_stage=True,
                                    n_public=198, n_private=506),

@@ -172,7 +172,7 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     solved (bisection) so that the statistic, recomputed on these gaps with the top raised, rises
     by ``d``; without them the shift is taken as fixed (``delta = d``). From the same simulated
     competitions as ``p_overfit``: the power at these slice sizes under this noise model.
-    Checked against competitions with known inflation (tests/test_shakeup.py,
+    Checked against competitions with known inflation (tests/shakeup/test_shakeup.py,
     benchmarks/study_overfit_power.py): 150 entries, 300 public rows, close true scores, the
     public top raised by exactly the stated inflation: detected in 80.0% +- 2.8% of 200
     competitions with ``honest`` (72.0% +- 3.2% without); with a tail of weak entries 80.0%

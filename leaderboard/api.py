@@ -247,6 +247,8 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   category_col: str | None = None, target_col: str | None = None,
                   harness_filter: str | None = None, sample_col: str | None = None,
                   items_policy: str = ReadOptions.items_policy,
+                  items_format: str = ReadOptions.items_format, instances: PathLike | None = None,
+                  missing_instances: str = ReadOptions.missing_instances,
                   resample: str = RankOptions.resample,
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
@@ -259,8 +261,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     Parameters
     ----------
     data : DataFrame or path
-        One row per (model, item): a long table (CSV or Parquet), or a folder of
-        lm-evaluation-harness sample logs.
+        One row per (model, item): a long table (CSV or Parquet), or what a benchmark
+        publishes: lm-evaluation-harness sample logs, SWE-bench results, HELM runs, Inspect
+        logs (``items_format``; docs/benchmark-formats.md).
     metric : str, default "mean"
         ``mean`` averages each model's per-item values (``accuracy``, ``pass@1`` and
         ``resolved`` too, checking that they are 0/1); with ``target_col``, a metric that
@@ -281,6 +284,14 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     items_policy : {"common", "pairwise"}, default "common"
         Models scored on different item sets: the items every model has, or each model on its
         own items with each pair compared on the items they share.
+    items_format : str, default "auto"
+        ``auto``, ``table``, ``harness``, ``swebench``, ``helm`` or ``inspect``; for a benchmark's
+        files ``value_col`` names the harness metric, HELM stat or Inspect scorer.
+    instances : path, optional
+        SWE-bench: the split's instance ids, the denominator when results list only the
+        resolved ones.
+    missing_instances : str, default "unresolved"
+        SWE-bench: an instance without a result counts ``unresolved`` or is left ``missing``.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
     category_intervals : {"marginal", "simultaneous"}, default "marginal"
@@ -316,7 +327,10 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,
                          sample_col=sample_col, items_policy=items_policy,
-                         max_file_size=max_file_size))
+                         items_format=items_format,
+                         instances=None if instances is None else str(_path(instances,
+                                                                            "instances")),
+                         missing_instances=missing_instances, max_file_size=max_file_size))
     return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
                                   quiet=check("quiet", quiet)))
 

@@ -176,6 +176,9 @@ class ReadOptions:
     harness_filter: str | None = None
     sample_col: str | None = None
     items_policy: str = "common"
+    items_format: str = "auto"
+    instances: str | None = None
+    missing_instances: str = "unresolved"
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

@@ -196,6 +196,8 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   harness_filter=read.harness_filter,
                                   sample_col=read.sample_col, items_policy=read.items_policy,
                                   binary=metric.name if binary else None,
+                                  items_format=read.items_format, instances=read.instances,
+                                  missing_instances=read.missing_instances,
                                   max_bytes=read.max_file_size)
     coverage = solution.coverage
     few = too_few_units(len(solution), "item") if coverage.policy == "common" else None

@@ -347,4 +347,4 @@ def _notes(boot: BootstrapResult, settings: Settings, solution: Solution) -> lis
     if (solution.usage == "ignored").any():
         notes.append(f"{int((solution.usage == 'ignored').sum()):,} solution rows marked Ignored "
                      "are not scored.")
-    return notes
+    return notes + list(solution.notes)   # how a benchmark's own files were counted

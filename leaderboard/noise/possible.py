@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from decimal import Decimal
 
 from leaderboard.metrics import Metric
 
@@ -30,15 +29,16 @@ _FIT_SHARE, _FIT_VALUES, _CHANCE = 0.75, 5, 0.1
 
 def printed_unit(score: float) -> float:
     """One unit in the last digit the score was printed with (0.38461: 1e-05), from the
-    shortest decimal that reads back as the same float.
+    shortest decimal that reads back as the same float (its ``repr``).
 
     Examples
     --------
-    >>> printed_unit(0.38461), printed_unit(0.7), printed_unit(1e-05)
-    (1e-05, 0.1, 1e-05)
+    >>> printed_unit(0.38461), printed_unit(0.7), printed_unit(1e-05), printed_unit(2.0)
+    (1e-05, 0.1, 1e-05, 1.0)
     """
-    exponent = Decimal(repr(float(score))).normalize().as_tuple().exponent
-    return float(10.0 ** min(int(exponent), 0))
+    mantissa, _, exponent = repr(float(score)).partition("e")
+    decimals = len(mantissa.partition(".")[2].rstrip("0")) - (int(exponent) if exponent else 0)
+    return 10.0 ** -max(decimals, 0)
 
 
 def off_the_grid(scores: np.ndarray, n_test: int) -> np.ndarray:
@@ -61,7 +61,7 @@ def off_the_grid(scores: np.ndarray, n_test: int) -> np.ndarray:
     if finite.size == 0:
         return out
     values, where = np.unique(scores[finite], return_inverse=True)   # ties are no evidence
-    unit = np.array([printed_unit(s) for s in values])
+    unit = np.array([printed_unit(s) for s in values.tolist()])
     chance = np.minimum(1.0, 2.0 * unit * n_test)   # a window of +-1 unit every 1/n
     miss = np.abs(values - np.rint(values * n_test) / n_test) > unit * (1 + 1e-9) + 1e-12
     fits = int(np.sum(~miss))

@@ -28,7 +28,7 @@ from leaderboard.pipelines.simulate import grid_lists, run_experiment
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, class_counts, get_universe
 
-REL_SE_D95 = 0.9  # relative SE of d95 is 0.9 / sqrt(draws), measured (see tests/test_simulate.py)
+REL_SE_D95 = 0.9  # relative SE of d95 is 0.9 / sqrt(draws), measured (see tests/pipelines/test_simulate.py)
 
 
 def seeds_case(auc: float, n_test: int, prevalence: float, draws: int, d95_draws: int,

@@ -137,7 +137,7 @@ def skip_rank_sets() -> None:
 def steps(n: int, args) -> list[tuple[str, float, float]]:
     """Every step of ``analyze`` on an n-entry board, called one by one."""
     from leaderboard.flags import board_flags
-    from leaderboard.ingest import read_leaderboard
+    from leaderboard.ingest.leaderboards import read_leaderboard
     from leaderboard.metrics import get_metric
     from leaderboard.noise.grid import build_noise_model
     from leaderboard.pipelines import scores as pipeline

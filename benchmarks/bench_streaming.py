@@ -94,7 +94,7 @@ def child(mode: str, folder: str, manifest: str, replicates: int, marks: list[in
     from leaderboard.metrics import get_metric
     from leaderboard.pipelines import submissions as pipeline
     from leaderboard.pipelines.scores import Settings
-    from leaderboard.submissions import read_solution, read_submissions
+    from leaderboard.ingest.submissions import read_solution, read_submissions
 
     seen: dict[str, float] = {}
     if mode == "stream":   # record RSS as the files go by
@@ -114,7 +114,7 @@ def child(mode: str, folder: str, manifest: str, replicates: int, marks: list[in
     after_solution = rss_mb()
     path = Path(folder) / "subs" / manifest
     if mode == "stream":
-        from leaderboard.submissions.files import list_submissions
+        from leaderboard.ingest.submissions.files import list_submissions
         subs = list_submissions(path, solution, kind=metric.kind, max_bytes=2 ** 34)
     else:
         subs = read_submissions(path, solution, kind=metric.kind, max_bytes=2 ** 34)
@@ -152,9 +152,9 @@ def sizing(root: Path, rows: int, replicates: int) -> None:
     from leaderboard.metrics import get_metric
     from leaderboard.noise.bootstrap import replicate_scores
     from leaderboard.noise.weights import count_block, resampling
-    from leaderboard.safe_read import read_file
-    from leaderboard.submissions import read_solution
-    from leaderboard.submissions.validate import make_plan, validate
+    from leaderboard.ingest.safe_read import read_file
+    from leaderboard.ingest.submissions import read_solution
+    from leaderboard.ingest.submissions.validate import make_plan, validate
 
     generate(root, 1, rows, "parquet")
     (root / "csv").mkdir()

@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.in_memory import InMemory
+from leaderboard.ingest.in_memory import InMemory
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
 from leaderboard.params import check
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.result import Result
-from leaderboard.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 
 PathLike = str | os.PathLike
 

@@ -18,8 +18,8 @@ from leaderboard.errors import InputError
 from leaderboard.params import check_all
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
-from leaderboard.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.submissions.battles import read_battles
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.ingest.battles import read_battles
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Caps checked before work: how long a name, how many columns, rows and entries, and how much
 memory the replicates may take, each with the option that raises it.
 
-The file-size cap (:mod:`leaderboard.safe_read`, ``--max-file-size``) bounds what is read; these
+The file-size cap (:mod:`leaderboard.ingest.safe_read`, ``--max-file-size``) bounds what is read; these
 bound what reading and resampling would allocate from it: a 256 MB file can hold 100,000 columns,
 50 million short rows, a million entries or a 60 MB name, and ``--replicates 10000000`` on 40
 entries would take tens of gigabytes. Each is checked before the work it would cause (from the
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 
 from leaderboard.errors import InputError
-from leaderboard.safe_read import format_size
+from leaderboard.ingest.safe_read import format_size
 
 # Memory one (replicate, entry) pair costs through scoring, ranks, tiers and P(best): measured
 # 457 bytes on the 40-entry submissions example (100,000 replicates: 2.27 GB peak, 2,000: 0.47 GB)

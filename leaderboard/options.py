@@ -26,7 +26,7 @@ from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseO
 from leaderboard.confidence import confidence_label  # noqa: F401 - the one formatter, here too
 from leaderboard.errors import InputError
 from leaderboard.params import check
-from leaderboard.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 
 # Fields whose table entry has another name (the command line's option).
 _PARAMETER_OF = {"method": "tiers"}

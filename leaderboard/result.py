@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.safe_read import refuse_special_output
+from leaderboard.ingest.safe_read import refuse_special_output
 from leaderboard.pipelines.scores import Analysis, Settings
 from leaderboard.confidence import confidence_label
 

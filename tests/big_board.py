@@ -15,12 +15,12 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.pipelines.scores import Analysis, join_ranking, rank_entries
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.holm import Tiers
 
-from test_report import make_analysis
+from tests.report.test_report import make_analysis
 
 
 def big_analysis(n: int, names: list[str] | None = None, seed: int = 0) -> Analysis:

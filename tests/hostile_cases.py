@@ -1,4 +1,4 @@
-"""A generator of malformed and hostile inputs for the catalogue test (tests/test_hostile.py);
+"""A generator of malformed and hostile inputs for the catalogue test (tests/cli/test_hostile.py);
 the rest of it, and :func:`~tests.hostile_more.all_cases`, is in tests/hostile_more.py.
 
 Each :class:`Case` builds its files in a fresh folder and returns the command line to run. Its

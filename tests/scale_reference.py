@@ -2,7 +2,7 @@
 
 The package's versions work in blocks and bounded memory; these hold whole (E, R) arrays, as the
 old code did, and must give the same numbers on the same :class:`RankReplicates`. The tests
-(tests/test_scale.py) compare the two on small boards; benchmarks/bench_scale_scores.py times
+(tests/engine/test_scale.py) compare the two on small boards; benchmarks/bench_scale_scores.py times
 them against the package's to print the old-code ratios. Not part of the package.
 """
 from __future__ import annotations

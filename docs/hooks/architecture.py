@@ -2,7 +2,7 @@
 
 Every ``.py`` file under ``leaderboard/`` is parsed with :mod:`ast` (nothing is imported, so the
 picture is of the source as written). Modules are grouped by subpackage (``leaderboard.tiers``,
-``leaderboard.report`` ...; a top-level module such as ``leaderboard.ingest`` is its own group), and
+``leaderboard.report`` ...; a top-level module such as ``leaderboard.api`` is its own group), and
 one edge is drawn from a group to each group it imports. An import at a module's top runs when
 the module loads (solid arrow); one only inside functions runs when called (dotted arrow: the
 lazy imports that keep ``import leaderboard`` fast). The page asks for the pieces with the lines
@@ -27,7 +27,7 @@ def _module_name(path: Path) -> str:
 
 
 def _group(module: str) -> str:
-    """``leaderboard.tiers.holm`` -> ``tiers``; ``leaderboard.ingest`` -> ``ingest``;
+    """``leaderboard.tiers.holm`` -> ``tiers``; ``leaderboard.ingest.items`` -> ``ingest``;
     ``leaderboard`` -> ``leaderboard``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else parts[0]

@@ -205,7 +205,7 @@ def same_public_groups(values: np.ndarray, *covs: np.ndarray, rtol: float = 1e-1
     same public score on the board and on every resample of its rows. Byte-identical predictions
     always are; files that differ only in rows or digits that do not move the score are too, so
     this is *not* the "identical predictions" of
-    :func:`leaderboard.submissions.identical.identical_groups`.
+    :func:`leaderboard.ingest.submissions.identical.identical_groups`.
 
     Examples
     --------

@@ -23,7 +23,7 @@ from leaderboard.cli.analyze import run_analyze
 from leaderboard.cli.common import (Parser, add_debug, check_paths, compile_notice_once,
                                     internal_error)
 from leaderboard.errors import InputError
-from leaderboard.safe_read import forget_files_read
+from leaderboard.ingest.safe_read import forget_files_read
 
 
 def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:

@@ -17,7 +17,7 @@ from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_
                                     add_output_options, add_seed, add_universe_options, count,
                                     echo, universe_options, write_output)
 from leaderboard.errors import InputError
-from leaderboard.ingest import read_leaderboard
+from leaderboard.ingest.leaderboards import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.options import NoiseOptions, RankOptions
 
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
 
 
 def _predicted(args: argparse.Namespace, settings: ChooseSettings):
-    from leaderboard.submissions import read_solution, read_submissions
+    from leaderboard.ingest.submissions import read_solution, read_submissions
 
     if args.solution is None or args.submissions is None:
         raise InputError("predictions need both --solution and --submissions")

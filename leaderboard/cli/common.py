@@ -15,7 +15,7 @@ from leaderboard.noise.universes import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF, 
                                          UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
-from leaderboard.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
+from leaderboard.ingest.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
                                    refuse_special_output)
 
 
@@ -281,7 +281,7 @@ def write_output(writer: Callable[[str], object], path: str) -> None:
     ...
     leaderboard.errors.InputError: cannot write /no/such/dir/r.html: No such file or directory
     """
-    from leaderboard.safe_read import was_read
+    from leaderboard.ingest.safe_read import was_read
 
     if was_read(path):   # e.g. a file a manifest listed: not known before the run read it
         raise InputError(f"cannot write {path}: this run read it as an input; writing there "

@@ -26,8 +26,8 @@ from leaderboard.pipelines.compare import Comparison, compare_pair
 from leaderboard.errors import InputError, printable
 from leaderboard.metrics import get_metric
 from leaderboard.report.compare_report import json_dict, markdown, verdict
-from leaderboard.safe_read import Unreadable, read_file
-from leaderboard.submissions.table import Rejected
+from leaderboard.ingest.safe_read import Unreadable, read_file
+from leaderboard.ingest.submissions.table import Rejected
 
 SHOWN_BETTER, NOT_SHOWN = 0, 1
 
@@ -180,7 +180,7 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
 
 
 def _from_items(args):
-    from leaderboard.submissions.items import read_items
+    from leaderboard.ingest.items import read_items
 
     metric = get_metric(args.metric or "mean")
     if metric.name != "mean":
@@ -211,8 +211,8 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _from_files(args):
-    from leaderboard.submissions import read_solution
-    from leaderboard.submissions.validate import make_plan, validate
+    from leaderboard.ingest.submissions import read_solution
+    from leaderboard.ingest.submissions.validate import make_plan, validate
 
     if args.metric is None:
         raise InputError("--metric is required with --solution")

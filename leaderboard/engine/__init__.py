@@ -42,8 +42,8 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
     job : Job
         The metric, solution, splits and bootstrap settings.
     items : sequence
-        :class:`~leaderboard.submissions.find.Found` entries (read by the engine) or
-        :class:`~leaderboard.submissions.files.SubmissionFile` with their predictions.
+        :class:`~leaderboard.ingest.submissions.find.Found` entries (read by the engine) or
+        :class:`~leaderboard.ingest.submissions.files.SubmissionFile` with their predictions.
     engine : optional
         :class:`~leaderboard.engine.local.LocalEngine` (default) or
         :class:`~leaderboard.engine.dask.DaskEngine`.

@@ -3,7 +3,7 @@ replicate. The unit an engine runs (:mod:`~leaderboard.engine.local` in this pro
 :mod:`~leaderboard.engine.dask` on a cluster).
 
 A batch reads each of its files once, validates it exactly as
-:func:`~leaderboard.submissions.read_submissions` does (the same statuses and one-line reasons),
+:func:`~leaderboard.ingest.submissions.read_submissions` does (the same statuses and one-line reasons),
 keeps only each split's rows of the prediction, prepares them for the metric
 (:meth:`~leaderboard.metrics.base.MetricImpl.prepare`: sorted streams for rank metrics, per-row
 columns for sums) and scores them on the public and private rows and on every bootstrap replicate.
@@ -27,11 +27,11 @@ import numpy as np
 from leaderboard.errors import processing
 from leaderboard.metrics.base import Metric
 from leaderboard.noise.bootstrap import _Plan, replicate_scores
-from leaderboard.submissions.files import SubmissionFile, read_one
-from leaderboard.submissions.find import Found, close_archives
-from leaderboard.submissions.identical import digest
-from leaderboard.submissions.solution import Solution
-from leaderboard.submissions.validate import Plan
+from leaderboard.ingest.submissions.files import SubmissionFile, read_one
+from leaderboard.ingest.submissions.find import Found, close_archives
+from leaderboard.ingest.submissions.identical import digest
+from leaderboard.ingest.submissions.solution import Solution
+from leaderboard.ingest.submissions.validate import Plan
 
 BATCH_BYTES = 1 << 29  # rough memory of one batch's predictions and prepared entries
 # Bytes per row and prediction column while a batch is prepared: the split copies (8), a sort

@@ -14,7 +14,7 @@ every replicate away from its entry's score by
 
 with ``q`` the quantile the decision reads (``1 - alpha / 2`` for two-sided intervals and
 tiers, ``1 - alpha`` for the one-sided gate). Paired differences are stretched by the same
-factor, so the pairing is kept. Measured (tests/test_clusters.py; 300-400 null boards each,
+factor, so the pairing is kept. Measured (tests/noise/test_clusters.py; 300-400 null boards each,
 Monte Carlo SE 1.1-1.3 points): the gate's level is 4.7-5.3% with 6, 12 (one holding 46%) and
 20 clusters. With many clusters ``c`` is about 1 and nothing changes; the correction is applied
 when there are fewer than :data:`FEW` clusters or one holds at least :data:`LARGE_SHARE` of the

@@ -21,10 +21,10 @@ VERDICTS = ("holds", "doubtful", "not checkable")
 SWEEP = (0.0, 0.5, 0.8, 0.95)      # correlations the unchecked verdict is shown at
 SWEEP_REPLICATES = 1000            # normal draws per correlation of the sweep
 # ``--correlation auto``'s point estimate on the 10 real boards with public and private scores
-# and a simulable universe in ../shared/data (tests/test_real_boards.py's sizes): 0 on the
+# and a simulable universe in ../shared/data (tests/pipelines/test_real_boards.py's sizes): 0 on the
 # three two-stage boards (other data: by construction) and on mlcontest, trabit and uninadmc;
 # mlsp 0.23, ultrasound 0.46, prostate 2021 0.64, prostate-cancer 0.98. Its two ends are
-# re-measured by tests/test_assumptions.py.
+# re-measured by tests/report/test_assumptions.py.
 REAL_BOARD_CORRELATIONS = {"boards": 10, "low": 0.0, "high": 0.98}
 
 _INTERVALS = ("intervals", "d95", "tiers", "rank intervals", "P(best)")
@@ -144,7 +144,7 @@ def analysis_assumptions(analysis, sweep: dict | None = None,
 
     ``sweep`` is :func:`correlation_sweep`'s result for a scores-only board whose correlation
     between entries could not be estimated; ``grouping`` the per-item results' undeclared
-    grouping columns (:func:`leaderboard.submissions.items.grouping_columns`).
+    grouping columns (:func:`leaderboard.ingest.items.grouping_columns`).
     """
     if analysis.mode == "scores":
         return _scores(analysis, sweep)
@@ -188,9 +188,9 @@ def comparison_assumptions(result, solution, *, items: bool) -> tuple[Assumption
 def _rows_or_items(found: tuple, unit: str, affects: tuple[str, ...]) -> Assumption:
     name = "independent_items" if unit == "items" else "independent_rows"
     if unit == "items":
-        from leaderboard.submissions.items import grouping_sentence
+        from leaderboard.ingest.items import grouping_sentence
 
-        from leaderboard.submissions.table import show
+        from leaderboard.ingest.submissions.table import show
 
         checked = ("; ".join(grouping_sentence(c, g) for c, g in found) + "." if found
                    else "No column of the file groups the items.")

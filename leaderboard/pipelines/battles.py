@@ -1,7 +1,7 @@
 """Battles mode: Bradley-Terry ratings of models from pairwise battles, with intervals, rank sets,
 P(best) and tiers.
 
-ingest (:func:`leaderboard.submissions.battles.read_battles`) -> fit and noise
+ingest (:func:`leaderboard.ingest.battles.read_battles`) -> fit and noise
 (:mod:`leaderboard.noise.bradley_terry`: the fit, its sandwich covariance, a bootstrap of battles
 refitting every model on each redraw) -> tiers (:func:`leaderboard.tiers.ranking.rank_board` on
 the replicate ratings, exactly as the bootstrap of test rows feeds it). Nothing here imports the
@@ -22,8 +22,8 @@ from leaderboard.errors import InputError
 from leaderboard.noise.bradley_terry import (SCALE, PairCounts, bootstrap_fits, fit,
                                              sandwich_covariance, unbounded_models)
 from leaderboard.pipelines.scores import join_ranking
-from leaderboard.submissions.battles import Battles
-from leaderboard.submissions.table import show
+from leaderboard.ingest.battles import Battles
+from leaderboard.ingest.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import Ranking, rank_board
 

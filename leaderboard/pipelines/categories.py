@@ -15,7 +15,7 @@ whole clusters drawn together when there are clusters. From these joint replicat
   **simultaneous** intervals (``ci_sim_low``, ``ci_sim_high``) hold every model in every
   category at once with probability about ``1 - alpha``: a max-|t| bootstrap, each mean plus or
   minus the ``1 - alpha`` quantile over replicates of the largest studentised deviation over all
-  models and categories, times its bootstrap SD (measured in tests/test_items.py).
+  models and categories, times its bootstrap SD (measured in tests/ingest/test_items.py).
 * **macro mean**: the unweighted mean of a model's category means, with its percentile interval
   and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
   percentile bootstrap is unbiased for it).
@@ -45,7 +45,7 @@ from leaderboard.noise.bootstrap import MIN_UNITS, BootstrapResult, paired_boots
 from leaderboard.noise.clusters import cluster_count, stretch
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import count_block, resampling
-from leaderboard.submissions.table import show
+from leaderboard.ingest.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries

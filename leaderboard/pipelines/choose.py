@@ -16,14 +16,14 @@ import pandas as pd
 from leaderboard.pipelines.submissions import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
 from leaderboard.errors import InputError
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
-from leaderboard.submissions import Solution, SubmissionSet
-from leaderboard.submissions.identical import identical_to
+from leaderboard.ingest.submissions import Solution, SubmissionSet
+from leaderboard.ingest.submissions.identical import identical_to
 
 if TYPE_CHECKING:   # annotations only
     from leaderboard.options import NoiseOptions, RankOptions
@@ -34,7 +34,7 @@ UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (
 # correlated: one real team's 27 submissions (kaggle_insults, AUC) measured 0.75 median (0.62-0.86
 # quartiles). Assumed for candidates given only by a score. Known-truth study (12 candidates, SDs
 # 0.9-1.1, true scores N(0, 0.2^2), 300 competitions per true correlation, the design of
-# tests/test_choose_correlation.py): the candidates' 95% intervals held the truth in 96.3, 96.2,
+# tests/choose/test_choose_correlation.py): the candidates' 95% intervals held the truth in 96.3, 96.2,
 # 95.2, 94.5, 93.6, 93.0% (SE 0.3-1.4) at true correlation 0, 0.3, 0.6, 0.75, 0.9, 0.95; assuming
 # 0 instead: 99.3, 87.7, 73.5, 66.6, 61.3, 59.5%. The recommended pair's best private score minus
 # the top two public's: -0.0008 to 0 noise SDs (SE up to 0.0006).
@@ -101,7 +101,7 @@ class Candidates:
         How ``cov`` was obtained, in words.
     identical_to : list of str or None
         Per candidate, the first earlier candidate with byte-identical predictions over every row
-        (:func:`leaderboard.submissions.identical.identical_to`, as ``analyze`` uses), else None;
+        (:func:`leaderboard.ingest.submissions.identical.identical_to`, as ``analyze`` uses), else None;
         always None for candidates given only by a public score.
     """
 
@@ -298,7 +298,7 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
             choice.gain_over_top_two > 3 * choice.gain_se):
         # Scores only: the covariance is assumed, so a pair other than the top two public
         # scores rests on the model alone; unless its gain clears the Monte Carlo error, the top
-        # two are kept (measured: never worse than them in expectation, tests/test_choose_correlation.py)
+        # two are kept (measured: never worse than them in expectation, tests/choose/test_choose_correlation.py)
         choice = replace(choice, recommended=choice.top_two_public,
                          recommended_expected=choice.top_two_expected, gain_over_top_two=0.0)
     var = np.diag(c.cov)

@@ -15,7 +15,7 @@ never pass.
 With few clusters (``resample="grouped"``, fewer than 30 clusters or one holding a quarter of the
 items or more) the cluster bootstrap is too narrow; the bound and interval then use a t reference
 with ``G - 1`` degrees of freedom (:mod:`leaderboard.noise.clusters`), measured to keep the level
-at alpha with 6 to 20 clusters (tests/test_clusters.py).
+at alpha with 6 to 20 clusters (tests/noise/test_clusters.py).
 """
 from __future__ import annotations
 

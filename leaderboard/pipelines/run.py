@@ -4,7 +4,7 @@ one function behind both ``leaderboard analyze`` and :func:`leaderboard.analyze`
 Three inputs, one pipeline each: a leaderboard of scores (:func:`leaderboard.pipelines.scores.analyze`), a
 solution with submissions, and per-item results (both through
 :func:`leaderboard.pipelines.submissions.analyze_submissions`). Every input is a path or, from the
-Python API, a table in memory (:class:`~leaderboard.in_memory.InMemory`); the readers are called
+Python API, a table in memory (:class:`~leaderboard.ingest.in_memory.InMemory`); the readers are called
 here, never by the command line.
 """
 from __future__ import annotations
@@ -19,14 +19,14 @@ import numpy as np
 
 from leaderboard import limits
 from leaderboard.errors import FrameSource, InputError
-from leaderboard.in_memory import InMemory
-from leaderboard.ingest import leaderboard_from_frame, read_leaderboard
+from leaderboard.ingest.in_memory import InMemory
+from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.resources import data_dir
 from leaderboard.slices import SliceSizes, resolve_sizes
-from leaderboard.submissions.items import NUMERIC_KINDS
+from leaderboard.ingest.items import NUMERIC_KINDS
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Inputs:
     """What ``analyze`` reads: a leaderboard (``board``), a ``solution`` with ``submissions``,
     per-item results (``items``), or a bundled ``example`` ("scores" or "submissions").
 
-    Each is a path, an :class:`~leaderboard.in_memory.InMemory` table (the leaderboard may also
+    Each is a path, an :class:`~leaderboard.ingest.in_memory.InMemory` table (the leaderboard may also
     be a DataFrame), and ``submissions`` may be a mapping of team to an InMemory table or an
     array of predictions in the solution's row order.
     """
@@ -100,7 +100,7 @@ def _set_aside(board, words: tuple[str, ...], metric, higher: bool, prevalence: 
     import dataclasses
 
     from leaderboard.flags import set_aside
-    from leaderboard.ingest import DroppedRows
+    from leaderboard.ingest.leaderboards import DroppedRows
 
     kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)
     if len(kept) < 1:
@@ -149,7 +149,7 @@ def configured_metric(metric, noise: NoiseOptions):
 def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
     """Per-item results, every model on the same items, the paired bootstrap."""
     from leaderboard.pipelines.submissions import analyze_submissions
-    from leaderboard.submissions.items import read_items
+    from leaderboard.ingest.items import read_items
 
     others = [option for option, given in (("FILE", inputs.board is not None),
                                            ("--solution", inputs.solution is not None),
@@ -202,8 +202,8 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
 def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings,
                      quiet: bool) -> Analysis:
     from leaderboard.pipelines.submissions import analyze_submissions
-    from leaderboard.submissions import read_solution
-    from leaderboard.submissions.files import list_submissions, memory_listing
+    from leaderboard.ingest.submissions import read_solution
+    from leaderboard.ingest.submissions.files import list_submissions, memory_listing
 
     if inputs.solution is None or inputs.submissions is None:
         raise InputError("submissions mode needs both --solution and --submissions")

@@ -18,7 +18,7 @@ from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
 from leaderboard.errors import InputError
 from leaderboard.pipelines.assumptions import analysis_assumptions, correlation_sweep
 from leaderboard.flags import Flag, board_flags, class_count_flags
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.noise.bootstrap import BootstrapResult
@@ -28,7 +28,7 @@ from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.possible import impossible_scores
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
-from leaderboard.submissions import SubmissionSet
+from leaderboard.ingest.submissions import SubmissionSet
 from leaderboard.tiers import RankReplicates, Tiers
 from leaderboard.tiers.ranking import Ranking, rank_board
 

@@ -16,8 +16,8 @@ import numpy as np
 from leaderboard.errors import processing
 from leaderboard.noise.curves import BANDED, SHOWN, Curves, board_curves, curves_note
 from leaderboard.noise.rng import BLOCK
-from leaderboard.submissions.files import SubmissionFile, read_one
-from leaderboard.submissions.find import close_archives
+from leaderboard.ingest.submissions.files import SubmissionFile, read_one
+from leaderboard.ingest.submissions.find import close_archives
 
 PREDICTION_VALUES = 40_000_000   # values of the leading entries' predictions held at once
 WALK_STEPS = 4_000_000_000       # row visits of the bands' walks (about a minute on one core)

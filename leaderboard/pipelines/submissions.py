@@ -1,7 +1,7 @@
 """Submissions mode: score every valid submission on the public and private rows, resample the
 ranking split with a paired bootstrap, and cut tiers from paired tests.
 
-ingest (:mod:`leaderboard.submissions`) -> metrics (point scores) -> noise
+ingest (:mod:`leaderboard.ingest.submissions`) -> metrics (point scores) -> noise
 (:mod:`leaderboard.noise.bootstrap`) -> tiers. Files are streamed: :mod:`leaderboard.engine` reads,
 scores and lets go of each batch of files (in this process or on a Dask cluster), so memory is
 bounded by a batch; what comes back is each entry's scores on every replicate. Nothing here
@@ -23,16 +23,16 @@ from leaderboard.flags import Flag, class_count_flags
 from leaderboard.pipelines.assumptions import analysis_assumptions
 from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
 from leaderboard.errors import InputError
-from leaderboard.ingest import DroppedRows, Leaderboard
+from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.noise.bootstrap import (OTHER_SPLIT_STREAM, STREAM, BootstrapResult,
                                          resampling, too_few_units)
 from leaderboard.progress import Progress
-from leaderboard.submissions import Solution, SubmissionSet
-from leaderboard.submissions.files import Listing, require_valid, submission_set
-from leaderboard.submissions.identical import identical_by_digest
-from leaderboard.submissions.table import show
+from leaderboard.ingest.submissions import Solution, SubmissionSet
+from leaderboard.ingest.submissions.files import Listing, require_valid, submission_set
+from leaderboard.ingest.submissions.identical import identical_by_digest
+from leaderboard.ingest.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
 
@@ -57,10 +57,10 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     Parameters
     ----------
     solution : Solution
-        From :func:`leaderboard.submissions.read_solution`.
+        From :func:`leaderboard.ingest.submissions.read_solution`.
     submissions : SubmissionSet or Listing
-        Files already read (:func:`leaderboard.submissions.read_submissions`, per-item results),
-        or files found and not read yet (:func:`leaderboard.submissions.files.list_submissions`),
+        Files already read (:func:`leaderboard.ingest.submissions.read_submissions`, per-item results),
+        or files found and not read yet (:func:`leaderboard.ingest.submissions.files.list_submissions`),
         read here batch by batch; rejected files are carried along (listed in the report and
         JSON) but not scored.
     settings : Settings
@@ -327,7 +327,7 @@ def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:
 
 def cluster_flags(solution: Solution, clusters: ClusterCount | None) -> list[Flag]:
     """Grouping columns nobody declared (per-item results), and few declared clusters."""
-    from leaderboard.submissions.items import grouping_sentence
+    from leaderboard.ingest.items import grouping_sentence
 
     flags = [Flag(kind="undeclared_groups", message=f"The {grouping_sentence(column, groups)}.")
              for column, groups in solution.grouping_columns]

@@ -163,7 +163,7 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     solved (bisection) so that the statistic, recomputed on these gaps with the top raised, rises
     by ``d``; without them the shift is taken as fixed (``delta = d``). From the same simulated
     competitions as ``p_overfit``: the power at these slice sizes under this noise model.
-    Checked against competitions with known inflation (tests/test_shakeup.py): 150 entries, 300
+    Checked against competitions with known inflation (tests/shakeup/test_shakeup.py): 150 entries, 300
     public rows, the public top raised by exactly this inflation were detected in 72% +- 3% of
     200 competitions, below 80% because the test is conservative when nobody overfits (the truth
     is estimated from the private scores); the overfit detected 80% of the time is a little larger.

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.pipelines.scores import Settings, analyze
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.tiers import RankReplicates

@@ -128,7 +128,7 @@ class RegressionDesign:
 
 
 def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
-    from leaderboard.ingest import Leaderboard
+    from leaderboard.ingest.leaderboards import Leaderboard
     from leaderboard.metrics import get_metric
     from leaderboard.noise.universes import UniverseOptions
     from leaderboard.pipelines.scores import Settings, analyze

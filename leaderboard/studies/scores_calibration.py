@@ -28,7 +28,7 @@ import pandas as pd
 from scipy.stats import norm
 
 from leaderboard.pipelines.scores import Settings, analyze
-from leaderboard.ingest import Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.universes import class_counts

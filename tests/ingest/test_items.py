@@ -1,0 +1,266 @@
+"""``--items``: per-item results of many models on the same items (benchmark and LLM boards).
+
+References: pandas' group-by mean for the scores, the cluster-robust variance of a mean for the
+grouped bootstrap's SE (exact for equal clusters: the bootstrap variance of a sum of G cluster
+totals drawn with replacement is the sum of their squared deviations, CR0), and the plain
+variance of a mean without clusters. Tolerance: an SD estimated from R replicates has a relative
+Monte Carlo SE of about 1 / sqrt(2 (R - 1)); a test allows 3 of them.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from leaderboard.cli import main
+from leaderboard.errors import InputError
+from leaderboard.ingest.items import read_items
+
+R = 2000
+
+
+def _results(models=12, items=600, per_cluster=6, seed=0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(1.2, 0.2, models)
+    hard = np.repeat(rng.normal(0, 1, items // per_cluster), per_cluster)  # clusters share it
+    p = 1 / (1 + np.exp(-(skill[:, None] - hard[None, :])))
+    correct = (rng.random(p.shape) < p).astype(int)
+    return pd.DataFrame({"model": np.repeat([f"m{k}" for k in range(models)], items),
+                         "item": np.tile([f"q{i}" for i in range(items)], models),
+                         "correct": correct.ravel(),
+                         "passage": np.tile(np.arange(items) // per_cluster, models)})
+
+
+def _run(tmp_path, frame, *extra) -> tuple[int, dict]:
+    path = tmp_path / "results.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "r.json"
+    code = main(["analyze", "--items", str(path), "--value-col", "correct", "--replicates",
+                 str(R), "--quiet", "-o", str(tmp_path / "r.html"), "--json", str(out), *extra])
+    return code, (json.loads(out.read_text(encoding="utf-8")) if code == 0 else {})
+
+
+def test_scores_equal_a_group_by_and_grouped_ses_equal_the_cluster_robust_formula(tmp_path):
+    frame = _results()
+    code, report = _run(tmp_path, frame, "--cluster-col", "passage")
+    assert code == 0
+    means = frame.groupby("model")["correct"].mean()
+    entries = {e["team"]: e for e in report["entries"]}
+    for name, mean in means.items():
+        assert entries[name]["score"] == pytest.approx(mean, abs=1e-12)
+    n = frame["item"].nunique()
+    tolerance = 3 / math.sqrt(2 * (R - 1))
+    ratios = []
+    for name, rows in frame.groupby("model"):
+        totals = rows.groupby("passage")["correct"].sum().to_numpy(dtype=float)
+        cr0 = math.sqrt(((totals - totals.mean()) ** 2).sum()) / n
+        ratios.append(entries[name]["sd"] / cr0)
+    assert all(abs(r - 1) < tolerance for r in ratios), ratios
+    # ignoring the clusters would understate the noise: items of a passage move together
+    code, plain = _run(tmp_path, frame)
+    sd_plain = np.array([e["sd"] for e in plain["entries"]])
+    sd_grouped = np.array([entries[e["team"]]["sd"] for e in plain["entries"]])
+    assert (sd_grouped > sd_plain).mean() > 0.8
+
+
+def test_plain_bootstrap_se_is_the_se_of_a_mean(tmp_path):
+    frame = _results(models=6, items=900, per_cluster=1, seed=2)
+    code, report = _run(tmp_path, frame)
+    tolerance = 3 / math.sqrt(2 * (R - 1))
+    for e in report["entries"]:
+        values = frame.loc[frame["model"] == e["team"], "correct"].to_numpy(dtype=float)
+        se = values.std(ddof=0) / math.sqrt(values.size)
+        assert abs(e["sd"] / se - 1) < tolerance
+
+
+def test_missing_and_repeated_pairs_reject_that_model_only(tmp_path, capsys):
+    frame = _results(models=5, items=120)
+    frame = frame.drop(index=frame.index[(frame["model"] == "m1") & (frame["item"] == "q7")])
+    frame = pd.concat([frame, frame[(frame["model"] == "m3") & (frame["item"] == "q2")]])
+    code, report = _run(tmp_path, frame)
+    assert code == 0
+    files = {f["team"]: f for f in report["files"]}
+    assert files["m1"]["status"] == "rejected" and "missing 1 of 120 items (first: q7)" in \
+        files["m1"]["reason"]
+    assert files["m3"]["status"] == "rejected" and "given more than once (first: q2)" in \
+        files["m3"]["reason"]
+    scored = sorted(e["team"] for e in report["entries"] if e["score"] is not None)
+    assert scored == ["m0", "m2", "m4"]
+    assert sum(f["rows"] for f in report["files"]) == len(frame)   # every row accounted for
+
+
+@pytest.mark.parametrize("edit,words", [
+    (lambda f: f.assign(correct=f["correct"].astype(object).where(f.index != 9, "yes")),
+     "column 'correct': 1 row is not a number (line 11)"),
+    (lambda f: f.assign(passage=f["passage"].where(f.index != 130, 99)),
+     "item q10 is in cluster 99 here and 1 on its first line"),
+    (lambda f: f.rename(columns={"item": "question"}), "column 'item' (--item-col) not found"),
+])
+def test_bad_tables_are_one_line_naming_line_and_column(tmp_path, capsys, edit, words):
+    code, _ = _run(tmp_path, edit(_results(models=2, items=120)), "--cluster-col", "passage")
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_items_take_the_mean_metric_only(tmp_path, capsys):
+    code, _ = _run(tmp_path, _results(models=2, items=60), "--metric", "auc")
+    assert code == 2 and "--metric mean" in capsys.readouterr().err
+
+
+def test_parquet_reads_like_csv(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = _results(models=4, items=60)
+    frame.to_parquet(tmp_path / "r.parquet")
+    solution, models = read_items(tmp_path / "r.parquet", value_col="correct")
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    solution_csv, models_csv = read_items(tmp_path / "r.csv", value_col="correct")
+    assert list(solution.ids) == list(solution_csv.ids)
+    for a, b in zip(models.scored, models_csv.scored):
+        np.testing.assert_array_equal(a.prediction, b.prediction)
+
+
+def test_a_damaged_parquet_is_one_line(tmp_path):
+    (tmp_path / "r.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match="r.parquet"):
+        read_items(tmp_path / "r.parquet")
+
+
+# --- categories ------------------------------------------------------------------------------------
+
+def _with_subjects(frame: pd.DataFrame, subjects: int = 4) -> pd.DataFrame:
+    item = frame["item"].str[1:].astype(int)
+    return frame.assign(subject="s" + ((item // 6) % subjects).astype(str))   # clusters nested
+
+
+def test_category_scores_are_group_by_means_and_the_macro_mean_their_mean(tmp_path):
+    frame = _with_subjects(_results())
+    code, report = _run(tmp_path, frame, "--cluster-col", "passage", "--category-col", "subject")
+    assert code == 0
+    cats = report["categories"]
+    assert cats["per_category_alpha"] == pytest.approx(0.05 / 4)
+    means = frame.groupby(["subject", "model"])["correct"].mean()
+    for row in cats["per_category"]:
+        assert row["score"] == pytest.approx(means[(row["category"], row["team"])], abs=1e-12)
+        assert row["ci_low"] <= row["score"] <= row["ci_high"]
+    macro = means.groupby("model").mean()
+    for row in cats["macro_mean"]:
+        assert row["score"] == pytest.approx(macro[row["team"]], abs=1e-12)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert 'id="categories"' in html and "98.8% interval" in html
+
+
+def test_equal_models_are_not_split_in_any_category_beyond_alpha():
+    """Familywise: with every model equally good in every category, the chance that some
+    category's tiers separate them is at most alpha (+ 3 binomial SEs over the boards)."""
+    from leaderboard.pipelines.categories import category_results
+    from leaderboard.metrics import get_metric
+
+    rng = np.random.default_rng(7)
+    boards, models, items, alpha = 120, 4, 500, 0.05
+    categories = np.repeat([f"c{k}" for k in range(5)], items // 5)
+    split = 0
+    for b in range(boards):
+        values = (rng.random((models, items)) < 0.7).astype(float)
+        result = category_results(get_metric("mean"), values, [f"m{k}" for k in range(models)],
+                                  categories, alpha=alpha, replicates=400, seed=b)
+        split += bool((result.table["tier"] > 1).any())
+    assert split / boards <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / boards)
+
+
+def test_an_item_in_two_categories_is_one_line(tmp_path, capsys):
+    frame = _with_subjects(_results(models=2, items=120))
+    bad = frame.assign(subject=frame["subject"].where(frame.index != 125, "s3"))
+    code, _ = _run(tmp_path, bad, "--category-col", "subject")
+    err = capsys.readouterr().err
+    assert code == 2 and "is in category s3 here" in err and err.count("\n") == 1
+
+
+# --- predictions with a target per item ---------------------------------------------------------
+
+def test_predictions_with_a_target_are_scored_by_the_metric(tmp_path, capsys):
+    from sklearn.metrics import log_loss, roc_auc_score
+
+    rng = np.random.default_rng(3)
+    items = 400
+    y = rng.integers(0, 2, items)
+    rows = []
+    for k, skill in enumerate((1.5, 1.0, 0.3)):
+        p = 1 / (1 + np.exp(-(skill * (2 * y - 1) + rng.normal(0, 1, items))))
+        rows.append(pd.DataFrame({"model": f"m{k}", "item": [f"q{i}" for i in range(items)],
+                                  "truth": y, "prob": p}))
+    frame = pd.concat(rows)
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    for metric, reference in (("auc", roc_auc_score), ("logloss", log_loss)):
+        out = tmp_path / f"{metric}.json"
+        assert main(["analyze", "--items", str(path), "--target-col", "truth", "--value-col",
+                     "prob", "--metric", metric, "--replicates", "300", "--quiet",
+                     "-o", str(tmp_path / "r.html"), "--json", str(out)]) == 0
+        entries = json.loads(out.read_text(encoding="utf-8"))["entries"]
+        for e in entries:
+            part = frame[frame["model"] == e["team"]]
+            assert e["score"] == pytest.approx(reference(part["truth"], part["prob"]), abs=1e-12)
+    bad = frame.reset_index(drop=True)
+    bad.loc[items + 5, "truth"] = 1 - bad.loc[items + 5, "truth"]   # m1 disagrees on q5
+    bad.to_csv(path, index=False)
+    code = main(["analyze", "--items", str(path), "--target-col", "truth", "--value-col", "prob",
+                 "--metric", "auc", "--quiet", "-o", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is in target" in err and "belongs to one target" in err
+
+
+def test_win_rate_interval_holds_the_true_win_rate_for_every_model_at_once():
+    """Known truth: per-category accuracies, two models tied in one category. Over 100 boards
+    the true win rates (ties one half) lie in their intervals for every model at once in at
+    least 1 - alpha - 3 binomial SEs of boards (the projection is conservative), and the
+    observed win rate always lies in its own interval."""
+    from leaderboard.metrics import get_metric
+    from leaderboard.pipelines.categories import category_results
+
+    rng = np.random.default_rng(12)
+    truth = np.array([[0.80, 0.70, 0.60, 0.75], [0.78, 0.72, 0.65, 0.70],
+                      [0.70, 0.70, 0.50, 0.60], [0.60, 0.66, 0.62, 0.64]])   # (models, cats)
+    per_cat, boards, alpha = 300, 100, 0.05
+    categories = np.repeat([f"c{k}" for k in range(4)], per_cat)
+    p = np.repeat(truth, per_cat, axis=1)
+    t = truth.T                                                              # (cats, models)
+    wins = (t[:, :, None] > t[:, None, :]).sum(axis=(0, 2))
+    ties = (t[:, :, None] == t[:, None, :]).sum(axis=(0, 2)) - 4
+    true_rate = dict(zip(["m0", "m1", "m2", "m3"], (wins + 0.5 * ties) / 12))
+    held = 0
+    for b in range(boards):
+        values = (rng.random(p.shape) < p).astype(float)
+        rate = category_results(get_metric("mean"), values, list(true_rate), categories,
+                                alpha=alpha, replicates=300, seed=b).aggregates["win_rate"]
+        assert ((rate["ci_low"] <= rate["score"]) & (rate["score"] <= rate["ci_high"])).all()
+        held += all(r.ci_low <= true_rate[r.team] <= r.ci_high for r in rate.itertuples())
+    assert held / boards >= 1 - alpha - 3 * math.sqrt(alpha * (1 - alpha) / boards)
+
+
+def test_simultaneous_category_intervals_hold_together_and_marginal_ones_do_not():
+    """issue 25 item 5: with known true means (Bernoulli items), the simultaneous intervals hold
+    every model in every category at once in at least 1 - alpha of boards (less 3 binomial SEs);
+    the marginal ones, each at 1 - alpha / C, are named marginal because together they hold less
+    often than the simultaneous ones."""
+    from leaderboard.pipelines.categories import category_results
+    from leaderboard.metrics import get_metric
+
+    rng = np.random.default_rng(25)
+    boards, models, items, cats, alpha = 150, 8, 600, 3, 0.05
+    categories = np.repeat([f"c{k}" for k in range(cats)], items // cats)
+    truth = rng.uniform(0.55, 0.85, (models, cats))
+    joint_sim = joint_marginal = 0
+    for b in range(boards):
+        p = truth[:, np.repeat(np.arange(cats), items // cats)]
+        values = (rng.random((models, items)) < p).astype(float)
+        table = category_results(get_metric("mean"), values, [f"m{k}" for k in range(models)],
+                                 categories, alpha=alpha, replicates=400, seed=b).table
+        held = truth[table["team"].str[1:].astype(int), table["category"].str[1:].astype(int)]
+        joint_sim += bool(((table["ci_sim_low"] <= held) & (held <= table["ci_sim_high"])).all())
+        joint_marginal += bool(((table["ci_low"] <= held) & (held <= table["ci_high"])).all())
+    se = math.sqrt(alpha * (1 - alpha) / boards)
+    assert joint_sim / boards >= 1 - alpha - 3 * se, joint_sim
+    assert joint_marginal <= joint_sim

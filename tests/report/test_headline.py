@@ -1,0 +1,282 @@
+"""The page's first screen (issue 28): a three-sentence headline, the spread of N equal entries
+next to d95, and the command line's small things (did you mean, option words, every file written,
+Markdown capped, --exclude-flagged, plan --quiet, simulate's one default)."""
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import leaderboard
+from leaderboard.cli import main
+from leaderboard.errors import InputError
+from leaderboard.metrics import get_metric
+from leaderboard.noise.spread import normal_range_quantile, spread_of_equals
+from leaderboard.report.headline import name_list, spreads
+from leaderboard.report.html import build_context
+
+
+# --- the spread of N equals -----------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [3, 10, 40, 400])
+def test_range_quantile_matches_a_simulation(n):
+    """The exact range quantile against 40,000 simulated normal samples: the quantile's Monte Carlo
+    SE is sqrt(q (1 - q) / R) / f(r95), about 0.2-0.4% of r here (density from the same draws);
+    allow four SEs."""
+    rng = np.random.default_rng(7)
+    reps = 40_000
+    x = rng.standard_normal((reps, n))
+    ranges = x.max(axis=1) - x.min(axis=1)
+    r95 = np.quantile(ranges, 0.95)
+    h = 0.05
+    density = np.mean(np.abs(ranges - r95) < h) / (2 * h)
+    se = math.sqrt(0.95 * 0.05 / reps) / density
+    assert normal_range_quantile(n) == pytest.approx(r95, abs=4 * se)
+
+
+def test_two_entries_spread_d95_and_correlation_shrinks_by_sqrt_one_minus_rho():
+    assert spread_of_equals(0.04, 2) == pytest.approx(0.04)
+    assert normal_range_quantile(2) == pytest.approx(1.959964 * math.sqrt(2), rel=1e-5)
+    for rho in (0.3, 0.6):
+        assert spread_of_equals(0.04, 50, rho) == pytest.approx(
+            spread_of_equals(0.04, 50) * math.sqrt(1 - rho))
+    assert spread_of_equals(0.04, 1000) > spread_of_equals(0.04, 100) > spread_of_equals(0.04, 3)
+
+
+def test_names_with_commas_are_quoted():
+    text = name_list(["Data, Drinks & Dreams", "B", "C", "D", "E"])
+    assert text == "\u201cData, Drinks & Dreams\u201d, \u201cB\u201d, \u201cC\u201d and 2 more"
+    assert name_list(["A", "B", "C"]) == "A, B and C"
+
+
+# --- the headline -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def board():
+    rng = np.random.default_rng(3)
+    teams = [f"team {i}" for i in range(30)]
+    teams[1] = "Data, Drinks & Dreams"
+    return pd.DataFrame({"team": teams, "score": np.sort(rng.uniform(0.78, 0.86, 30))[::-1]})
+
+
+@pytest.fixture(scope="module")
+def result(board):
+    return leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.2, draws=300,
+                               replicates=300)
+
+
+def _sentences(text: str) -> list[str]:
+    # a sentence ends at ". " before a capital letter (names and decimals do not end one)
+    return [s for s in re.split(r"(?<=[.])\s+(?=[A-Z])", text) if s]
+
+
+def test_headline_is_three_sentences_with_the_best_set_the_spread_and_the_assumption(result):
+    a = result.analysis
+    context = build_context(a)
+    head = context["headline"]
+    parts = _sentences(head)
+    assert len(parts) == 3, parts
+    best = int(a.table["in_best_set"].sum())
+    assert parts[0].startswith(f"{best:,} of 30 entries could be the best") or best in (1, 30)
+    # the second sentence quotes the spread of 30 equals and d95 at the page's precision
+    s = spreads(a)
+    assert s["n"] == 30
+    assert f"{s['independent']:.4f}" in parts[1] and f"{a.d95:.4f}" in parts[1]
+    # independence was assumed (no public/private pairs): the third says so, with a number
+    assert "own test set" in parts[2] and f"{s['correlated']:.4f}" in parts[2]
+    assert s["correlated"] == pytest.approx(s["independent"] * math.sqrt(0.5))
+    # jargon has moved to "How to read"
+    assert "simultaneous" not in head and "asks more" not in " ".join(context["said"])
+    assert any(f.label == "Tier 1 and the best set" for f in context["how"])
+    assert any(f.label == "Spread of equals" for f in context["how"])
+
+
+def test_reach_sentence_reconciles_d95_with_tier_one(result):
+    a = result.analysis
+    reach = build_context(a)["reach"]
+    tier1 = a.table[a.table["tier"] == 1]["score"]
+    gap = float(np.max(np.abs(tier1 - a.table["score"].iloc[0])))
+    assert f"{gap:.4f}" in reach and f"{spreads(a)['independent']:.4f}" in reach
+
+
+def test_measured_correlation_changes_the_third_sentence(board):
+    paired = board.assign(public_score=board["score"] + 0.001, private_score=board["score"])
+    paired = paired.drop(columns="score")
+    a = leaderboard.analyze(paired, metric="auc", n_public=600, n_private=1400, prevalence=0.2,
+                            correlation=0.4, draws=300, replicates=300).analysis
+    third = _sentences(build_context(a)["headline"])[2]
+    assert "correlation of 0.4" in third and "as stated" in third
+    assert f"{spread_of_equals(a.d95, 30, 0.4):.4f}" in third
+
+
+# --- small things on the command line -----------------------------------------------------------
+
+def test_unknown_metric_suggests_the_close_one():
+    with pytest.raises(InputError, match=r"did you mean logloss\?"):
+        get_metric("loglos")
+    with pytest.raises(InputError, match="known metrics"):
+        get_metric("zzzz")
+
+
+def test_missing_score_column_names_the_option(tmp_path, capsys):
+    path = tmp_path / "b.csv"
+    pd.DataFrame({"team": ["a", "b"], "points": [1, 2]}).to_csv(path, index=False)
+    assert main(["analyze", str(path), "--metric", "auc", "--quiet"]) == 2
+    err = capsys.readouterr().err.split("b.csv:", 1)[1]   # the path holds the test's name
+    assert "--score-col" in err and "score_col" not in err
+
+
+def test_a_tsv_is_not_blamed_on_commas(tmp_path, capsys):
+    path = tmp_path / "b.csv"
+    path.write_text("team\tscore\na\t0.8\nSmith, Jones\t0.7\n", encoding="utf-8")
+    assert main(["analyze", str(path), "--metric", "auc", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "tab" in err and "quote any field that contains a comma" not in err
+
+
+def test_last_line_names_every_file_written(tmp_path, capsys, board):
+    path = tmp_path / "b.csv"
+    board.to_csv(path, index=False)
+    out = {ext: str(tmp_path / f"r.{ext}") for ext in ("html", "json", "csv", "md")}
+    assert main(["analyze", str(path), "--metric", "auc", "--n-test", "2000", "--prevalence",
+                 "0.2", "--draws", "200", "--replicates", "200", "-o", out["html"], "--json",
+                 out["json"], "--csv", out["csv"], "--markdown", out["md"]]) == 0
+    printed = capsys.readouterr().out
+    last = printed.strip().splitlines()[-1]
+    assert last.startswith("wrote ") and all(p in last for p in out.values())
+    # names with a comma stay one name in the terminal's list
+    assert "\u201cData, Drinks & Dreams\u201d" in printed
+    header = pd.read_csv(out["csv"]).columns.tolist()
+    api = leaderboard.analyze(board, metric="auc", n_test=2000, prevalence=0.2, draws=200,
+                              replicates=200).table.columns
+    assert set(header) - {"in_best_set"} <= set(api)   # CSV names are the API's
+    assert {"rank_ci_low", "rank_sim_high"} <= set(header)
+
+
+def test_markdown_of_a_big_board_is_capped():
+    rng = np.random.default_rng(0)
+    n = 3265
+    big = pd.DataFrame({"team": [f"team number {i}" for i in range(n)],
+                        "score": np.sort(rng.normal(0.31, 0.01, n))})
+    result = leaderboard.analyze(big, metric="rmsle", n_test=7662, draws=200, replicates=200)
+    text = result.to_markdown()
+    assert len(text) < 65_000
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert len(rows) == 50 + 1
+    assert f"{n - 50:,} more entries not shown" in text and "--csv" in text
+
+
+def test_exclude_flagged_sets_perfect_scores_aside_and_says_how_many(tmp_path, capsys):
+    scores = [1.0] * 6 + list(np.linspace(0.80, 0.70, 20))
+    path = tmp_path / "b.csv"
+    pd.DataFrame({"team": [f"t{i}" for i in range(26)], "score": scores}).to_csv(path,
+                                                                                 index=False)
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(path), "--metric", "f1", "--n-test", "3000", "--prevalence",
+                 "0.4", "--draws", "200", "--replicates", "200", "--exclude-flagged", "perfect",
+                 "-o", str(tmp_path / "r.html"), "--json", str(js), "--quiet"]) == 0
+    result = json.loads(js.read_text())
+    assert len(result["entries"]) == 20 and result["entries"][0]["score"] == pytest.approx(0.8)
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "set aside (--exclude-flagged perfect)" in html and "6 rows" in html
+    assert main(["analyze", str(path), "--metric", "f1", "--exclude-flagged", "leaks"]) == 2
+    assert "give perfect, junk or shared" in capsys.readouterr().err
+
+
+def test_plan_quiet_without_output_still_answers(capsys):
+    assert main(["plan", "--metric", "accuracy", "--score", "0.8", "--delta", "0.02",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "rows" in out and "shared test set" in out and "Independent entries" in out
+
+
+def test_simulate_uses_one_universe_with_and_without_grid(tmp_path, capsys):
+    assert main(["simulate", "--metric", "auc", "--score", "0.8", "--n-test", "1000",
+                 "--prevalence", "0.01", "--draws", "500", "-o", str(tmp_path / "a.html")]) == 0
+    one = capsys.readouterr().out
+    assert main(["simulate", "--grid", "--score", "0.8", "--n-test", "1000", "--prevalence",
+                 "0.01", "--draws", "500", "-o", str(tmp_path / "b.html")]) == 0
+    grid = capsys.readouterr().out
+    assert "universe binormal" in one and "universe binormal" in grid
+    # same universe, seed and draws: the same case gives the same d95
+    d95 = [re.search(r"d95 ([0-9.]+)", text)[1] for text in (one, grid)]
+    assert d95[0] == d95[1]
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.035, 0.1])
+def test_compare_markdown_shows_the_interval_its_verdict_tests(tmp_path, gap):
+    """Text and interval agree: the only interval is the one-sided bound the gate tests, so
+    "Shown better" always stands next to an interval that excludes zero, and never otherwise."""
+    rng = np.random.default_rng(5)
+    items = 1500
+    rows = [pd.DataFrame({"model": name, "item": range(items),
+                          "value": (rng.random(items) < p).astype(int)})
+            for name, p in (("base", 0.6), ("cand", 0.6 + gap))]
+    pd.concat(rows).to_csv(tmp_path / "r.csv", index=False)
+    md = tmp_path / "c.md"
+    code = main(["compare", "--items", str(tmp_path / "r.csv"), "--baseline", "base",
+                 "--candidate", "cand", "--quiet", "--markdown", str(md)])
+    text = md.read_text(encoding="utf-8")
+    assert "two-sided" not in text
+    bound = float(re.search(r"one-sided 95% interval \(what the gate tests\) \| ([-+0-9.e]+) "
+                            r"and above", text)[1])
+    assert (bound > 0) == text.startswith("✅ **Shown better**") == (code == 0)
+
+
+def test_choose_says_top_two_when_the_gain_is_within_noise_and_names_the_order():
+    import dataclasses
+
+    from leaderboard.ingest.leaderboards import leaderboard_from_frame
+    from leaderboard.pipelines.choose import ChooseSettings, choose, table_candidates
+    from leaderboard.report.choose_report import answer, ladder_sentence
+
+    metric = get_metric("accuracy")
+    settings = ChooseSettings(metric=metric, higher_is_better=True, n_public=500,
+                              n_private=1500, draws=2000, replicates=200)
+    board = leaderboard_from_frame(pd.DataFrame({"name": ["s1", "s2", "s3", "s4"],
+                                                 "score": [0.80, 0.81, 0.79, 0.812]}),
+                                   higher_is_better=True, team_col="name", score_col="score")
+    r = choose(table_candidates(board, settings), settings)
+    c = r.choice
+    others = tuple(i for i in range(4) if i not in c.top_two_public)[:1] + c.top_two_public[:1]
+    # a pair other than the top two, ahead by less than two Monte Carlo SEs
+    within = dataclasses.replace(c, recommended=others, gain_over_top_two=0.00015,
+                                 gain_se=0.0001)
+    head, _ = answer(dataclasses.replace(r, choice=within))
+    top = [r.candidates.names[i] for i in c.top_two_public]
+    assert head.startswith(f"Select the top two, {top[0]} and {top[1]}: they are as good as any "
+                           "pair")
+    beyond = dataclasses.replace(c, recommended=others, gain_over_top_two=0.01, gain_se=0.0001)
+    head, _ = answer(dataclasses.replace(r, choice=beyond))
+    assert head.startswith("Select ") and "top two" not in head
+    if r.ladder.climb > 0:
+        assert "the order of the table's rows (s1, s2, s3, \u2026)" in ladder_sentence(r)
+
+
+def test_the_api_sets_flagged_entries_aside_as_the_command_line_does(tmp_path):
+    """leaderboard.analyze(exclude_flagged=...) gives the command line's numbers; an unknown
+    flag name is an InputError naming the parameter."""
+    import leaderboard
+    from leaderboard.errors import InputError
+
+    scores = [1.0] * 6 + list(np.linspace(0.80, 0.70, 20))
+    board = pd.DataFrame({"team": [f"t{i}" for i in range(26)], "score": scores})
+    path = tmp_path / "b.csv"
+    board.to_csv(path, index=False)
+    js = tmp_path / "r.json"
+    assert main(["analyze", str(path), "--metric", "f1", "--n-test", "3000", "--prevalence",
+                 "0.4", "--draws", "200", "--replicates", "200", "--exclude-flagged", "perfect",
+                 "-o", str(tmp_path / "r.html"), "--json", str(js), "--quiet"]) == 0
+    result = leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4, draws=200,
+                                 replicates=200, exclude_flagged=["perfect"])
+    api, cli = result.to_dict(), json.loads(js.read_text())
+    assert len(api["entries"]) == 20
+    assert [e["score"] for e in api["entries"]] == [e["score"] for e in cli["entries"]]
+    assert [e["ci_low"] for e in api["entries"]] == [e["ci_low"] for e in cli["entries"]]
+    with pytest.raises(InputError, match="exclude_flagged="):
+        leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4,
+                            exclude_flagged="leaks")

@@ -15,7 +15,7 @@ cells, weighted by their probabilities, down to a tail probability of ``TAIL_DEP
 test set draws each row with its probability. Without them a t(3) universe's tail stopped at
 1/32,768, which a test set of 5,000 rows passes one time in three: its 95% intervals held t(3)
 boards' true RMSE for 79% of entries at 5,000 rows; with them its simulated RMSEs have the spread
-of real t(3) residuals' at any size (``tests/test_regression_tails.py``). MAPE keeps the plain
+of real t(3) residuals' at any size (``tests/noise/test_regression_tails.py``). MAPE keeps the plain
 grid: its rows are ``|exp(sigma e) - 1|``, whose mean a deep t tail would swamp.
 
 The shape matters: heavy-tailed residuals (Laplace, t) make squared-error metrics noisier at the same

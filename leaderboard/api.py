@@ -245,21 +245,29 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
                   value_col: str = ReadOptions.value_col, cluster_col: str | None = None,
                   category_col: str | None = None, target_col: str | None = None,
-                  harness_filter: str | None = None, resample: str = RankOptions.resample,
+                  harness_filter: str | None = None, sample_col: str | None = None,
+                  items_policy: str = ReadOptions.items_policy,
+                  items_format: str = ReadOptions.items_format, instances: PathLike | None = None,
+                  missing_instances: str = ReadOptions.missing_instances,
+                  resample: str = RankOptions.resample,
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
-                  top_k: Sequence[int] = (), max_file_size: int = DEFAULT_MAX_BYTES,
-                  quiet: bool = True) -> Result:
+                  top_k: Sequence[int] = (), cost_col: str | None = None,
+                  published: pd.DataFrame | PathLike | None = None,
+                  category_intervals: str = RankOptions.category_intervals,
+                  max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
     Parameters
     ----------
     data : DataFrame or path
-        One row per (model, item): a long table (CSV or Parquet), or a folder of
-        lm-evaluation-harness sample logs.
+        One row per (model, item): a long table (CSV or Parquet), or what a benchmark
+        publishes: lm-evaluation-harness sample logs, SWE-bench results, HELM runs, Inspect
+        logs (``items_format``; docs/benchmark-formats.md).
     metric : str, default "mean"
-        ``mean`` averages each model's per-item values; with ``target_col``, a metric that
+        ``mean`` averages each model's per-item values (``accuracy``, ``pass@1`` and
+        ``resolved`` too, checking that they are 0/1); with ``target_col``, a metric that
         scores the predictions (``auc``, ``logloss``, ...).
     model_col, item_col, value_col : str, default "model", "item", "value"
         The columns naming the model, the item and the model's value on it.
@@ -271,8 +279,38 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         Each item's truth: ``value_col`` then holds predictions scored by ``metric``.
     harness_filter : str, optional
         lm-evaluation-harness logs: the filter to read when they hold several.
+    sample_col : str, optional
+        Several values per (model, item), one per sample: the item's mean is the unit, and
+        ``result.analysis.items.samples`` says what the samples add to the noise.
+    items_policy : {"common", "pairwise"}, default "common"
+        Models scored on different item sets: the items every model has, or each model on its
+        own items with each pair compared on the items they share.
+    items_format : str, default "auto"
+        ``auto``, ``table``, ``harness``, ``swebench``, ``helm`` or ``inspect``; for a benchmark's
+        files ``value_col`` names the harness metric, HELM stat or Inspect scorer.
+    instances : path, optional
+        SWE-bench: the split's instance ids, the denominator when results list only the
+        resolved ones.
+    missing_instances : str, default "unresolved"
+        SWE-bench: an instance without a result counts ``unresolved`` or is left ``missing``.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
+    cost_col : str, optional
+        Each row's cost (dollars, tokens, seconds; at least 0): the report adds every model's
+        mean cost per item and total cost, with intervals from the same bootstrap replicates as
+        the scores, the cost-accuracy frontier, and the top-tier models cheaper than the best
+        (docs/commands/analyze-items.md).
+    published : DataFrame or path, optional
+        Published scores (columns ``model`` and ``published``; ``52.8%`` or plain numbers):
+        each one outside its model's interval is flagged, and names that match no model are
+        listed.
+    category_intervals : {"marginal", "simultaneous"}, default "marginal"
+        With ``category_col``: the per-category intervals the page shows. Marginal: each holds
+        its own model's true score in its category with probability ``1 - alpha / C``; they do
+        not all hold together. Simultaneous: all of them, every model in every category, hold
+        together with probability about ``1 - alpha`` (docs/categories.md). The JSON and
+        ``result.categories.table`` hold both (``ci_low``/``ci_high``,
+        ``ci_sim_low``/``ci_sim_high``).
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -294,13 +332,21 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     options = AnalyzeOptions(
         noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
-                          prizes=prizes, top_k=top_k),
+                          prizes=prizes, top_k=top_k, category_intervals=category_intervals),
         read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,
-                         max_file_size=max_file_size))
-    return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
-                                  quiet=check("quiet", quiet)))
+                         sample_col=sample_col, items_policy=items_policy,
+                         items_format=items_format,
+                         instances=None if instances is None else str(_path(instances,
+                                                                            "instances")),
+                         missing_instances=missing_instances,
+                         cost_col=cost_col, max_file_size=max_file_size))
+    published = check("published", published)
+    return Result.of(run_analysis(
+        Inputs(items=_table(data, "data"),
+               published=None if published is None else _table(published, "published")),
+        options, quiet=check("quiet", quiet)))
 
 
 def _table(value: object, name: str) -> InMemory | PathLike:

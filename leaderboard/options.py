@@ -109,6 +109,10 @@ class RankOptions:
         Prize places: each entry's chance of finishing in the top ``prizes``.
     top_k : tuple of int
         More P(top k) lines.
+    category_intervals : {"marginal", "simultaneous"}
+        Per-item results with categories: the intervals the page shows, marginal (each holds
+        its own model's score in its category at ``1 - alpha / C``; together they do not) or
+        simultaneous (every model in every category at once, ``1 - alpha``). The JSON has both.
 
     Examples
     --------
@@ -122,6 +126,7 @@ class RankOptions:
     method: str = "rank-sets"
     prizes: int = 3
     top_k: tuple[int, ...] = ()
+    category_intervals: str = "marginal"
 
     def __post_init__(self) -> None:
         _checked(self)
@@ -151,7 +156,10 @@ class SliceOptions:
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Which columns hold what, in each kind of input, and the size cap of every file."""
+    """Which columns hold what, in each kind of input, and the size cap of every file;
+    ``items_policy`` (``common`` or ``pairwise``): which items per-item results analyse when the
+    models were scored on different item sets; ``cost_col``: per-item results' cost of each item
+    (``--cost-col``)."""
 
     team_col: str | None = None
     score_col: str | None = None
@@ -167,6 +175,12 @@ class ReadOptions:
     cluster_col: str | None = None
     category_col: str | None = None
     harness_filter: str | None = None
+    sample_col: str | None = None
+    items_policy: str = "common"
+    items_format: str = "auto"
+    instances: str | None = None
+    missing_instances: str = "unresolved"
+    cost_col: str | None = None
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

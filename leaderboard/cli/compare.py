@@ -24,7 +24,7 @@ from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_
                                     add_solution_columns, count, echo, write_output)
 from leaderboard.pipelines.compare import Comparison, compare_pair
 from leaderboard.errors import InputError, printable
-from leaderboard.metrics import get_metric
+from leaderboard.metrics import get_metric, items_metric
 from leaderboard.report.compare_report import json_dict, markdown, verdict
 from leaderboard.ingest.safe_read import Unreadable, read_file
 from leaderboard.ingest.submissions.table import Rejected
@@ -153,7 +153,7 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
 
     Examples
     --------
-    >>> from leaderboard.metrics import get_metric
+    >>> from leaderboard.metrics import get_metric, items_metric
     >>> r = Comparison(0.98, 1.0, 0.02, 0.01, 0.0, 0.04, 0.01, 0.001, True, 0.05, 1000, False)
     >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)
     [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise')]
@@ -182,11 +182,13 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
 def _from_items(args):
     from leaderboard.ingest.items import read_items
 
-    metric = get_metric(args.metric or "mean")
-    if metric.name != "mean":
-        raise InputError("--items: the metric is the mean of the per-item values (--metric mean)")
+    metric, binary = items_metric(args.metric or "mean")
+    if metric.name != "mean" and not binary:
+        raise InputError("--items: the metric is the mean of the per-item values (--metric "
+                         "mean; accuracy, pass@1 or resolved for 0/1 values)")
     solution, models = read_items(args.items, model_col=args.model_col, item_col=args.item_col,
                                   value_col=args.value_col, cluster_col=args.cluster_col,
+                                  items_policy="pairwise", binary=metric.name if binary else None,
                                   max_bytes=args.max_file_size)
     by_name = {f.team: f for f in models.files}
     preds = []
@@ -199,7 +201,11 @@ def _from_items(args):
             raise InputError(f"{option}: model {printable(name)!r}: {found.reason}",
                              file=args.items)
         preds.append(found.prediction)
-    return metric, solution.target, preds[0], preds[1], solution.groups, solution
+    both = np.isfinite(preds[0]) & np.isfinite(preds[1])   # the two models' shared items
+    if not both.any():
+        raise InputError("--baseline and --candidate share no item", file=args.items)
+    groups = None if solution.groups is None else solution.groups[both]
+    return metric, solution.target[both], preds[0][both], preds[1][both], groups, solution
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -28,6 +28,7 @@ class Stream(IntEnum):
     NOISE_STUDY = 11            # the noise study's simulated models
     BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
     CROSSING_CLUSTERS = 21      # per-category results whose clusters cross categories: one draw
+    OVERFIT_TRUTH = 25          # post-mortems: true scores drawn for the detectable-overfit power
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 

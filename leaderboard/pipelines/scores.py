@@ -24,7 +24,7 @@ from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
-from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.grid import UnreachableScores, build_noise_model
 from leaderboard.noise.possible import impossible_scores
 from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
 from leaderboard.progress import Progress
@@ -130,6 +130,18 @@ class Analysis:
     assumptions : tuple of Assumption
         What the noise model takes as given, checked where the input can check it
         (:mod:`leaderboard.pipelines.assumptions`).
+    items : ItemCoverage or None
+        Per-item results: the items analysed and why, models merged, samples
+        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+    item_pairs : PairwiseTable or None
+        ``--items-policy pairwise``: each pair on the items both have
+        (:mod:`leaderboard.pipelines.item_pairs`).
+    costs : CostResult or None
+        Per-item results with ``--cost-col``: cost per model with intervals from the scores'
+        own replicates, and the cost-accuracy frontier.
+    published : PublishedCheck or None
+        Per-item results with ``--published``: each published score against its model's
+        interval.
     """
 
     leaderboard: Leaderboard
@@ -150,6 +162,10 @@ class Analysis:
     curves: Curves | None = None
     curves_note: str | None = None
     assumptions: tuple = ()
+    items: object = None
+    item_pairs: object = None
+    costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
+    published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
 
     @property
     def mode(self) -> str:
@@ -221,13 +237,24 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                      "simulated: entries are ranked but not compared.")
     else:
         progress = Progress("simulating test sets", quiet=quiet)
-        noise = build_noise_model(metric, scores, leader_score=float(scores[0]),
-                                  n_test=settings.n_test,
-                                  prevalence=settings.prevalence, draws=settings.draws,
-                                  seed=settings.seed, alpha=settings.alpha,
-                                  options=settings.universe, progress=progress,
-                                  leader_at_noise_level=True)
+        try:
+            noise = build_noise_model(metric, scores, leader_score=float(scores[0]),
+                                      n_test=settings.n_test,
+                                      prevalence=settings.prevalence, draws=settings.draws,
+                                      seed=settings.seed, alpha=settings.alpha,
+                                      options=settings.universe, progress=progress,
+                                      leader_at_noise_level=True)
+        except UnreachableScores as error:   # no entry modelled: each named, as one would be
+            span = (f"{scores.min():.6g}" if scores.min() == scores.max()
+                    else f"{scores.min():.6g} to {scores.max():.6g}")
+            why = (f"no true score of the {error.universe} universe produces the scores of this "
+                   f"board ({metric.label} {span}): it cannot be calibrated to any of them")
+            left_out.append(LeftOut("intervals, tiers and ranks", why,
+                                    tuple(table["team"].astype(str))))
+            notes.append(f"Intervals and tiers are not available: {why}. Entries are ranked but "
+                         "not compared. Check the scores, --metric or the universe options.")
         progress.close()
+    if noise is not None:
         low, high = noise.interval(scores)
         # the noise that the entry's own interval implies, and d95 at the score (the middle of
         # the interval where the noise at the score vanishes): never zero at a perfect or
@@ -291,7 +318,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
-                 no_interval: tuple[str, ...] = ()) -> list[Flag]:
+                 no_interval: tuple[str, ...] = (), items: bool = False) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
     either board). With predictions (an ``identical_to`` column), entries sharing a score are
@@ -300,7 +327,7 @@ def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
                         class_shares=settings.universe.class_shares, no_interval=no_interval,
-                        same_as=same_as)
+                        same_as=same_as, items=items)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

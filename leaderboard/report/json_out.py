@@ -3,7 +3,13 @@
 Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
-    correlation, d95, tier_method, notes, flags, left_out, source, noise, ranks, entries
+    correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
+    entries
+
+``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
+compared entries if all were equally good (``entries``; ``independent``, and
+``at_correlation`` at ``correlation`` with ``correlation_source`` measured, assumed or typical;
+:mod:`leaderboard.noise.spread`), null without d95.
 
 ``correlation`` is the correlation between entries' errors that the scores-only comparisons
 assumed, and where it came from: ``{"value", "source", "low", "high", "used"}``. ``used`` is the
@@ -51,6 +57,17 @@ median public-minus-private gap, oriented so positive means better on the public
 ``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
 (every public-top entry's public score inflated by that many gap SDs, and in score units).
 
+Per-item results (``--items``, a benchmark) say ``mode: "items"`` and ``source.format: "items"``
+(until issue 26 both said ``"submissions"``; the paired bootstrap's fields are the same, so test
+``resampling`` for a bootstrap rather than ``mode``), and every entry and file also carries
+``model`` (the same name as ``team``, which stays for existing readers). With ``--cost-col`` the
+top-level ``costs`` holds every model's mean cost per item and total cost with intervals from the
+scores' own bootstrap replicates, ``on_frontier`` (the cost-accuracy frontier) and
+``cheaper_in_top_tier`` (tier-1 models cheaper than ``best_model``: the saving and the score gap,
+each with its paired interval); with ``--published``, ``published`` lists each published score
+beside the measured one and its interval (``outside``), and the names matching no model
+(``not_in_data``, ``not_published``). Both keys are absent unless asked for.
+
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
 ``skipped``) and ``reason`` (why, or null). ``entries`` hold the scored entries only, each with
@@ -72,6 +89,8 @@ from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.tier_marks import anchor_mask
+from leaderboard.report.vocabulary import is_items
+from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
 
@@ -99,6 +118,7 @@ def _entries(analysis: Analysis) -> list[dict]:
     columns = ["rank", "team", "score", "ci_low", "ci_high", "sd", "d95", "p_vs_anchor", "tier"]
     identical = (table["identical_to"].tolist() if analysis.submissions is not None
                  else [None] * len(table))
+    items = is_items(analysis)
     out = []
     rows = table[columns + extra].itertuples(index=False, name=None)
     for i, (row, ranks, same) in enumerate(zip(rows, _rank_fields(analysis), identical)):
@@ -114,6 +134,8 @@ def _entries(analysis: Analysis) -> list[dict]:
         entry.update(ranks)
         if analysis.submissions is not None:
             entry["identical_to"] = None if same is None else str(same)
+        if items:   # a benchmark's word for the entry, beside the "team" consumers read
+            entry["model"] = entry["team"]
         out.append(entry)
     return out
 
@@ -184,9 +206,11 @@ def tier_method_json(method: TierMethod, alpha: float) -> dict:
 def _files(analysis: Analysis) -> list[dict] | None:
     if analysis.submissions is None:
         return None
+    items = is_items(analysis)
     return [{"team": str(f.team), "file": str(f.file), "status": str(f.status),
              "reason": None if not f.reason else str(f.reason),
-             "rows": None if getattr(f, "rows", None) is None else int(f.rows)}
+             "rows": None if getattr(f, "rows", None) is None else int(f.rows),
+             **({"model": str(f.team)} if items else {})}
             for f in analysis.submissions.files]
 
 
@@ -229,6 +253,20 @@ def _noise(analysis: Analysis) -> dict | None:
             "quantiles": {"2.5": _num(q[0]), "50": _num(q[1]), "97.5": _num(q[2])}}
 
 
+def _spread_of_equals(analysis: Analysis) -> dict | None:
+    """The headline's spread of equals (:func:`leaderboard.report.headline.spreads`)."""
+    from leaderboard.report.headline import spreads
+
+    s = spreads(analysis)
+    if s is None:
+        return None
+    return {"entries": int(s["n"]), "independent": _num(s["independent"]),
+            "correlation": float(s["rho"]), "correlation_source": s["kind"],
+            "at_correlation": _num(s["correlated"]),
+            "assumes": "normal noise scaled so that the spread of 2 equal entries is d95; the "
+                       "95% quantile of the range of that many equally good scores"}
+
+
 def _source(analysis: Analysis) -> dict:
     lb = analysis.leaderboard
     return {"file": str(lb.source), "format": lb.format, "score_column": lb.score_column,
@@ -261,6 +299,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "d95": _num(analysis.d95),
         "n_tiers": n_tiers,
         "tier1_size": sum(1 for e in entries if e["tier"] == 1) if n_tiers else None,
+        "spread_of_equals": _spread_of_equals(analysis),
         "tier_method": analysis.tiers.method if analysis.tiers is not None else None,
         "notes": list(analysis.notes),
         "flags": [{"kind": f.kind, "message": f.message, "teams": list(f.teams)}
@@ -269,7 +308,7 @@ def to_json_dict(analysis: Analysis) -> dict:
                      for lo in analysis.left_out],
         "source": _source(analysis),
         "noise": _noise(analysis),
-        "mode": analysis.mode,
+        "mode": "items" if is_items(analysis) else analysis.mode,
         "replicates": int(s.replicates) if analysis.bootstrap is not None else None,
         "resampling": _resampling(analysis),
         "files": _files(analysis),
@@ -278,7 +317,19 @@ def to_json_dict(analysis: Analysis) -> dict:
         "categories": categories_text.to_json(analysis),
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
+        "items": _items(analysis),
+        # per-item results' extras (issue 26), written only when asked for
+        **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
+        **({"published": published_json(analysis)} if analysis.published is not None else {}),
     }
+
+
+def _items(analysis: Analysis) -> dict | None:
+    """Per-item results: the items analysed and why, samples, the pairwise table (issue 26)."""
+    if analysis.items is None:
+        return None
+    pairs = analysis.item_pairs
+    return {**analysis.items.to_json(), "pairwise": None if pairs is None else pairs.to_json()}
 
 
 _JSON_OPTIONS = {"indent": 2, "ensure_ascii": False, "allow_nan": False}

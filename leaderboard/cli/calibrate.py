@@ -34,8 +34,8 @@ def add_parser(commands) -> None:
                    "universe against real models' score families) and leaderboards of those "
                    "families analysed from their scores alone")
     p.add_argument("--regression-only", action="store_true", help="with --scores-only: only "
-                   "the regression study (RMSE and MAE coverage under five residual families; "
-                   "docs/scores_only_regression.md)")
+                   "the regression study (RMSE, MAE, RMSLE, MAPE and R2 coverage under five "
+                   "residual families; docs/scores_only_regression.md)")
     p.add_argument("--json", help="also write every measure and its Monte Carlo SE as JSON")
     p.add_argument("--quick", action="store_true", help="a small version (a smoke run)")
     p.add_argument("--entries", type=count(2, 100_000), help="one board size only (with "

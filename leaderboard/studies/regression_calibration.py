@@ -23,7 +23,11 @@ import pandas as pd
 from scipy.stats import norm
 
 FAMILIES = ("normal", "laplace", "t3", "outliers", "lognormal")
-METRICS = ("rmse", "mae")
+METRICS = ("rmse", "mae", "rmsle", "mape", "r2")
+HIGHER_IS_BETTER = ("r2",)
+# Each metric's error scale for the entries (the first entry's; the last is 1.5 times it): R2
+# from 0.91 down to 0.80 on a unit-variance truth, RMSLE 0.3 to 0.45, MAPE 10% to 15% on average.
+_FIRST_SCALE = {"rmse": 1.0, "mae": 1.0, "rmsle": 0.3, "mape": 0.1, "r2": 0.3}
 _OUTLIER_SHARE, _OUTLIER_SCALE = 0.04, 5.0
 _LOG_SD = 0.5
 
@@ -79,6 +83,36 @@ def mean_absolute(family: str) -> float:
     raise ValueError(f"unknown residual family {family!r}")
 
 
+def scores_and_truth(metric: str, family: str, entries: int, n_test: int,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One board's observed and true scores: each entry's errors are ``scale x`` residuals of the
+    family on the metric's own error scale, on its own test set of ``n_test`` rows.
+
+    ``rmse``, ``mae``: additive errors (true RMSE the scale; MAE the scale times
+    :func:`mean_absolute`). ``r2``: a standard normal truth plus additive errors (true R2
+    ``1 - scale^2``). ``rmsle``: errors on the log1p scale of a log-normal truth (true RMSLE the
+    scale). ``mape``: relative errors, prediction ``y (1 + scale e)`` (true MAPE the scale times
+    :func:`mean_absolute`).
+
+    Examples
+    --------
+    >>> s, t = scores_and_truth("r2", "normal", 3, 20_000, np.random.default_rng(0))
+    >>> bool(np.allclose(s, t, atol=0.01)), round(float(t[0]), 2)
+    (True, 0.91)
+    """
+    scale = _FIRST_SCALE[metric] * (1.0 + 0.5 * np.linspace(0.0, 1.0, entries) ** 1.3)
+    e = scale[:, None] * unit_residuals(family, (entries, n_test), rng)   # dense at the top
+    if metric in ("rmse", "rmsle"):   # RMSLE: log1p(pred) - log1p(y) is the error itself
+        return np.sqrt(np.mean(e * e, axis=1)), scale
+    if metric in ("mae", "mape"):     # MAPE: |pred - y| / y is |error| itself
+        return np.mean(np.abs(e), axis=1), scale * mean_absolute(family)
+    if metric == "r2":
+        y = rng.standard_normal((entries, n_test))
+        total = np.sum((y - y.mean(axis=1, keepdims=True)) ** 2, axis=1)
+        return 1.0 - np.sum(e * e, axis=1) / total, 1.0 - scale ** 2
+    raise ValueError(f"unknown metric {metric!r}")
+
+
 @dataclass(frozen=True)
 class RegressionDesign:
     """One cell: a residual family, a metric, the universe that analyses it, and the boards."""
@@ -100,25 +134,22 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
     from leaderboard.pipelines.scores import Settings, analyze
 
     rng = np.random.default_rng([seed, FAMILIES.index(design.family), 25])
-    rmse = 1.0 + 0.5 * np.linspace(0.0, 1.0, design.entries) ** 1.3   # dense at the top
-    e = rmse[:, None] * unit_residuals(design.family, (design.entries, design.n_test), rng)
-    if design.metric == "rmse":
-        scores, truth = np.sqrt(np.mean(e * e, axis=1)), rmse
-    else:
-        scores, truth = np.mean(np.abs(e), axis=1), rmse * mean_absolute(design.family)
+    scores, truth = scores_and_truth(design.metric, design.family, design.entries,
+                                     design.n_test, rng)
     board = Leaderboard(entries=pd.DataFrame({"team": np.arange(truth.size).astype(str),
                                               "score": scores,
                                               "line": np.arange(2, truth.size + 2)}),
                         source="simulated", format="table", score_column="score",
                         split=None, rows_read=truth.size)
-    settings = Settings(metric=get_metric(design.metric), higher_is_better=False,
+    settings = Settings(metric=get_metric(design.metric),
+                        higher_is_better=design.metric in HIGHER_IS_BETTER,
                         n_test=design.n_test, prevalence=None, alpha=alpha, draws=design.draws,
                         seed=seed, correlation=0.0, replicates=500,
                         universe=UniverseOptions(residuals=design.residuals, df=design.df))
     t = analyze(board, settings).table
     held = truth[t["team"].astype(int).to_numpy()]
     low, high = t["ci_low"].to_numpy(float), t["ci_high"].to_numpy(float)
-    best = held == truth.min()
+    best = held == (truth.max() if design.metric in HIGHER_IS_BETTER else truth.min())
     return {"score_cover": float(np.mean((low <= held) & (held <= high))),
             "no_interval": float(np.mean(~np.isfinite(low))),
             "relative_width": float(np.nanmean((high - low) / held)),
@@ -156,23 +187,29 @@ def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
 
 
 def default_regression_designs(quick: bool = False) -> list[RegressionDesign]:
-    """Every family and metric under the default universe (t, 3 df) and under normal residuals
-    (the default before issue 25), at 1,000 and 5,000 rows."""
+    """Every family and metric under the default universe (t, 3 df) at 1,000 and 5,000 rows
+    (RMSE and MAE also at 20,000), and RMSE and MAE under normal residuals (the default before
+    issue 25, and the width a truly normal board would need)."""
     if quick:
         return [RegressionDesign(f, "rmse", 2, entries=10, draws=300) for f in FAMILIES]
-    return [RegressionDesign(f, m, c, residuals=r, n_test=n)
-            for r in ("t", "normal") for m in METRICS for n, c in ((1000, 8), (5000, 4))
-            for f in FAMILIES]
+    sizes = {m: ((1000, 6), (5000, 3)) + (((20000, 2),) if m in ("rmse", "mae") else ())
+             for m in METRICS}
+    return ([RegressionDesign(f, m, c, n_test=n) for m in METRICS for n, c in sizes[m]
+             for f in FAMILIES]
+            + [RegressionDesign(f, m, c, residuals="normal", n_test=n) for m in ("rmse", "mae")
+               for n, c in ((1000, 4), (5000, 2)) for f in FAMILIES])
 
 
 def summary(rows: list[dict]) -> dict:
-    """Per universe and metric: coverage averaged over the families (with its SE) and in the
-    worst family, as the report quotes them.
+    """Per universe and metric: coverage averaged over the families (each family's sizes pooled,
+    with its SE), in the worst family, and in the worst single cell (family and size); and the
+    interval's width on normal residuals over the normal universe's (where both were run).
 
     Examples
     --------
     >>> rows = [{"universe": "t, 3 df", "metric": "rmse", "family": f, "score_cover": c,
-    ...          "se:score_cover": 0.01} for f, c in (("normal", 0.99), ("t3", 0.9))]
+    ...          "se:score_cover": 0.01, "n_test": 1000, "relative_width": 0.3}
+    ...         for f, c in (("normal", 0.99), ("t3", 0.9))]
     >>> summary(rows)["t, 3 df"]["rmse"]["coverage_min"]
     0.9
     """
@@ -183,12 +220,26 @@ def summary(rows: list[dict]) -> dict:
         cover = by_family["score_cover"].mean()
         se = np.sqrt((by_family["se:score_cover"].apply(lambda s: float(np.mean(s ** 2)))
                       / by_family.size()))
+        cell = g.loc[g["score_cover"].idxmin()]
         out.setdefault(universe, {})[metric] = {
             "coverage_mean": round(float(cover.mean()), 4),
             "coverage_mean_se": round(float(np.sqrt(np.sum(se ** 2)) / len(cover)), 4),
             "coverage_min": round(float(cover.min()), 4),
             "coverage_min_se": round(float(se[cover.idxmin()]), 4),
-            "worst_family": str(cover.idxmin()), "families": int(len(cover))}
+            "worst_family": str(cover.idxmin()), "families": int(len(cover)),
+            "worst_cell": {"family": str(cell["family"]), "n_test": int(cell["n_test"]),
+                           "coverage": round(float(cell["score_cover"]), 4),
+                           "coverage_se": round(float(cell["se:score_cover"]), 4)}}
+    normal = frame[(frame["family"] == "normal") & (frame["universe"] == "normal")]
+    for universe, metrics in out.items():
+        for metric, q in metrics.items():
+            mine = frame[(frame["family"] == "normal") & (frame["universe"] == universe)
+                         & (frame["metric"] == metric)]
+            both = mine.merge(normal[normal["metric"] == metric], on="n_test")
+            if universe != "normal" and len(both):
+                q["width_ratio_on_normal"] = {
+                    str(int(r.n_test)): round(float(r.relative_width_x / r.relative_width_y), 2)
+                    for r in both.itertuples()}
     return out
 
 

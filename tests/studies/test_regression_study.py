@@ -12,7 +12,7 @@ from scipy.stats import t as student_t
 from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions
 from leaderboard.studies.regression_calibration import (FAMILIES, RegressionDesign,
                                                         mean_absolute, run_regression_design,
-                                                        unit_residuals)
+                                                        scores_and_truth, unit_residuals)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -45,3 +45,32 @@ def test_default_rmse_intervals_hold_under_heavy_tails_and_outliers():
     assert cover.mean() >= 0.93 - 3 * math.sqrt(np.sum(se ** 2)) / len(se), cover
     assert (cover >= 0.85 - 3 * se).all(), cover
     assert all(r["no_interval"] == 0 for r in rows)
+
+
+@pytest.mark.parametrize("metric", ["rmsle", "mape", "r2"])
+def test_default_intervals_hold_for_rmsle_mape_and_r2_under_t3_errors(metric):
+    """Known truth, the study's worst family: 40 entries whose errors on the metric's own scale
+    are t(3), at 1,000 rows. Coverage at least 85% less 3 binomial SEs (the full study:
+    docs/scores_only_regression.md); every entry gets an interval."""
+    row = run_regression_design(RegressionDesign("t3", metric, 1, entries=40, draws=400))
+    assert row["score_cover"] >= 0.85 - 3 * row["se:score_cover"], row
+    assert row["no_interval"] == 0
+
+
+def test_scores_and_truth_match_sklearn_on_one_entry():
+    """The study's observed scores are the metrics as scikit-learn computes them, on the
+    predictions the errors describe."""
+    from sklearn.metrics import mean_absolute_percentage_error, mean_squared_log_error, r2_score
+
+    s, _ = scores_and_truth("r2", "laplace", 1, 500, np.random.default_rng(8))
+    # same draws: errors first, then the truth
+    rng = np.random.default_rng(8)
+    e = 0.3 * unit_residuals("laplace", (1, 500), rng)[0]
+    y = rng.standard_normal((1, 500))[0]
+    assert s[0] == pytest.approx(r2_score(y, y + e), rel=1e-12)
+    y_pos = np.exp(rng.standard_normal(500))
+    pred = np.expm1(np.log1p(y_pos) + e)
+    assert math.sqrt(mean_squared_log_error(y_pos, pred)) == pytest.approx(
+        float(np.sqrt(np.mean(e * e))), rel=1e-12)
+    assert mean_absolute_percentage_error(y_pos, y_pos * (1 + e)) == pytest.approx(
+        float(np.mean(np.abs(e))), rel=1e-12)

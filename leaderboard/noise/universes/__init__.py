@@ -42,12 +42,12 @@ from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
 UNIVERSE_NAMES = ("linspace", "binomial", "bounded", "binormal", "multiclass", "residuals")
 BINARY_UNIVERSES = ("linspace", "binormal")  # the universes that need a prevalence
 RESIDUALS = ("normal", "laplace", "t")
-# Regression: Student t residuals with 3 degrees of freedom (infinite kurtosis; on the universe's
-# 16,384 quantiles, finite and heavy). Normal residuals held the true RMSE in 63% of entries on
-# average over five residual families (28% for t(3) residuals); this shape in 96% on average, 84%
-# for t(3) (docs/scores_only_regression.md), at the price of intervals about 3.8 times as wide
-# for RMSE (1.6 for MAE) when the residuals are in fact normal. Real models' residuals on
-# scikit-learn's data sets have excess kurtosis up to 6 (studies/regression_calibration.py).
+# Regression: Student t residuals with 3 degrees of freedom (infinite kurtosis; the universe's
+# tails reach a probability of 1e-12, regression.py). Normal residuals' intervals held the true
+# RMSE for 28% of entries when the residuals were t(3); this shape's price is intervals several
+# times as wide when the residuals are in fact normal (docs/scores_only_regression.md measures
+# both, per metric). Real models' residuals on scikit-learn's data sets have excess kurtosis up to
+# 6 (studies/regression_calibration.py).
 DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
 MIN_DF = 2.0   # t with 2 df has infinite variance; on the finite universe its RMSE is still defined
 # Binormal ranking metrics (AUC, Gini, average precision): the minority class's SD over the
@@ -98,7 +98,8 @@ class UniverseOptions:
         ``"normal"`` gives narrower intervals that hold only when the residuals are normal).
     df : float
         Degrees of freedom of Student-t residuals, at least 2 (default 3). The universe is a
-        finite grid of quantiles, so its RMSE noise is finite even where the t's is not.
+        finite grid of quantiles whose tails reach a probability of 1e-12, so its RMSE noise is
+        finite even where the t's is not, and as large as real t residuals' at any test size.
     threshold : float
         Binary label metrics: a row is predicted positive when its calibrated probability is at
         least this.

@@ -47,6 +47,9 @@ class CalibratedUniverse(ABC):
     strata: list[slice]          # universe rows of each stratum, contiguous
     shares: np.ndarray           # each stratum's share of a test set (sums to 1)
     param_range: tuple[float, float]  # (worst, best)
+    # One stratum whose rows are not equally likely (a test set draws row i with probability
+    # row_weights[i]; :meth:`_draw_rows` must draw so): None, every row of a stratum equally likely.
+    row_weights: np.ndarray | None = None
 
     def __init__(self, metric: Metric) -> None:
         self.metric = metric
@@ -65,6 +68,8 @@ class CalibratedUniverse(ABC):
     # --- calibration ----------------------------------------------------------------------------
 
     def _truth_weights(self) -> np.ndarray:
+        if self.row_weights is not None:
+            return np.asarray(self.row_weights, dtype=float)
         w = np.empty(self.y.shape[0])
         for s, share in zip(self.strata, self.shares):
             w[s] = share / (s.stop - s.start)
@@ -76,6 +81,16 @@ class CalibratedUniverse(ABC):
 
     def _truth_of(self, models: list[np.ndarray]) -> np.ndarray:
         """The metric on the whole universe for each array of predictions."""
+        if self.row_weights is not None and isinstance(self.impl, RowSums):
+            # Weighted rows span many orders of magnitude (a deep tail's rare, huge residuals),
+            # which the rounding that makes simulated sums order-independent (exact_columns, to
+            # 2**-37 of a column's largest value) would blur by ~1e-7: the truth, which
+            # calibration solves to 1e-10, sums in full precision.
+            blocks = self.impl._features(self.y, models)
+            sums = np.concatenate([np.einsum("i,ij->j", self.row_weights, block)
+                                   for block in blocks])[None, :]
+            k = blocks[1].shape[1] if len(blocks) > 1 else 0
+            return self.impl._finalize_sums(sums, blocks[0].shape[1], k)[:, 0]
         prepared = self.impl.prepare(self.y, models)
         return self.impl.evaluate(prepared, self._truth_weights()[None, :])[:, 0]
 
@@ -259,7 +274,7 @@ class CalibratedUniverse(ABC):
         sizes = [s.stop - s.start for s in self.strata]
         if (type(self.impl).evaluate is RowSums.evaluate
                 and all(4 * rows <= size for rows, size in zip(counts, sizes))):
-            picks = [draw_rows(rng, rows, size) + s.start
+            picks = [self._draw_rows(rng, rows, size) + s.start
                      for s, rows, size in zip(self.strata, counts, sizes)]
             columns = np.concatenate(picks, axis=1)
             n = columns.shape[1]
@@ -271,8 +286,15 @@ class CalibratedUniverse(ABC):
         weights = np.empty((BLOCK, self.y.shape[0]))
         for s, rows in zip(self.strata, counts):   # counted: picks need no sort (32 x 9,000 took 7 ms)
             size = s.stop - s.start
-            weights[:, s] = row_counts(draw_rows(rng, rows, size, sort=False), rows, size)
+            weights[:, s] = row_counts(self._draw_rows(rng, rows, size, sort=False), rows, size)
         return weights
+
+    def _draw_rows(self, rng: np.random.Generator, rows: int, size: int,
+                   sort: bool = True) -> np.ndarray:
+        """One block of test sets' rows from a stratum of ``size`` rows, as
+        :func:`~leaderboard.noise.rng.draw_rows` returns them (picks, or counts when ``rows``
+        exceeds ``size``); universes whose rows are not equally likely override it."""
+        return draw_rows(rng, rows, size, sort=sort)
 
     # --- exact variance -------------------------------------------------------------------------
 
@@ -284,4 +306,7 @@ class CalibratedUniverse(ABC):
             return None
         param = self.calibrate([score])
         values = np.asarray(self.impl.row_values(self.y, self.predictions(param)[0]), dtype=float)
+        if self.row_weights is not None:   # one stratum, rows weighted: Var = sigma_w^2 / n
+            mean = float(np.dot(self.row_weights, values))
+            return float(np.sqrt(np.dot(self.row_weights, (values - mean) ** 2) / n_test))
         return stratified_mean_sd(values, self.strata, self.test_counts(n_test, prevalence))

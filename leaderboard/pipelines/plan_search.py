@@ -16,6 +16,7 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from leaderboard.errors import InputError
+from leaderboard.noise.rng import Stream, entropy_seed
 from leaderboard.noise.universes import class_counts
 
 TABLE_N = (500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
@@ -300,7 +301,7 @@ def check_power(p: Planner, sd, n: int, d: float) -> Check:
     and y_r positively correlated); the share's variance is then at most p (1 - p) / B.
     """
     s = p.s
-    seed = int(np.random.SeedSequence([s.seed, 1]).generate_state(1)[0])  # not the SD's test sets
+    seed = entropy_seed(s.seed, Stream.PLAN_POWER_CHECK)   # not the SD's test sets
     x = p.u.simulate(np.array([s.score, s.score + p.sign * d]), n, s.prevalence, s.draws, seed,
                      progress=p.progress)
     diff = p.sign * (np.roll(x[1], s.draws // 2) - x[0])

@@ -42,6 +42,7 @@ from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import TIER_METHODS, rank_board, tier_entries
 
@@ -109,7 +110,7 @@ def _truth_ranks(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _one_competition(design: Design, seed: int, alpha: float) -> dict:
-    rng = np.random.default_rng([seed, 7])
+    rng = entropy_rng(seed, Stream.CALIBRATION_STUDY)
     truth_by_entry = true_scores(design.scenario, design.entries, design.n_test, design.top)
     correct = simulate_correct(truth_by_entry, design.n_test, design.shared, rng)
     observed = correct.mean(axis=1)

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from leaderboard.noise.rng import Stream, entropy_rng
+
 FAMILIES = ("normal", "laplace", "t3", "outliers", "lognormal")
 METRICS = ("rmse", "mae")
 _OUTLIER_SHARE, _OUTLIER_SCALE = 0.04, 5.0
@@ -99,7 +101,7 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
     from leaderboard.noise.universes import UniverseOptions
     from leaderboard.pipelines.scores import Settings, analyze
 
-    rng = np.random.default_rng([seed, FAMILIES.index(design.family), 25])
+    rng = entropy_rng(seed, Stream.REGRESSION_CALIBRATION_STUDY, FAMILIES.index(design.family))
     rmse = 1.0 + 0.5 * np.linspace(0.0, 1.0, design.entries) ** 1.3   # dense at the top
     e = rmse[:, None] * unit_residuals(design.family, (design.entries, design.n_test), rng)
     if design.metric == "rmse":

@@ -31,6 +31,7 @@ from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.noise.universes import class_counts
 from leaderboard.studies.noise import auc_population
 from leaderboard.tiers import RankReplicates
@@ -86,7 +87,7 @@ def simulate_board(design: BoardDesign, truth_targets: np.ndarray, rng: np.rando
 
 
 def _one(design: BoardDesign, seed: int, alpha: float) -> dict:
-    rng = np.random.default_rng([seed, 14])
+    rng = entropy_rng(seed, Stream.SCORES_CALIBRATION_STUDY)
     y, preds, truth, public = simulate_board(design, true_aucs(design), rng)
     impl, metric = get_metric("auc").impl, get_metric("auc")
     prepared = impl.prepare(y, preds)

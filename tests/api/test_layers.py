@@ -76,12 +76,75 @@ def test_random_streams_come_from_the_registry():
     for path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "block_rng":
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+                    "block_rng", "entropy_rng", "entropy_seed"):
                 stream = node.args[1] if len(node.args) > 1 else None
                 assert not isinstance(stream, ast.Constant), f"{path.name}:{node.lineno}"
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Name) and "STREAM" in t.id for t in node.targets):
                 assert "Stream." in ast.unparse(node.value), f"{path.name}:{node.lineno}"
+
+
+# numpy's seeding calls: outside noise/rng.py each one is a stream the registry does not know
+_SEEDING = {"default_rng", "SeedSequence", "RandomState", "seed"}
+
+
+def _fixed(node: ast.expr) -> bool:
+    """A fixed population's own seed (a literal, or a module constant named ``*_SEED``), which
+    no user's seed reaches: not a stream."""
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.Name)
+                                              and node.id.endswith("_SEED"))
+
+
+def test_every_seeded_generator_goes_through_the_registry():
+    """Outside :mod:`leaderboard.noise.rng`, no code seeds numpy itself from a seed it was given
+    (``default_rng([seed, 7])``, ``SeedSequence([seed, 1])`` were plan's and the studies' own
+    streams): generators come from ``block_rng``/``entropy_rng``/``entropy_seed`` with a
+    :class:`~leaderboard.noise.rng.Stream`. A fixed population's constant seed is allowed."""
+    offenders = []
+    for path in _modules():
+        if path.relative_to(PACKAGE).as_posix() == "noise/rng.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", None))
+            random = "random" in ast.unparse(node.func) or name in ("default_rng",
+                                                                      "SeedSequence")
+            if name in _SEEDING and random and not (len(node.args) == 1 and not node.keywords
+                                                    and _fixed(node.args[0])):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_seeding_rule_sees_an_unregistered_stream():
+    """The checker itself: the old plan_search line is caught, a fixed population is not."""
+    def caught(code: str) -> bool:
+        call = ast.parse(code).body[0].value
+        name = getattr(call.func, "attr", getattr(call.func, "id", None))
+        return name in _SEEDING and not (len(call.args) == 1 and _fixed(call.args[0]))
+
+    assert caught("np.random.SeedSequence([s.seed, 1])")
+    assert caught("np.random.default_rng([seed, 14])")
+    assert not caught("np.random.default_rng(_SAMPLE_SEED)")
+    assert not caught("np.random.default_rng(20261123)")
+
+
+def test_entropy_streams_keep_their_numbers():
+    """Routing plan's power check and the studies through the registry changed no number: each
+    stream's generator is the one its old line built."""
+    import numpy as np
+
+    from leaderboard.noise.rng import Stream, entropy_rng, entropy_seed
+
+    assert entropy_seed(5, Stream.PLAN_POWER_CHECK) == int(
+        np.random.SeedSequence([5, 1]).generate_state(1)[0])
+    for stream, old in ((Stream.CALIBRATION_STUDY, [5, 7]),
+                        (Stream.SCORES_CALIBRATION_STUDY, [5, 14]),
+                        (Stream.REGRESSION_CALIBRATION_STUDY, [5, 2, 25]),
+                        (Stream.CORRELATION_STUDY, [5, 2])):
+        key = (2,) if len(old) == 3 or stream == Stream.CORRELATION_STUDY else ()
+        assert entropy_rng(5, stream, *key).random() == np.random.default_rng(old).random()
 
 
 def test_the_confidence_label_is_written_in_one_place():

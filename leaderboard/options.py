@@ -194,6 +194,24 @@ class AnalyzeOptions:
         _checked(self, skip=("noise", "ranks", "slices", "read"))
 
 
+class NoiseShorthands:
+    """Read-only shorthands for a settings object holding ``metric`` (a Metric) and ``noise``
+    (:class:`NoiseOptions`): each value still lives in the options object alone."""
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction unless ``noise`` overrides it."""
+        given = self.noise.higher_is_better
+        return self.metric.higher_is_better if given is None else given
+
+    prevalence = property(lambda self: self.noise.prevalence)
+    draws = property(lambda self: self.noise.draws)
+    seed = property(lambda self: self.noise.seed)
+    universe = property(lambda self: self.noise.universe)
+    alpha = property(lambda self: self.ranks.alpha)          # and ``ranks`` (RankOptions)
+    replicates = property(lambda self: self.ranks.replicates)
+
+
 def universe_from(*, universe: str | None = None, classes: int | None = None,
                   class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
                   df: float = DEFAULT_DF, threshold: float = 0.5,

@@ -130,7 +130,8 @@ class Planner:
     >>> from leaderboard.metrics import get_metric
     >>> from leaderboard.noise.universes import get_universe
     >>> from leaderboard.pipelines.plan import PlanSettings
-    >>> s = PlanSettings(get_metric("accuracy"), 0.80, delta=0.02, draws=200)
+    >>> from leaderboard.options import NoiseOptions
+    >>> s = PlanSettings(get_metric("accuracy"), 0.80, NoiseOptions(draws=200), delta=0.02)
     >>> u = get_universe(s.metric, 1000, None)
     >>> p, sd = Planner(s, u, 1000, None), ExactSD(u, None)
     >>> p.min_n(sd, 0.02, 0.0), round(p.mdd(sd, 6036, 0.0), 6)

@@ -182,10 +182,10 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   category_col=read.category_col, target_col=target_col,
                                   harness_filter=read.harness_filter,
                                   max_bytes=read.max_file_size)
-    higher = metric.higher_is_better if noise.higher_is_better is None else noise.higher_is_better
-    settings = Settings(metric=metric, higher_is_better=higher, n_test=None, prevalence=None,
-                        alpha=ranks.alpha, seed=noise.seed, replicates=ranks.replicates,
-                        resample=resample, tier_method=ranks.method, top_k=ranks.prize_lines)
+    settings = Settings(metric, NoiseOptions(higher_is_better=noise.higher_is_better,
+                                             seed=noise.seed),
+                        replace(ranks, resample=resample))
+    higher = settings.higher_is_better
     result = analyze_submissions(solution, models, settings, quiet=quiet)
     if solution.categories is None:
         return result
@@ -217,7 +217,7 @@ def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings
                              group_col=read.group_col, kind=metric.kind,
                              max_bytes=read.max_file_size)
     if isinstance(inputs.submissions, Mapping):
-        tables = [(str(team), _submission_table(team, value, solution, read.pred_col))
+        tables = [(str(team), submission_table(team, value, solution, read.pred_col))
                   for team, value in inputs.submissions.items()]
         found = memory_listing(tables, solution, kind=metric.kind, pred_cols=read.pred_col,
                                id_col=read.id_col)
@@ -234,7 +234,7 @@ def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings
             engine.close()
 
 
-def _submission_table(team: object, value: object, solution, pred_cols) -> InMemory:
+def submission_table(team: object, value: object, solution, pred_cols) -> InMemory:
     """One team's predictions as a table: a DataFrame as it is, an array under the solution's
     ids and the prediction columns (``pred_col``, else the solution's target columns)."""
     name = f"submissions[{str(team)!r}]"

@@ -99,7 +99,9 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
     from leaderboard.ingest.leaderboards import Leaderboard
     from leaderboard.metrics import get_metric
     from leaderboard.noise.universes import UniverseOptions
+    from leaderboard.options import NoiseOptions, RankOptions
     from leaderboard.pipelines.scores import Settings, analyze
+    from leaderboard.slices import SliceSizes
 
     rng = entropy_rng(seed, Stream.REGRESSION_CALIBRATION_STUDY, FAMILIES.index(design.family))
     rmse = 1.0 + 0.5 * np.linspace(0.0, 1.0, design.entries) ** 1.3   # dense at the top
@@ -113,10 +115,12 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
                                               "line": np.arange(2, truth.size + 2)}),
                         source="simulated", format="table", score_column="score",
                         split=None, rows_read=truth.size)
-    settings = Settings(metric=get_metric(design.metric), higher_is_better=False,
-                        n_test=design.n_test, prevalence=None, alpha=alpha, draws=design.draws,
-                        seed=seed, correlation=0.0, replicates=500,
-                        universe=UniverseOptions(residuals=design.residuals, df=design.df))
+    settings = Settings(
+        get_metric(design.metric),
+        NoiseOptions(higher_is_better=False, draws=design.draws, seed=seed, correlation=0.0,
+                     universe=UniverseOptions(residuals=design.residuals, df=design.df)),
+        RankOptions(alpha=alpha, replicates=500),
+        SliceSizes(ranking=design.n_test, public=None, private=None))
     t = analyze(board, settings).table
     held = truth[t["team"].astype(int).to_numpy()]
     low, high = t["ci_low"].to_numpy(float), t["ci_high"].to_numpy(float)

@@ -10,9 +10,11 @@ import leaderboard
 PACKAGE = Path(leaderboard.__file__).parent
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, at the top or inside a function (relative ones resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+def _imports(path: Path, text: str | None = None) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function (relative ones resolved);
+    ``text``: the module's source when it is not on disk (the checkers' own tests)."""
+    text = path.read_text(encoding="utf-8") if text is None else text
+    tree = ast.parse(text, filename=str(path))
     here = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     found = set()
     for node in ast.walk(tree):
@@ -42,6 +44,41 @@ def _importers(prefix: str, outside: str | None = None) -> list[str]:
 def test_nothing_outside_the_command_line_imports_it():
     # __main__ is the command line's entry point (``python -m leaderboard``): the one exception
     assert _importers("leaderboard.cli", outside="leaderboard/cli/") == ["leaderboard/__main__.py"]
+
+
+# What the command line may take from ingest/: none of it reads an input. The size option's
+# parsing and wording, and the guard that keeps an output from overwriting a file this run read
+# or from landing on a device, are about the command's own arguments and outputs.
+CLI_MAY_USE = {f"leaderboard.ingest.safe_read.{name}" for name in (
+    "DEFAULT_MAX_BYTES", "format_size", "parse_size", "refuse_special_output", "was_read",
+    "forget_files_read")}
+
+
+def _cli_reads(path: Path, text: str | None = None) -> set[str]:
+    """The ingest names a module imports beyond :data:`CLI_MAY_USE` (a module imported whole
+    counts as all of it, so ``from leaderboard.ingest import safe_read`` would be caught)."""
+    names = {n for n in _imports(path, text) if n == "leaderboard.ingest"
+             or n.startswith("leaderboard.ingest.")}
+    modules = {n.rsplit(".", 1)[0] for n in names & CLI_MAY_USE}
+    return names - CLI_MAY_USE - modules
+
+
+def test_the_command_line_never_calls_a_reader():
+    """The CLI is argparse -> options -> the pipeline, which reads the inputs (issue 27): no module
+    of cli/ imports a reader of leaderboard.ingest (read_leaderboard, read_solution,
+    read_submissions, read_items, read_file ...), at the top or inside a function."""
+    offenders = {str(p.relative_to(PACKAGE.parent)): sorted(_cli_reads(p))
+                 for p in _modules(PACKAGE / "cli") if _cli_reads(p)}
+    assert offenders == {}
+
+
+def test_the_reader_rule_sees_a_reader():
+    """The checker itself: choose's and compare's old imports are caught, the allowed ones not."""
+    text = ("from leaderboard.ingest.safe_read import parse_size, read_file\n"
+            "def f():\n    from leaderboard.ingest.leaderboards import read_leaderboard\n")
+    assert _cli_reads(PACKAGE / "cli" / "probe.py", text) == {
+        "leaderboard.ingest.safe_read.read_file", "leaderboard.ingest.leaderboards",
+        "leaderboard.ingest.leaderboards.read_leaderboard"}
 
 
 def test_the_scan_sees_imports_inside_functions():

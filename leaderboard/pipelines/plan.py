@@ -74,15 +74,6 @@ class PlanSettings(NoiseShorthands):
     power: float = 0.8
     public_fraction: float | None = None
 
-    @classmethod
-    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions, *,
-                     score: float, delta: float | None = None, n_test: int | None = None,
-                     power: float = 0.8, public_fraction: float | None = None) -> PlanSettings:
-        """The question of ``plan`` with the options objects analyze shares (the constructor,
-        by name)."""
-        return cls(metric=metric, score=score, noise=noise, ranks=ranks, delta=delta,
-                   n_test=n_test, power=power, public_fraction=public_fraction)
-
     @property
     def correlation(self) -> float:
         """The correlation between the two entries' scores: 0 unless stated."""

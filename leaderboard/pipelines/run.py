@@ -74,8 +74,7 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     if noise.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
     metric = configured_metric(get_metric(noise.metric), noise)
-    settings = Settings.from_options(metric, noise, ranks,
-                                     slice_sizes(options.slices, submissions_mode))
+    settings = Settings(metric, noise, ranks, slice_sizes(options.slices, submissions_mode))
     if submissions_mode:
         return _run_submissions(inputs, options, settings, quiet)
     columns = dict(team_col=read.team_col, score_col=read.score_col, public_col=read.public_col,

@@ -63,13 +63,6 @@ class Settings(NoiseShorthands):
     def __post_init__(self) -> None:
         check("n_test", self.sizes.ranking)   # sizes made in code get the table's check too
 
-    @classmethod
-    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions,
-                     sizes: SliceSizes) -> Settings:
-        """The settings of ``analyze`` from the options objects, ``metric`` configured (beta,
-        costs) and the slices' sizes resolved (the constructor, by name)."""
-        return cls(metric=metric, noise=noise, ranks=ranks, sizes=sizes)
-
     # Shorthands (and NoiseShorthands'): each value lives in one options object.
     correlation = property(lambda self: self.noise.correlation)   # a number in [0, 1), or "auto"
     resample = property(lambda self: self.ranks.resample)

@@ -106,13 +106,20 @@ def test_numbers_has_its_own_module_and_no_import_circle():
 def test_random_streams_come_from_the_registry():
     """Every block generator names its stream from :class:`leaderboard.noise.rng.Stream` (or a
     module constant made from it), never a bare integer; the registry has no two names on one
-    value (``@unique``)."""
+    value (``@unique``). Outside :mod:`leaderboard.noise.rng`, no code seeds numpy itself from a
+    seed it was given (``default_rng([seed, 7])``, ``SeedSequence([seed, 1])`` were plan's and
+    the studies' own streams): generators come from ``block_rng``/``entropy_rng``/
+    ``entropy_seed`` with a Stream; a fixed population's constant seed is allowed."""
     from leaderboard.noise.rng import Stream
 
     assert len({int(s) for s in Stream}) == len(Stream.__members__)
+    unregistered = []
     for path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_rng = path.relative_to(PACKAGE).as_posix() == "noise/rng.py"
         for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and not in_rng and _seeds_numpy(node):
+                unregistered.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
                     "block_rng", "entropy_rng", "entropy_seed"):
                 stream = node.args[1] if len(node.args) > 1 else None
@@ -120,10 +127,19 @@ def test_random_streams_come_from_the_registry():
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Name) and "STREAM" in t.id for t in node.targets):
                 assert "Stream." in ast.unparse(node.value), f"{path.name}:{node.lineno}"
+    assert unregistered == []
 
 
 # numpy's seeding calls: outside noise/rng.py each one is a stream the registry does not know
 _SEEDING = {"default_rng", "SeedSequence", "RandomState", "seed"}
+
+
+def _seeds_numpy(call: ast.Call) -> bool:
+    """Whether a call seeds numpy's generators from anything but a fixed constant."""
+    name = getattr(call.func, "attr", getattr(call.func, "id", None))
+    random = "random" in ast.unparse(call.func) or name in ("default_rng", "SeedSequence")
+    return name in _SEEDING and random and not (len(call.args) == 1 and not call.keywords
+                                                and _fixed(call.args[0]))
 
 
 def _fixed(node: ast.expr) -> bool:
@@ -133,36 +149,14 @@ def _fixed(node: ast.expr) -> bool:
                                               and node.id.endswith("_SEED"))
 
 
-def test_every_seeded_generator_goes_through_the_registry():
-    """Outside :mod:`leaderboard.noise.rng`, no code seeds numpy itself from a seed it was given
-    (``default_rng([seed, 7])``, ``SeedSequence([seed, 1])`` were plan's and the studies' own
-    streams): generators come from ``block_rng``/``entropy_rng``/``entropy_seed`` with a
-    :class:`~leaderboard.noise.rng.Stream`. A fixed population's constant seed is allowed."""
-    offenders = []
-    for path in _modules():
-        if path.relative_to(PACKAGE).as_posix() == "noise/rng.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
-                continue
-            name = getattr(node.func, "attr", getattr(node.func, "id", None))
-            random = "random" in ast.unparse(node.func) or name in ("default_rng",
-                                                                      "SeedSequence")
-            if name in _SEEDING and random and not (len(node.args) == 1 and not node.keywords
-                                                    and _fixed(node.args[0])):
-                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
-    assert offenders == []
-
-
 def test_the_seeding_rule_sees_an_unregistered_stream():
     """The checker itself: the old plan_search line is caught, a fixed population is not."""
     def caught(code: str) -> bool:
-        call = ast.parse(code).body[0].value
-        name = getattr(call.func, "attr", getattr(call.func, "id", None))
-        return name in _SEEDING and not (len(call.args) == 1 and _fixed(call.args[0]))
+        return _seeds_numpy(ast.parse(code).body[0].value)
 
     assert caught("np.random.SeedSequence([s.seed, 1])")
     assert caught("np.random.default_rng([seed, 14])")
+    assert caught("np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(s, b, r)))")
     assert not caught("np.random.default_rng(_SAMPLE_SEED)")
     assert not caught("np.random.default_rng(20261123)")
 

@@ -194,9 +194,10 @@ class AnalyzeOptions:
         _checked(self, skip=("noise", "ranks", "slices", "read"))
 
 
-class NoiseShorthands:
-    """Read-only shorthands for a settings object holding ``metric`` (a Metric) and ``noise``
-    (:class:`NoiseOptions`): each value still lives in the options object alone."""
+class OptionShorthands:
+    """Read-only shorthands for a settings object holding ``metric`` (a Metric), ``noise``
+    (:class:`NoiseOptions`) and ``ranks`` (:class:`RankOptions`): ``settings.seed`` reads
+    ``settings.noise.seed``; each value still lives in its options object alone."""
 
     @property
     def higher_is_better(self) -> bool:
@@ -208,7 +209,7 @@ class NoiseShorthands:
     draws = property(lambda self: self.noise.draws)
     seed = property(lambda self: self.noise.seed)
     universe = property(lambda self: self.noise.universe)
-    alpha = property(lambda self: self.ranks.alpha)          # and ``ranks`` (RankOptions)
+    alpha = property(lambda self: self.ranks.alpha)
     replicates = property(lambda self: self.ranks.replicates)
 
 

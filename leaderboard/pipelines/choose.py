@@ -20,7 +20,7 @@ from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import not_simulable_reason
-from leaderboard.options import NoiseOptions, NoiseShorthands, RankOptions
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.params import check
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
@@ -43,7 +43,7 @@ CHOOSE_DRAWS = 20000   # draws from the predictive distribution of the private s
 
 
 @dataclass(frozen=True)
-class ChooseSettings(NoiseShorthands):
+class ChooseSettings(OptionShorthands):
     """What the team told us, echoed in the report and the JSON: the metric (configured), the
     noise (``noise``: prevalence, universe, correlation between candidates, draws from the
     predictive distribution, seed, direction), the comparisons (``ranks``: alpha, bootstrap

@@ -43,14 +43,14 @@ from dataclasses import dataclass, field
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.options import NoiseOptions, NoiseShorthands, RankOptions
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.noise.universes import get_universe, not_simulable_reason
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
 
 
 @dataclass(frozen=True)
-class PlanSettings(NoiseShorthands):
+class PlanSettings(OptionShorthands):
     """What ``leaderboard plan`` is asked (see the module docstring for the method): the true
     score of the weaker entry and the difference to detect or the test set's size, with the
     universe and its draws (``noise``: prevalence, universe, draws, seed, correlation between

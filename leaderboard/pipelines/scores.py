@@ -26,7 +26,7 @@ from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.possible import impossible_scores
 from leaderboard.noise.universes import not_simulable_reason
-from leaderboard.options import NoiseOptions, NoiseShorthands, RankOptions
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import SubmissionSet
 from leaderboard.slices import SliceSizes
@@ -35,7 +35,7 @@ from leaderboard.tiers.ranking import Ranking, rank_board
 
 
 @dataclass(frozen=True)
-class Settings(NoiseShorthands):
+class Settings(OptionShorthands):
     """Everything the user chose, echoed in the report and the JSON: the metric (configured with
     its beta or costs), how chance is measured (``noise``), how entries are compared (``ranks``)
     and the test slices' sizes (``sizes``), each value held and checked once, in its options
@@ -48,7 +48,7 @@ class Settings(NoiseShorthands):
     Examples
     --------
     >>> from leaderboard.metrics import get_metric
-    >>> from leaderboard.options import NoiseOptions, NoiseShorthands, RankOptions
+    >>> from leaderboard.options import NoiseOptions, RankOptions
     >>> s = Settings(get_metric("logloss"), NoiseOptions(prevalence=0.2, draws=500),
     ...              RankOptions(alpha=0.1, top_k=(10,)), SliceSizes(3000, None, None))
     >>> s.higher_is_better, s.n_test, s.draws, s.alpha, s.top_k
@@ -63,7 +63,7 @@ class Settings(NoiseShorthands):
     def __post_init__(self) -> None:
         check("n_test", self.sizes.ranking)   # sizes made in code get the table's check too
 
-    # Shorthands (and NoiseShorthands'): each value lives in one options object.
+    # Shorthands (and OptionShorthands'): each value lives in one options object.
     correlation = property(lambda self: self.noise.correlation)   # a number in [0, 1), or "auto"
     resample = property(lambda self: self.ranks.resample)
     tier_method = property(lambda self: self.ranks.method)

@@ -66,14 +66,22 @@ class BattlesResult:
 
         return battles_csv(self.analysis)
 
+    def to_markdown(self, rows: int | None = 50) -> str:
+        """The model table as Markdown (a pull-request comment): the top ``rows`` models (None:
+        all), names inert, then the models that could not be rated."""
+        from leaderboard.report.battles_json import battles_markdown
+
+        return battles_markdown(self.analysis, rows)
+
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the page (``.html``), the JSON (``.json``) or the table (``.csv``) to ``path``."""
+        """Write the page (``.html``), the JSON (``.json``) or the table (``.csv``, ``.md``) to
+        ``path``."""
         path = Path(path)
         writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": self.to_csv}
+                   ".csv": self.to_csv, ".md": self.to_markdown}
         writer = writers.get(path.suffix.lower())
         if writer is None:
-            raise InputError(f"save: give a path ending in .html, .json or .csv, not "
+            raise InputError(f"save: give a path ending in .html, .json, .csv or .md, not "
                              f"{path.name!r}")
         path.write_text(writer(), encoding="utf-8")
         return path
@@ -137,7 +145,7 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     Notes
     -----
     A tie counts as half a win for each model, as the arenas count it. Ratings are ``anchor +
-    400 / ln 10`` points per logit. Intervals: a percentile bootstrap of battles (each redraw
+    400 / ln 10`` points per logit. Intervals: a basic (reflected) bootstrap of battles (each redraw
     refits every model, so replicates are paired across models) and the sandwich (robust)
     standard error; both assume independent battles. See ``docs/battles.md``.
 

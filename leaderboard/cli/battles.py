@@ -51,9 +51,6 @@ def run_battles(args: argparse.Namespace):
     if others:
         raise InputError(f"--battles is the whole input, rated by a Bradley-Terry fit: drop "
                          f"{others[0]}")
-    if args.markdown:
-        raise InputError("--battles writes the page (-o), --json and --csv; --markdown is not "
-                         "written in this mode yet")
     result = analyze_battles(args.battles, model_a_col=args.model_a_col,
                              model_b_col=args.model_b_col, winner_col=args.winner_col,
                              judge_col=args.judge_col, category_col=args.category_col,
@@ -64,7 +61,8 @@ def run_battles(args: argparse.Namespace):
                              disconnected=args.disconnected, max_file_size=args.max_file_size,
                              quiet=args.quiet)
     write_output(lambda p: Path(p).write_text(result.to_html(), encoding="utf-8"), args.output)
-    for path, text in ((args.json, result.to_json), (args.csv, result.to_csv)):
+    for path, text in ((args.json, result.to_json), (args.csv, result.to_csv),
+                       (args.markdown, result.to_markdown)):
         if path:
             write_output(lambda p, text=text: Path(p).write_text(text(), encoding="utf-8"), path)
     if not args.quiet:
@@ -72,5 +70,6 @@ def run_battles(args: argparse.Namespace):
         top = [printable(m) for m in t.loc[t["tier"] == 1, "model"]]
         echo(f"{len(t):,} models rated from {result.analysis.battles_rated:,} battles; "
              f"tier 1: {', '.join(top[:10])}{' ...' if len(top) > 10 else ''}\n"
-             f"report: {args.output}" + (f"\njson: {args.json}" if args.json else ""))
+             f"report: {args.output}" + "".join(f"\n{label}: {path}" for label, path in (
+                 ("json", args.json), ("csv", args.csv), ("markdown", args.markdown)) if path))
     return result

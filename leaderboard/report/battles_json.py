@@ -71,3 +71,55 @@ def battles_csv(a: BattlesAnalysis) -> str:
     out = a.table.drop(columns=["p_vs_anchor"], errors="ignore").copy()
     out["model"] = [csv_text(name) for name in out["model"].astype(str)]
     return out.to_csv(index=False, float_format="%.10g", lineterminator="\r\n")
+
+
+MARKDOWN_ROWS = 50    # a pull-request comment holds about 65,000 characters
+
+
+def battles_markdown(a: BattlesAnalysis, rows: int | None = MARKDOWN_ROWS) -> str:
+    """The model table as GitHub-flavoured Markdown (``--markdown``, a pull-request comment):
+    the top ``rows`` models (None: all), every name through
+    :func:`leaderboard.inert_text.markdown_text` (never a link, markup, a mention or a new cell),
+    then the models that could not be rated and why.
+
+    Examples
+    --------
+    >>> import pandas as pd, leaderboard
+    >>> df = pd.DataFrame({"model_a": ["x", "y", "z"] * 30, "model_b": ["y", "z", "x"] * 30,
+    ...                    "winner": ["model_a", "tie", "model_a"] * 30})
+    >>> text = battles_markdown(leaderboard.analyze_battles(df, replicates=100).analysis)
+    >>> text.splitlines()[2]
+    '| rank | model | rating | 95% interval | tier | rank (all at once) | P(best) | battles |'
+    """
+    from leaderboard.confidence import confidence_label
+    from leaderboard.inert_text import markdown_text
+
+    t = a.table
+    shown = t if rows is None else t.head(rows)
+    conf = confidence_label(a.settings.alpha)
+
+    def number(x) -> str:
+        return "\u2014" if not math.isfinite(float(x)) else f"{float(x):,.0f}"
+
+    head = ["rank", "model", "rating", f"{conf} interval", "tier", "rank (all at once)",
+            "P(best)", "battles"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join("---" if h == "model" else "---:" for h in head) + "|"]
+    for r in shown.itertuples(index=False):
+        interval = (f"{number(r.ci_low)} \u2013 {number(r.ci_high)}" if math.isfinite(r.ci_low)
+                    else "anchor (fixed)" if r.model == a.settings.anchor else "\u2014")
+        ranks = (str(r.rank_sim_low) if r.rank_sim_low == r.rank_sim_high
+                 else f"{r.rank_sim_low}\u2013{r.rank_sim_high}")
+        lines.append("| " + " | ".join([str(r.rank), markdown_text(r.model), number(r.rating),
+                                         interval, str(int(r.tier)), ranks,
+                                         f"{100 * r.p_best:.1f}%", f"{r.battles:,}"]) + " |")
+    if len(t) > len(shown):
+        lines.append(f"\n{len(t) - len(shown):,} more models not shown; the whole table is in "
+                     "the CSV (`--csv`), the JSON (`--json`) and the HTML report.")
+    for group in a.not_comparable:
+        lines.append("\nNot rated, never linked by battles to the models above (no rating "
+                     "compares them): " + ", ".join(markdown_text(m) for m in group) + ".")
+    method = a.ranking.description
+    return (f"**Bradley-Terry ratings** from {a.battles_rated:,} battles, {len(t):,} models, "
+            f"best first; {conf} intervals from a bootstrap of battles; tiers by "
+            f"{markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")

@@ -35,18 +35,6 @@ def arena(rng, theta, popularity, n, tie_share):
     return a, b, outcome
 
 
-def pseudo_truth(theta, popularity, tie_share):
-    """What the ties-as-half fit estimates: the fit on the expected counts (infinite battles)."""
-    m = theta.size
-    p_pair = popularity[:, None] / popularity.sum() / (m - 1)
-    together = p_pair + p_pair.T
-    i, j = np.triu_indices(m, 1)
-    win = (1 - tie_share) * expit(theta[i] - theta[j])
-    counts = np.column_stack([win, (1 - tie_share) - win, np.full(i.size, tie_share)])
-    return fit(PairCounts(pairs=np.column_stack([i, j]), counts=1e6 * together[i, j, None] * counts,
-                          n_models=m))
-
-
 def frame(a, b, outcome, names=None):
     names = np.array([f"m{k:02d}" for k in range(max(a.max(), b.max()) + 1)]) \
         if names is None else names
@@ -97,36 +85,25 @@ def test_sandwich_agrees_with_the_bootstrap():
 
 
 def test_known_truth_arenas_cover_the_true_ranks_and_keep_the_best_in_tier_one():
-    """40 arenas, 8 models, uneven pairings, 15% ties, a near tie at the top (0.01 logits): the
-    truly best models are all in tier 1 and every true rank is inside its simultaneous rank set
-    in at least 95% of arenas, up to Monte Carlo error (failures no more than a one-sided
-    binomial test at 1% allows). Intervals: each model's 95% interval covers its true rating at
-    about 95% (binomial tolerance on all model-arenas)."""
-    rng = np.random.default_rng(2026)
-    arenas, m, failures, covered, sandwich_covered, total = 40, 8, 0, 0, 0, 0
-    for _ in range(arenas):
-        theta = np.sort(rng.normal(0, 0.6, m))[::-1]
-        theta[1] = theta[0] - 0.01
-        popularity = rng.uniform(0.3, 3.0, m)
-        truth = pseudo_truth(theta, popularity, 0.15)
-        assert (np.argsort(-truth) == np.arange(m)).all()   # ties keep the order
-        a, b, outcome = arena(rng, theta, popularity, 2500, 0.15)
-        table = leaderboard.analyze_battles(frame(a, b, outcome), replicates=300,
-                                            seed=int(rng.integers(1 << 31))).table
-        code = table["model"].str[1:].astype(int).to_numpy()
-        true_rank = 1 + (truth[:, None] < truth[None, :]).sum(axis=1)[code]
-        inside = (table["rank_sim_low"] <= true_rank) & (true_rank <= table["rank_sim_high"])
-        best_ok = (table.loc[true_rank == 1, "tier"] == 1).all()
-        failures += not (inside.all() and best_ok)
-        rating = 1000 + SCALE * (truth - truth.mean())[code]
-        covered += int(((table["ci_low"] <= rating) & (rating <= table["ci_high"])).sum())
-        sandwich_covered += int(((table["sandwich_low"] <= rating)
-                                 & (rating <= table["sandwich_high"])).sum())
-        total += m
-    assert binom.sf(failures - 1, arenas, 0.05) >= 0.01, failures
-    low, high = binom.ppf([0.001, 0.999], total, 0.95)
-    assert low <= covered <= high, covered / total
-    assert low <= sandwich_covered <= high, sandwich_covered / total
+    """A small run of the known-truth study (leaderboard.studies.battles_coverage; the full one
+    is benchmarks/study_battles_coverage.py, docs/battles.md): 10 arenas of each design (uneven
+    pairings, sparse pairings with strength-dependent ties, few battles, crowded strengths;
+    10-25% ties; the top two 0.01 logits apart). The truly best models are in tier 1 and every true rank is inside
+    its simultaneous rank set in at least 95% of arenas, up to Monte Carlo error (failures no
+    more than a one-sided binomial test at 1% allows); the 95% rating intervals (the basic
+    bootstrap shown, and the sandwich) cover the true ratings within 3 Monte Carlo SEs of 95%
+    (per-arena shares, so arenas, not models, are the independent units)."""
+    from leaderboard.studies.battles_coverage import run_study
+
+    study = run_study(arenas=10, replicates=250, seed=2026)
+    failures = int((~study["joint"]).sum())
+    assert binom.sf(failures - 1, len(study), 0.05) >= 0.01, failures
+    for interval in ("shown", "sandwich"):
+        share = study[interval]
+        # floor: the SD a share of 12 independent 95% events would have, should a small sample
+        # show no spread at all
+        se = max(share.std(ddof=1), np.sqrt(0.05 * 0.95 / 12)) / np.sqrt(len(share))
+        assert abs(share.mean() - 0.95) <= 3 * se, (interval, share.mean(), se)
 
 
 def test_bootstrap_is_paired_and_reproducible():
@@ -268,6 +245,8 @@ def test_example_page_speaks_of_models_and_battles_and_escapes_names(example):
     assert "find a model" in words and "battles" in words
     assert "sable &lt;beta&gt; &amp; co" in page and "<beta>" not in page
     assert document["models"][0]["model"] in page
+    # the example's two models that never met the others are named where the page says why
+    assert re.search(r"Not comparable with the rated models[^<]*island-a, island-b", page)
 
 
 def test_csv_neutralises_formulas_in_model_names(tmp_path):
@@ -301,3 +280,27 @@ def test_all_ties_give_equal_ratings_and_no_zero_width_interval():
     assert table[["ci_low", "ci_high", "se_sandwich", "se_bootstrap"]].isna().all().all()
     assert any("no interval is given" in note for note in result.notes)
     assert "none (see the notes)" in result.to_html()
+
+
+def test_markdown_names_models_inertly_and_the_ones_not_comparable(tmp_path):
+    """--markdown as in the other modes: one row per rated model in rating order, names that
+    would be markup or a mention shown as text, the models that never met the rated ones named
+    below the table."""
+    rng = np.random.default_rng(1)
+    a, b, outcome = arena(rng, np.array([0.3, 0.0, -0.3]), np.ones(3), 600, 0.1)
+    names = np.array(["**bold** | x", "@org/team", "plain"])
+    df = pd.concat([frame(a, b, outcome, names),
+                    pd.DataFrame({"model_a": ["island", "isle"], "model_b": ["isle", "island"],
+                                  "winner": ["model_a", "model_b"]})])
+    path = tmp_path / "battles.csv"
+    df.to_csv(path, index=False)
+    status = main(["analyze", "--battles", str(path), "--quiet", "--replicates", "100",
+                   "-o", str(tmp_path / "b.html"), "--markdown", str(tmp_path / "b.md")])
+    assert status == 0
+    text = (tmp_path / "b.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 3 and all(line.count(" | ") == 7 for line in rows)
+    assert "**bold**" not in text and "\\*\\*bold\\*\\* \\| x" in text and "\n@org" not in text
+    assert "Not rated, never linked by battles" in text and "island, isle" in text
+    ratings = [float(line.split(" | ")[2].replace(",", "")) for line in rows[1:]]
+    assert ratings == sorted(ratings, reverse=True)

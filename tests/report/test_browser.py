@@ -46,6 +46,8 @@ def browser():
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
     """Every kind of page, written by the command line (small draws: the page is under test)."""
+    from leaderboard.resources import data_dir
+
     out = tmp_path_factory.mktemp("pages")
     runs = {
         "scores": ["analyze", "--example", *QUICK],
@@ -58,6 +60,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
         "plan": ["plan", "--metric", "accuracy", "--score", "0.8", "--delta", "0.02", "--n-test",
                  "5000", "--public-fraction", "0.3", "--draws", "200", "--quiet"],
         "choose": ["choose", "--example", "--replicates", "200", "--draws", "2000", "--quiet"],
+        "battles": ["analyze", "--battles", str(data_dir() / "example_battles.csv"), "--quiet",
+                    "--replicates", "100"],
     }
     board = out / "hostile.csv"
     teams = HOSTILE + [f"team {k}" for k in range(32)]
@@ -96,7 +100,7 @@ def _data(path: Path) -> dict:
 
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "several", "simulate", "grid", "plan",
-                                  "choose", "hostile"])
+                                  "choose", "hostile", "battles"])
 def test_every_page_renders_without_errors(browser, pages, name):
     page = _open(browser, pages[name])
     assert page.locator("h1").first.is_visible()
@@ -274,7 +278,7 @@ def test_print_opens_details_and_hides_controls(browser, pages):
 
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "simulate", "plan", "choose",
-                                  "several", "grid"])
+                                  "several", "grid", "battles"])
 def test_phone_width_no_page_scroll_no_tiny_text(browser, pages, name):
     """At 390 px nothing widens the page (tables and charts scroll inside their boxes) and no
     HTML text is smaller than 12 px (SVG charts keep a legible size and scroll sideways)."""
@@ -285,6 +289,21 @@ def test_phone_width_no_page_scroll_no_tiny_text(browser, pages, name):
         .map(e => [e.tagName, e.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize)])
         .filter(x => x[2] < 12)""")
     assert small == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_battles_chart_shows_every_dot_without_scrolling_on_a_phone(browser, pages, width):
+    """The ratings chart at 390 px: the phone layout (names above the bars), every model's dot
+    inside the screen; at 1400 px the wide layout (names in a column), also whole."""
+    page = _open(browser, pages["battles"], width=width)
+    shown = "narrow" if width < 600 else "wide"
+    hidden = "wide" if shown == "narrow" else "narrow"
+    assert page.locator(f"svg.ratings.{shown}").is_visible()
+    assert not page.locator(f"svg.ratings.{hidden}").is_visible()
+    rights = page.eval_on_selector_all(f"svg.ratings.{shown} circle",
+                                       "cs => cs.map(c => c.getBoundingClientRect().right)")
+    assert len(rights) == 14 and max(rights) <= width
     page.context.close()
 
 

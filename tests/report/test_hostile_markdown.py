@@ -222,3 +222,42 @@ def test_names_differing_by_an_invisible_character_stay_apart_in_markdown():
 
     plain, hidden = (markdown_text(n) for n in ("team", "te\u200bam"))
     assert plain == "team" and "U\\+200B" in hidden and plain != hidden   # [ + ] escaped
+
+
+@pytest.fixture(scope="module")
+def battles():
+    """A 12-model arena's analysis, its names then replaced by hostile ones (issue 26)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    names = np.array([f"m{k}" for k in range(12)])
+    a = rng.integers(0, 12, 3000)
+    b = (a + rng.integers(1, 12, 3000)) % 12
+    winner = np.where(rng.random(3000) < 0.5, "model_a", "model_b")
+    frame = pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner})
+    return leaderboard.analyze_battles(frame, replicates=100).analysis
+
+
+def test_battles_markdown_renders_hostile_names_as_text(battles):
+    """Battles mode's --markdown: hostile model names in the table and in the sentence naming
+    the models that could not be rated come out as their text, nothing else."""
+    from leaderboard.report.battles_json import battles_markdown
+
+    for start in range(0, len(HOSTILE), 12):
+        names = HOSTILE[start:start + 12]
+        table = battles.table.head(len(names)).copy()
+        table["model"] = names
+        text = battles_markdown(dataclasses.replace(battles, table=table,
+                                                    not_comparable=(tuple(names),)))
+        header, rows, others = _table(text)
+        assert header[:3] == ["rank", "model", "rating"] and len(rows) == len(names)
+        for cells, name in zip(rows, names):
+            assert len(cells) == len(header)
+            _assert_cell(cells[1], name)
+        heading, not_rated = others
+        kinds = [c.type for c in heading.children if c.content or c.type != "text"]
+        assert kinds[0] == "strong_open" and kinds.count("strong_open") == 1
+        said = _inline_text(not_rated)
+        _assert_text_only(said)
+        for name in names:
+            assert _expected(name).strip() in said.replace(WORD_JOINER, "")

@@ -34,6 +34,7 @@ class Stream(IntEnum):
     SCORES_CALIBRATION_STUDY = 24   # studies: the simulated boards of AUC submissions
     REGRESSION_CALIBRATION_STUDY = 25   # studies: the regression universes' boards
     CORRELATION_STUDY = 26      # studies: the correlation study's boards
+    BATTLES_COVERAGE_STUDY = 27     # studies: the battles coverage study's arenas
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 
@@ -46,7 +47,7 @@ _PICKS_PER_CALL = 1 << 20  # bounds the memory of counted draws; the numbers do 
 # numbers; None: the stream's keys alone, as the correlation study always drew.
 _ENTROPY_TAG = {Stream.PLAN_POWER_CHECK: 1, Stream.CALIBRATION_STUDY: 7,
                 Stream.SCORES_CALIBRATION_STUDY: 14, Stream.REGRESSION_CALIBRATION_STUDY: 25,
-                Stream.CORRELATION_STUDY: None}
+                Stream.CORRELATION_STUDY: None, Stream.BATTLES_COVERAGE_STUDY: None}
 
 
 def block_rng(seed: int, stream: int, block: int, *key: int) -> np.random.Generator:

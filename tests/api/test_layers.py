@@ -166,15 +166,16 @@ def test_entropy_streams_keep_their_numbers():
     stream's generator is the one its old line built."""
     import numpy as np
 
-    from leaderboard.noise.rng import Stream, entropy_rng, entropy_seed
+    from leaderboard.noise.rng import _ENTROPY_TAG, Stream, entropy_rng, entropy_seed
 
     assert entropy_seed(5, Stream.PLAN_POWER_CHECK) == int(
         np.random.SeedSequence([5, 1]).generate_state(1)[0])
     for stream, old in ((Stream.CALIBRATION_STUDY, [5, 7]),
                         (Stream.SCORES_CALIBRATION_STUDY, [5, 14]),
                         (Stream.REGRESSION_CALIBRATION_STUDY, [5, 2, 25]),
-                        (Stream.CORRELATION_STUDY, [5, 2])):
-        key = (2,) if len(old) == 3 or stream == Stream.CORRELATION_STUDY else ()
+                        (Stream.CORRELATION_STUDY, [5, 2]),
+                        (Stream.BATTLES_COVERAGE_STUDY, [5, 2])):
+        key = (2,) if len(old) == 3 or _ENTROPY_TAG[stream] is None else ()
         assert entropy_rng(5, stream, *key).random() == np.random.default_rng(old).random()
 
 

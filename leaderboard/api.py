@@ -245,7 +245,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
                   value_col: str = ReadOptions.value_col, cluster_col: str | None = None,
                   category_col: str | None = None, target_col: str | None = None,
-                  harness_filter: str | None = None, resample: str = RankOptions.resample,
+                  harness_filter: str | None = None, sample_col: str | None = None,
+                  items_policy: str = ReadOptions.items_policy,
+                  resample: str = RankOptions.resample,
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
@@ -259,7 +261,8 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         One row per (model, item): a long table (CSV or Parquet), or a folder of
         lm-evaluation-harness sample logs.
     metric : str, default "mean"
-        ``mean`` averages each model's per-item values; with ``target_col``, a metric that
+        ``mean`` averages each model's per-item values (``accuracy``, ``pass@1`` and
+        ``resolved`` too, checking that they are 0/1); with ``target_col``, a metric that
         scores the predictions (``auc``, ``logloss``, ...).
     model_col, item_col, value_col : str, default "model", "item", "value"
         The columns naming the model, the item and the model's value on it.
@@ -271,6 +274,12 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         Each item's truth: ``value_col`` then holds predictions scored by ``metric``.
     harness_filter : str, optional
         lm-evaluation-harness logs: the filter to read when they hold several.
+    sample_col : str, optional
+        Several values per (model, item), one per sample: the item's mean is the unit, and
+        ``result.analysis.items.samples`` says what the samples add to the noise.
+    items_policy : {"common", "pairwise"}, default "common"
+        Models scored on different item sets: the items every model has, or each model on its
+        own items with each pair compared on the items they share.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
     max_file_size : int, default 1 GiB
@@ -298,6 +307,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,
+                         sample_col=sample_col, items_policy=items_policy,
                          max_file_size=max_file_size))
     return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
                                   quiet=check("quiet", quiet)))

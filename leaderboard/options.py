@@ -151,7 +151,9 @@ class SliceOptions:
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Which columns hold what, in each kind of input, and the size cap of every file."""
+    """Which columns hold what, in each kind of input, and the size cap of every file;
+    ``items_policy`` (``common`` or ``pairwise``): which items per-item results analyse when the
+    models were scored on different item sets."""
 
     team_col: str | None = None
     score_col: str | None = None
@@ -167,6 +169,8 @@ class ReadOptions:
     cluster_col: str | None = None
     category_col: str | None = None
     harness_filter: str | None = None
+    sample_col: str | None = None
+    items_policy: str = "common"
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

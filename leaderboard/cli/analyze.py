@@ -20,11 +20,12 @@ from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from leaderboard.errors import printable
+from leaderboard.ingest.item_sets import ITEMS_POLICIES
 from leaderboard.metrics import metric_names
 from leaderboard.noise.bootstrap import RESAMPLING
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
-from leaderboard.pipelines.run import Inputs, make_submissions_example, run_analysis
+from leaderboard.pipelines.run import ITEM_FLAGS, Inputs, make_submissions_example, run_analysis
 from leaderboard.pipelines.scores import Analysis
 from leaderboard.tiers.ranking import TIER_METHODS
 
@@ -79,6 +80,14 @@ def add_parser(commands) -> None:
                        "within each category and the macro mean over categories")
     items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
                        "sample logs: the filter to read when they hold several")
+    items.add_argument("--sample-col", help="several values per model and item (pass@1 from n "
+                       "generations, repeated judge scores), one per sample: the item's mean is "
+                       "the unit; the report says what the samples add to the noise")
+    items.add_argument("--items-policy", choices=ITEMS_POLICIES, default="common",
+                       help="models scored on different item sets: 'common' (default) analyses "
+                       "the items every model has and names the models that shrink that set "
+                       "most; 'pairwise' scores each model on its own items and compares each "
+                       "pair on the items they share")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -174,7 +183,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     result = analysis_from_args(args)
     if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
         for flag in result.flags:
-            if flag.kind in ("undeclared_groups", "few_clusters"):
+            if flag.kind in ("undeclared_groups", "few_clusters") or flag.kind in ITEM_FLAGS:
                 print(f"warning: {printable(flag.message)}", file=sys.stderr)
     write_output(partial(write_html, result), args.output)
     if args.json:
@@ -218,7 +227,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        group_col=args.group_col, model_col=args.model_col,
                        item_col=args.item_col, value_col=args.value_col,
                        cluster_col=args.cluster_col, category_col=args.category_col,
-                       harness_filter=args.harness_filter, max_file_size=args.max_file_size)
+                       harness_filter=args.harness_filter, sample_col=args.sample_col,
+                       items_policy=args.items_policy, max_file_size=args.max_file_size)
     return AnalyzeOptions(noise=noise, ranks=ranks, slices=slices, read=read,
                           workers=args.workers, scheduler=args.scheduler,
                           exclude_flagged=tuple(args.exclude_flagged))

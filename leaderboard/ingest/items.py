@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,8 @@ from leaderboard.limits import BYTES_PER_ITEM_CELL
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
 from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
 from leaderboard.ingest.harness import read_lm_eval
+from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
+                                          words_as_numbers)
 from leaderboard.ingest.submissions.solution import Solution
 from leaderboard.ingest.submissions.table import show
 
@@ -39,7 +42,8 @@ NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can 
 def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "model", item_col: str = "item",
                value_col: str = "value", cluster_col: str | None = None,
                category_col: str | None = None, target_col: str | None = None,
-               harness_filter: str | None = None,
+               harness_filter: str | None = None, sample_col: str | None = None,
+               items_policy: str = "common", binary: str | None = None,
                max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
     """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
 
@@ -62,8 +66,24 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         Each item's truth (a number, the same on every row of the item): then ``value_col`` holds
         each model's numeric prediction, scored by any metric taking scores, probabilities or
         values (AUC, log loss, RMSE, ...) instead of averaged.
+    sample_col : str, optional
+        Several values per (model, item), one per sample (generations, judge calls): the item's
+        value is their mean (:class:`~leaderboard.ingest.item_sets.SampleSpread` says what the
+        samples add to the noise).
+    items_policy : {"common", "pairwise"}
+        Models scored on different item sets: analyse the items every kept model has
+        (``common``) or every item, each model on its own (``pairwise``, values NaN where a
+        model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
+        ``coverage``) accounts for it.
+    binary : str, optional
+        The metric's name when it is the mean of 0/1 values (``accuracy``, ``pass@1``,
+        ``resolved``): a value other than 0 or 1 is an error naming its line.
     max_bytes : int
         Size cap of the file, on disk and decompressed.
+
+    Without ``target_col``, ``true/false``, ``yes/no`` and ``pass/fail`` are read as 1/0. A model
+    given twice with identical rows is kept once; with different values it is rejected naming
+    the items.
 
     Returns
     -------
@@ -78,9 +98,9 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     >>> _ = p.write_text("model,item,value\\na,q1,1\\na,q2,0\\nb,q1,1\\nb,q2,1\\nc,q1,1\\n")
     >>> solution, models = read_items(p)
     >>> solution.ids.tolist(), [(f.team, f.status) for f in models.files]
-    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'rejected')])
-    >>> models.files[2].reason
-    'missing 1 of 2 items (first: q2); a model must have a value on every item'
+    (['q1'], [('a', 'ok'), ('b', 'ok'), ('c', 'ok')])
+    >>> solution.coverage.shrinkers           # c has q1 only: the common set is q1
+    (('c', 1),)
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []
@@ -103,9 +123,15 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                 if category_col is not None else None)
     target = (_column(raw, target_col, (), "target", "--target-col", source)
               if target_col is not None else None)
-    for col in (model, item) + tuple(c for c in (cluster, category, target) if c):
+    sample = (_column(raw, sample_col, (), "sample", "--sample-col", source)
+              if sample_col is not None else None)
+    for col in (model, item) + tuple(c for c in (cluster, category, target, sample) if c):
         _require_nonempty(raw, col, source, "every row needs one")
+    if target is None:   # a per-item score, not a probability: true/false, pass/fail are 1/0
+        raw = raw.assign(**{value: words_as_numbers(raw[value])})
     values = _numbers(raw, value, source, allow_missing=False, bounded=False).to_numpy()
+    if binary:
+        require_binary(raw, value, values, binary, source)
     caps = limits.current()
     caps.check_names(raw[model].str.strip(), source, model)
     models = pd.Index(pd.unique(raw[model].str.strip()))
@@ -119,8 +145,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     categories = (_per_item(raw, category, "category", i_code, items, source)
                   if category else None)
     found = grouping_columns(raw, i_code, len(items),
-                             exclude={c for c in (model, item, value, cluster, category, target)
-                                      if c})
+                             exclude={c for c in (model, item, value, cluster, category, target,
+                                                  sample) if c})
     truth = (_numbers(raw.loc[~pd.Index(i_code).duplicated()], target, source,
                       allow_missing=False).to_numpy()
              if target else None)
@@ -129,25 +155,36 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         whole = np.all(truth == np.round(truth)) and np.all(np.abs(truth) < 2.0 ** 53)
         truth = truth.astype(np.int64) if whole else truth
 
-    counts = np.zeros((len(models), len(items)), dtype=np.int64)
-    np.add.at(counts, (m_code, i_code), 1)
-    matrix = np.full((len(models), len(items)), np.nan)
-    matrix[m_code, i_code] = values
+    s_code = (pd.Index(pd.unique(raw[sample].str.strip())).get_indexer(raw[sample].str.strip())
+              if sample else None)
+    cells = item_cells(m_code, i_code, values, models, items, s_code)
+    matrix = cells.value
     huge = np.abs(values) > MAX_MAGNITUDE   # such a model is refused, never averaged to inf
     first_huge = np.full(len(models), -1)
     first_huge[m_code[huge][::-1]] = np.flatnonzero(huge)[::-1]
     files = []
+    rows_of = np.bincount(m_code, minlength=len(models))
     for k, name in enumerate(models):
-        reason = _problem(counts[k], items)
+        reason = cells.refused.get(k)
         if first_huge[k] >= 0:
             row = first_huge[k]
             reason = (f"value {raw[value].iloc[row].strip()[:24]!r} on line {raw.index[row]} is "
                       f"beyond +-{MAX_MAGNITUDE:g}; sums and squares of such numbers overflow")
-        rows = int(counts[k].sum())
+        rows = int(rows_of[k])
         files.append(SubmissionFile(team=name, file=name, selected=None,
                                     status="ok" if reason is None else "rejected", reason=reason,
-                                    rows=rows, label=name,
-                                    prediction=matrix[k] if reason is None else None))
+                                    rows=rows, label=name, prediction=None))
+    kept = np.array([k for k, f in enumerate(files) if f.status == "ok"], dtype=np.int64)
+    if not kept.size:
+        raise InputError(f"no model can be analysed (first: {files[0].team}: {files[0].reason})"
+                         if files else "no rows", file=source)
+    used, coverage = item_coverage(cells.present, kept, models, items, items_policy,
+                                   cells.merged, cells.samples)
+    files = [replace(f, prediction=matrix[k, used]) if f.status == "ok" else f
+             for k, f in enumerate(files)]
+    items, groups, categories = (items[used], None if groups is None else groups[used],
+                                 None if categories is None else categories[used])
+    truth = None if truth is None else truth[used]
     ids = items.to_numpy(dtype=object).astype(str)
     solution = Solution(source=source, id_column=item, target_columns=(value,), ids=ids,
                         target=np.zeros(len(items)) if truth is None else truth,
@@ -156,14 +193,10 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                         usage=np.full(len(items), "private"), usage_column=None, groups=groups,
                         integer_ids=False, rows_read=len(raw),
                         counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids,
-                        categories=categories, grouping_columns=found)
+                        categories=categories, grouping_columns=found, coverage=coverage)
     files += [SubmissionFile(team=name, file=name, selected=None, status="skipped", reason=why,
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
-    if not subs.scored:
-        first = files[0].reason if files else "no rows"
-        raise InputError(f"no model has a value on every item (first: {files[0].team}: {first})"
-                         if files else "no rows", file=source)
     return solution, subs
 
 
@@ -280,15 +313,3 @@ def grouping_sentence(column: str, groups: int) -> str:
     return (f"column {quoted} groups the items into {groups:,} groups; if items of a "
             f"group are related, pass --cluster-col {name}: the intervals may be too "
             "narrow without it")
-
-
-def _problem(counts: np.ndarray, items: pd.Index) -> str | None:
-    """Why a model cannot be compared on the shared items, or None."""
-    missing, twice = np.flatnonzero(counts == 0), np.flatnonzero(counts > 1)
-    if twice.size:
-        return (f"{twice.size:,} item{'s' if twice.size > 1 else ''} given more than once "
-                f"(first: {show(items[twice[0]])}); give one value per model and item")
-    if missing.size:
-        return (f"missing {missing.size:,} of {len(items):,} items (first: "
-                f"{show(items[missing[0]])}); a model must have a value on every item")
-    return None

@@ -81,3 +81,21 @@ def get_metric(name: str) -> Metric:
     if "k" not in metric.option_names or not suffix.isdigit() or int(suffix) < 1:
         raise InputError(f"metric {name!r}: '@{suffix}' is not a valid cut-off for {metric.name}")
     return metric.configure(k=int(suffix))
+
+
+def items_metric(name: str) -> tuple[Metric, bool]:
+    """A metric named in items mode (per-item values without a truth), and whether it is the mean
+    of 0/1 values: ``accuracy``, ``pass@1`` and ``resolved`` (any case, ``-``/``_`` ignored)
+    name it there (:data:`~leaderboard.metrics.per_item.BINARY_MEAN_NAMES`); any other name
+    resolves as :func:`get_metric` does.
+
+    Examples
+    --------
+    >>> metric, binary = items_metric("Pass@1")
+    >>> metric.name, binary, items_metric("mean")[1]
+    ('pass@1', True, False)
+    """
+    canonical = per_item.BINARY_MEAN_NAMES.get(_key(name))
+    if canonical is not None:
+        return per_item.binary_mean(canonical), True
+    return get_metric(name), False

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from leaderboard.metrics import Metric, get_metric
+from leaderboard.metrics import Metric, get_metric, items_metric
 from leaderboard.errors import InputError, printable
 from leaderboard.flags import Flag
 from leaderboard.ingest.in_memory import InMemory
@@ -354,12 +354,14 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
 def _from_items(source, baseline, candidate, options: GateOptions):
     from leaderboard.ingest.items import read_items
 
-    metric = get_metric(options.noise.metric or "mean")
-    if metric.name != "mean":
-        raise InputError("--items: the metric is the mean of the per-item values (--metric mean)")
+    metric, binary = items_metric(options.noise.metric or "mean")
+    if metric.name != "mean" and not binary:
+        raise InputError("--items: the metric is the mean of the per-item values (--metric "
+                         "mean; accuracy, pass@1 or resolved for 0/1 values)")
     read = options.read
     solution, models = read_items(source, model_col=read.model_col, item_col=read.item_col,
                                   value_col=read.value_col, cluster_col=read.cluster_col,
+                                  items_policy="pairwise", binary=metric.name if binary else None,
                                   max_bytes=read.max_file_size)
     where = source.source if isinstance(source, InMemory) else source
     by_name = {f.team: f for f in models.files}
@@ -371,7 +373,11 @@ def _from_items(source, baseline, candidate, options: GateOptions):
         if not found.ok:
             raise InputError(f"{option}: model {printable(name)!r}: {found.reason}", file=where)
         preds.append(found.prediction)
-    return metric, solution.target, preds[0], preds[1], solution.groups, solution
+    both = np.isfinite(preds[0]) & np.isfinite(preds[1])   # the two models' shared items
+    if not both.any():
+        raise InputError("--baseline and --candidate share no item", file=where)
+    groups = None if solution.groups is None else solution.groups[both]
+    return metric, solution.target[both], preds[0][both], preds[1][both], groups, solution
 
 
 def _same_file(a, b) -> bool:

@@ -21,12 +21,13 @@ from leaderboard import limits
 from leaderboard.errors import FrameSource, InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderboard
-from leaderboard.metrics import get_metric, metric_names
+from leaderboard.metrics import get_metric, items_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.resources import data_dir
 from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.ingest.items import NUMERIC_KINDS
+from leaderboard.metrics.per_item import MeanOwnItems
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
     """Per-item results, every model on the same items, the paired bootstrap."""
     from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.ingest.items import read_items
+    from leaderboard.noise.bootstrap import too_few_units
 
     others = [option for option, given in (("FILE", inputs.board is not None),
                                            ("--solution", inputs.solution is not None),
@@ -168,24 +170,41 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
         raise InputError(f"--items takes one --target-col (each item's truth), got "
                          f"{len(read.target_col)}: {', '.join(map(repr, read.target_col))}")
     target_col = read.target_col[0] if read.target_col else None
-    metric = get_metric(noise.metric or "mean")
-    if target_col is None and metric.name != "mean":
+    metric, binary = (items_metric(noise.metric or "mean") if target_col is None
+                      else (get_metric(noise.metric or "mean"), False))
+    if target_col is None and metric.name != "mean" and not binary:
         raise InputError(f"--items: each row holds a model's value on an item, so the metric is "
-                         f"their mean (--metric mean), not {metric.label}; or give the items' "
-                         "truth with --target-col and the predictions with --value-col")
+                         f"their mean (--metric mean; accuracy, pass@1 or resolved for 0/1 "
+                         f"values), not {metric.label}; or give the items' truth with "
+                         "--target-col and the predictions with --value-col")
     if target_col is not None and (metric.name == "mean" or metric.kind not in NUMERIC_KINDS):
         raise InputError(f"--items with --target-col scores numeric predictions (a metric taking "
                          f"{', '.join(NUMERIC_KINDS)}), not {metric.label}")
+    pairwise = read.items_policy == "pairwise"
+    if pairwise and (target_col is not None or read.category_col is not None):
+        raise InputError(f"--items-policy pairwise averages each model's own items; it cannot "
+                         f"be combined with {'--target-col' if target_col else '--category-col'}"
+                         " (use the default, --items-policy common)")
     solution, models = read_items(inputs.items, model_col=read.model_col, item_col=read.item_col,
                                   value_col=read.value_col, cluster_col=read.cluster_col,
                                   category_col=read.category_col, target_col=target_col,
                                   harness_filter=read.harness_filter,
+                                  sample_col=read.sample_col, items_policy=read.items_policy,
+                                  binary=metric.name if binary else None,
                                   max_bytes=read.max_file_size)
+    coverage = solution.coverage
+    few = too_few_units(len(solution), "item") if coverage.policy == "common" else None
+    if few and coverage.ragged and read.cluster_col is None:   # say why the set is small
+        raise InputError(f"the models share only {len(solution):,} of the file's "
+                         f"{coverage.items_in_file:,} items{coverage.shrink_words()}: {few}; or "
+                         "give --items-policy pairwise (each pair on the items it shares)")
+    if pairwise:   # NaN where a model lacks an item: the mean over its own items
+        metric = replace(metric, factory=MeanOwnItems)
     settings = Settings(metric, NoiseOptions(higher_is_better=noise.higher_is_better,
                                              seed=noise.seed),
                         replace(ranks, resample=resample))
     higher = settings.higher_is_better
-    result = analyze_submissions(solution, models, settings, quiet=quiet)
+    result = with_items(analyze_submissions(solution, models, settings, quiet=quiet), solution)
     if solution.categories is None:
         return result
     from leaderboard.pipelines.categories import category_results
@@ -196,6 +215,50 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
         solution.categories, groups=solution.groups, alpha=ranks.alpha,
         replicates=ranks.replicates, seed=noise.seed, higher_is_better=higher,
         tier_method=ranks.method))
+
+
+#: Flags of per-item results said on stderr before the numbers, as on the page.
+ITEM_FLAGS = ("item_sets", "item_samples", "item_pairs", "models_rejected")
+
+
+def with_items(result: Analysis, solution) -> Analysis:
+    """The analysis with the items' account (:class:`~leaderboard.ingest.item_sets.ItemCoverage`):
+    which items, models merged or rejected, samples, and the pairwise table when asked."""
+    from leaderboard.flags import Flag
+
+    coverage = solution.coverage
+    if coverage is None:
+        return result
+    flags = [Flag(kind="item_samples" if sentence.startswith("Each item's value") else
+                  "item_sets", message=sentence) for sentence in coverage.sentences()]
+    rejected = [f for f in result.submissions.files if f.status == "rejected"]
+    if rejected:
+        named = "; ".join(f"{f.team}: {f.reason}" for f in rejected[:3])
+        flags.append(Flag(kind="models_rejected", message=(
+            f"{len(rejected):,} model{'s' if len(rejected) > 1 else ''} not analysed "
+            f"({named}{'; ...' if len(rejected) > 3 else ''}); the list of models gives every "
+            "reason."), teams=tuple(str(f.team) for f in rejected)))
+    pairs = None
+    if coverage.policy == "pairwise":
+        from leaderboard.pipelines.item_pairs import pairwise_on_shared, too_many_pairs
+
+        by_label = {f.label: f.prediction for f in result.submissions.files if f.status == "ok"}
+        names = result.table["team"].tolist()
+        s = result.settings
+        pairs = pairwise_on_shared(np.stack([by_label[n] for n in names]), names,
+                                   replicates=s.replicates, seed=s.seed, alpha=s.alpha,
+                                   higher_is_better=s.higher_is_better, resample=s.resample,
+                                   groups=solution.groups)
+        flags.append(Flag(kind="item_pairs", message=pairs.sentence() if pairs is not None
+                          else "No pairwise table: " + str(too_many_pairs(
+                              len(names), len(solution))) + "."))
+    own = coverage.policy == "pairwise" and coverage.ragged
+    board = replace(result.leaderboard, score_column=(
+        "each model's mean over its own items" if own else
+        f"the {len(coverage.used):,} items every model has" if coverage.ragged
+        else result.leaderboard.score_column))
+    return replace(result, leaderboard=board, items=coverage, item_pairs=pairs,
+                   flags=tuple(flags) + result.flags)
 
 
 def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings,

@@ -131,6 +131,12 @@ class Analysis:
     assumptions : tuple of Assumption
         What the noise model takes as given, checked where the input can check it
         (:mod:`leaderboard.pipelines.assumptions`).
+    items : ItemCoverage or None
+        Per-item results: the items analysed and why, models merged, samples
+        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+    item_pairs : PairwiseTable or None
+        ``--items-policy pairwise``: each pair on the items both have
+        (:mod:`leaderboard.pipelines.item_pairs`).
     """
 
     leaderboard: Leaderboard
@@ -151,6 +157,8 @@ class Analysis:
     curves: Curves | None = None
     curves_note: str | None = None
     assumptions: tuple = ()
+    items: object = None
+    item_pairs: object = None
 
     @property
     def mode(self) -> str:

@@ -136,7 +136,9 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
     spread = num.d95_short(s["correlated"])
     if s["kind"] == "measured":
         unit = "items" if _items(a) else "rows"
-        return (f"Entries were compared on the same {unit}, whose scores move together "
+        same = (f"on the same {unit}" if a.items is None or a.items.policy == "common"
+                or not a.items.ragged else "on the items they share")
+        return (f"Entries were compared {same}, whose scores move together "
                 f"(correlation {s['rho']:.2f} among the leaders), so the tiers allow less than "
                 f"that, about {spread}; this assumes the {unit} are a random sample.")
     c = a.correlation

@@ -106,8 +106,10 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     if a.d95 is None or s.n_test is None:
         return None
     items = a.submissions is not None and a.submissions.layout == "items"
-    where = f"{s.n_test:,} {'items' if items else 'rows'}" + (
-        f", {pct(s.prevalence)} positives" if s.prevalence else "")
+    own = items and a.items is not None and a.items.policy == "pairwise" and a.items.ragged
+    where = ("each model's own items" if own else
+             f"{s.n_test:,} {'items' if items else 'rows'}"
+             + (f", {pct(s.prevalence)} positives" if s.prevalence else ""))
     at = ("" if a.noise is None or not a.noise.leader_at_middle else
           f" at a true score of {num.score(a.noise.leader.true_score)}, the middle of the leader's "
           "interval (at its score itself the noise vanishes)")

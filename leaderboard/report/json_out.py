@@ -278,7 +278,16 @@ def to_json_dict(analysis: Analysis) -> dict:
         "categories": categories_text.to_json(analysis),
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
+        "items": _items(analysis),
     }
+
+
+def _items(analysis: Analysis) -> dict | None:
+    """Per-item results: the items analysed and why, samples, the pairwise table (issue 26)."""
+    if analysis.items is None:
+        return None
+    pairs = analysis.item_pairs
+    return {**analysis.items.to_json(), "pairwise": None if pairs is None else pairs.to_json()}
 
 
 _JSON_OPTIONS = {"indent": 2, "ensure_ascii": False, "allow_nan": False}

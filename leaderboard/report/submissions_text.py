@@ -55,7 +55,8 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
                   "is better)")
     if subs.layout == "items":   # per-item results: one table, models instead of files
         return [Fact("Per-item results", str(subs.source)), metric,
-                Fact("Items", f"{s.n_test:,} (every model scored on every item)"),
+                Fact("Items", a.items.fact() if a.items is not None and a.items.ragged
+                     else f"{s.n_test:,} (every model scored on every item)"),
                 Fact("Models", f"{len(files):,} found: {status_text}"), resampling,
                 ranks_text.error_rate_fact(s)]
     out = [Fact("Solution", str(a.leaderboard.source)),

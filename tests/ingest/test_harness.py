@@ -59,7 +59,7 @@ def test_scores_are_the_mean_metric_and_tasks_are_categories(tmp_path):
     assert models.scored[0].prediction.mean() != pytest.approx(truth["org__model-a"])
 
 
-def test_newest_run_wins_and_a_missing_task_rejects_that_model(tmp_path):
+def test_newest_run_wins_and_a_missing_task_shrinks_the_common_items(tmp_path):
     out, truth = _harness(tmp_path)
     _write(out, "org__model-a", "arc_easy", [_sample(i, 1.0, 1.0) for i in range(200)],
            stamp="2026-11-21T09-00-00.000001")            # a later run: all correct
@@ -69,8 +69,10 @@ def test_newest_run_wins_and_a_missing_task_rejects_that_model(tmp_path):
     assert by_name["org__model-a"].prediction[:200].mean() == 1.0
     older = f"org__model-a/samples_arc_easy_{STAMP}.jsonl"
     assert by_name[older].status == "skipped" and "older run of arc_easy" in by_name[older].reason
-    assert by_name["org__model-c"].status == "rejected"
-    assert "missing 200 of 400 items (first: 'hellaswag/0')" in by_name["org__model-c"].reason
+    # issue 26: a model without a task is analysed on the items every model has, and named
+    assert by_name["org__model-c"].status == "ok" and len(solution.ids) == 200
+    assert solution.coverage.shrinkers == (("org__model-c", 200),)
+    assert not any(i.startswith("hellaswag/") for i in solution.ids)
 
 
 def test_several_filters_need_a_choice(tmp_path):

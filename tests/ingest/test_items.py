@@ -76,24 +76,29 @@ def test_plain_bootstrap_se_is_the_se_of_a_mean(tmp_path):
         assert abs(e["sd"] / se - 1) < tolerance
 
 
-def test_missing_and_repeated_pairs_reject_that_model_only(tmp_path, capsys):
+def test_missing_items_shrink_the_common_set_and_disagreeing_repeats_reject_that_model(
+        tmp_path):
+    """Issue 26: a model missing an item is analysed on the items every model has; a pair given
+    twice with another value rejects that model only, naming the item."""
     frame = _results(models=5, items=120)
     frame = frame.drop(index=frame.index[(frame["model"] == "m1") & (frame["item"] == "q7")])
-    frame = pd.concat([frame, frame[(frame["model"] == "m3") & (frame["item"] == "q2")]])
+    twice = frame[(frame["model"] == "m3") & (frame["item"] == "q2")]
+    frame = pd.concat([frame, twice.assign(correct=1 - twice["correct"])])
     code, report = _run(tmp_path, frame)
     assert code == 0
     files = {f["team"]: f for f in report["files"]}
-    assert files["m1"]["status"] == "rejected" and "missing 1 of 120 items (first: q7)" in \
-        files["m1"]["reason"]
-    assert files["m3"]["status"] == "rejected" and "given more than once (first: q2)" in \
+    assert files["m1"]["status"] == "ok"
+    assert files["m3"]["status"] == "rejected" and "different values on 1 item (q2:" in \
         files["m3"]["reason"]
     scored = sorted(e["team"] for e in report["entries"] if e["score"] is not None)
-    assert scored == ["m0", "m2", "m4"]
+    assert scored == ["m0", "m1", "m2", "m4"]
+    assert report["items"]["items_used"] == 119 and "q7" not in report["items"]["used"]
+    assert report["items"]["shrinkers"] == [{"model": "m1", "items_gained": 1}]
     assert sum(f["rows"] for f in report["files"]) == len(frame)   # every row accounted for
 
 
 @pytest.mark.parametrize("edit,words", [
-    (lambda f: f.assign(correct=f["correct"].astype(object).where(f.index != 9, "yes")),
+    (lambda f: f.assign(correct=f["correct"].astype(object).where(f.index != 9, "maybe")),
      "column 'correct': 1 row is not a number (line 11)"),
     (lambda f: f.assign(passage=f["passage"].where(f.index != 130, 99)),
      "item q10 is in cluster 99 here and 1 on its first line"),

@@ -125,3 +125,23 @@ def test_items_and_markdown_escape_names(tmp_path):
     code = main(["compare", "--items", str(tmp_path / "r.csv"), "--baseline", "nobody",
                  "--candidate", "cand [x](y)", "--quiet"])
     assert code == 2
+
+
+def test_items_on_different_item_sets_compare_the_pair_on_the_items_both_have(tmp_path):
+    """Issue 26: a third model on other items neither shrinks the pair's items nor is needed;
+    the pair's difference is the mean over the items both have (pandas)."""
+    rng = np.random.default_rng(2)
+    frame = pd.concat([pd.DataFrame({"model": "a", "item": range(0, 600),
+                                     "value": (rng.random(600) < 0.6).astype(int)}),
+                       pd.DataFrame({"model": "b", "item": range(100, 700),
+                                     "value": (rng.random(600) < 0.6).astype(int)}),
+                       pd.DataFrame({"model": "c", "item": range(650, 900), "value": 1})])
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    assert main(["compare", "--items", str(tmp_path / "r.csv"), "--baseline", "a",
+                 "--candidate", "b", "--quiet", "--replicates", "200", "--metric", "pass@1",
+                 "--json",
+                 str(tmp_path / "c.json")]) in (0, 1)
+    data = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    shared = frame[frame["item"].between(100, 599)].groupby("model")["value"].mean()
+    assert data["candidate_score"] == pytest.approx(shared["b"], abs=1e-12)
+    assert data["baseline_score"] == pytest.approx(shared["a"], abs=1e-12)

@@ -82,6 +82,9 @@ class Solution:
         Per-item results: columns not declared as clusters that are constant within each item
         and group several items (passage, repository), with their number of groups
         (:func:`leaderboard.ingest.items.grouping_columns`).
+    coverage : ItemCoverage or None
+        Per-item results: which items were analysed and why, duplicates merged, samples
+        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
     """
 
     source: str
@@ -101,6 +104,7 @@ class Solution:
     digest: bytes | None = field(default=None, repr=False)
     categories: np.ndarray | None = field(default=None, repr=False)
     grouping_columns: tuple[tuple[str, int], ...] = ()
+    coverage: object = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)

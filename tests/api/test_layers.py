@@ -48,10 +48,11 @@ def test_nothing_outside_the_command_line_imports_it():
 
 # What the command line may take from ingest/: none of it reads an input. The size option's
 # parsing and wording, and the guard that keeps an output from overwriting a file this run read
-# or from landing on a device, are about the command's own arguments and outputs.
+# or from landing on a device, are about the command's own arguments and outputs;
+# ITEMS_POLICIES is --items-policy's list of choices.
 CLI_MAY_USE = {f"leaderboard.ingest.safe_read.{name}" for name in (
     "DEFAULT_MAX_BYTES", "format_size", "parse_size", "refuse_special_output", "was_read",
-    "forget_files_read")}
+    "forget_files_read")} | {"leaderboard.ingest.item_sets.ITEMS_POLICIES"}
 
 
 def _cli_reads(path: Path, text: str | None = None) -> set[str]:

@@ -247,19 +247,23 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   category_col: str | None = None, target_col: str | None = None,
                   harness_filter: str | None = None, sample_col: str | None = None,
                   items_policy: str = ReadOptions.items_policy,
+                  items_format: str = ReadOptions.items_format, instances: PathLike | None = None,
+                  missing_instances: str = ReadOptions.missing_instances,
                   resample: str = RankOptions.resample,
                   higher_is_better: bool | None = None, alpha: float = RankOptions.alpha,
                   replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
-                  top_k: Sequence[int] = (), max_file_size: int = DEFAULT_MAX_BYTES,
-                  quiet: bool = True) -> Result:
+                  top_k: Sequence[int] = (), cost_col: str | None = None,
+                  published: pd.DataFrame | PathLike | None = None,
+                  max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
     Parameters
     ----------
     data : DataFrame or path
-        One row per (model, item): a long table (CSV or Parquet), or a folder of
-        lm-evaluation-harness sample logs.
+        One row per (model, item): a long table (CSV or Parquet), or what a benchmark
+        publishes: lm-evaluation-harness sample logs, SWE-bench results, HELM runs, Inspect
+        logs (``items_format``; docs/benchmark-formats.md).
     metric : str, default "mean"
         ``mean`` averages each model's per-item values (``accuracy``, ``pass@1`` and
         ``resolved`` too, checking that they are 0/1); with ``target_col``, a metric that
@@ -280,8 +284,25 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     items_policy : {"common", "pairwise"}, default "common"
         Models scored on different item sets: the items every model has, or each model on its
         own items with each pair compared on the items they share.
+    items_format : str, default "auto"
+        ``auto``, ``table``, ``harness``, ``swebench``, ``helm`` or ``inspect``; for a benchmark's
+        files ``value_col`` names the harness metric, HELM stat or Inspect scorer.
+    instances : path, optional
+        SWE-bench: the split's instance ids, the denominator when results list only the
+        resolved ones.
+    missing_instances : str, default "unresolved"
+        SWE-bench: an instance without a result counts ``unresolved`` or is left ``missing``.
     resample, higher_is_better, alpha, replicates, seed, tiers, prizes, top_k
         As :func:`analyze_submissions`.
+    cost_col : str, optional
+        Each row's cost (dollars, tokens, seconds; at least 0): the report adds every model's
+        mean cost per item and total cost, with intervals from the same bootstrap replicates as
+        the scores, the cost-accuracy frontier, and the top-tier models cheaper than the best
+        (docs/commands/analyze-items.md).
+    published : DataFrame or path, optional
+        Published scores (columns ``model`` and ``published``; ``52.8%`` or plain numbers):
+        each one outside its model's interval is flagged, and names that match no model are
+        listed.
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -308,9 +329,16 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,
                          sample_col=sample_col, items_policy=items_policy,
-                         max_file_size=max_file_size))
-    return Result.of(run_analysis(Inputs(items=_table(data, "data")), options,
-                                  quiet=check("quiet", quiet)))
+                         items_format=items_format,
+                         instances=None if instances is None else str(_path(instances,
+                                                                            "instances")),
+                         missing_instances=missing_instances,
+                         cost_col=cost_col, max_file_size=max_file_size))
+    published = check("published", published)
+    return Result.of(run_analysis(
+        Inputs(items=_table(data, "data"),
+               published=None if published is None else _table(published, "published")),
+        options, quiet=check("quiet", quiet)))
 
 
 def _table(value: object, name: str) -> InMemory | PathLike:

@@ -77,8 +77,12 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                 n_test: int | None = None, prevalence: float | None = None,
                 class_shares: tuple[float, ...] | None = None,
                 no_interval: tuple[str, ...] = (),
-                same_as: Sequence[str | None] | None = None) -> list[Flag]:
+                same_as: Sequence[str | None] | None = None,
+                items: bool = False) -> list[Flag]:
     """The flags of one board's scores (``split`` names it, e.g. ``"public board"``).
+
+    ``items``: a benchmark's per-item results, worded as such (models and runs, not submissions;
+    no ``--exclude-flagged`` hint, which sets entries aside from a board of scores only).
 
     ``same_as`` (submissions and items mode, where the predictions are known): per entry, the
     first entry whose predictions are identical to its own, else None. Entries sharing a score
@@ -107,9 +111,12 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     perfect = finite & (scores == best_possible) if math.isfinite(best_possible) else finite & False
     if perfect.any():
         flags.append(Flag("perfect", f"{_entries(perfect.sum())} {_have(perfect.sum())} a perfect "
-                                     f"{label} ({best_possible:g}){where}: leaked test labels, or "
-                                     "a solved task; a perfect score says nothing about its noise "
-                                     "(--exclude-flagged perfect sets them aside).",
+                                     f"{label} ({best_possible:g}){where}: "
+                                     + ("answers seen in training, or a solved task; a perfect "
+                                        "score says nothing about its noise." if items else
+                                        "leaked test labels, or a solved task; a perfect score "
+                                        "says nothing about its noise (--exclude-flagged perfect "
+                                        "sets them aside)."),
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -123,9 +130,12 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
         if far.any():
             flags.append(Flag("far_out", f"{_entries(far.sum())} score far worse than the rest"
                                          f"{where} (beyond {_g(sign * fence)}, three interquartile "
-                                         "ranges past the quartile): broken or junk submissions, "
-                                         "most likely (--exclude-flagged junk sets them "
-                                         "aside).", _names(teams, far)))
+                                         "ranges past the quartile): "
+                                         + ("broken runs (a failed harness, answers in the wrong "
+                                            "format), most likely." if items else
+                                            "broken or junk submissions, most likely "
+                                            "(--exclude-flagged junk sets them aside)."),
+                                         _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)
@@ -148,14 +158,15 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
             head = f"{_entries(counts[common])} share the score {_g(values[common])}{where}{what}"
             words = (": the same submission, most likely (a public notebook, a sample or a "
                      "constant prediction)." if same_as is None else
-                     _same_predictions(_names(teams, same), _names(list(same_as), same)))
+                     _same_predictions(_names(teams, same), _names(list(same_as), same), items))
             flags.append(Flag("shared_score", head + words, _names(teams, same)))
     return flags
 
 
-def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...]) -> str:
+def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...],
+                      items: bool = False) -> str:
     """What entries sharing a score are, from their predictions (``same_as`` as in
-    :func:`board_flags`).
+    :func:`board_flags`; ``items``: a benchmark's per-item results).
 
     Examples
     --------
@@ -167,10 +178,18 @@ def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...]) -
     groups: dict[str, list[str]] = {}
     for team, first in zip(teams, same_as):
         groups.setdefault(first if first is not None else team, []).append(team)
+    alike = [" = ".join(members) for members in groups.values() if len(members) > 1]
+    if items:
+        if len(groups) == 1:
+            return (": all have identical per-item results, the same run (a model listed twice, "
+                    "or a constant answer).")
+        return (f": {len(groups)} different sets of per-item results among them, so not one run "
+                "(equal scores from different results; a mean over a finite set of items takes "
+                "finitely many values)" + (f"; identical per-item results: {'; '.join(alike)}."
+                                           if alike else "."))
     if len(groups) == 1:
         return (": all submitted identical predictions, the same submission (a public notebook, "
                 "a sample or a constant prediction).")
-    alike = [" = ".join(members) for members in groups.values() if len(members) > 1]
     return (f": {len(groups)} different predictions among them, so not one submission (equal "
             "scores from different predictions; a score on a finite test set takes finitely "
             "many values)" + (f"; identical predictions: {'; '.join(alike)}." if alike else "."))

@@ -153,7 +153,8 @@ class SliceOptions:
 class ReadOptions:
     """Which columns hold what, in each kind of input, and the size cap of every file;
     ``items_policy`` (``common`` or ``pairwise``): which items per-item results analyse when the
-    models were scored on different item sets."""
+    models were scored on different item sets; ``cost_col``: per-item results' cost of each item
+    (``--cost-col``)."""
 
     team_col: str | None = None
     score_col: str | None = None
@@ -171,6 +172,10 @@ class ReadOptions:
     harness_filter: str | None = None
     sample_col: str | None = None
     items_policy: str = "common"
+    items_format: str = "auto"
+    instances: str | None = None
+    missing_instances: str = "unresolved"
+    cost_col: str | None = None
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

@@ -113,6 +113,18 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A path (text or ``os.PathLike``) or a pandas DataFrame (``published``)."""
+
+    def check(self, value: object):
+        import os
+
+        if isinstance(value, (str, os.PathLike)) or hasattr(value, "columns"):
+            return value
+        raise Invalid(f"must be a path or a pandas DataFrame, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
 class Texts:
     """A string, or a sequence of strings (repeatable options: ``target_col``, ``pred_col``)."""
 
@@ -246,6 +258,11 @@ PARAMETERS: dict[str, object] = {
     "id_col": COLUMN, "group_col": COLUMN, "cluster_col": COLUMN, "category_col": COLUMN,
     "harness_filter": COLUMN, "sample_col": COLUMN,
     "items_policy": Choice("leaderboard.ingest.item_sets:ITEMS_POLICIES"),
+    "items_format": Choice("leaderboard.ingest.benchmarks:FORMATS"),
+    "instances": Optional(Text()),
+    "missing_instances": Choice("leaderboard.ingest.swebench:MISSING"),
+    # benchmarks (issue 26): each item's cost, a file of published scores to check
+    "cost_col": COLUMN, "published": Optional(Table()),
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
     "model_col": Text(), "item_col": Text(), "value_col": Text(),
     "max_file_size": Interval(int, 2 ** 10, 2 ** 40),

@@ -41,6 +41,9 @@ class Result:
         Plain sentences: why a number is missing, what was assumed.
     analysis : Analysis
         Everything else (noise model, bootstrap, submissions, categories, curves).
+    costs, published : DataFrame or None
+        Per-item results' cost per model (``cost_col``) and published scores checked
+        (``published``), as tables.
 
     Examples
     --------
@@ -68,6 +71,28 @@ class Result:
         return cls(analysis=analysis, table=analysis.table, settings=analysis.settings,
                    tiers=analysis.tiers, d95=analysis.d95, flags=analysis.flags,
                    ranking=analysis.ranking, shakeup=analysis.shakeup, notes=analysis.notes)
+
+    @property
+    def costs(self) -> pd.DataFrame | None:
+        """Per-item results with ``cost_col``: one row per model, best score first (``model``,
+        ``score``, ``tier``, ``mean_cost`` and its interval, ``total_cost`` and its interval,
+        ``on_frontier``); None without costs. The JSON's ``costs`` holds the cheaper top-tier
+        models too."""
+        from leaderboard.report.benchmark_text import costs_json
+
+        data = costs_json(self.analysis)
+        return None if data is None else pd.DataFrame(data["models"])
+
+    @property
+    def published(self) -> pd.DataFrame | None:
+        """Per-item results with ``published``: each matched published score beside the
+        measured one and its interval (``outside``); None without it."""
+        from leaderboard.report.benchmark_text import published_json
+
+        data = published_json(self.analysis)
+        return None if data is None else pd.DataFrame(
+            data["models"], columns=["model", "published", "measured", "ci_low", "ci_high",
+                                     "outside"])
 
     def to_html(self) -> str:
         """The full self-contained report, as ``leaderboard analyze -o`` writes it."""

@@ -240,7 +240,7 @@
       else if (i === current) tr.className = "selected";
       else if (natural && anchor[i] && i > 0) tr.className = "new";
       keys.forEach(function (key) { tr.appendChild(cell(key, i)); });
-      if (pinned) tr.title = "Your team, pinned at the top (click to unpin)";
+      if (pinned) tr.title = meta.pinned || "Your team, pinned at the top (click to unpin)";
       return tr;
     }
     function render() {
@@ -320,7 +320,7 @@
       var same = list.filter(function (i) { return lower[i] === text.trim().toLowerCase(); });
       if (same.length === 1) { suggestions([]); window.LB.select(name(same[0])); return; }
       suggestions(list);
-      found.textContent = list.length ? "" : "No team name contains this.";
+      found.textContent = list.length ? "" : (meta.not_found || "No team name contains this.");
     });
     find.addEventListener("keydown", function (event) {
       if (event.key === "Enter" && !suggest.hidden && suggest.firstChild) {

@@ -47,7 +47,7 @@ def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser
 _COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
              "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run,
              "compare": cli_compare.run}
-_INPUTS = ("file", "solution", "submissions", "public_scores", "items", "battles")
+_INPUTS = ("file", "solution", "submissions", "public_scores", "items", "battles", "instances")
 _OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
 

@@ -21,6 +21,8 @@ from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from leaderboard.errors import printable
 from leaderboard.ingest.item_sets import ITEMS_POLICIES
+from leaderboard.ingest.benchmarks import FORMATS
+from leaderboard.ingest.swebench import MISSING
 from leaderboard.metrics import metric_names
 from leaderboard.noise.bootstrap import RESAMPLING
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
@@ -68,12 +70,30 @@ def add_parser(commands) -> None:
     add_solution_columns(sub)
     items = run.add_argument_group("per-item results (one row per model and item)")
     items.add_argument("--items", help="a long table (CSV or Parquet) of per-item results, one "
-                       "row per model and item, or a folder of lm-evaluation-harness sample logs "
-                       "(--log_samples); analysed with the paired bootstrap of items")
+                       "row per model and item, or what a benchmark publishes: "
+                       "lm-evaluation-harness sample logs (--log_samples), SWE-bench results, "
+                       "HELM runs or Inspect logs (--items-format); analysed with the paired "
+                       "bootstrap of items")
+    items.add_argument("--items-format", choices=FORMATS, default="auto",
+                       help="what --items is (default auto: recognised by its files): table "
+                            "(CSV/Parquet), harness (OUT/<model>/samples_*.jsonl), swebench (a "
+                            "folder of system folders: results/results.json, "
+                            "per_instance_details.json or logs/<id>/report.json), helm (a "
+                            "suite folder of runs with per_instance_stats.json), inspect (a "
+                            ".json or .eval log, or a folder of them)")
+    items.add_argument("--instances", metavar="FILE", help="SWE-bench: the split's instance "
+                       "ids (one per line, or a JSON list); needed when results.json lists "
+                       "only the resolved ones")
+    items.add_argument("--missing-instances", choices=MISSING, default="unresolved",
+                       help="SWE-bench: an instance a system has no result for counts as "
+                            "unresolved (the leaderboard's denominator, the default) or is "
+                            "left missing")
     items.add_argument("--model-col", default="model", help="its model column (default model)")
     items.add_argument("--item-col", default="item", help="its item column (default item)")
     items.add_argument("--value-col", default="value", help="its per-item value: 0/1 "
-                       "correctness or a score (default value)")
+                       "correctness or a score (default value); for a benchmark's files, the "
+                       "harness metric, HELM stat (default exact_match) or Inspect scorer "
+                       "(scorer/key for a dictionary value) to read")
     items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
                        "resampled together")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
@@ -88,6 +108,12 @@ def add_parser(commands) -> None:
                        "the items every model has and names the models that shrink that set "
                        "most; 'pairwise' scores each model on its own items and compares each "
                        "pair on the items they share")
+    items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
+                       "model with intervals from the scores' replicates, and the "
+                       "cost-accuracy frontier")
+    items.add_argument("--published", metavar="FILE", help="a CSV of model,published (scores "
+                       "the models' maintainers published): each one outside its model's "
+                       "interval is flagged")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -183,7 +209,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     result = analysis_from_args(args)
     if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
         for flag in result.flags:
-            if flag.kind in ("undeclared_groups", "few_clusters") or flag.kind in ITEM_FLAGS:
+            if flag.kind in ("undeclared_groups", "few_clusters", "published_outside",
+                             "published_unmatched") or flag.kind in ITEM_FLAGS:
                 print(f"warning: {printable(flag.message)}", file=sys.stderr)
     write_output(partial(write_html, result), args.output)
     if args.json:
@@ -207,7 +234,8 @@ def analysis_from_args(args: argparse.Namespace) -> Analysis:
 def inputs_from_args(args: argparse.Namespace) -> Inputs:
     """The inputs the arguments name (paths, or a bundled example)."""
     return Inputs(board=args.file, solution=args.solution, submissions=args.submissions,
-                  items=args.items, example=args.example)
+                  items=args.items, example=args.example,
+                  published=getattr(args, "published", None))
 
 
 def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
@@ -228,7 +256,10 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        item_col=args.item_col, value_col=args.value_col,
                        cluster_col=args.cluster_col, category_col=args.category_col,
                        harness_filter=args.harness_filter, sample_col=args.sample_col,
-                       items_policy=args.items_policy, max_file_size=args.max_file_size)
+                       items_policy=args.items_policy, cost_col=getattr(args, "cost_col", None),
+                       items_format=args.items_format,
+                       instances=args.instances, missing_instances=args.missing_instances,
+                       max_file_size=args.max_file_size)
     return AnalyzeOptions(noise=noise, ranks=ranks, slices=slices, read=read,
                           workers=args.workers, scheduler=args.scheduler,
                           exclude_flagged=tuple(args.exclude_flagged))

@@ -84,6 +84,10 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         lines.append(f"{what}: {len(files):,} found, {len(table):,} scored, "
                      f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
                                                   f"{printable(bad[0].reason)})" if bad else ""))
+    if result.costs is not None:   # --cost-col: the decision, in the page's own sentence
+        from leaderboard.report.benchmark_text import costs_context
+
+        lines.append("cost: " + printable(costs_context(result, lambda x: f"{x:.4g}")["answer"]))
     written = [p for p in (html_path, json_path, *more_paths) if p]
     if written:
         lines.append("wrote " + ", ".join(written[:-1]) + (" and " if len(written) > 1 else "")

@@ -8,7 +8,11 @@ never by the command line directly:
 - :mod:`~leaderboard.ingest.submissions`: a competition's solution file and every team's
   prediction files (a folder, a zip or a manifest), validated as Kaggle's scorer would;
 - :mod:`~leaderboard.ingest.items`: per-item results (one row per model and item);
-- :mod:`~leaderboard.ingest.harness`: lm-evaluation-harness sample logs, read as per-item results;
+- :mod:`~leaderboard.ingest.benchmarks`: which reader an ``--items`` path needs
+  (``--items-format``): :mod:`~leaderboard.ingest.harness` (lm-evaluation-harness sample logs),
+  :mod:`~leaderboard.ingest.swebench` (SWE-bench results), :mod:`~leaderboard.ingest.helm`
+  (HELM runs) and :mod:`~leaderboard.ingest.inspect_logs` (Inspect logs), each read as per-item
+  results, their JSON read through :mod:`~leaderboard.ingest.json_logs`;
 - :mod:`~leaderboard.ingest.battles`: pairwise battles in LMArena's layout.
 
 Underneath them: :mod:`~leaderboard.ingest.safe_read` reads a file's bytes as an upload service

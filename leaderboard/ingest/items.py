@@ -29,9 +29,9 @@ from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _r
 from leaderboard.limits import BYTES_PER_ITEM_CELL
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
 from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
-from leaderboard.ingest.harness import read_lm_eval
 from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
                                           words_as_numbers)
+from leaderboard.ingest.benchmarks import detect, read_benchmark
 from leaderboard.ingest.submissions.solution import Solution
 from leaderboard.ingest.submissions.table import show
 
@@ -44,6 +44,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                category_col: str | None = None, target_col: str | None = None,
                harness_filter: str | None = None, sample_col: str | None = None,
                items_policy: str = "common", binary: str | None = None,
+               items_format: str = "auto",
+               instances: str | None = None, missing_instances: str = "unresolved",
                max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Solution, SubmissionSet]:
     """Read a long table of per-item results (CSV, or Parquet with pyarrow installed).
 
@@ -54,6 +56,9 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         sample logs (:mod:`~leaderboard.ingest.harness`): then ``value_col`` names the
         metric (default: the logs' first), items are ``task/doc_id``, tasks the categories when
         there are several, and ``harness_filter`` picks the filter when the logs hold several.
+        Or what another benchmark publishes (SWE-bench results, HELM runs, Inspect logs:
+        :mod:`~leaderboard.ingest.benchmarks`), ``value_col`` naming HELM's stat or Inspect's
+        scorer.
     model_col, item_col, value_col : str
         The columns naming the model, the item and the model's value on it (matched exactly,
         else ignoring case).
@@ -78,6 +83,12 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     binary : str, optional
         The metric's name when it is the mean of 0/1 values (``accuracy``, ``pass@1``,
         ``resolved``): a value other than 0 or 1 is an error naming its line.
+    items_format : str
+        ``auto`` (recognised by the files), ``table``, ``harness``, ``swebench``, ``helm`` or
+        ``inspect`` (:data:`~leaderboard.ingest.benchmarks.FORMATS`).
+    instances, missing_instances : str
+        SWE-bench: the split's instance list (a file), and whether an instance without a result
+        counts as ``unresolved`` (the leaderboard's denominator) or is left ``missing``.
     max_bytes : int
         Size cap of the file, on disk and decompressed.
 
@@ -104,13 +115,19 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []
+    notes: list[str] = []
     if isinstance(path, InMemory):   # the Python API's DataFrame
+        if items_format not in ("auto", "table"):
+            raise InputError(f"a DataFrame is a table, not {items_format} files; give their "
+                             "path", file=source)
         raw = parse_csv(path.data, source)
-    elif Path(path).is_dir():
-        raw, skipped = read_lm_eval(Path(path), metric=None if value_col == "value" else value_col,
-                                    filter_name=harness_filter, max_bytes=max_bytes)
+    elif (fmt := detect(Path(path)) if items_format == "auto" else items_format) != "table":
+        raw, skipped, notes = read_benchmark(
+            Path(path), fmt, metric=None if value_col == "value" else value_col,
+            harness_filter=harness_filter, instances=instances,
+            missing_instances=missing_instances, max_bytes=max_bytes)
         model_col, item_col, value_col = "model", "item", "value"
-        if category_col is None and raw["task"].nunique() > 1:
+        if category_col is None and "task" in raw and raw["task"].nunique() > 1:
             category_col = "task"
     else:
         raw = _read(Path(path), source, max_bytes)
@@ -193,7 +210,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                         usage=np.full(len(items), "private"), usage_column=None, groups=groups,
                         integer_ids=False, rows_read=len(raw),
                         counts={"public": 0, "private": len(items), "ignored": 0}, keys=ids,
-                        categories=categories, grouping_columns=found, coverage=coverage)
+                        categories=categories, grouping_columns=found, coverage=coverage,
+                        notes=tuple(notes))
     files += [SubmissionFile(team=name, file=name, selected=None, status="skipped", reason=why,
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))

@@ -150,13 +150,13 @@ def analysis_assumptions(analysis, sweep: dict | None = None,
         return _scores(analysis, sweep)
     items = analysis.submissions is not None and analysis.submissions.layout == "items"
     boot = analysis.bootstrap
-    out = [_independence(boot, analysis.flags, grouping, items), _measured_correlation(boot),
+    out = [_independence(boot, analysis.flags, grouping, items), _measured_correlation(boot, items=items),
            Assumption("universe_shape", "None: no universe is simulated. The "
                       f"{'items' if items else 'test rows'} themselves are resampled (the "
                       "paired percentile bootstrap), which takes the score's sampling "
                       "distribution to be roughly symmetric around it.", _INTERVALS, False, None,
-                      "not checkable", "Nothing, unless the test set is tiny (then every "
-                      "interval is rough; the flags say so).")]
+                      "not checkable", f"Nothing, unless the {'set of items' if items else 'test set'} "
+                      "is tiny (then every interval is rough; the flags say so).")]
     unit = "items" if items else "test rows"
     out.append(Assumption("test_size", f"The scores were computed on {boot.n_rows:,} {unit}.",
                           _INTERVALS, True, f"{boot.n_rows:,} {unit} read from the "
@@ -221,7 +221,7 @@ def _independence(boot, flags, grouping: tuple, items: bool) -> Assumption:
     return _rows_or_items(tuple(grouping), "items" if items else "rows", _INTERVALS)
 
 
-def _measured_correlation(boot, top: int = 20) -> Assumption:
+def _measured_correlation(boot, top: int = 20, items: bool = False) -> Assumption:
     reps = boot.replicates[:top]
     reps = reps[:, np.isfinite(reps).all(axis=0)]
     value = None
@@ -231,12 +231,14 @@ def _measured_correlation(boot, top: int = 20) -> Assumption:
         off = corr[~np.eye(len(corr), dtype=bool)]
         off = off[np.isfinite(off)]
         value = float(np.median(off)) if off.size else None
-    checked = ("Measured, not assumed: every entry is scored on the same resampled rows, so the "
-               "comparisons use the entries' real correlation"
+    checked = (f"Measured, not assumed: every entry is scored on the same resampled "
+               f"{'items' if items else 'rows'}, so the comparisons use the entries' real "
+               "correlation"
                + (f" (median {value:.2f} between the leading {min(top, len(boot.point))} "
                   "entries' scores)." if value is not None else "."))
+    made = "per-item results" if items else "predictions"
     return Assumption("correlation_between_entries", "Entries' errors are correlated as their "
-                      "predictions make them (paired: the shared noise cancels in differences).",
+                      f"{made} make them (paired: the shared noise cancels in differences).",
                       ("tiers", "rank intervals", "P(best)"), True, checked, "holds",
                       "Nothing.", {"median_correlation": value} if value is not None else {})
 

@@ -33,7 +33,8 @@ from leaderboard.metrics.per_item import MeanOwnItems
 @dataclass(frozen=True)
 class Inputs:
     """What ``analyze`` reads: a leaderboard (``board``), a ``solution`` with ``submissions``,
-    per-item results (``items``), or a bundled ``example`` ("scores" or "submissions").
+    per-item results (``items``, with optionally a file of ``published`` scores to check), or a
+    bundled ``example`` ("scores" or "submissions").
 
     Each is a path, an :class:`~leaderboard.ingest.in_memory.InMemory` table (the leaderboard may also
     be a DataFrame), and ``submissions`` may be a mapping of team to an InMemory table or an
@@ -45,6 +46,7 @@ class Inputs:
     submissions: object = None
     items: object = None
     example: str | None = None
+    published: object = None
 
 
 def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True) -> Analysis:
@@ -66,6 +68,9 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
                          "--submissions) on a Dask cluster; other inputs run in this process")
     if inputs.items is not None:
         return _run_items(inputs, options, quiet)
+    if inputs.published is not None or options.read.cost_col is not None:
+        raise InputError(f"{'--published' if inputs.published is not None else '--cost-col'} "
+                         "goes with per-item results (--items)")
     if submissions_mode and inputs.board is not None:
         raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
     if not submissions_mode and inputs.board is None:
@@ -191,6 +196,8 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   harness_filter=read.harness_filter,
                                   sample_col=read.sample_col, items_policy=read.items_policy,
                                   binary=metric.name if binary else None,
+                                  items_format=read.items_format, instances=read.instances,
+                                  missing_instances=read.missing_instances,
                                   max_bytes=read.max_file_size)
     coverage = solution.coverage
     few = too_few_units(len(solution), "item") if coverage.policy == "common" else None
@@ -205,6 +212,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                         replace(ranks, resample=resample))
     higher = settings.higher_is_better
     result = with_items(analyze_submissions(solution, models, settings, quiet=quiet), solution)
+    result = _benchmark_extras(result, inputs, read, solution)
     if solution.categories is None:
         return result
     from leaderboard.pipelines.categories import category_results
@@ -259,6 +267,38 @@ def with_items(result: Analysis, solution) -> Analysis:
         else result.leaderboard.score_column))
     return replace(result, leaderboard=board, items=coverage, item_pairs=pairs,
                    flags=tuple(flags) + result.flags)
+def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analysis:
+    """Per-item results' costs (``--cost-col``) and published scores checked (``--published``)."""
+    coverage = getattr(solution, "coverage", None)
+    if read.cost_col is not None and coverage is not None and coverage.policy == "pairwise" \
+            and coverage.ragged:
+        raise InputError("--cost-col compares every model's cost on the same items: use "
+                         "--items-policy common (the default), not pairwise, when the models "
+                         "were scored on different items")
+    if read.cost_col is not None:
+        from leaderboard.ingest.item_costs import read_item_costs
+        from leaderboard.pipelines.item_costs import cost_analysis
+
+        names = result.table["team"].astype(str).tolist()
+        costs = read_item_costs(inputs.items, names, solution.ids, cost_col=read.cost_col,
+                                model_col=read.model_col, item_col=read.item_col,
+                                max_bytes=read.max_file_size)
+        result = replace(result, costs=cost_analysis(result, solution, costs, read.cost_col))
+    if inputs.published is not None:
+        from leaderboard.ingest.published import read_published
+        from leaderboard.pipelines.published import check_published, published_flags
+
+        table = inputs.published
+        published = read_published(InMemory.of(table, "published") if hasattr(table, "columns")
+                                   else table, max_bytes=read.max_file_size)
+        rejected = {str(f.label): str(f.reason or f.status) for f in result.submissions.files
+                    if f.status != "ok"}
+        check = check_published(published, result.table, rejected, result.settings.alpha)
+        percent = check.percent_assumed or bool(published.percent.any())
+        fmt = (lambda x: f"{100 * x:.1f}%") if percent else (lambda x: f"{x:.4g}")
+        result = replace(result, published=check,
+                         flags=tuple(result.flags) + tuple(published_flags(check, fmt)))
+    return result
 
 
 def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings,

@@ -137,6 +137,12 @@ class Analysis:
     item_pairs : PairwiseTable or None
         ``--items-policy pairwise``: each pair on the items both have
         (:mod:`leaderboard.pipelines.item_pairs`).
+    costs : CostResult or None
+        Per-item results with ``--cost-col``: cost per model with intervals from the scores'
+        own replicates, and the cost-accuracy frontier.
+    published : PublishedCheck or None
+        Per-item results with ``--published``: each published score against its model's
+        interval.
     """
 
     leaderboard: Leaderboard
@@ -159,6 +165,8 @@ class Analysis:
     assumptions: tuple = ()
     items: object = None
     item_pairs: object = None
+    costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
+    published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
 
     @property
     def mode(self) -> str:
@@ -300,7 +308,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
-                 no_interval: tuple[str, ...] = ()) -> list[Flag]:
+                 no_interval: tuple[str, ...] = (), items: bool = False) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
     either board). With predictions (an ``identical_to`` column), entries sharing a score are
@@ -309,7 +317,7 @@ def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
                         class_shares=settings.universe.class_shares, no_interval=no_interval,
-                        same_as=same_as)
+                        same_as=same_as, items=items)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

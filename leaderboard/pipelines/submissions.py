@@ -147,13 +147,14 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     table = table.drop(columns=["entry", "line"])
 
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
-                        format="submissions", score_column=(
+                        format="items" if layout == "items" else "submissions", score_column=(
                             "every item" if layout == "items"
                             else f"{split} rows of the solution"),
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
-    notes = _notes(boot, settings, solution) + _identical_notes(table)
-    flags = (sanity_flags(table, settings, split) + _class_flags(metric, y)
+    notes = _notes(boot, settings, solution) + _identical_notes(table, layout == "items")
+    flags = (sanity_flags(table, settings, split, items=layout == "items")
+             + _class_flags(metric, y)
              + cluster_flags(solution, clusters))
     shakeup = None
     if has_both_scores(table):
@@ -287,11 +288,15 @@ def _shakeup(solution: Solution, other_replicates: np.ndarray, boot: BootstrapRe
                                   alpha=settings.alpha, tier_method=settings.tier_method)
 
 
-def _identical_notes(table: pd.DataFrame) -> list[str]:
+def _identical_notes(table: pd.DataFrame, items: bool = False) -> list[str]:
     groups: dict[str, list[str]] = {}
     for team, same in zip(table["team"], table["identical_to"]):
         if same is not None:
             groups.setdefault(same, [same]).append(team)
+    if items:
+        return [f"Identical per-item results: {', '.join(members)} have exactly the same value on "
+                "every item, so their scores are equal on every replicate (difference 0) and "
+                "they share a tier." for members in groups.values()]
     return [f"Identical predictions: {', '.join(members)} submitted exactly the same predictions, "
             "so their scores are equal on every replicate (difference 0) and they share a tier."
             for members in groups.values()]
@@ -348,4 +353,4 @@ def _notes(boot: BootstrapResult, settings: Settings, solution: Solution) -> lis
     if (solution.usage == "ignored").any():
         notes.append(f"{int((solution.usage == 'ignored').sum()):,} solution rows marked Ignored "
                      "are not scored.")
-    return notes
+    return notes + list(solution.notes)   # how a benchmark's own files were counted

@@ -9,6 +9,7 @@ NAMES = {"universe_shape": "Shape of the noise", "independent_rows": "Independen
          "independent_clusters": "Independent clusters",
          "correlation_between_entries": "Correlation between entries",
          "test_size": "Test-set size"}
+ITEM_NAMES = {**NAMES, "test_size": "Number of items"}   # a benchmark's words (issue 26)
 
 
 def context(analysis) -> dict | None:
@@ -26,7 +27,9 @@ def context(analysis) -> dict | None:
     items = tuple(analysis.assumptions)
     if not items:
         return None
-    rows = [{"title": NAMES.get(a.name, a.name), "verdict": a.verdict,
+    subs = getattr(analysis, "submissions", None)
+    names = ITEM_NAMES if subs is not None and subs.layout == "items" else NAMES
+    rows = [{"title": names.get(a.name, a.name), "verdict": a.verdict,
              "chip": a.verdict.replace(" ", "-"), "statement": a.statement,
              "affects": ", ".join(a.affects), "checked": a.checked,
              "what_to_do": a.what_to_do, "sweep": _sweep(a.measured)} for a in items]
@@ -34,9 +37,9 @@ def context(analysis) -> dict | None:
     carried = sorted({x for a in items for x in a.affects},
                      key=lambda x: (x != "intervals", x))
     note = (f"These {carried[0]} rest on: "
-            + "; ".join(f"{NAMES.get(a.name, a.name).lower()} ({a.verdict})" for a in order)
+            + "; ".join(f"{names.get(a.name, a.name).lower()} ({a.verdict})" for a in order)
             + ".")
-    doubtful = [NAMES.get(a.name, a.name).lower() for a in items if a.verdict == "doubtful"]
+    doubtful = [names.get(a.name, a.name).lower() for a in items if a.verdict == "doubtful"]
     return {"rows": rows, "note": note, "doubtful": doubtful}
 
 

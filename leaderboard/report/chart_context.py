@@ -57,6 +57,7 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
     out.update(_ranks(a, conf))
     out.update(_shakeup(a, num))
     out.update(_curves(a, conf))
+    out["costs"] = _costs(a, num, conf)
     out["categories"] = None
     c = a.categories
     if c is not None:
@@ -68,6 +69,23 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
             "chart-categories", "The leading models' score in every category, tier 1 marked",
             static=False)
     return out
+
+
+def _costs(a: Analysis, num: Numbers, conf: str) -> ChartBlock | None:
+    """The cost-accuracy chart (``--cost-col``), or None."""
+    if a.costs is None:
+        return None
+    from leaderboard.report.vega.costs import cost_chart, cost_rows
+
+    rows = cost_rows(a.costs)
+    rows["lo"] = a.table["ci_low"].to_numpy(float)
+    rows["hi"] = a.table["ci_high"].to_numpy(float)
+    better = "higher is better" if a.settings.higher_is_better else "lower is better"
+    spec = cost_chart(rows, decimals=num.decimals, interval=f"{conf} interval",
+                      x_title=f"mean {a.costs.column} per item",
+                      y_title=f"{a.settings.metric.label} ({better})")
+    return block(spec, "chart-costs", f"Cost and score of every model, with {conf} intervals; "
+                 "the dashed line is the cost-accuracy frontier")
 
 
 _CURVE_TITLES = {

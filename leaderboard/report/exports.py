@@ -15,6 +15,7 @@ from leaderboard.confidence import confidence_label
 from leaderboard.inert_text import csv_text, markdown_text
 from leaderboard.tiers.methods import TIER_METHODS
 from leaderboard.report.numbers import Numbers
+from leaderboard.report.vocabulary import vocabulary
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
@@ -75,13 +76,14 @@ def to_markdown(analysis: Analysis, rows: int | None = MARKDOWN_ROWS) -> str:
         if "p_best" in out.columns:
             cells.append("—" if pd.isna(r["p_best"]) else f"{100 * r['p_best']:.1f}%")
         lines.append(cells)
-    head = ["rank", "team", "score"]
+    entity = vocabulary(analysis).entity   # "model" on a benchmark's table (issue 26)
+    head = ["rank", entity, "score"]
     head += [f"{conf} interval"] if "ci_low" in out.columns else []
     head += ["tier"] if "tier" in out.columns else []
     head += ["rank interval", "rank (all at once)"] if "rank_ci_low" in out.columns else []
     head += ["P(best)"] if "p_best" in out.columns else []
     table = ["| " + " | ".join(head) + " |", "|" + "|".join(
-        "---" if h == "team" else "---:" for h in head) + "|"]
+        "---" if h == entity else "---:" for h in head) + "|"]
     table += ["| " + " | ".join(cells) + " |" for cells in lines]
     omitted = len(whole) - len(out)
     if omitted:

@@ -123,7 +123,7 @@ def _who(a: Analysis) -> str:
 
 
 def _spread_sentence(a: Analysis, num: Numbers, s: dict) -> str:
-    where = "these test items" if _items(a) else "this test set"
+    where = "these items" if _items(a) else "this test set"
     if s["n"] == 2:
         return (f"On {where}, two equally good entries land up to {num.d95_short(a.d95)} apart "
                 "by chance alone (19 times in 20).")
@@ -175,8 +175,9 @@ def reach_sentence(a: Analysis, num: Numbers) -> str | None:
     times = f" ({reach / a.d95:.1f} d95)" if a.d95 > 0 else ""
     why = ("Why tier 1 reaches further than d95" if reach > a.d95 else
            "Why tier 1 stays within d95" if s["kind"] == "measured" else "d95 and tier 1")
+    own = "its own set of items" if _items(a) else "its own test set"
     text = (f"{why}: d95 ({num.d95_short(a.d95)}) is the gap one "
-            "pair of equally good models, each on its own test set, exceeds one time in twenty; "
+            f"pair of equally good models, each on {own}, exceeds one time in twenty; "
             "tier 1 compares all "
             f"{s['n']:,} entries at once, and chance spreads that many equals up to "
             f"{num.d95_short(used)}. Tier 1 reaches "

@@ -25,6 +25,8 @@ from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.tier_marks import out_of_order_mask
+from leaderboard.report.vocabulary import is_items, vocabulary
+from leaderboard.report.benchmark_text import costs_context, published_context
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
 
@@ -174,7 +176,7 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
              "scale the tiers work on, since they compare every entry at once. It takes the "
              "noise's size from d95 and its tails from the normal distribution (the best of "
              "thousands lies further out than the simulation resolves); entries on one shared "
-             "test set with correlation \u03c1 spread \u221a(1 \u2212 \u03c1) as far."),
+             f"{vocabulary(a).unit_set} with correlation \u03c1 spread \u221a(1 \u2212 \u03c1) as far."),
         *ranks_text.how_to_read(a),
         *([Fact("Tier 1 and the best set", _tier_one_sentence(a, conf))]
           if a.ranking is not None else []),
@@ -187,8 +189,10 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
                 if a.shakeup is not None else "Overfitting to a public leaderboard, leakage, ")
              + "label noise and a test set unlike future data are outside this analysis."),
     ]
+    if is_items(a):   # a benchmark: the score and what is not covered, in its words
+        facts = [Fact(f.label, _BENCHMARK_READ.get(f.label, f.value)) for f in facts]
     if a.mode == "submissions":  # same labels, the paired bootstrap's meaning
-        words = submissions_text.how_to_read(conf)
+        words = submissions_text.how_to_read(conf, items=is_items(a))
         replace = {f"{conf} interval": words["interval"], "d95": words["d95"],
                    "p vs tier anchor": words["p"], "Correlation assumption": words["correlation"]}
         facts = [Fact(f.label, replace.get(f.label, f.value)) for f in facts]
@@ -197,13 +201,25 @@ def _how_to_read(a: Analysis, conf: str) -> list[Fact]:
     return facts
 
 
+_BENCHMARK_READ = {
+    "Score": ("The model's score on this benchmark's items (its mean per-item value, or the "
+              "metric on them). Another set of items drawn the same way would give a somewhat "
+              "different score."),
+    "What is not covered": ("Only the luck of which items ended up in the benchmark. Items "
+                            "seen in training (contamination), tuning to this benchmark, "
+                            "grading errors and items unlike the tasks that matter are outside "
+                            "this analysis."),
+}
+
+
 def _table_data(a: Analysis, num: Numbers, conf: str):
     """The table script's data: every row, and how to print it (see templates/table.js)."""
     data = tier_table.payload(a, num.decimals)
     data["meta"] = {"decimals": num.decimals, "higher": bool(a.settings.higher_is_better),
                     "conf": conf, "palette": len(PALETTE),
                     "top_k": list(a.ranking.top_k) if a.ranking is not None else [],
-                    "csv": f"{a.settings.metric.name}-tiers.csv"}
+                    "csv": f"{a.settings.metric.name}-tiers.csv",
+                    "pinned": vocabulary(a).pinned, "not_found": vocabulary(a).not_found}
     return script_json(data)
 
 
@@ -245,9 +261,10 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "shakeup": shakeup_text.context(a, num.score),
         "categories": categories_text.context(a, num.score),
         "assumptions": assumptions_text.context(a),
-        "seed": s.seed,
+        "seed": s.seed, "w": vocabulary(a),
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),
+        "costs": costs_context(a, num.score), "published": published_context(a, num.score),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

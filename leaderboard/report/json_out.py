@@ -51,6 +51,17 @@ median public-minus-private gap, oriented so positive means better on the public
 ``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
 (every public-top entry's public score inflated by that many gap SDs, and in score units).
 
+Per-item results (``--items``, a benchmark) say ``mode: "items"`` and ``source.format: "items"``
+(until issue 26 both said ``"submissions"``; the paired bootstrap's fields are the same, so test
+``resampling`` for a bootstrap rather than ``mode``), and every entry and file also carries
+``model`` (the same name as ``team``, which stays for existing readers). With ``--cost-col`` the
+top-level ``costs`` holds every model's mean cost per item and total cost with intervals from the
+scores' own bootstrap replicates, ``on_frontier`` (the cost-accuracy frontier) and
+``cheaper_in_top_tier`` (tier-1 models cheaper than ``best_model``: the saving and the score gap,
+each with its paired interval); with ``--published``, ``published`` lists each published score
+beside the measured one and its interval (``outside``), and the names matching no model
+(``not_in_data``, ``not_published``). Both keys are absent unless asked for.
+
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
 ``skipped``) and ``reason`` (why, or null). ``entries`` hold the scored entries only, each with
@@ -72,6 +83,8 @@ from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.tier_marks import anchor_mask
+from leaderboard.report.vocabulary import is_items
+from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
 
@@ -99,6 +112,7 @@ def _entries(analysis: Analysis) -> list[dict]:
     columns = ["rank", "team", "score", "ci_low", "ci_high", "sd", "d95", "p_vs_anchor", "tier"]
     identical = (table["identical_to"].tolist() if analysis.submissions is not None
                  else [None] * len(table))
+    items = is_items(analysis)
     out = []
     rows = table[columns + extra].itertuples(index=False, name=None)
     for i, (row, ranks, same) in enumerate(zip(rows, _rank_fields(analysis), identical)):
@@ -114,6 +128,8 @@ def _entries(analysis: Analysis) -> list[dict]:
         entry.update(ranks)
         if analysis.submissions is not None:
             entry["identical_to"] = None if same is None else str(same)
+        if items:   # a benchmark's word for the entry, beside the "team" consumers read
+            entry["model"] = entry["team"]
         out.append(entry)
     return out
 
@@ -184,9 +200,11 @@ def tier_method_json(method: TierMethod, alpha: float) -> dict:
 def _files(analysis: Analysis) -> list[dict] | None:
     if analysis.submissions is None:
         return None
+    items = is_items(analysis)
     return [{"team": str(f.team), "file": str(f.file), "status": str(f.status),
              "reason": None if not f.reason else str(f.reason),
-             "rows": None if getattr(f, "rows", None) is None else int(f.rows)}
+             "rows": None if getattr(f, "rows", None) is None else int(f.rows),
+             **({"model": str(f.team)} if items else {})}
             for f in analysis.submissions.files]
 
 
@@ -269,7 +287,7 @@ def to_json_dict(analysis: Analysis) -> dict:
                      for lo in analysis.left_out],
         "source": _source(analysis),
         "noise": _noise(analysis),
-        "mode": analysis.mode,
+        "mode": "items" if is_items(analysis) else analysis.mode,
         "replicates": int(s.replicates) if analysis.bootstrap is not None else None,
         "resampling": _resampling(analysis),
         "files": _files(analysis),
@@ -279,6 +297,9 @@ def to_json_dict(analysis: Analysis) -> dict:
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
         "items": _items(analysis),
+        # per-item results' extras (issue 26), written only when asked for
+        **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
+        **({"published": published_json(analysis)} if analysis.published is not None else {}),
     }
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from leaderboard.confidence import confidence_label
 from leaderboard.report.vega.common import share_text
+from leaderboard.report.vocabulary import vocabulary
 from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
 
@@ -79,7 +80,8 @@ def context(a: Analysis, score) -> dict | None:
                       f"The tiers come from {r.description.label}, another procedure. ")
                    + f"{n_sig:,} of the {pairs:,} pairs {'is' if n_sig == 1 else 'are'} separated"
                    + ("; the rest could be in either order." if n_sig else
-                      ": this test set cannot order any two of these entries with confidence."))
+                      f": this {vocabulary(a).unit_set} cannot order any two of these entries "
+                      "with confidence."))
     return {
         "said": said,
         "has_taus": n > 1, "has_map": k > 1 and n_sig > 0,
@@ -107,7 +109,7 @@ def how_to_read(a: Analysis) -> list[Fact]:
              "it starts at 1 + the entries shown better by the tests of all pairs at once."),
         Fact("P(best) and P(top k)", f"The share of {draws}s on which the entry scores best "
              "(ties share the credit), or ranks in the top k. They measure how stable the order "
-             "is under the noise of this test set; they are not the probability that the entry "
+             f"is under the noise of this {vocabulary(a).unit_set}; they are not the probability that the entry "
              "is truly best, and near ties they favour the observed leader."),
         Fact("Best set", f"The {conf} confidence set for the best entry, the sharpest answer to "
              "\u201ccould another entry be the best?\u201d. Each entry is tested on its own: it is "

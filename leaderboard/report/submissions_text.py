@@ -24,6 +24,25 @@ RESAMPLING_WORDS = {
     "poisson": "every row counted an independent Poisson(1) number of times (the bootstrap for "
                "massive data; the rows drawn vary around the test set's size)",
 }
+# The same schemes in a benchmark's words (items mode): items, clusters of items.
+ITEM_RESAMPLING_WORDS = {
+    "plain": "items drawn with replacement from the benchmark's items",
+    "stratified": "items drawn with replacement within each class of the items' truth",
+    "grouped": "whole clusters of items drawn with replacement, every item of a drawn cluster "
+               "counted, because items of one cluster are not independent",
+    "poisson": "every item counted an independent Poisson(1) number of times",
+}
+
+
+def resampling_words(resample: str, items: bool) -> str:
+    """How one replicate redraws the units, in a competition's or a benchmark's words.
+
+    Examples
+    --------
+    >>> resampling_words("plain", items=True)
+    "items drawn with replacement from the benchmark's items"
+    """
+    return (ITEM_RESAMPLING_WORDS if items else RESAMPLING_WORDS)[resample]
 
 
 @dataclass(frozen=True)
@@ -47,17 +66,23 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     rows = f"{s.n_test:,} {split} rows" + (f", {pct(s.prevalence)} positives"
                                             if s.prevalence is not None else "")
     status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
+    items = subs.layout == "items"
     resampling = Fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
-                      f"{RESAMPLING_WORDS[boot.resample]}" + (
-                          f" ({boot.n_units:,} groups)" if boot.resample == "grouped" else "")
+                      f"{resampling_words(boot.resample, items)}" + (
+                          f" ({boot.n_units:,} {'clusters' if items else 'groups'})"
+                          if boot.resample == "grouped" else "")
                       + f"; seed {s.seed}")
     metric = Fact("Metric", f"{s.metric.label} ({'higher' if s.higher_is_better else 'lower'} "
                   "is better)")
     if subs.layout == "items":   # per-item results: one table, models instead of files
+        extras = ([Fact("Cost", f"column {a.costs.column!r}: mean per item, from the same "
+                        "replicates")] if a.costs is not None else []) + (
+            [Fact("Published scores", f"{a.published.source} ({len(a.published.rows):,} "
+                  "matched)")] if a.published is not None else [])
         return [Fact("Per-item results", str(subs.source)), metric,
                 Fact("Items", a.items.fact() if a.items is not None and a.items.ragged
                      else f"{s.n_test:,} (every model scored on every item)"),
-                Fact("Models", f"{len(files):,} found: {status_text}"), resampling,
+                Fact("Models", f"{len(files):,} found: {status_text}"), *extras, resampling,
                 ranks_text.error_rate_fact(s)]
     out = [Fact("Solution", str(a.leaderboard.source)),
            Fact("Submissions", str(subs.source)),
@@ -84,6 +109,21 @@ def resampling_box(a: Analysis) -> dict:
     """The method box of submissions mode; the tier words come from the method that ran."""
     boot = a.bootstrap
     method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
+    if a.submissions.layout == "items":
+        unit = "clusters of items" if boot.resample == "grouped" else "items"
+        return {
+            "name": f"paired bootstrap of items ({boot.resample})",
+            "assumptions": (
+                "The benchmark's items are taken as a random sample from the population of items "
+                f"it stands for ({unit} independent of each other). Each replicate redraws the "
+                f"items once ({resampling_words(boot.resample, True)}) and scores every model on "
+                "that same draw, so differences between models are measured on shared items "
+                "(paired). No model of the scores is assumed: the noise comes from the models' "
+                "own per-item values."),
+            "method": (f"{boot.replicates.shape[1]:,} replicates of {boot.n_rows:,} items, seed "
+                       f"{boot.seed}. Intervals are percentile intervals of each model's "
+                       f"replicates; tiers by {method.label}: {method.test}."),
+        }
     return {
         "name": f"paired bootstrap ({boot.resample})",
         "assumptions": (
@@ -99,8 +139,27 @@ def resampling_box(a: Analysis) -> dict:
     }
 
 
-def how_to_read(conf: str) -> dict[str, str]:
-    """Explanations that replace the scores-only ones, keyed by label."""
+def how_to_read(conf: str, items: bool = False) -> dict[str, str]:
+    """Explanations that replace the scores-only ones, keyed by label (``items``: a benchmark's
+    words)."""
+    if items:
+        return {
+            "interval": (f"A {conf} percentile bootstrap interval for the model's true score (its "
+                         "mean over the whole population of items the benchmark's items were "
+                         f"drawn from): the middle {conf} of its scores over the bootstrap "
+                         "replicates. If the items are a random sample of that population, it "
+                         f"covers the true score about {conf} of the time."),
+            "d95": ("How far apart two equally good models land by chance, each scored on its "
+                    "own set of this many items: the 95th percentile of the |difference| between "
+                    "two independent bootstrap replicates of the model's score. Comparisons "
+                    "between models use paired replicates instead, which are much less noisy."),
+            "p": ("The one-sided p-value of the paired test \u201cthis model is at least as good "
+                  "as its tier's anchor\u201d: the observed difference divided by the standard "
+                  "deviation of the difference over the shared replicates (unadjusted; Holm "
+                  "adjusts the threshold). The anchor itself has none."),
+            "correlation": ("None needed: every model is scored on the same resampled items, so "
+                            "the correlation between models is in the data."),
+        }
     return {
         "interval": (f"A {conf} percentile bootstrap interval for the entry's true score (its score "
                      "on the whole population the test rows were drawn from): the middle "

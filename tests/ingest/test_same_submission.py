@@ -118,8 +118,9 @@ def test_items_mode_groups_by_identical_per_item_values(tmp_path):
                       for name, values in models.items())
     frame.to_csv(tmp_path / "items.csv", index=False)
     flag = _shared(_analyze(tmp_path, "--items", str(tmp_path / "items.csv")))
-    assert "4 different predictions among them, so not one submission" in flag["message"]
-    assert "identical predictions: same0 = same1 = same2." in flag["message"]
+    # a benchmark's words (issue 26): results and runs, not predictions and submissions
+    assert "4 different sets of per-item results among them, so not one run" in flag["message"]
+    assert "identical per-item results: same0 = same1 = same2." in flag["message"]
 
 
 def test_scores_only_boards_keep_their_wording():

@@ -85,6 +85,10 @@ class Solution:
     coverage : ItemCoverage or None
         Per-item results: which items were analysed and why, duplicates merged, samples
         (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+    notes : tuple of str
+        Per-item results read from a benchmark's own files: how values were counted (SWE-bench
+        instances without a result, HELM's perturbed instances, Inspect's epochs), shown with
+        the analysis's notes.
     """
 
     source: str
@@ -105,6 +109,7 @@ class Solution:
     categories: np.ndarray | None = field(default=None, repr=False)
     grouping_columns: tuple[tuple[str, int], ...] = ()
     coverage: object = field(default=None, repr=False)
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)

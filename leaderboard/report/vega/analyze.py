@@ -94,7 +94,7 @@ def scores_chart(rows: pd.DataFrame, *, decimals: int, x_title: str, interval: s
 @lru_cache(maxsize=32)
 def _scores(decimals: int, x_title: str, interval: str | None, top: int, height: int) -> dict:
     fmt = number_format(decimals)
-    tips = [alt.Tooltip("rank:Q", title="rank"), alt.Tooltip("team:N", title="team"),
+    tips = [alt.Tooltip("rank:Q", title="rank"), alt.Tooltip("team:N", title="entry"),
             alt.Tooltip("score:Q", title="score", format=fmt)]
     if interval:
         tips += [alt.Tooltip("lo:Q", title=f"{interval} from", format=fmt),

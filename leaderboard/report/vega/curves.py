@@ -113,7 +113,7 @@ def _chart(kind: str, n: int) -> dict:
                        legend=alt.Legend(title=None, orient="bottom", direction="vertical",
                                          labelLimit=420, symbolType="stroke",
                                          symbolOpacity=1, symbolStrokeWidth=2.5))
-    tips = [alt.Tooltip("team:N", title="team"), alt.Tooltip("x:Q", title=x_title, format=".2f"),
+    tips = [alt.Tooltip("team:N", title="entry"), alt.Tooltip("x:Q", title=x_title, format=".2f"),
             alt.Tooltip("y:Q", title=y_title, format=".3f")]
     selected = f"{SELECTED} !== '' && datum.team === {SELECTED}"
     layers = []

@@ -84,7 +84,7 @@ def _intervals(level: str, top: int, log: bool, height: int) -> dict:
     scale = (alt.Scale(type="log", nice=False, padding=10) if log else
              alt.Scale(zero=False, nice=False, padding=10))
     title = "rank (1 = best" + (", log scale)" if log else ")")
-    tips = [alt.Tooltip("rank:Q", title="observed rank"), alt.Tooltip("team:N", title="team"),
+    tips = [alt.Tooltip("rank:Q", title="observed rank"), alt.Tooltip("team:N", title="entry"),
             alt.Tooltip("rlo:Q", title=f"{level} rank interval from"),
             alt.Tooltip("rhi:Q", title="to"),
             alt.Tooltip("slo:Q", title="all at once from"), alt.Tooltip("shi:Q", title="to"),
@@ -242,11 +242,11 @@ def _frequencies(top: int, level: float) -> dict:
                                             format=".0%", orient="top",
                                             symbolFillColor="#9ca3af", symbolStrokeWidth=0)),
             opacity=dim_others(),
-            tooltip=[alt.Tooltip("team:N", title="team"), alt.Tooltip("rank:O", title="rank"),
+            tooltip=[alt.Tooltip("team:N", title="entry"), alt.Tooltip("rank:O", title="rank"),
                      alt.Tooltip("text:N", title="share of replicates")]),
         columns.mark_rule(color=INK, strokeWidth=1.2).encode(
             x=x, y="lo:O", y2="hi:O",
-            tooltip=[alt.Tooltip("team:N", title="team"),
+            tooltip=[alt.Tooltip("team:N", title="entry"),
                      alt.Tooltip("rank:Q", title="observed rank"),
                      alt.Tooltip("lo:Q", title=f"middle {level:.0%} of ranks from"),
                      alt.Tooltip("hi:Q", title="to")]),

@@ -1,0 +1,149 @@
+"""Published scores checked against the models' own per-item data (``--published``, issue 26
+item 7).
+
+A published headline should agree with the per-item results published beside it: recomputed from
+those items, the score is the analysis's point estimate, and a number outside the model's
+``1 - alpha`` interval for its true score is not explained by which items were drawn (one
+SWE-bench entry published 52.8% while its per-instance data scores 10.2%). Each published score is
+allowed its own rounding (half a unit of its last written decimal) before it is called outside.
+
+Scale: a value written with ``%`` is a percentage. When none is, every measured score lies in
+[0, 1] and the published ones lie in [0, 100] with one above 1, the file is read as percentages
+and the page says so. Nothing here imports the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from leaderboard.flags import Flag
+from leaderboard.ingest.published import Published
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    """One published score beside the model's measured score and interval (all fractions when
+    the scale is percent)."""
+
+    model: str
+    published: float
+    measured: float
+    low: float
+    high: float
+    outside: bool
+
+
+@dataclass(frozen=True)
+class PublishedCheck:
+    """Every published score matched to the data, and what could not be matched.
+
+    Attributes
+    ----------
+    source : str
+    rows : tuple of PublishedRow
+        Published models found among the analysed ones, in the file's order.
+    not_in_data : tuple of str
+        Published models with no analysed results (absent from the file, or rejected: the
+        reason in brackets).
+    not_published : tuple of str
+        Analysed models without a published score.
+    percent_assumed : bool
+        The file's plain numbers were read as percentages (see the module's docstring).
+    alpha : float
+    """
+
+    source: str
+    rows: tuple[PublishedRow, ...]
+    not_in_data: tuple[str, ...]
+    not_published: tuple[str, ...]
+    percent_assumed: bool
+    alpha: float
+
+    @property
+    def outside(self) -> tuple[PublishedRow, ...]:
+        """The published scores outside their model's interval."""
+        return tuple(r for r in self.rows if r.outside)
+
+
+def check_published(published: Published, table, rejected: dict[str, str],
+                    alpha: float) -> PublishedCheck:
+    """Match published scores to the analysed models (exact names, else one name equal ignoring
+    case) and flag each outside the model's interval, beyond its rounding.
+
+    Parameters
+    ----------
+    published : Published
+    table : DataFrame
+        The analysis table (``team``, ``score``, ``ci_low``, ``ci_high``).
+    rejected : dict
+        Models read but not analysed, with why.
+    alpha : float
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"team": ["a", "b"], "score": [0.102, 0.4],
+    ...                       "ci_low": [0.08, 0.35], "ci_high": [0.13, 0.45]})
+    >>> pub = Published("p.csv", ("a", "b", "z"), np.array([52.8, 41.0, 9.0]),
+    ...                 np.zeros(3, bool), (2, 3, 4), np.array([0.05, 0.5, 0.5]))
+    >>> check = check_published(pub, table, {}, 0.05)
+    >>> [(r.model, r.outside) for r in check.rows], check.not_in_data, check.percent_assumed
+    ([('a', True), ('b', False)], ('z',), True)
+    """
+    names = table["team"].astype(str).tolist()
+    scores = table["score"].to_numpy(float)
+    values, resolution = published.values.copy(), published.resolution.copy()
+    plain = ~published.percent
+    percent_assumed = bool(
+        plain.any() and np.all((scores >= 0) & (scores <= 1))
+        and np.all((values[plain] >= 0) & (values[plain] <= 100)) and values[plain].max() > 1)
+    if percent_assumed:
+        values[plain] /= 100
+        resolution[plain] /= 100
+    lower = {}
+    for k, name in enumerate(names):
+        lower.setdefault(name.lower(), []).append(k)
+    rows, missing, matched = [], [], set()
+    for model, value, half in zip(published.models, values, resolution):
+        k = names.index(model) if model in names else (
+            lower[model.lower()][0] if len(lower.get(model.lower(), [])) == 1 else None)
+        if k is None:
+            why = rejected.get(model)
+            missing.append(model if why is None else f"{model} (not analysed: {why})")
+            continue
+        matched.add(k)
+        low, high = float(table["ci_low"].iloc[k]), float(table["ci_high"].iloc[k])
+        outside = bool(np.isfinite(low) and np.isfinite(high)
+                       and (value + half < low or value - half > high))
+        rows.append(PublishedRow(model=names[k], published=float(value),
+                                 measured=float(scores[k]), low=low, high=high, outside=outside))
+    return PublishedCheck(source=published.source, rows=tuple(rows), not_in_data=tuple(missing),
+                          not_published=tuple(n for k, n in enumerate(names) if k not in matched),
+                          percent_assumed=percent_assumed, alpha=float(alpha))
+
+
+def published_flags(check: PublishedCheck, fmt) -> list[Flag]:
+    """The flags of a check: each published score outside its interval, and the names that do
+    not match (``fmt`` formats a score, e.g. as a percentage)."""
+    from leaderboard.confidence import confidence_label
+
+    conf = confidence_label(check.alpha)
+    flags = [Flag(kind="published_outside", teams=(r.model,), message=(
+        f"{r.model}: published {fmt(r.published)}, but its own per-item data score "
+        f"{fmt(r.measured)} ({conf} interval {fmt(r.low)} to {fmt(r.high)}); which items were "
+        "drawn does not explain the published number.")) for r in check.outside]
+    if check.not_in_data:
+        flags.append(Flag(kind="published_unmatched", teams=check.not_in_data, message=(
+            f"{len(check.not_in_data):,} published model{'s' if len(check.not_in_data) > 1 else ''}"
+            f" not found in the per-item data: {_names(check.not_in_data)}.")))
+    if check.not_published:
+        flags.append(Flag(kind="published_unmatched", teams=check.not_published, message=(
+            f"{len(check.not_published):,} model{'s' if len(check.not_published) > 1 else ''} "
+            f"of the per-item data without a published score: {_names(check.not_published)}.")))
+    return flags
+
+
+def _names(names: tuple[str, ...], shown: int = 8) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more:,} more" if more > 0 else "")

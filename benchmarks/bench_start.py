@@ -9,7 +9,7 @@ Prints, measured in this one run so the ratios share the machine's load:
   time and as CPU time (user + system of the child: on a shared machine the CPU time is the
   steadier measure);
 - with ``--kernels``, the compile time of each numba kernel the first run compiled, slowest first
-  (exclusive of the kernels it calls, from numba's ``numba:compile`` events).
+  (CPU seconds, exclusive of the kernels it calls, from numba's ``numba:compile`` events).
 
     python benchmarks/bench_start.py [--repeat 5] [--kernels]
 """
@@ -35,12 +35,12 @@ from numba.core import event
 
 spans, stack = [], []
 
-class Timer(event.Listener):
+class Timer(event.Listener):   # CPU seconds (this process's): steadier than wall on a busy machine
     def on_start(self, ev):
-        stack.append([time.perf_counter(), 0.0])
+        stack.append([time.process_time(), 0.0])
     def on_end(self, ev):
         start, children = stack.pop()
-        total = time.perf_counter() - start
+        total = time.process_time() - start
         if stack:
             stack[-1][1] += total
         disp = ev.data["dispatcher"]
@@ -102,7 +102,7 @@ def main() -> None:
         warm_wall, warm_cpu, warm_spans = run_example(cache, work)
     compiled = sum(s for _, s in spans)
     print(f"first run (fresh kernel cache)  {first_wall:6.1f} s wall  {first_cpu:6.1f} s CPU  "
-          f"({len(spans)} compilations, {compiled:.1f} s)")
+          f"({len(spans)} compilations, {compiled:.1f} s CPU compiling)")
     print(f"warm run (cache reused)         {warm_wall:6.1f} s wall  {warm_cpu:6.1f} s CPU  "
           f"({len(warm_spans)} compilations)")
     print(f"first / warm: {first_wall / warm_wall:.2f}x wall, {first_cpu / warm_cpu:.2f}x CPU")

@@ -255,6 +255,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
                   top_k: Sequence[int] = (), cost_col: str | None = None,
                   published: pd.DataFrame | PathLike | None = None,
+                  category_intervals: str = RankOptions.category_intervals,
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
@@ -303,6 +304,13 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         Published scores (columns ``model`` and ``published``; ``52.8%`` or plain numbers):
         each one outside its model's interval is flagged, and names that match no model are
         listed.
+    category_intervals : {"marginal", "simultaneous"}, default "marginal"
+        With ``category_col``: the per-category intervals the page shows. Marginal: each holds
+        its own model's true score in its category with probability ``1 - alpha / C``; they do
+        not all hold together. Simultaneous: all of them, every model in every category, hold
+        together with probability about ``1 - alpha`` (docs/categories.md). The JSON and
+        ``result.categories.table`` hold both (``ci_low``/``ci_high``,
+        ``ci_sim_low``/``ci_sim_high``).
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -324,7 +332,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     options = AnalyzeOptions(
         noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
-                          prizes=prizes, top_k=top_k),
+                          prizes=prizes, top_k=top_k, category_intervals=category_intervals),
         read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
                          cluster_col=cluster_col, category_col=category_col,
                          target_col=target_col, harness_filter=harness_filter,

@@ -109,6 +109,10 @@ class RankOptions:
         Prize places: each entry's chance of finishing in the top ``prizes``.
     top_k : tuple of int
         More P(top k) lines.
+    category_intervals : {"marginal", "simultaneous"}
+        Per-item results with categories: the intervals the page shows, marginal (each holds
+        its own model's score in its category at ``1 - alpha / C``; together they do not) or
+        simultaneous (every model in every category at once, ``1 - alpha``). The JSON has both.
 
     Examples
     --------
@@ -122,6 +126,7 @@ class RankOptions:
     method: str = "rank-sets"
     prizes: int = 3
     top_k: tuple[int, ...] = ()
+    category_intervals: str = "marginal"
 
     def __post_init__(self) -> None:
         _checked(self)

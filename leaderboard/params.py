@@ -250,6 +250,8 @@ PARAMETERS: dict[str, object] = {
     "resample": Choice("leaderboard.noise.weights:RESAMPLING"),
     "tiers": TIERS,
     "tier_method": TIERS,
+    # per-category intervals on the page: each at its own level, or all holding together
+    "category_intervals": Choice(("marginal", "simultaneous")),
     "prizes": Interval(int, 1, N_MAX),
     "top_k": Several(Interval(int, 1, N_MAX), empty=True),
     "beta": Optional(Interval(float, 0, 1e6)),

@@ -40,8 +40,8 @@ def data_dir() -> Path:
 
 
 # --- the compiled kernels' cache ------------------------------------------------------------------
-# numba compiles the kernels marked cache=True on first use (the example's 54 compilations: about
-# 70 s of CPU, measured by benchmarks/bench_start.py) and keeps them in
+# numba compiles the kernels marked cache=True on first use (the example's: about 28 s of CPU,
+# measured by benchmarks/bench_start.py) and keeps them in
 # __pycache__ next to their modules. From a read-only install that folder cannot be written and,
 # with no writable home either, numba refuses to even import the modules. So a writable folder is
 # chosen before numba is imported: the user's cache, else a private temporary folder.
@@ -154,8 +154,8 @@ def compile_notice(folder: str | None, note: str) -> str:
     """The one line a first run prints before compiling."""
     where = folder or "the install folder"
     if note == _TEMPORARY:
-        return ("leaderboard: compiling the numerical kernels this command uses (about a minute) "
+        return ("leaderboard: compiling the numerical kernels this command uses (about 30 s) "
                 f"into a temporary folder, {where}; set NUMBA_CACHE_DIR to a writable folder to "
                 "keep them for later runs")
-    return ("leaderboard: compiling the numerical kernels this command uses, once (about a "
-            f"minute); later runs reuse them ({where})")
+    return ("leaderboard: compiling the numerical kernels this command uses, once (about 30 "
+            f"s); later runs reuse them ({where})")

@@ -28,7 +28,7 @@ SLOW_FILES = frozenset({
     "test_hostile_setup.py", "test_real_boards.py", "test_scale.py", "test_scores_study.py",
     "test_cli.py", "test_cli_submissions.py", "test_shakeup_pipeline.py",
     "test_choose_pipeline.py", "test_charts_pages.py", "test_streaming.py", "test_several.py",
-    "test_schema.py", "test_lazy_import.py",
+    "test_schema.py", "test_lazy_import.py", "test_own_score_intervals.py",
 })
 
 

@@ -98,6 +98,11 @@ def add_parser(commands) -> None:
                        "resampled together")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
                        "within each category and the macro mean over categories")
+    items.add_argument("--category-intervals", choices=("marginal", "simultaneous"),
+                       default="marginal", help="with --category-col, the per-category "
+                       "intervals the page shows: marginal (each holds with 1 - alpha / C; they "
+                       "do not all hold together) or simultaneous (all hold together with "
+                       "1 - alpha); the JSON has both (default marginal)")
     items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
                        "sample logs: the filter to read when they hold several")
     items.add_argument("--sample-col", help="several values per model and item (pass@1 from n "
@@ -245,7 +250,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                          correlation=args.correlation, beta=args.beta, costs=args.costs,
                          universe=universe_options(args))
     ranks = RankOptions(alpha=args.alpha, replicates=args.replicates, resample=args.resample,
-                        method=args.tiers, prizes=args.prizes, top_k=tuple(args.top_k))
+                        method=args.tiers, prizes=args.prizes, top_k=tuple(args.top_k),
+                        category_intervals=args.category_intervals)
     slices = SliceOptions(n_test=args.n_test, n_public=args.n_public, n_private=args.n_private,
                           public_fraction=args.public_fraction, two_stage=args.two_stage,
                           split=args.split)

@@ -11,7 +11,8 @@ How the loops are laid out, and why (measured on 2 cores, n = 100,000):
   row-major ``(n, 4)`` buffer, so that the four weights of one row sit together; every stream is
   then walked once per tile. Four independent running sums hide the latency of the floating-point
   adds (one replicate at a time is add-latency bound), and four scalars per state fit in registers
-  (eight spill and run slower). Tiles run in parallel threads.
+  (eight spill and run slower). Tiles run on threads
+  (:func:`~leaderboard._threads.threaded`).
 * The walk reads the tile in random order, so its speed depends on the tile staying in cache.
   Bootstrap weights are small counts: when every weight of the block is an integer in [0, 255] the
   tile is stored as uint8 (4 bytes per row instead of 32), which keeps it in cache up to millions of
@@ -31,7 +32,9 @@ sort; a loop of scikit-learn's ``roc_auc_score`` (31-34 ms per call here) would 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from leaderboard._threads import threaded
 
 TILE = 4
 
@@ -72,16 +75,19 @@ def _load_tile(weights, r0, tile):
             tile[j * TILE + k] = weights[r, j] if r < n_rep else 0.0
 
 
-@njit(cache=True, parallel=True)
-def auc_numerators(weights, rows, codes, starts, proto):
-    """Weighted Mann-Whitney numerators: sum over positives of weight times negative weight below.
+def _by_tiles(kernel, weights: np.ndarray, starts: np.ndarray, *args) -> np.ndarray:
+    """``(S, R)`` values from ``kernel(weights, *args, out, t0, t1)`` run over the replicate
+    tiles on threads; each tile writes its own columns, so the split cannot change a value."""
+    out = np.empty((starts.size - 1, weights.shape[0]))
+    threaded(kernel, -(-weights.shape[0] // TILE), weights, *args, out)
+    return out
 
-    Ties count half through the :data:`NEG_HALF` positions. Returns ``(S, R)``.
-    """
-    n_rep, n = weights.shape
+
+@njit(cache=True, nogil=True)
+def _auc_numerators_tiles(weights, rows, codes, starts, proto, out, t0, t1):
+    n = weights.shape[1]
     n_streams = starts.size - 1
-    out = np.empty((n_streams, n_rep))
-    for t in prange((n_rep + TILE - 1) // TILE):
+    for t in range(t0, t1):
         r0 = t * TILE
         tile = np.empty(n * TILE, dtype=proto.dtype)
         _load_tile(weights, r0, tile)
@@ -106,7 +112,14 @@ def auc_numerators(weights, rows, codes, starts, proto):
                 g2 += b * x2
                 g3 += b * x3
             _store4(out, s, r0, u0, u1, u2, u3)
-    return out
+
+
+def auc_numerators(weights, rows, codes, starts, proto):
+    """Weighted Mann-Whitney numerators: sum over positives of weight times negative weight below.
+
+    Ties count half through the :data:`NEG_HALF` positions. Returns ``(S, R)``.
+    """
+    return _by_tiles(_auc_numerators_tiles, weights, starts, rows, codes, starts, proto)
 
 
 @njit(cache=True)
@@ -121,17 +134,11 @@ def _store4(out, s, r0, v0, v1, v2, v3):
         out[s, r0 + 3] = v3
 
 
-@njit(cache=True, parallel=True)
-def ap_numerators(weights, rows, codes, starts, proto):
-    """Sum over thresholds of (positive weight at the threshold) times precision there.
-
-    Streams are in descending score order; a threshold is the end of a tie group. Dividing by the
-    total positive weight gives scikit-learn's step-wise average precision. Returns ``(S, R)``.
-    """
-    n_rep, n = weights.shape
+@njit(cache=True, nogil=True)
+def _ap_numerators_tiles(weights, rows, codes, starts, proto, out, t0, t1):
+    n = weights.shape[1]
     n_streams = starts.size - 1
-    out = np.empty((n_streams, n_rep))
-    for t in prange((n_rep + TILE - 1) // TILE):
+    for t in range(t0, t1):
         r0 = t * TILE
         tile = np.empty(n * TILE, dtype=proto.dtype)
         _load_tile(weights, r0, tile)
@@ -157,22 +164,22 @@ def ap_numerators(weights, rows, codes, starts, proto):
                         st[2, k] = 0.0
                         st[3, k] = 0.0
             _store4(out, s, r0, st[4, 0], st[4, 1], st[4, 2], st[4, 3])
-    return out
 
 
-@njit(cache=True, parallel=True)
-def lorenz_sums(weights, rows, codes, values, starts, proto):
-    """Twice the area under each stream's Lorenz curve, in units of total weight times total value.
+def ap_numerators(weights, rows, codes, starts, proto):
+    """Sum over thresholds of (positive weight at the threshold) times precision there.
 
-    Streams are in descending score order; ``values`` holds the target of each position. Each tie
-    group is one straight segment, so the sum is ``sum_g W_g (2 C_{g-1} + Y_g)`` with ``W_g`` and
-    ``Y_g`` the group's weight and weighted target and ``C`` the cumulative weighted target.
-    Returns ``(S, R)``.
+    Streams are in descending score order; a threshold is the end of a tie group. Dividing by the
+    total positive weight gives scikit-learn's step-wise average precision. Returns ``(S, R)``.
     """
-    n_rep, n = weights.shape
+    return _by_tiles(_ap_numerators_tiles, weights, starts, rows, codes, starts, proto)
+
+
+@njit(cache=True, nogil=True)
+def _lorenz_sums_tiles(weights, rows, codes, values, starts, proto, out, t0, t1):
+    n = weights.shape[1]
     n_streams = starts.size - 1
-    out = np.empty((n_streams, n_rep))
-    for t in prange((n_rep + TILE - 1) // TILE):
+    for t in range(t0, t1):
         r0 = t * TILE
         tile = np.empty(n * TILE, dtype=proto.dtype)
         _load_tile(weights, r0, tile)
@@ -194,7 +201,17 @@ def lorenz_sums(weights, rows, codes, values, starts, proto):
                         st[1, k] = 0.0
                         st[2, k] = 0.0
             _store4(out, s, r0, st[3, 0], st[3, 1], st[3, 2], st[3, 3])
-    return out
+
+
+def lorenz_sums(weights, rows, codes, values, starts, proto):
+    """Twice the area under each stream's Lorenz curve, in units of total weight times total value.
+
+    Streams are in descending score order; ``values`` holds the target of each position. Each tie
+    group is one straight segment, so the sum is ``sum_g W_g (2 C_{g-1} + Y_g)`` with ``W_g`` and
+    ``Y_g`` the group's weight and weighted target and ``C`` the cumulative weighted target.
+    Returns ``(S, R)``.
+    """
+    return _by_tiles(_lorenz_sums_tiles, weights, starts, rows, codes, values, starts, proto)
 
 
 # The two row sums below are one memory-bound pass over the weights: no threads (they would cost

@@ -6,34 +6,25 @@ more to build than the walk itself (measured at n = 100,000: 0.6 s a block of 32
 numpy cumulative sums, searches and rates); the walk holds two running sums per replicate and
 writes the grid values when the curve passes them. The weights come already in score order (one
 gather per entry and block, as bytes when they are bootstrap counts: measured at n = 100,000,
-0.015 s a block against 0.12 s for float64), so the walk reads memory in sequence. Replicates run in parallel threads; each is summed in a fixed order, so a replicate's
-values do not depend on how replicates are split.
+0.015 s a block against 0.12 s for float64), so the walk reads memory in sequence. Replicates
+run on threads (:func:`~leaderboard._threads.threaded`, not numba's ``parallel=True``, whose
+compile took 3.5 s of CPU); each is summed in a fixed order, so a replicate's values do not
+depend on how replicates are split.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from leaderboard._threads import threaded
 
 
-@njit(cache=True, parallel=True)
-def walk(weights, totals, positives, positive, group_end, grid):
-    """ROC, PR and CAP on ``grid`` and the AUC and accuracy ratio, per row of ``weights``.
-
-    ``weights`` holds the rows' weights in descending score order (the walk reads them in
-    sequence); ``totals`` and ``positives`` are each replicate's weight of all rows and of the
-    positive rows; ``positive[i]`` and ``group_end[i]`` (the last of a run of equal scores) are in
-    the same order. Returns ``roc, pr, cap`` of shape (R, G) and
-    ``auc, ar`` of shape (R,); NaN where a replicate lacks a class.
-    """
-    n_rep = weights.shape[0]
+@njit(cache=True, nogil=True)
+def _walk_rows(weights, totals, positives, positive, group_end, grid, roc, pr, cap, auc,
+               ar, r0, r1):
     n = positive.size
     g = grid.size
-    roc = np.full((n_rep, g), np.nan)
-    pr = np.full((n_rep, g), np.nan)
-    cap = np.full((n_rep, g), np.nan)
-    auc = np.full(n_rep, np.nan)
-    ar = np.full(n_rep, np.nan)
-    for r in prange(n_rep):
+    for r in range(r0, r1):
         total = totals[r]
         total_pos = positives[r]
         total_neg = total - total_pos
@@ -73,4 +64,21 @@ def walk(weights, totals, positives, positive, group_end, grid):
             cap[r, k] = y0
         auc[r] = area
         ar[r] = (under - 0.5) / ((1.0 - total_pos / total) / 2.0)
+
+
+def walk(weights: np.ndarray, totals: np.ndarray, positives: np.ndarray, positive: np.ndarray,
+         group_end: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, ...]:
+    """ROC, PR and CAP on ``grid`` and the AUC and accuracy ratio, per row of ``weights``.
+
+    ``weights`` holds the rows' weights in descending score order (the walk reads them in
+    sequence); ``totals`` and ``positives`` are each replicate's weight of all rows and of the
+    positive rows; ``positive[i]`` and ``group_end[i]`` (the last of a run of equal scores) are in
+    the same order. Returns ``roc, pr, cap`` of shape (R, G) and
+    ``auc, ar`` of shape (R,); NaN where a replicate lacks a class.
+    """
+    n_rep, g = weights.shape[0], grid.size
+    roc, pr, cap = (np.full((n_rep, g), np.nan) for _ in range(3))
+    auc, ar = np.full(n_rep, np.nan), np.full(n_rep, np.nan)
+    threaded(_walk_rows, n_rep, weights, totals, positives, positive, group_end, grid, roc, pr,
+             cap, auc, ar)
     return roc, pr, cap, auc, ar

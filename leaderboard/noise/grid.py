@@ -18,6 +18,15 @@ from leaderboard.noise.model import NoiseModel, ScoreDistribution
 from leaderboard.noise.rng import BLOCK
 from leaderboard.noise.universes import UniverseOptions, get_universe
 
+
+class UnreachableScores(InputError):
+    """No score of the board lies where the universe can be calibrated (a board of AUC 0.0):
+    the whole board gets no noise model (leaderboard.pipelines.scores names every entry)."""
+
+    def __init__(self, message: str, *, universe: str) -> None:
+        super().__init__(message)
+        self.universe = universe
+
 MAX_LEVELS = 33
 MIN_LEVELS = 9
 MARGIN_SDS = 5.0  # the grid reaches this many standard deviations past the extreme scores
@@ -157,8 +166,9 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
                          lower_end, upper_end, getattr(universe, "breakpoints", tuple)())
     levels = _usable(universe, levels)
     if levels.size < 2:
-        raise InputError(f"the {universe.name} universe cannot be calibrated to these scores "
-                         f"({metric.label}); choose another --universe or its options")
+        raise UnreachableScores(f"the {universe.name} universe cannot be calibrated to these "
+                                f"scores ({metric.label}); choose another --universe or its "
+                                "options", universe=universe.name)
 
     def summarise(at: np.ndarray, progress=None):
         draws_ = np.sort(universe.simulate(at, n_test, prevalence, draws, seed, progress), axis=1)

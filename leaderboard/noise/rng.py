@@ -28,13 +28,15 @@ class Stream(IntEnum):
     NOISE_STUDY = 11            # the noise study's simulated models
     BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
     CROSSING_CLUSTERS = 21      # per-category results whose clusters cross categories: one draw
-    # Seeded by entropy_rng / entropy_seed (one generator, not blocks):
+    OVERFIT_TRUTH = 25          # post-mortems: true scores drawn for the detectable-overfit power
+    # Seeded by entropy_rng / entropy_seed (one generator, not blocks; their numbers depend on
+    # _ENTROPY_TAG below, not on these values):
     PLAN_POWER_CHECK = 22       # plan: the simulated-power check's test sets (not the SD's)
     CALIBRATION_STUDY = 23      # studies: the scores-only calibration's competitions
     SCORES_CALIBRATION_STUDY = 24   # studies: the simulated boards of AUC submissions
-    REGRESSION_CALIBRATION_STUDY = 25   # studies: the regression universes' boards
     CORRELATION_STUDY = 26      # studies: the correlation study's boards
     BATTLES_COVERAGE_STUDY = 27     # studies: the battles coverage study's arenas
+    REGRESSION_CALIBRATION_STUDY = 28   # studies: the regression universes' boards
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 

@@ -15,7 +15,11 @@ whole clusters drawn together when there are clusters. From these joint replicat
   **simultaneous** intervals (``ci_sim_low``, ``ci_sim_high``) hold every model in every
   category at once with probability about ``1 - alpha``: a max-|t| bootstrap, each mean plus or
   minus the ``1 - alpha`` quantile over replicates of the largest studentised deviation over all
-  models and categories, times its bootstrap SD (measured in tests/ingest/test_items.py).
+  models and categories, times its bootstrap SD. Approximate: with Bernoulli items (100-200 a
+  category) all held together in 93% of known-truth boards at 24 model-category cells but 82-84%
+  at 50-100 cells, the far tail of a skewed mean being short (docs/categories.md,
+  benchmarks/study_category_intervals.py; tests/ingest/test_items.py re-checks a small case).
+  ``shown`` (``--category-intervals``) picks the ones the report shows.
 * **macro mean**: the unweighted mean of a model's category means, with its percentile interval
   and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
   percentile bootstrap is unbiased for it).
@@ -71,6 +75,8 @@ class CategoryResults:
         The family-wise error rate; each category's sets use ``alpha / len(categories)``.
     categories : tuple of str
     replicates : int
+    shown : {"marginal", "simultaneous"}
+        The intervals the report shows (``--category-intervals``); both are in ``table``.
     """
 
     table: pd.DataFrame
@@ -78,13 +84,28 @@ class CategoryResults:
     alpha: float
     categories: tuple[str, ...]
     replicates: int
+    shown: str = "marginal"
+
+    @property
+    def shown_columns(self) -> tuple[str, str]:
+        """The table's columns of the intervals shown: ``ci_low``/``ci_high`` (marginal) or
+        ``ci_sim_low``/``ci_sim_high`` (simultaneous)."""
+        return ("ci_sim_low", "ci_sim_high") if self.shown == "simultaneous" \
+            else ("ci_low", "ci_high")
+
+    @property
+    def shown_level(self) -> float:
+        """The confidence level of each shown interval: ``1 - alpha / C`` for a marginal one,
+        ``1 - alpha`` for all the simultaneous ones together."""
+        return 1 - (self.alpha if self.shown == "simultaneous"
+                    else self.alpha / len(self.categories))
 
 
 def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                      categories: np.ndarray, *, groups: np.ndarray | None = None,
                      alpha: float = 0.05, replicates: int = 2000, seed: int = 0,
-                     higher_is_better: bool = True, tier_method: str = "rank-sets"
-                     ) -> CategoryResults:
+                     higher_is_better: bool = True, tier_method: str = "rank-sets",
+                     shown: str = "marginal") -> CategoryResults:
     """Per-category and aggregate intervals, rank sets and tiers from joint replicates.
 
     Parameters
@@ -99,12 +120,14 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
         Each item's category.
     groups : ndarray, optional
         Each item's cluster; clusters may span categories (then resampled once for all).
+    shown : {"marginal", "simultaneous"}, default "marginal"
+        The intervals the report shows; both are computed.
     """
     names = tuple(pd.unique(categories.astype(str)))
     k = len(names)
     per_alpha = alpha / k
     sign = 1.0 if higher_is_better else -1.0
-    rows, point_by_cat, reps_by_cat, shown = [], [], [], []
+    rows, point_by_cat, reps_by_cat, verdicts = [], [], [], []
     masks = [categories.astype(str) == name for name in names]
     for name, mask in zip(names, masks):   # every category checked before any is resampled
         g = groups[mask] if groups is not None else None
@@ -134,7 +157,7 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
             boot = stretch(boot, cluster_count(g).factor(per_alpha))
         ranked, better = _ranked(boot.point, boot.replicates, teams, sign, per_alpha,
                                  tier_method)
-        shown.append(better)
+        verdicts.append(better)
         ranked.insert(0, "items", int(mask.sum()))
         ranked.insert(0, "category", name)
         rows.append(ranked)
@@ -151,9 +174,9 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                              cluster_count(groups).factor(alpha)).replicates
     aggregates = {"macro_mean": _ranked(macro_point, macro_reps, teams, sign, alpha,
                                         tier_method)[0],
-                  "win_rate": win_rate(sign * points, np.stack(shown), teams)}
+                  "win_rate": win_rate(sign * points, np.stack(verdicts), teams)}
     return CategoryResults(table=pd.concat(rows, ignore_index=True), aggregates=aggregates,
-                           alpha=alpha, categories=names, replicates=replicates)
+                           alpha=alpha, categories=names, replicates=replicates, shown=shown)
 
 
 def _crossing(groups: np.ndarray, categories: np.ndarray) -> bool:

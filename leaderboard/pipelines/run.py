@@ -66,6 +66,10 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
             inputs.items is not None or not submissions_mode):
         raise InputError("--workers and --scheduler run submissions mode (--solution with "
                          "--submissions) on a Dask cluster; other inputs run in this process")
+    if options.ranks.category_intervals != "marginal" and (
+            inputs.items is None or options.read.category_col is None):
+        raise InputError("--category-intervals chooses the per-category intervals of --items: "
+                         "it needs --category-col")
     if inputs.items is not None:
         return _run_items(inputs, options, quiet)
     if inputs.published is not None or options.read.cost_col is not None:
@@ -222,7 +226,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
         metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
         solution.categories, groups=solution.groups, alpha=ranks.alpha,
         replicates=ranks.replicates, seed=noise.seed, higher_is_better=higher,
-        tier_method=ranks.method))
+        tier_method=ranks.method, shown=ranks.category_intervals))
 
 
 #: Flags of per-item results said on stderr before the numbers, as on the page.

@@ -23,7 +23,7 @@ from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
-from leaderboard.noise.grid import build_noise_model
+from leaderboard.noise.grid import UnreachableScores, build_noise_model
 from leaderboard.noise.possible import impossible_scores
 from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
@@ -238,13 +238,24 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                      "simulated: entries are ranked but not compared.")
     else:
         progress = Progress("simulating test sets", quiet=quiet)
-        noise = build_noise_model(metric, scores, leader_score=float(scores[0]),
-                                  n_test=settings.n_test,
-                                  prevalence=settings.prevalence, draws=settings.draws,
-                                  seed=settings.seed, alpha=settings.alpha,
-                                  options=settings.universe, progress=progress,
-                                  leader_at_noise_level=True)
+        try:
+            noise = build_noise_model(metric, scores, leader_score=float(scores[0]),
+                                      n_test=settings.n_test,
+                                      prevalence=settings.prevalence, draws=settings.draws,
+                                      seed=settings.seed, alpha=settings.alpha,
+                                      options=settings.universe, progress=progress,
+                                      leader_at_noise_level=True)
+        except UnreachableScores as error:   # no entry modelled: each named, as one would be
+            span = (f"{scores.min():.6g}" if scores.min() == scores.max()
+                    else f"{scores.min():.6g} to {scores.max():.6g}")
+            why = (f"no true score of the {error.universe} universe produces the scores of this "
+                   f"board ({metric.label} {span}): it cannot be calibrated to any of them")
+            left_out.append(LeftOut("intervals, tiers and ranks", why,
+                                    tuple(table["team"].astype(str))))
+            notes.append(f"Intervals and tiers are not available: {why}. Entries are ranked but "
+                         "not compared. Check the scores, --metric or the universe options.")
         progress.close()
+    if noise is not None:
         low, high = noise.interval(scores)
         # the noise that the entry's own interval implies, and d95 at the score (the middle of
         # the interval where the noise at the score vanishes): never zero at a perfect or

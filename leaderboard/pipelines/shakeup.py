@@ -18,8 +18,9 @@ from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.model import NoiseModel
 from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, ShakeupStats,
-                                 estimate_truth, overfit_test, risers_fallers, shakeup_baseline,
+                                 overfit_test, risers_fallers, shakeup_baseline,
                                  shakeup_stats)
+from leaderboard.shakeup.truth import truth_and_spread
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import tier_entries
 
@@ -151,7 +152,7 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Setti
     keep = compared.keep
     # Only the noise entries do not share moves their ranks, so the truths are pulled together
     # by the SD of that part (the shared part, sqrt(correlation) of it, moves every entry alike).
-    truth = estimate_truth(private[keep], noisy[1][keep] * np.sqrt(1 - correlation))
+    truth, truth_sd = truth_and_spread(private[keep], noisy[1][keep] * np.sqrt(1 - correlation))
     noise_draws = NoiseDraws.normal(truth, models[0].sd_at(truth), models[1].sd_at(truth),
                                     higher_is_better, correlation=correlation,
                                     replicates=replicates, seed=seed)
@@ -161,7 +162,8 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Setti
                           correlation, higher_is_better, replicates=replicates, seed=seed)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
-                   f"{noise_draws.source}", None, alpha, tier_method, left_out, compared)
+                   f"{noise_draws.source}", None, alpha, tier_method, left_out, compared,
+                   truth_sd=truth_sd, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -229,7 +231,7 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
     # board's mean (pulling by the whole SD would collapse a board of similar models).
     private_reps = private_replicates[keep]
     relative = private_reps - np.nanmean(private_reps, axis=0, keepdims=True)
-    truth = estimate_truth(private[keep], np.nanstd(relative, axis=1, ddof=1))
+    truth, truth_sd = truth_and_spread(private[keep], np.nanstd(relative, axis=1, ddof=1))
     noise_draws = NoiseDraws.from_bootstrap(truth, public_replicates[keep], public[keep],
                                             private_replicates[keep], private[keep],
                                             higher_is_better)
@@ -237,12 +239,12 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
     public_reps = RankReplicates.from_bootstrap(public[keep][order],
                                                 public_replicates[keep][order], higher_is_better)
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private, False,
-                   noise_draws.source, None, alpha, tier_method)
+                   noise_draws.source, None, alpha, tier_method, truth_sd=truth_sd)
 
 
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
             noise, reason, alpha=0.05, tier_method="rank-sets", left_out=None,
-            compared=None) -> Shakeup:
+            compared=None, truth_sd=None, seed=0) -> Shakeup:
     compared = stats if compared is None else compared
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)
@@ -251,7 +253,8 @@ def _result(public, private, stats, noise_draws, public_reps, n_public, n_privat
     if noise_draws is not None:
         baseline = shakeup_baseline(noise_draws, compared)
         overfit = overfit_test(public[compared.keep], private[compared.keep], noise_draws,
-                               compared.higher_is_better, alpha=alpha)
+                               compared.higher_is_better, alpha=alpha, truth_sd=truth_sd,
+                               seed=seed)
         flagged[np.flatnonzero(compared.keep)[overfit.drivers]] = True
         reps = public_reps() if callable(public_reps) else public_reps
         tiers = tier_entries(reps, tier_method, alpha).tier

@@ -61,10 +61,13 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
     out["categories"] = None
     c = a.categories
     if c is not None:
+        low, high = c.shown_columns     # the intervals the table shows (--category-intervals)
+        shown = c.table.drop(columns=["ci_low", "ci_high"]).rename(
+            columns={low: "ci_low", high: "ci_high"}) if low != "ci_low" else c.table
         out["categories"] = block(
-            categories.category_chart(c.table, c.aggregates["macro_mean"],
+            categories.category_chart(shown, c.aggregates["macro_mean"],
                                       decimals=num.decimals, metric=s.metric.label,
-                                      conf=confidence_label(c.alpha / len(c.categories)),
+                                      conf=confidence_label(1 - c.shown_level),
                                       higher_is_better=s.higher_is_better),
             "chart-categories", "The leading models' score in every category, tier 1 marked",
             static=False)

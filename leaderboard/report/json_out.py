@@ -3,7 +3,13 @@
 Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
-    correlation, d95, tier_method, notes, flags, left_out, source, noise, ranks, entries
+    correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
+    entries
+
+``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
+compared entries if all were equally good (``entries``; ``independent``, and
+``at_correlation`` at ``correlation`` with ``correlation_source`` measured, assumed or typical;
+:mod:`leaderboard.noise.spread`), null without d95.
 
 ``correlation`` is the correlation between entries' errors that the scores-only comparisons
 assumed, and where it came from: ``{"value", "source", "low", "high", "used"}``. ``used`` is the
@@ -247,6 +253,20 @@ def _noise(analysis: Analysis) -> dict | None:
             "quantiles": {"2.5": _num(q[0]), "50": _num(q[1]), "97.5": _num(q[2])}}
 
 
+def _spread_of_equals(analysis: Analysis) -> dict | None:
+    """The headline's spread of equals (:func:`leaderboard.report.headline.spreads`)."""
+    from leaderboard.report.headline import spreads
+
+    s = spreads(analysis)
+    if s is None:
+        return None
+    return {"entries": int(s["n"]), "independent": _num(s["independent"]),
+            "correlation": float(s["rho"]), "correlation_source": s["kind"],
+            "at_correlation": _num(s["correlated"]),
+            "assumes": "normal noise scaled so that the spread of 2 equal entries is d95; the "
+                       "95% quantile of the range of that many equally good scores"}
+
+
 def _source(analysis: Analysis) -> dict:
     lb = analysis.leaderboard
     return {"file": str(lb.source), "format": lb.format, "score_column": lb.score_column,
@@ -279,6 +299,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "d95": _num(analysis.d95),
         "n_tiers": n_tiers,
         "tier1_size": sum(1 for e in entries if e["tier"] == 1) if n_tiers else None,
+        "spread_of_equals": _spread_of_equals(analysis),
         "tier_method": analysis.tiers.method if analysis.tiers is not None else None,
         "notes": list(analysis.notes),
         "flags": [{"kind": f.kind, "message": f.message, "teams": list(f.teams)}

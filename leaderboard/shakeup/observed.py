@@ -14,10 +14,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from scipy.stats import kendalltau, rankdata, spearmanr
 
-from leaderboard.tiers._rank_kernel import board_ranks_rows
+from leaderboard._threads import threaded
+from leaderboard.tiers._rank_kernel import ascending_order, board_ranks_rows
 from leaderboard.tiers._tau_kernel import inversions, tied_pairs
 
 
@@ -234,18 +235,11 @@ def row_pearson(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(denom > 0, np.einsum("ij,ij->i", a, b) / denom, np.nan)
 
 
-@njit(cache=True, parallel=True)
-def tau_b_rows(x, y, xy_order, out):
-    """Kendall's tau-b of ``x[r]`` and ``y[r]`` (int ranks in 1..n, shape (c, n)) for every row.
-
-    ``xy_order[r]`` sorts row ``r`` by (x, y) (numpy's sort is faster than a compiled one). In
-    that order the discordant pairs are the strict inversions of the y sequence (pairs tied in x
-    are sorted by y, so never inverted), counted with a Fenwick tree in O(n log n). NaN when
-    either ranking is all ties.
-    """
+@njit(cache=True, nogil=True)
+def _tau_b_row_range(x, y, xy_order, out, r0, r1):
     n_rows, n = x.shape
     total = n * (n - 1) // 2
-    for r in prange(n_rows):
+    for r in range(r0, r1):
         xr, yr, order = x[r], y[r], xy_order[r]
         x_ties, joint, run_x, run_j = 0, 0, 1, 1
         for t in range(1, n):
@@ -273,9 +267,20 @@ def tau_b_rows(x, y, xy_order, out):
             out[r] = np.nan
 
 
-@njit(cache=True, parallel=True)
-def _sort_ties_by(order, x, y, out):
-    for r in prange(order.shape[0]):
+def tau_b_rows(x: np.ndarray, y: np.ndarray, xy_order: np.ndarray, out: np.ndarray) -> None:
+    """Kendall's tau-b of ``x[r]`` and ``y[r]`` (int ranks in 1..n, shape (c, n)) for every row.
+
+    ``xy_order[r]`` sorts row ``r`` by (x, y) (numpy's sort is faster than a compiled one). In
+    that order the discordant pairs are the strict inversions of the y sequence (pairs tied in x
+    are sorted by y, so never inverted), counted with a Fenwick tree in O(n log n). NaN when
+    either ranking is all ties.
+    """
+    threaded(_tau_b_row_range, x.shape[0], x, y, xy_order, out)
+
+
+@njit(cache=True, nogil=True)
+def _sort_ties_by_rows(order, x, y, out, r0, r1):
+    for r in range(r0, r1):
         o, xr, yr, dst = order[r], x[r], y[r], out[r]
         n = o.size
         for t in range(n):
@@ -289,7 +294,7 @@ def _sort_ties_by(order, x, y, out):
                 keys = np.empty(b - a, dtype=np.int64)
                 for t in range(a, b):
                     keys[t - a] = yr[dst[t]]
-                perm = np.argsort(keys, kind="mergesort")
+                perm = ascending_order(keys)   # stable, as a merge sort
                 run = dst[a:b].copy()
                 for t in range(b - a):
                     dst[a + t] = run[perm[t]]
@@ -302,6 +307,10 @@ def _sort_ties_by(order, x, y, out):
                         u -= 1
                     dst[u + 1] = v
             a = b
+
+
+def _sort_ties_by(order: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    threaded(_sort_ties_by_rows, order.shape[0], order, x, y, out)
 
 
 def xy_orders(x: np.ndarray, y: np.ndarray, x_order: np.ndarray) -> np.ndarray:

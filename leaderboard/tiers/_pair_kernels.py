@@ -72,7 +72,8 @@ def t_stat(gap, se):
 def kth(x, k, work):
     """The k-th smallest (0-based) of ``x``, by quickselect in ``work`` (np.partition compiles
     for seconds; this is the same number)."""
-    work[:] = x
+    for t in range(x.size):   # not work[:] = x: its shape check compiles numba's string code
+        work[t] = x[t]
     lo, hi = 0, work.size - 1
     while lo < hi:
         pivot = work[(lo + hi) // 2]

@@ -10,7 +10,9 @@ Being stable, the sort puts tied scores in index order, so every result is deter
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from leaderboard._threads import threaded
 
 DIGIT_BITS = 11                       # 2048 buckets: the counts stay in the first-level cache
 N_DIGITS = -(-64 // DIGIT_BITS)       # 6 passes at most; a pass whose digit never varies is skipped
@@ -24,6 +26,27 @@ def _descending_keys(row, keys):
     for i in range(row.size):
         u = np.uint64(0) if row[i] == 0.0 else bits[i]
         keys[i] = u if u & top else ~(u | top)
+
+
+@njit(cache=True)
+def _one_bucket(counts, n):
+    """Whether one bucket holds all ``n`` keys (``counts.max() == n``, as a loop: numba's
+    ``max`` compiles for half a second)."""
+    for b in range(counts.size):
+        if counts[b] == n:
+            return True
+    return False
+
+
+@njit(cache=True)
+def ascending_order(values):
+    """Positions of the integer ``values`` from smallest to largest, ties in index order: the
+    stable order numpy's ``argsort(kind="stable")`` gives, by the radix sort (compiled once for
+    every caller instead of numba's merge sort, seconds of compile time on a first run)."""
+    row = np.empty(values.size)
+    for i in range(values.size):
+        row[i] = -np.float64(values[i])   # exact for |values| < 2**53; descending of -v
+    return _sorted_row(row)[0]
 
 
 @njit(cache=True)
@@ -47,7 +70,7 @@ def descending_order(row, keys, spare_keys, order, spare_order, counts):
     src_k, dst_k, src_i, dst_i = keys, spare_keys, order, spare_order
     for d in range(N_DIGITS):
         c = counts[d]
-        if c.max() == n:     # one value of this digit for every key: the pass would change nothing
+        if _one_bucket(c, n):   # one value of this digit for every key: the pass changes nothing
             continue
         total = 0
         for b in range(c.size):
@@ -76,34 +99,35 @@ def _sorted_row(row):
                             np.empty((N_DIGITS, 1 << DIGIT_BITS), np.int64))
 
 
-@njit(cache=True, parallel=True)
-def min_ranks(block, out):
-    """Rank each row of ``block`` (one replicate): 1 + the number of strictly larger values.
-
-    ``block`` is float64 of shape (c, E) without NaN; ``out`` is int32 of the same shape. Rows
-    are independent (run in parallel), so results do not depend on how replicates are batched.
-    """
-    n_rep, n = block.shape
-    for r in prange(n_rep):
+@njit(cache=True, nogil=True)
+def _min_ranks_rows(block, out, r0, r1):
+    for r in range(r0, r1):
         pos, sorted_keys = _sorted_row(block[r])
         rank = 1
-        for t in range(n):
+        for t in range(block.shape[1]):
             if t > 0 and sorted_keys[t] != sorted_keys[t - 1]:
                 rank = t + 1  # the t values before position t are all strictly larger
             out[r, pos[t]] = rank
 
 
+def min_ranks(block: np.ndarray, out: np.ndarray) -> None:
+    """Rank each row of ``block`` (one replicate): 1 + the number of strictly larger values.
+
+    ``block`` is float64 of shape (c, E) without NaN; ``out`` is int32 of the same shape. Rows
+    are independent (run on threads, :func:`~leaderboard._threads.threaded`), so results do not
+    depend on how replicates are batched or split.
+    """
+    threaded(_min_ranks_rows, block.shape[0], block, out)
+
+
 TILE = 512  # entries per tile of the transposing gather: its output rows stay in cache
 
 
-@njit(cache=True, parallel=True)
-def gather_columns(errors, cols, point, add_point, out):
-    """``out[k, i] = point[i] + errors[i, cols[k]]`` in float64 (or the error alone when
-    ``add_point`` is False): chosen replicates of an (E, R) array, float32 or float64, as
-    contiguous float64 rows. Each entry's few errors are read together, tile by tile."""
+@njit(cache=True, nogil=True)
+def _gather_tiles(errors, cols, point, add_point, out, t0, t1):
     n = errors.shape[0]
     c = cols.size
-    for t in prange(-(-n // TILE)):
+    for t in range(t0, t1):
         for i in range(t * TILE, min(n, (t + 1) * TILE)):
             row = errors[i]
             if add_point:
@@ -115,12 +139,19 @@ def gather_columns(errors, cols, point, add_point, out):
                     out[k, i] = np.float64(row[cols[k]])
 
 
-@njit(cache=True, parallel=True)
-def board_ranks_rows(block, min_rank, avg_rank, order):
-    """Per row of ``block`` (one simulated board, higher is better): the order best first (ties
-    in index order), the "min" ranks (int32) and the average ranks (float64) of its entries."""
-    n_rep, n = block.shape
-    for r in prange(n_rep):
+def gather_columns(errors: np.ndarray, cols: np.ndarray, point: np.ndarray, add_point: bool,
+                   out: np.ndarray) -> None:
+    """``out[k, i] = point[i] + errors[i, cols[k]]`` in float64 (or the error alone when
+    ``add_point`` is False): chosen replicates of an (E, R) array, float32 or float64, as
+    contiguous float64 rows. Each entry's few errors are read together, tile by tile (tiles on
+    threads; each writes its own columns of ``out``)."""
+    threaded(_gather_tiles, -(-errors.shape[0] // TILE), errors, cols, point, add_point, out)
+
+
+@njit(cache=True, nogil=True)
+def _board_ranks_rows(block, min_rank, avg_rank, order, r0, r1):
+    n = block.shape[1]
+    for r in range(r0, r1):
         pos, sorted_keys = _sorted_row(block[r])
         t = 0
         while t < n:
@@ -133,3 +164,11 @@ def board_ranks_rows(block, min_rank, avg_rank, order):
                 avg_rank[r, pos[v]] = average
                 order[r, v] = pos[v]
             t = u + 1
+
+
+def board_ranks_rows(block: np.ndarray, min_rank: np.ndarray, avg_rank: np.ndarray,
+                     order: np.ndarray) -> None:
+    """Per row of ``block`` (one simulated board, higher is better): the order best first (ties
+    in index order), the "min" ranks (int32) and the average ranks (float64) of its entries.
+    Rows are independent (run on threads)."""
+    threaded(_board_ranks_rows, block.shape[0], block, min_rank, avg_rank, order)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from leaderboard.tiers._rank_kernel import ascending_order
+
 
 @njit(cache=True)
 def tied_pairs(ranks, n):
@@ -24,11 +26,16 @@ def tied_pairs(ranks, n):
 @njit(cache=True)
 def sort_runs(seq, run_starts):
     """Sort ``seq`` in place within each run ``run_starts[g]:run_starts[g + 1]``: short runs by
-    insertion (no allocation; most tied runs hold two or three entries), long ones by np.sort."""
+    insertion (no allocation; most tied runs hold two or three entries), long ones by the radix
+    sort of :func:`~leaderboard.tiers._rank_kernel.ascending_order` (integers sort to one result
+    whatever the algorithm)."""
     for g in range(run_starts.size - 1):
         a, b = run_starts[g], run_starts[g + 1]
         if b - a > 32:
-            seq[a:b] = np.sort(seq[a:b])
+            run = seq[a:b].copy()
+            order = ascending_order(run)
+            for t in range(b - a):
+                seq[a + t] = run[order[t]]
             continue
         for t in range(a + 1, b):
             v = seq[t]

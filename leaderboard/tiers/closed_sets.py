@@ -31,7 +31,7 @@ from leaderboard.tiers._block_kernels import (K, Layout, extreme_entries, sub_ex
 from leaderboard.tiers._block_searches import (best_owners, closed_layers, counts_at,
                                                marginal_owners, simultaneous_max)
 from leaderboard.tiers._pair_kernels import kth
-from leaderboard.tiers._threads import threaded
+from leaderboard._threads import threaded
 
 SUB = 32   # entries per sub-block (blocks hold K = 8 of them)
 

@@ -83,7 +83,7 @@ from scipy.stats import norm
 from leaderboard.params import check_alpha
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import closed_sets
-from leaderboard.tiers._threads import threaded as _threaded
+from leaderboard._threads import threaded as _threaded
 from leaderboard.tiers.methods import RANK_SETS
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.shown_better import ShownBetter, from_step_down, rank_set_tiers

@@ -43,8 +43,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from leaderboard._threads import threaded
 from leaderboard.tiers._rank_kernel import gather_columns, min_ranks
 from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
 from leaderboard.tiers.rank_quantiles import collect
@@ -311,18 +312,11 @@ def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95
                      frequencies=None if top is None else acc.counts.reshape(top, top + 1))
 
 
-@njit(cache=True, parallel=True)
-def _tau_b(ranks, run_starts, x_ties, out):
-    """Kendall's tau-b of each row of ``ranks`` against the observed order.
-
-    Rows list entries best-first by observed score; ``run_starts`` delimits runs of tied observed
-    scores. A discordant pair is an earlier (observed better) entry with a strictly worse rank, so
-    after sorting ranks inside each tied run the discordant pairs are the inversions, counted with
-    a Fenwick tree in O(E log E).
-    """
+@njit(cache=True, nogil=True)
+def _tau_b_rows(ranks, run_starts, x_ties, out, r0, r1):
     n_rep, n = ranks.shape
     total = n * (n - 1) // 2
-    for r in prange(n_rep):
+    for r in range(r0, r1):
         seq = ranks[r].copy()
         sort_runs(seq, run_starts)
         joint = 0  # pairs tied in both observed score and resampled rank
@@ -342,6 +336,17 @@ def _tau_b(ranks, run_starts, x_ties, out):
             out[r] = (total - x_ties - y_ties + joint - 2 * discordant) / np.sqrt(denom)
         else:
             out[r] = np.nan
+
+
+def _tau_b(ranks: np.ndarray, run_starts: np.ndarray, x_ties: int, out: np.ndarray) -> None:
+    """Kendall's tau-b of each row of ``ranks`` against the observed order.
+
+    Rows list entries best-first by observed score; ``run_starts`` delimits runs of tied observed
+    scores. A discordant pair is an earlier (observed better) entry with a strictly worse rank, so
+    after sorting ranks inside each tied run the discordant pairs are the inversions, counted with
+    a Fenwick tree in O(E log E).
+    """
+    threaded(_tau_b_rows, ranks.shape[0], ranks, run_starts, x_ties, out)
 
 
 def kendall_taus(reps: RankReplicates) -> np.ndarray:

@@ -68,8 +68,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from leaderboard._threads import threaded
 from leaderboard.params import check_alpha
 from leaderboard.tiers._rank_kernel import gather_columns
 from leaderboard.tiers.replicates import RankReplicates, all_finite
@@ -151,13 +152,9 @@ def _selected(point, a, b, n_terms, e):
     return total / count
 
 
-@njit(cache=True, parallel=True)
-def _curse_block(point, safe_sd, window, r0, levels, max_t):
-    """Replicates ``r0 .. r0 + c - 1``, with ``window[k]`` the errors of replicate ``r0 + k``
-    (modulo R) for k < c + 2 SHIFTS: the selected error in the worlds with 1, 2 and 3 units of
-    noise, and the largest standardised error."""
-    c = window.shape[0] - 2 * SHIFTS
-    for k in prange(c):
+@njit(cache=True, nogil=True)
+def _curse_block_rows(point, safe_sd, window, r0, levels, max_t, k0, k1):
+    for k in range(k0, k1):
         e = window[k]
         levels[0, r0 + k] = _selected(point, e, e, 0, e)
         for j in range(1, SHIFTS + 1):
@@ -169,6 +166,15 @@ def _curse_block(point, safe_sd, window, r0, levels, max_t):
         for i in range(point.size):
             top = max(top, e[i] / safe_sd[i])
         max_t[r0 + k] = top
+
+
+def _curse_block(point: np.ndarray, safe_sd: np.ndarray, window: np.ndarray, r0: int,
+                 levels: np.ndarray, max_t: np.ndarray) -> None:
+    """Replicates ``r0 .. r0 + c - 1``, with ``window[k]`` the errors of replicate ``r0 + k``
+    (modulo R) for k < c + 2 SHIFTS: the selected error in the worlds with 1, 2 and 3 units of
+    noise, and the largest standardised error. Replicates run on threads, each writing its own."""
+    threaded(_curse_block_rows, window.shape[0] - 2 * SHIFTS, point, safe_sd, window, r0, levels,
+             max_t)
 
 
 def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:

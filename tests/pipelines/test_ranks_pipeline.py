@@ -24,11 +24,27 @@ def _run(tmp_path, *args):
     return code, data, out_html
 
 
+@pytest.fixture(scope="module")
+def method_run(tmp_path_factory):
+    """``method_run(example, method)``: one run of the example per mode and tier method, with
+    prizes and top-k, shared by the two tests below (each reads its own things from it; six
+    end-to-end runs instead of twelve). Returns (exit code, JSON, HTML path)."""
+    runs = {}
+
+    def run(example, method):
+        if (example, method) not in runs:
+            runs[example, method] = _run(tmp_path_factory.mktemp(f"{example}-{method}"),
+                                         "--example", example, "--tiers", method, "--prizes",
+                                         "5", "--top-k", "10,2")
+        code, data, html = runs[example, method]
+        return code, json.loads(json.dumps(data)), html   # a copy: a test cannot change another's
+    return run
+
+
 @pytest.mark.parametrize("example", ["scores", "submissions"])
 @pytest.mark.parametrize("method", list(TIER_METHODS))
-def test_every_tier_method_runs_in_both_modes(tmp_path, example, method):
-    code, data, html = _run(tmp_path, "--example", example, "--tiers", method, "--prizes", "5",
-                            "--top-k", "10,2")
+def test_every_tier_method_runs_in_both_modes(method_run, example, method):
+    code, data, html = method_run(example, method)
     assert code == 0
     ranked = [e for e in data["entries"] if e["rank"] is not None]
     assert data["ranks"]["tier_method"] == method
@@ -57,11 +73,11 @@ def test_every_tier_method_runs_in_both_modes(tmp_path, example, method):
 
 @pytest.mark.parametrize("example", ["scores", "submissions"])
 @pytest.mark.parametrize("method", list(TIER_METHODS))
-def test_json_and_html_name_the_method_that_ran(tmp_path, example, method):
+def test_json_and_html_name_the_method_that_ran(method_run, example, method):
     """Every place that names the tier method reads TIER_METHODS[method]: the JSON's tier_method,
     ranks.tiers and (submissions) resampling.test, and the page's method words; no other
-    method's words appear."""
-    code, data, html = _run(tmp_path, "--example", example, "--tiers", method)
+    method's words appear (prizes and top-k shown too, as they can be)."""
+    code, data, html = method_run(example, method)
     assert code == 0
     ran = TIER_METHODS[method]
     assert data["tier_method"] == ran.procedure and data["ranks"]["tier_method"] == method

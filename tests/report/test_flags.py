@@ -86,3 +86,20 @@ def test_real_boards_are_flagged(shared_data):
     assert "far_out" in flags
     public = board_flags(dsb["team_name"], dsb["public_score"], get_metric("logloss"), False)
     assert "perfect" in _kinds(public)
+
+
+def test_a_board_no_universe_reaches_is_ranked_with_every_entry_named():
+    """issue 25 item 6, found on mle_dojo's detecting-insults public board (every AUC 0.0): no
+    score the binormal universe can be calibrated to. Not a refusal of the whole board: ranked,
+    no interval anywhere, every entry named in the flags and left_out, the reason in the notes."""
+    import pandas as pd
+
+    import leaderboard
+
+    board = pd.DataFrame({"team": [f"t{i}" for i in range(6)], "score": [0.0] * 6})
+    result = leaderboard.analyze(board, metric="auc", n_test=1000, prevalence=0.3, draws=100,
+                                 replicates=100)
+    assert result.table["ci_low"].isna().all() and (result.table["tier"] == 0).all()
+    named = {t for f in result.flags if f.kind == "no_interval" for t in f.teams}
+    assert named == set(board["team"])
+    assert any("cannot be calibrated to any of them" in n for n in result.notes)

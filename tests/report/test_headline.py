@@ -95,6 +95,25 @@ def test_headline_is_three_sentences_with_the_best_set_the_spread_and_the_assump
     assert any(f.label == "Spread of equals" for f in context["how"])
 
 
+def test_the_json_carries_the_spread_the_page_states(result):
+    """issue 25 item 1: the spread of N equals is in the JSON as on the page (the schema test
+    validates its shape), and null where the page has none."""
+    import json
+
+    a = result.analysis
+    data = json.loads(result.to_json())["spread_of_equals"]
+    s = spreads(a)
+    assert data["entries"] == s["n"] == 30 and data["correlation_source"] == s["kind"]
+    assert data["independent"] == pytest.approx(spread_of_equals(a.d95, 30))
+    assert data["at_correlation"] == pytest.approx(
+        data["independent"] * math.sqrt(1 - data["correlation"]))
+    parts = _sentences(build_context(a)["headline"])
+    assert f"{data['independent']:.4f}" in parts[1]
+    bare = leaderboard.analyze(pd.DataFrame({"team": ["a", "b"], "score": [0.9, 0.8]}),
+                               metric="auc")                  # no --n-test: no d95, no spread
+    assert json.loads(bare.to_json())["spread_of_equals"] is None
+
+
 def test_reach_sentence_reconciles_d95_with_tier_one(result):
     a = result.analysis
     reach = build_context(a)["reach"]

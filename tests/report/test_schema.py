@@ -31,6 +31,14 @@ def _analyze(tmp_path, *argv) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
+@pytest.fixture(scope="module")
+def example_json(tmp_path_factory):
+    """The default example's JSON, analysed once for the three tests that validate it (each gets
+    its own copy: one of them edits it)."""
+    data = _analyze(tmp_path_factory.mktemp("example"), "--example")
+    return lambda: json.loads(json.dumps(data))
+
+
 def _items(tmp_path):
     import numpy as np
     import pandas as pd
@@ -44,10 +52,12 @@ def _items(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["scores", "submissions", "items"])
-def test_analyze_json_validates(tmp_path, mode):
-    argv = {"scores": ["--example"], "submissions": ["--example", "submissions"],
-            "items": None}[mode] or _items(tmp_path)
-    data = _analyze(tmp_path, *argv)
+def test_analyze_json_validates(tmp_path, mode, example_json):
+    if mode == "scores":
+        data = example_json()
+    else:
+        argv = ["--example", "submissions"] if mode == "submissions" else _items(tmp_path)
+        data = _analyze(tmp_path, *argv)
     errors = [f"{list(e.path)}: {e.message}" for e in VALIDATOR.iter_errors(data)]
     assert not errors, errors[:5]
 
@@ -59,8 +69,8 @@ def test_several_metrics_hold_one_valid_analysis_each(tmp_path):
         VALIDATOR.validate(analysis)
 
 
-def test_the_schema_refuses_what_it_does_not_describe(tmp_path):
-    data = _analyze(tmp_path, "--example")
+def test_the_schema_refuses_what_it_does_not_describe(example_json):
+    data = example_json()
     data["entries"][0]["status"] = "ok"                  # entries carry no status any more
     with pytest.raises(jsonschema.ValidationError):
         VALIDATOR.validate(data)
@@ -153,7 +163,7 @@ def test_compare_json_validates_and_keeps_names_apart_from_scores(tmp_path):
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_schema_is_strict(tmp_path, command):
+def test_every_schema_is_strict(tmp_path, command, example_json):
     """A field the schema does not describe fails, and so does a missing required one."""
     schema = json.loads((SCHEMA_DIR / f"{command}.schema.json").read_text(encoding="utf-8"))
     assert schema["additionalProperties"] is False and {"version", "command"} <= set(
@@ -163,7 +173,7 @@ def test_every_schema_is_strict(tmp_path, command):
         data = _run(tmp_path, "compare", *_compare_inputs(tmp_path)[0], "--replicates", "200",
                     "--quiet")
     elif command == "analyze":
-        data = _analyze(tmp_path, "--example")
+        data = example_json()
     else:
         argv = [str(tmp_path / "table.md") if a == "PAGE" else a for a in RUNS[command][0]]
         argv += ["-o", str(tmp_path / "p.html")] if command not in ("plan", "calibrate") else []

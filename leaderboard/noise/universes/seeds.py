@@ -5,8 +5,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from leaderboard._threads import threaded
 from leaderboard.errors import InputError
 from leaderboard.noise.rng import BLOCK, Stream, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.exact import auc_sd
@@ -171,11 +172,17 @@ def _wins_by_merge(neg: np.ndarray, pos: np.ndarray, placements: tuple[np.ndarra
     return list(out)
 
 
-@njit(cache=True, parallel=True)
-def _merge_wins(neg, pos, lt, le, out):  # pragma: no cover - compiled
-    rows, k = neg.shape
+def _merge_wins(neg: np.ndarray, pos: np.ndarray, lt: np.ndarray, le: np.ndarray,
+                out: np.ndarray) -> None:
+    """Draws on threads (each writes its own column of ``out``)."""
+    threaded(_merge_wins_rows, neg.shape[0], neg, pos, lt, le, out)
+
+
+@njit(cache=True, nogil=True)
+def _merge_wins_rows(neg, pos, lt, le, out, r0, r1):  # pragma: no cover - compiled
+    k = neg.shape[1]
     m = pos.shape[1]
-    for r in prange(rows):
+    for r in range(r0, r1):
         for g in range(lt.shape[0]):
             below = 0
             total = 0

@@ -49,7 +49,8 @@ _PICKS_PER_CALL = 1 << 20  # bounds the memory of counted draws; the numbers do 
 # numbers; None: the stream's keys alone, as the correlation study always drew.
 _ENTROPY_TAG = {Stream.PLAN_POWER_CHECK: 1, Stream.CALIBRATION_STUDY: 7,
                 Stream.SCORES_CALIBRATION_STUDY: 14, Stream.REGRESSION_CALIBRATION_STUDY: 25,
-                Stream.CORRELATION_STUDY: None, Stream.BATTLES_COVERAGE_STUDY: None}
+                Stream.CORRELATION_STUDY: None, Stream.BATTLES_COVERAGE_STUDY: None,
+                Stream.OVERFIT_TRUTH: None}
 
 
 def block_rng(seed: int, stream: int, block: int, *key: int) -> np.random.Generator:

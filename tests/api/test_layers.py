@@ -183,6 +183,8 @@ def test_entropy_streams_keep_their_numbers():
                         (Stream.BATTLES_COVERAGE_STUDY, [5, 2])):
         key = (2,) if len(old) == 3 or _ENTROPY_TAG[stream] is None else ()
         assert entropy_rng(5, stream, *key).random() == np.random.default_rng(old).random()
+    truth = entropy_rng(5, Stream.OVERFIT_TRUTH, int(Stream.OVERFIT_TRUTH), 3)   # overfit.py
+    assert truth.random() == np.random.default_rng([5, 25, 3]).random()
 
 
 def test_the_confidence_label_is_written_in_one_place():

@@ -140,7 +140,9 @@ def steps(n: int, args) -> list[tuple[str, float, float]]:
     from leaderboard.ingest.leaderboards import read_leaderboard
     from leaderboard.metrics import get_metric
     from leaderboard.noise.grid import build_noise_model
+    from leaderboard.options import NoiseOptions, RankOptions
     from leaderboard.pipelines import scores as pipeline
+    from leaderboard.slices import SliceSizes
     from leaderboard.pipelines.shakeup import shakeup_from_scores, slice_noise
     from leaderboard.report import write_html, write_json
     from leaderboard.tiers import ranking
@@ -163,13 +165,14 @@ def steps(n: int, args) -> list[tuple[str, float, float]]:
         s = table["score"].to_numpy(float)
         if args.post_mortem:
             pub, priv = (table[f"{k}_score"].to_numpy(float) for k in ("public", "private"))
-            sliced = step("post-mortem: both slices' noise", slice_noise, pub, priv,
-                          metric=metric, higher_is_better=True, n_public=N_PUBLIC,
-                          n_private=N_PRIVATE, prevalence=PREVALENCE, draws=args.draws)
-            step("post-mortem: the rest", shakeup_from_scores, pub, priv, metric=metric,
-                 higher_is_better=True, n_public=N_PUBLIC, n_private=N_PRIVATE,
-                 prevalence=PREVALENCE, draws=args.draws, replicates=args.replicates,
-                 noise=sliced, tier_method="holm" if args.skip_rank_sets else "rank-sets")
+            post = pipeline.Settings(
+                metric, NoiseOptions(higher_is_better=True, prevalence=PREVALENCE,
+                                     draws=args.draws),
+                RankOptions(replicates=args.replicates,
+                            method="holm" if args.skip_rank_sets else "rank-sets"),
+                SliceSizes(ranking=N_TEST, public=N_PUBLIC, private=N_PRIVATE))
+            sliced = step("post-mortem: both slices' noise", slice_noise, pub, priv, post)
+            step("post-mortem: the rest", shakeup_from_scores, pub, priv, post, noise=sliced)
         noise = step("noise model (simulation)", build_noise_model, metric, s,
                      leader_score=float(s[0]), n_test=N_TEST, prevalence=PREVALENCE,
                      draws=args.draws, leader_at_noise_level=True)
@@ -189,11 +192,12 @@ def steps(n: int, args) -> list[tuple[str, float, float]]:
         step("winner's curse", winners_curse, reps, 0.05)
         step("sanity flags", board_flags, table["team"], table["score"], metric, True)
         del reps
-        settings = pipeline.Settings(metric=metric, higher_is_better=True, n_test=N_TEST,
-                                     prevalence=PREVALENCE, draws=args.draws,
-                                     replicates=args.replicates, correlation=0.0,
-                                     n_public=N_PUBLIC if args.post_mortem else None,
-                                     n_private=N_PRIVATE if args.post_mortem else None)
+        settings = pipeline.Settings(
+            metric, NoiseOptions(higher_is_better=True, prevalence=PREVALENCE, draws=args.draws,
+                                 correlation=0.0),
+            RankOptions(replicates=args.replicates),
+            SliceSizes(ranking=N_TEST, public=N_PUBLIC if args.post_mortem else None,
+                       private=N_PRIVATE if args.post_mortem else None))
         t0 = time.perf_counter()
         analysis = pipeline.analyze(lb, settings)   # the whole pipeline again, for the report
         whole = time.perf_counter() - t0

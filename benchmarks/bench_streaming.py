@@ -93,6 +93,7 @@ def child(mode: str, folder: str, manifest: str, replicates: int, marks: list[in
     """One case, in its own process: prints a JSON line of times and memory."""
     from leaderboard.metrics import get_metric
     from leaderboard.pipelines import submissions as pipeline
+    from leaderboard.options import NoiseOptions, RankOptions
     from leaderboard.pipelines.scores import Settings
     from leaderboard.ingest.submissions import read_solution, read_submissions
 
@@ -109,8 +110,8 @@ def child(mode: str, folder: str, manifest: str, replicates: int, marks: list[in
     metric = get_metric("auc")
     solution = read_solution(Path(folder) / "solution.csv", kind=metric.kind,
                              max_bytes=2 ** 34)
-    settings = Settings(metric=metric, higher_is_better=True, n_test=None, prevalence=None,
-                        replicates=replicates)
+    settings = Settings(metric, NoiseOptions(higher_is_better=True),
+                        RankOptions(replicates=replicates))
     after_solution = rss_mb()
     path = Path(folder) / "subs" / manifest
     if mode == "stream":

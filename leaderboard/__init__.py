@@ -7,7 +7,8 @@ The pipeline, one module per stage::
 
 :func:`analyze` (a DataFrame or a file of scores), :func:`analyze_submissions` (a solution
 and teams' predictions), :func:`analyze_items` (per-item results) and :func:`analyze_battles`
-(pairwise battles) run it end to end with explicit keyword parameters (the options of
+(pairwise battles) run it end to end; :func:`choose_finals` (which two final submissions) and
+:func:`compare` (a CI gate) answer the team's decisions, with explicit keyword parameters (the options of
 :mod:`leaderboard.options`) and return a result; :func:`leaderboard.pipelines.run.run_analysis`
 is the pipeline both they and the command line run.
 
@@ -39,6 +40,10 @@ _LAZY = {
     "Metric": "leaderboard.metrics",
     "get_metric": "leaderboard.metrics",
     "BattlesResult": "leaderboard.api_battles",   # battles mode (issue 26)
+    "ChooseResult": "leaderboard.api_decide",
+    "Gate": "leaderboard.api_decide",
+    "choose_finals": "leaderboard.api_decide",
+    "compare": "leaderboard.api_decide",
     "analyze_battles": "leaderboard.api_battles",
 }
 
@@ -47,6 +52,7 @@ __all__ = sorted(_LAZY) + ["__version__"]
 if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.api import Result, analyze, analyze_items, analyze_submissions
     from leaderboard.api_battles import BattlesResult, analyze_battles
+    from leaderboard.api_decide import ChooseResult, Gate, choose_finals, compare
     from leaderboard.errors import InputError
     from leaderboard.metrics import Metric, get_metric
     from leaderboard.pipelines.scores import Analysis, Settings

@@ -4,6 +4,8 @@ unexpected error can name it).
 """
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,18 +33,55 @@ def printable(text: object) -> str:
 
 class FrameSource(str):
     """The name of a table handed over in memory (``"DataFrame 'data'"``), standing where a path
-    would. :class:`InputError` words a place in it as the user knows it: ``row`` is the
-    DataFrame's position (``iloc``), not a file's line.
+    would. :class:`InputError` words a place in it as the user knows it: the readers number a
+    table's CSV text by physical line (the header is line 1), and ``row`` becomes the DataFrame's
+    position (``iloc``), as does every ``line N`` of the message.
+
+    ``lines`` is the line each record starts on when a cell holds a line break (pandas writes it
+    inside quotes, so the records after it start lines further down); None when every record is
+    one line (record ``i`` on line ``i + 2``).
 
     Examples
     --------
-    >>> str(InputError("not a number", file=FrameSource.named("data"), row=5, column="score"))
-    "DataFrame 'data', row 3, column 'score': not a number"
+    >>> str(InputError("not a number (line 5)", file=FrameSource.named("data"), row=5,
+    ...                column="score"))
+    "DataFrame 'data', row 3, column 'score': not a number (row 3)"
+    >>> spans = FrameSource.named("data", lines=[2, 4, 5])   # row 0's cell holds a line break
+    >>> str(InputError("bad values (lines 4 and 5)", file=spans, row=5))
+    "DataFrame 'data', row 2: bad values (rows 1 and 2)"
     """
 
+    lines: tuple[int, ...] | None = None
+
     @classmethod
-    def named(cls, name: str) -> FrameSource:
-        return cls(f"DataFrame {name!r}")
+    def named(cls, name: str, lines=None) -> FrameSource:
+        source = cls(f"DataFrame {name!r}")
+        source.lines = None if lines is None else tuple(int(line) for line in lines)
+        return source
+
+    def with_lines(self, lines) -> FrameSource:
+        """The same name with the records' first lines (None: one line each)."""
+        source = type(self)(self)
+        source.lines = None if lines is None else tuple(int(line) for line in lines)
+        return source
+
+    def row(self, line: int) -> int:
+        """The DataFrame position of the record on physical ``line`` of its CSV text."""
+        if self.lines is None:
+            return line - 2
+        return max(bisect.bisect_right(self.lines, line) - 1, 0)
+
+    def reworded(self, message: str) -> str:
+        """``message`` with every ``line N`` (``lines N, M and K``) as DataFrame rows."""
+        def rows(match: re.Match) -> str:
+            numbers = _NUMBER.sub(lambda n: str(self.row(int(n[0]))), match[2])
+            return ("rows " if match[1] == "lines" else "row ") + numbers
+
+        return _LINES.sub(rows, message)
+
+
+_LINES = re.compile(r"\b(lines?) (\d+(?:(?:, | and )\d+)*)")
+_NUMBER = re.compile(r"\d+")
 
 
 class InputError(ValueError):
@@ -75,9 +114,10 @@ class InputError(ValueError):
 
     def __str__(self) -> str:
         if isinstance(self.file, FrameSource):   # rows as positions, the header not counted
-            place = [str(self.file)] + ([f"row {self.row - 2}"] if self.row is not None else []) \
-                + ([f"column {self.column!r}"] if self.column is not None else [])
-            return printable(", ".join(place) + ": " + self.message)
+            place = [str(self.file)] + (
+                [f"row {self.file.row(self.row)}"] if self.row is not None else []) + (
+                [f"column {self.column!r}"] if self.column is not None else [])
+            return printable(", ".join(place) + ": " + self.file.reworded(self.message))
         where = []
         if self.file is not None:
             where.append(str(self.file) + (f":{self.row}" if self.row is not None else ""))

@@ -208,6 +208,25 @@ class AnalyzeOptions:
         _checked(self, skip=("noise", "ranks", "slices", "read"))
 
 
+class OptionShorthands:
+    """Read-only shorthands for a settings object holding ``metric`` (a Metric), ``noise``
+    (:class:`NoiseOptions`) and ``ranks`` (:class:`RankOptions`): ``settings.seed`` reads
+    ``settings.noise.seed``; each value still lives in its options object alone."""
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction unless ``noise`` overrides it."""
+        given = self.noise.higher_is_better
+        return self.metric.higher_is_better if given is None else given
+
+    prevalence = property(lambda self: self.noise.prevalence)
+    draws = property(lambda self: self.noise.draws)
+    seed = property(lambda self: self.noise.seed)
+    universe = property(lambda self: self.noise.universe)
+    alpha = property(lambda self: self.ranks.alpha)
+    replicates = property(lambda self: self.ranks.replicates)
+
+
 def universe_from(*, universe: str | None = None, classes: int | None = None,
                   class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
                   df: float = DEFAULT_DF, threshold: float = 0.5,

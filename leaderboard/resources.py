@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -45,6 +46,8 @@ def data_dir() -> Path:
 # with no writable home either, numba refuses to even import the modules. So a writable folder is
 # chosen before numba is imported: the user's cache, else a private temporary folder.
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))  # as numba sees it: absolute, not resolved
+# The folders holding kernels (cached_kernels() finds them; tests/cli/test_hostile_setup.py checks
+# this list against it), whose __pycache__ numba must be able to write.
 KERNEL_FOLDERS = ("metrics", "noise", os.path.join("noise", "universes"), "shakeup", "tiers")
 _TEMPORARY = "temporary"  # kernel_cache()'s note when the folder does not outlive the run
 
@@ -108,21 +111,43 @@ def configure_kernel_cache() -> tuple[str | None, str]:
 
 
 def kernels_cached(folder: str | None = None) -> bool:
-    """Whether compiled kernels are already cached (False on the first run, which compiles).
+    """Whether every compiled kernel is already cached: each function marked ``cache=True`` in
+    the package has numba's index file (False on the first run, which compiles, and while any
+    kernel is still uncompiled, e.g. after a command that used only some of them).
 
     ``folder`` is the cache folder (default ``NUMBA_CACHE_DIR``, else beside the kernels).
     """
     folder = folder if folder is not None else os.environ.get("NUMBA_CACHE_DIR")
-    for sub in KERNEL_FOLDERS:
-        source = os.path.join(_PACKAGE, sub)
+    for source, names in cached_kernels().items():
         if folder:  # numba's layout: <cache>/<folder name>_<sha1 of the folder's path>
-            name = os.path.basename(source) + "_" + hashlib.sha1(source.encode()).hexdigest()
-            where = Path(folder) / name
+            parent = os.path.dirname(source)
+            where = Path(folder) / (os.path.basename(parent) + "_"
+                                    + hashlib.sha1(parent.encode()).hexdigest())
         else:
-            where = Path(source) / "__pycache__"
-        if any(where.glob("*.nbi")):
-            return True
-    return False
+            where = Path(os.path.dirname(source)) / "__pycache__"
+        stem = Path(source).stem
+        indexed = {p.name.split("-")[0] for p in where.glob(f"{stem}.*.nbi")}
+        if any(f"{stem}.{name}" not in indexed for name in names):
+            return False
+    return True
+
+
+def cached_kernels() -> dict[str, tuple[str, ...]]:
+    """The compiled-and-cached kernels of :data:`KERNEL_FOLDERS`: module path -> the names of its
+    functions decorated with ``cache=True`` (the first ``def`` after each, read as text: nothing
+    imported, a few milliseconds), as numba names their index files
+    (``<module>.<function>-<line>.pyXY.nbi``)."""
+    found = {}
+    for sub in KERNEL_FOLDERS:
+        for path in sorted(Path(_PACKAGE, sub).glob("*.py")):
+            names = tuple(_KERNEL.findall(path.read_text(encoding="utf-8")))
+            if names:
+                found[os.path.join(_PACKAGE, sub, path.name)] = names
+    return found
+
+
+# A decorator saying cache=True, then the function it decorates (other decorators between).
+_KERNEL = re.compile(r"cache=True.*?^\s*def (\w+)", re.DOTALL | re.MULTILINE)
 
 
 def compile_notice(folder: str | None, note: str) -> str:

@@ -69,8 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "compare" and args.solution:   # the two entries are files too
             inputs += [args.baseline, args.candidate]
         check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
-        compile_notice_once(getattr(args, "quiet", False))
-        with limits.using(limits.from_args(args)), warnings.catch_warnings():
+        with compile_notice_once(getattr(args, "quiet", False)), \
+                limits.using(limits.from_args(args)), warnings.catch_warnings():
             if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
                 warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
             outcome = _COMMANDS[args.command](args)

@@ -1,25 +1,24 @@
 """`leaderboard choose`: which two final submissions should a team select?
 
 Candidates come as a table of public scores (``--public-scores FILE --n-public N``), as predictions
-with the solution (``--solution FILE --submissions PATH``, as for ``analyze``), or both. See
-:mod:`leaderboard.pipelines.choose` for the pipeline and :mod:`leaderboard.report.choose_report` for
-the words, the page and the JSON.
+with the solution (``--solution FILE --submissions PATH``, as for ``analyze``), or both. argparse
+-> the options objects -> :func:`leaderboard.pipelines.choose_run.run_choose` (which reads the
+inputs; :func:`leaderboard.choose_finals` runs it too); :mod:`leaderboard.report.choose_report`
+words it, as the page and the JSON.
 """
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from functools import partial
 
-from leaderboard.pipelines.choose import (ChooseResult, ChooseSettings, choose, merge_candidates,
-                                         prediction_candidates, table_candidates)
+from leaderboard.pipelines.choose import ChooseResult, ChooseSettings
+from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
 from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_max_file_size,
                                     add_output_options, add_seed, add_universe_options, count,
                                     echo, universe_options, write_output)
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import read_leaderboard
 from leaderboard.metrics import get_metric, metric_names
-from leaderboard.options import NoiseOptions, RankOptions
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
 
 
 def add_parser(commands) -> None:
@@ -77,8 +76,8 @@ def _settings(args: argparse.Namespace) -> ChooseSettings:
                          correlation="auto" if args.correlation is None else args.correlation,
                          draws=args.draws, seed=args.seed, universe=universe_options(args))
     ranks = RankOptions(alpha=args.alpha, replicates=args.replicates)
-    return ChooseSettings.from_options(get_metric(args.metric), noise, ranks,
-                                       n_public=args.n_public, n_private=args.n_private)
+    return ChooseSettings(get_metric(args.metric), noise, ranks, n_public=args.n_public,
+                          n_private=args.n_private)
 
 
 def run(args: argparse.Namespace) -> ChooseResult:
@@ -92,48 +91,18 @@ def run(args: argparse.Namespace) -> ChooseResult:
         preset = make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]
-    predicted = args.solution is not None or args.submissions is not None
-    if not predicted and args.public_scores is None:
+    if args.solution is None and args.submissions is None and args.public_scores is None:
         raise InputError("give the candidates: --public-scores FILE (with --n-public), and/or "
                          "--solution with --submissions (or use --example)")
-    settings = _settings(args)
-    parts, inputs = [], []
-    if predicted:
-        parts.append(_predicted(args, settings))
-        inputs += [args.solution, args.submissions]
-    if args.public_scores is not None:
-        board = read_leaderboard(args.public_scores, higher_is_better=settings.higher_is_better,
-                                 team_col=args.name_col, score_col=args.score_col,
-                                 max_bytes=args.max_file_size)
-        if parts and settings.n_public is None:  # the table shares the solution's public rows
-            settings = replace(settings, n_public=parts[0].n_public, n_private=parts[0].n_private)
-        parts.append(table_candidates(board, settings, quiet=args.quiet))
-        inputs.append(args.public_scores)
-    candidates = parts[0] if len(parts) == 1 else merge_candidates(parts[0], parts[1],
-                                                                   settings.correlation)
-    result = choose(candidates, settings, inputs=tuple(inputs))
+    read = ReadOptions(team_col=args.name_col, score_col=args.score_col, id_col=args.id_col,
+                       target_col=args.target_col, pred_col=args.pred_col,
+                       max_file_size=args.max_file_size)
+    result = run_choose(ChooseInputs(public_scores=args.public_scores, solution=args.solution,
+                                     submissions=args.submissions), _settings(args), read,
+                        quiet=args.quiet)
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
             write_output(partial(writer, result), path)
     if not args.quiet:
         echo(terminal_text(result, [p for p in (args.output, args.json) if p]))
     return result
-
-
-def _predicted(args: argparse.Namespace, settings: ChooseSettings):
-    from leaderboard.ingest.submissions import read_solution, read_submissions
-
-    if args.solution is None or args.submissions is None:
-        raise InputError("predictions need both --solution and --submissions")
-    metric = settings.metric
-    if not metric.can_score:
-        raise InputError(f"{metric.label} can rank scores, but scoring its predictions is not "
-                         "supported: give --public-scores instead")
-    solution = read_solution(args.solution, id_col=args.id_col, target_cols=args.target_col,
-                             kind=metric.kind, max_bytes=args.max_file_size)
-    submissions = read_submissions(args.submissions, solution, kind=metric.kind,
-                                   pred_cols=args.pred_col, id_col=args.id_col,
-                                   max_bytes=args.max_file_size)
-    if args.n_public is not None and args.public_scores is None:
-        raise InputError("--n-public: with predictions the public rows come from the solution")
-    return prediction_candidates(solution, submissions, settings, quiet=args.quiet)

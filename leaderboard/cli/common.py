@@ -8,7 +8,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
 from leaderboard.noise.universes import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF, RESIDUALS,
@@ -342,14 +343,38 @@ def internal_error(error: BaseException, inputs: list[str], debug: bool) -> str:
     return printable(f"leaderboard: {kind} while processing {where}{advice}")
 
 
-def compile_notice_once(quiet: bool) -> None:
-    """Say, before the first run compiles the numerical kernels, why it takes a while: on a
-    terminal only (like the progress bar), and only while no compiled kernel is cached."""
+@contextmanager
+def compile_notice_once(quiet: bool) -> Iterator[None]:
+    """While the command runs, say once, when it starts compiling numerical kernels, why it takes
+    a while: on a terminal only (like the progress bar), and only if it compiles. Every kernel
+    cached (:func:`~leaderboard.resources.kernels_cached`): nothing to watch. Otherwise a listener
+    on numba's ``numba:compile`` event prints the line: numba fires it for a real compilation, not
+    for a kernel loaded from the cache, so a command whose kernels an earlier one compiled says
+    nothing while other kernels are still uncompiled."""
     from leaderboard import KERNEL_CACHE, resources
 
     if quiet or not sys.stderr.isatty() or resources.kernels_cached():
+        yield
         return
-    print(resources.compile_notice(*KERNEL_CACHE), file=sys.stderr)
+    from numba.core import event
+
+    class _Notice(event.Listener):
+        said = False
+
+        def on_start(self, _event) -> None:
+            if not self.said:
+                self.said = True
+                print(resources.compile_notice(*KERNEL_CACHE), file=sys.stderr, flush=True)
+
+        def on_end(self, _event) -> None:
+            pass
+
+    notice = _Notice()
+    event.register("numba:compile", notice)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", notice)
 
 
 def add_engine_options(parser) -> None:

@@ -61,10 +61,9 @@ def run(args: argparse.Namespace) -> Plan:
     noise = NoiseOptions(metric=args.metric, prevalence=args.prevalence,
                          correlation=args.correlation, draws=args.draws, seed=args.seed,
                          universe=universe_options(args))
-    settings = PlanSettings.from_options(get_metric(args.metric), noise,
-                                         RankOptions(alpha=args.alpha), score=args.score,
-                                         delta=args.delta, n_test=args.n_test, power=args.power,
-                                         public_fraction=args.public_fraction)
+    settings = PlanSettings(get_metric(args.metric), args.score, noise,
+                            RankOptions(alpha=args.alpha), delta=args.delta, n_test=args.n_test,
+                            power=args.power, public_fraction=args.public_fraction)
     progress = Progress("simulating", quiet=args.quiet)
     try:
         result = plan(settings, progress=progress)

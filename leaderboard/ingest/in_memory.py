@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from leaderboard.errors import FrameSource, InputError
+from leaderboard.ingest.csv_text import record_lines
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,27 @@ class InMemory:
         if not isinstance(frame, pd.DataFrame):
             raise InputError(f"{name}: expected a pandas DataFrame or a path, got "
                              f"{type(frame).__name__}")
-        return cls(FrameSource.named(name), frame.to_csv(index=False).encode("utf-8"))
+        data = frame.to_csv(index=False).encode("utf-8")
+        return cls(FrameSource.named(name, spanned_lines(data, len(frame))), data)
 
     def loader(self):
         """A picklable function returning the bytes (what a submission listing reads)."""
         return functools.partial(_identity, self.data)
+
+
+def spanned_lines(data: bytes, records: int) -> tuple[int, ...] | None:
+    """The line each record of a frame's CSV text starts on, when a cell's line break moves
+    them (None when every record is one line): what :class:`FrameSource` turns back into rows.
+
+    Examples
+    --------
+    >>> spanned_lines(pd.DataFrame({"team": ["a\\nb", "c"]}).to_csv(index=False).encode(), 2)
+    (2, 4)
+    """
+    starts = record_lines(data, records)
+    if starts is None or (starts == range(2, records + 2)).all():
+        return None
+    return tuple(int(line) for line in starts)
 
 
 def _identity(data: bytes) -> bytes:

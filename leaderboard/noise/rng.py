@@ -29,6 +29,14 @@ class Stream(IntEnum):
     BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
     CROSSING_CLUSTERS = 21      # per-category results whose clusters cross categories: one draw
     OVERFIT_TRUTH = 25          # post-mortems: true scores drawn for the detectable-overfit power
+    # Seeded by entropy_rng / entropy_seed (one generator, not blocks; their numbers depend on
+    # _ENTROPY_TAG below, not on these values):
+    PLAN_POWER_CHECK = 22       # plan: the simulated-power check's test sets (not the SD's)
+    CALIBRATION_STUDY = 23      # studies: the scores-only calibration's competitions
+    SCORES_CALIBRATION_STUDY = 24   # studies: the simulated boards of AUC submissions
+    CORRELATION_STUDY = 26      # studies: the correlation study's boards
+    BATTLES_COVERAGE_STUDY = 27     # studies: the battles coverage study's arenas
+    REGRESSION_CALIBRATION_STUDY = 28   # studies: the regression universes' boards
     CATEGORIES = 1000           # per-category tiers: category k draws from CATEGORIES + k
 
 
@@ -36,9 +44,43 @@ BLOCK = 32  # draws per random-number block; part of what a seed means, so never
 _PICKS_PER_CALL = 1 << 20  # bounds the memory of counted draws; the numbers do not depend on it
 
 
-def block_rng(seed: int, stream: int, block: int) -> np.random.Generator:
-    """The generator of one block of draws: depends only on (seed, stream, block)."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(stream), block)))
+# The value each entropy-seeded stream mixes into its entropy: the tags these consumers used before
+# the registry existed (hence not their Stream values), kept so that a seed still means the same
+# numbers; None: the stream's keys alone, as the correlation study always drew.
+_ENTROPY_TAG = {Stream.PLAN_POWER_CHECK: 1, Stream.CALIBRATION_STUDY: 7,
+                Stream.SCORES_CALIBRATION_STUDY: 14, Stream.REGRESSION_CALIBRATION_STUDY: 25,
+                Stream.CORRELATION_STUDY: None, Stream.BATTLES_COVERAGE_STUDY: None,
+                Stream.OVERFIT_TRUTH: None}
+
+
+def block_rng(seed: int, stream: int, block: int, *key: int) -> np.random.Generator:
+    """The generator of one block of draws: depends only on (seed, stream, block, *key)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(stream), block,
+                                                                         *key)))
+
+
+def _entropy(seed: int, stream: Stream, key: tuple[int, ...]) -> list[int]:
+    tag = _ENTROPY_TAG[stream]   # KeyError: a block stream (block_rng) asked for one generator
+    return [int(seed), *(int(k) for k in key), *(() if tag is None else (tag,))]
+
+
+def entropy_rng(seed: int, stream: Stream, *key: int) -> np.random.Generator:
+    """One generator for a whole computation of ``stream`` (a study's board, a competition),
+    seeded by ``[seed, *key, tag]``: depends only on them.
+
+    Examples
+    --------
+    >>> a = entropy_rng(3, Stream.CALIBRATION_STUDY).random()
+    >>> a == np.random.default_rng([3, 7]).random()   # the tag kept from before the registry
+    True
+    """
+    return np.random.default_rng(_entropy(seed, stream, key))
+
+
+def entropy_seed(seed: int, stream: Stream, *key: int) -> int:
+    """A seed derived from ``seed`` for ``stream``: for a consumer that takes a seed, not a
+    generator (plan's power check hands it to a universe, whose own blocks then draw)."""
+    return int(np.random.SeedSequence(_entropy(seed, stream, key)).generate_state(1)[0])
 
 
 def draw_rows(rng: np.random.Generator, rows: int, individuals: int,

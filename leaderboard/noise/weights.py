@@ -104,7 +104,7 @@ def _poisson_counts(seed: int, block: int, rows: slice, n_rows: int, stream: int
     first, last = start // ROW_BLOCK, max(start, stop - 1) // ROW_BLOCK
     parts = []
     for r in range(first, last + 1):
-        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(stream, block, r)))
+        rng = block_rng(seed, stream, block, r)   # row block r of the draw block
         width = min(ROW_BLOCK, n_rows - r * ROW_BLOCK)
         parts.append(_poisson_one(rng.random((BLOCK, width))).view(np.uint8))
     offset = first * ROW_BLOCK

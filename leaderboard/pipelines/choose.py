@@ -7,8 +7,7 @@ imports the report.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -20,13 +19,12 @@ from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.grid import build_noise_model
-from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
+from leaderboard.noise.universes import not_simulable_reason
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
+from leaderboard.params import check
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
 from leaderboard.ingest.submissions.identical import identical_to
-
-if TYPE_CHECKING:   # annotations only
-    from leaderboard.options import NoiseOptions, RankOptions
 
 
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
@@ -41,39 +39,41 @@ UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (
 TABLE_CORRELATION = 0.9
 
 
+CHOOSE_DRAWS = 20000   # draws from the predictive distribution of the private scores
+
+
 @dataclass(frozen=True)
-class ChooseSettings:
-    """What the team told us, echoed in the report and the JSON."""
+class ChooseSettings(OptionShorthands):
+    """What the team told us, echoed in the report and the JSON: the metric (configured), the
+    noise (``noise``: prevalence, universe, correlation between candidates, draws from the
+    predictive distribution, seed, direction), the comparisons (``ranks``: alpha, bootstrap
+    replicates of the public rows) and the boards' sizes, each value held and checked once in
+    its options object (:mod:`leaderboard.options`); the read-only attributes are shorthands.
+
+    ``correlation`` is a number, or None for ``"auto"``: measured from the predictions, else
+    :data:`TABLE_CORRELATION`.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> s = ChooseSettings(get_metric("accuracy"), n_public=500)
+    >>> s.draws, s.correlation, s.higher_is_better
+    (20000, None, True)
+    """
 
     metric: Metric
-    higher_is_better: bool
+    noise: NoiseOptions = field(default_factory=lambda: NoiseOptions(draws=CHOOSE_DRAWS))
+    ranks: RankOptions = field(default_factory=RankOptions)
     n_public: int | None = None
     n_private: int | None = None
-    prevalence: float | None = None
-    correlation: float | None = None   # None: measured (predictions) or TABLE_CORRELATION
-    alpha: float = 0.05
-    replicates: int = 2000
-    draws: int = 20000
-    seed: int = 0
-    universe: UniverseOptions = UniverseOptions()
 
-    @classmethod
-    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions, *,
-                     n_public: int | None = None,
-                     n_private: int | None = None) -> ChooseSettings:
-        """The settings of ``choose`` from the options objects analyze shares
-        (:mod:`leaderboard.options`); ``correlation`` is a number, or ``"auto"``: measured from
-        the predictions, else :data:`TABLE_CORRELATION`."""
-        higher = metric.higher_is_better if noise.higher_is_better is None \
-            else noise.higher_is_better
-        rho = None if noise.correlation in (None, "auto") else noise.correlation
-        if rho is not None and not isinstance(rho, float):
-            raise InputError("choose: give the correlation between candidates as a number "
-                             "or 'auto'")
-        return cls(metric=metric, higher_is_better=higher, n_public=n_public,
-                   n_private=n_private, prevalence=noise.prevalence,
-                   correlation=rho, alpha=ranks.alpha, replicates=ranks.replicates,
-                   draws=noise.draws, seed=noise.seed, universe=noise.universe)
+    def __post_init__(self) -> None:
+        for name in ("n_public", "n_private"):
+            object.__setattr__(self, name, check(name, getattr(self, name)))
+
+    @property
+    def correlation(self) -> float | None:
+        return None if self.noise.correlation == "auto" else self.noise.correlation
 
 
 @dataclass(frozen=True)

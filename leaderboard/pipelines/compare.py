@@ -19,14 +19,21 @@ at alpha with 6 to 20 clusters (tests/noise/test_clusters.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+import math
+import os
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from leaderboard.metrics import Metric
-from leaderboard.errors import InputError
+from leaderboard.metrics import Metric, get_metric, items_metric
+from leaderboard.errors import InputError, printable
+from leaderboard.flags import Flag
+from leaderboard.ingest.in_memory import InMemory
 from leaderboard.noise.bootstrap import paired_bootstrap, too_few_units
 from leaderboard.noise.clusters import ClusterCount, cluster_count
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
+from leaderboard.params import check
 
 
 @dataclass(frozen=True)
@@ -146,3 +153,271 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
                       difference=point, lower=lower, low=low, high=high, sd=sd,
                       p_value=p_value, better=bool(not identical and lower > 0), alpha=alpha,
                       replicates=int(diffs.size), identical=identical, clusters=clusters)
+
+
+# --- the gate: inputs read, the pair compared, what makes it untrustworthy flagged -----------------
+
+@dataclass(frozen=True)
+class GateOptions:
+    """What ``leaderboard compare`` and :func:`leaderboard.compare` are told besides the inputs:
+    the metric and seed (``noise``), the test's level and replicates (``ranks``), the columns and
+    size cap (``read``), the solution's rows compared (``split``) and whether a perfect score is
+    expected (``allow_perfect``). Built by :func:`gate_options`, which refuses another mode's
+    options."""
+
+    noise: NoiseOptions = field(default_factory=NoiseOptions)
+    ranks: RankOptions = field(default_factory=RankOptions)
+    read: ReadOptions = field(default_factory=ReadOptions)
+    split: str = "private"
+    allow_perfect: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "split", check("split", self.split))
+        object.__setattr__(self, "allow_perfect", check("allow_perfect", self.allow_perfect))
+
+
+# Options that belong to one mode only: given in the other they would be silently ignored.
+_FILES_ONLY = (("--split", "split"), ("--id-col", "id_col"), ("--target-col", "target_col"),
+               ("--pred-col", "pred_col"), ("--group-col", "group_col"))
+_ITEMS_ONLY = (("--model-col", "model_col"), ("--item-col", "item_col"),
+               ("--value-col", "value_col"), ("--cluster-col", "cluster_col"))
+
+
+def one_mode(solution: object, items: object) -> None:
+    """The gate compares files against a solution, or models in per-item results: one of them."""
+    if (solution is None) == (items is None):
+        raise InputError("give --solution (baseline and candidate are files) or --items "
+                         "(they are model names), one of them")
+
+
+def gate_options(*, items: bool, metric: str | None = None, alpha: float = RankOptions.alpha,
+                 replicates: int = RankOptions.replicates, seed: int = NoiseOptions.seed,
+                 allow_perfect: bool = False, max_file_size: int = ReadOptions.max_file_size,
+                 **columns: object) -> GateOptions:
+    """The gate's options from what was given (``None``: not given): an option of the other mode
+    (``--group-col`` with ``--items``, ``--cluster-col`` with ``--solution``, ...) is refused
+    rather than ignored; the mode's defaults fill the rest. ``columns`` are ``split`` and the
+    column names of :data:`_FILES_ONLY` and :data:`_ITEMS_ONLY`.
+
+    Examples
+    --------
+    >>> gate_options(items=True, metric="mean", group_col="passage")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: --group-col does not apply with --items (clusters of items: --cluster-col)
+    >>> gate_options(items=True).read.model_col
+    'model'
+    """
+    wrong, mode = (_FILES_ONLY, "--items") if items else (_ITEMS_ONLY, "--solution")
+    for option, name in wrong:
+        if columns.get(name) is not None:
+            hint = " (clusters of items: --cluster-col)" if option == "--group-col" else (
+                " (groups of rows: --group-col)" if option == "--cluster-col" else "")
+            raise InputError(f"{option} does not apply with {mode}{hint}")
+    given = {name: value for name, value in columns.items() if value is not None}
+    split = given.pop("split", "private")
+    return GateOptions(noise=NoiseOptions(metric=metric, seed=seed),
+                       ranks=RankOptions(alpha=alpha, replicates=replicates),
+                       read=ReadOptions(max_file_size=max_file_size, **given), split=split,
+                       allow_perfect=allow_perfect)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The gate's answer: the paired comparison and what to know before trusting it.
+
+    Attributes
+    ----------
+    comparison : Comparison
+        Its ``better`` is the gate's decision (False when ``held``).
+    metric : Metric
+    baseline, candidate : str
+        The entries as given (file paths, or model names with per-item results).
+    items : bool
+        Per-item results (the bootstrap resampled items) rather than a solution's test rows.
+    clustered : bool
+        Whole clusters or groups were resampled together.
+    seed : int
+    flags : tuple of Flag
+        Groups nobody declared, few clusters (:func:`~leaderboard.pipelines.submissions.cluster_flags`).
+    gate_flags : tuple of (kind, message)
+        What makes this comparison untrustworthy as a gate (:func:`gate_flags`).
+    held : bool
+        The test alone would pass the candidate, but a flag holds the gate.
+    assumptions : tuple of Assumption
+        What the paired test takes as given.
+    """
+
+    comparison: Comparison
+    metric: Metric
+    baseline: str
+    candidate: str
+    items: bool
+    clustered: bool
+    seed: int
+    flags: tuple[Flag, ...] = ()
+    gate_flags: tuple[tuple[str, str], ...] = ()
+    held: bool = False
+    assumptions: tuple = ()
+
+    @property
+    def better(self) -> bool:
+        """Whether the gate passes: the candidate is shown better and nothing holds it."""
+        return self.comparison.better
+
+
+def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.PathLike | InMemory,
+                options: GateOptions, *, solution: str | os.PathLike | InMemory | None = None,
+                items: str | os.PathLike | InMemory | None = None) -> Gate:
+    """The gate end to end, for the command line and :func:`leaderboard.compare`: the inputs read
+    (ingest), the pair compared (:func:`compare_pair`), cluster and gate flags raised, and the gate
+    held on a flag unless ``options.allow_perfect``.
+
+    With ``solution``, ``baseline`` and ``candidate`` are submission files (paths, or tables in
+    memory) compared on the solution's ``options.split`` rows; with ``items`` (per-item results),
+    they are model names.
+    """
+    from leaderboard.pipelines.assumptions import comparison_assumptions
+    from leaderboard.pipelines.submissions import cluster_flags
+
+    one_mode(solution, items)
+    if items is not None:
+        metric, y, base, cand, groups, table = _from_items(items, baseline, candidate, options)
+        bounds = _item_bounds(base, cand)
+    else:
+        metric, y, base, cand, groups, table = _from_files(solution, baseline, candidate, options)
+        bounds = (metric.lower_bound, metric.upper_bound)
+    result = compare_pair(metric, y, base, cand, alpha=options.ranks.alpha,
+                          replicates=options.ranks.replicates, seed=options.noise.seed,
+                          resample="grouped" if groups is not None else "plain", groups=groups,
+                          unit="item" if items is not None else "test row")
+    flags = cluster_flags(table, result.clusters)   # issue 25: groups found, few clusters
+    found = gate_flags(result, metric, bounds, None if items is not None else (y, base, cand))
+    held = bool(found and result.better and not options.allow_perfect)
+    if held:   # shown better only by a perfect score: the gate does not pass on a likely leak
+        result = dataclasses.replace(result, better=False)
+    read = options.read
+    return Gate(comparison=result, metric=metric, baseline=_named(baseline),
+                candidate=_named(candidate), items=items is not None,
+                clustered=bool(read.cluster_col or read.group_col), seed=options.noise.seed,
+                flags=tuple(flags), gate_flags=tuple(found), held=held,
+                assumptions=comparison_assumptions(result, table, items=items is not None))
+
+
+def _named(entry) -> str:
+    """An entry as the output names it: its path or model name as given, or its DataFrame."""
+    return str(entry.source) if isinstance(entry, InMemory) else str(entry)
+
+
+def _item_bounds(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
+    """The mean's range: [0, 1] when every per-item value is in it (correct/incorrect, a
+    score), else unbounded (no perfect score to flag)."""
+    values = np.concatenate([np.ravel(base), np.ravel(cand)]).astype(float)
+    inside = values.size and values.min() >= 0 and values.max() <= 1
+    return (0.0, 1.0) if inside else (-math.inf, math.inf)
+
+
+def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
+               rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> list[tuple[str, str]]:
+    """What makes this comparison untrustworthy as a gate: an entry whose predictions are the
+    solution's targets (``rows`` = truth, baseline, candidate; files mode), or that scores the
+    metric's perfect value while the other does not.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> r = Comparison(0.98, 1.0, 0.02, 0.01, 0.0, 0.04, 0.01, 0.001, True, 0.05, 1000, False)
+    >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)
+    [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise')]
+    """
+    out = []
+    if rows is not None:
+        truth = rows[0]
+        for role, pred in (("baseline", rows[1]), ("candidate", rows[2])):
+            if np.shape(pred) == np.shape(truth) and np.array_equal(pred, truth):
+                out.append(("solution_targets", f"the {role}'s predictions are the solution's "
+                                                "targets on every compared row: the solution "
+                                                "itself, or a leak of it"))
+    perfect = bounds[1] if metric.higher_is_better else bounds[0]
+    if math.isfinite(perfect) and not out:
+        at_best = {role: math.isfinite(score) and abs(score - perfect) <= 1e-12
+                   for role, score in (("baseline", r.baseline), ("candidate", r.candidate))}
+        for role, other in (("candidate", "baseline"), ("baseline", "candidate")):
+            if at_best[role] and not at_best[other]:
+                out.append(("perfect_score", f"the {role} scores a perfect {metric.label} "
+                                             f"({perfect:g}) while the {other} scores "
+                                             f"{getattr(r, other):.5g}: a leak of the solution "
+                                             "until shown otherwise"))
+    return out
+
+
+def _from_items(source, baseline, candidate, options: GateOptions):
+    from leaderboard.ingest.items import read_items
+
+    metric, binary = items_metric(options.noise.metric or "mean")
+    if metric.name != "mean" and not binary:
+        raise InputError("--items: the metric is the mean of the per-item values (--metric "
+                         "mean; accuracy, pass@1 or resolved for 0/1 values)")
+    read = options.read
+    solution, models = read_items(source, model_col=read.model_col, item_col=read.item_col,
+                                  value_col=read.value_col, cluster_col=read.cluster_col,
+                                  items_policy="pairwise", binary=metric.name if binary else None,
+                                  max_bytes=read.max_file_size)
+    where = source.source if isinstance(source, InMemory) else source
+    by_name = {f.team: f for f in models.files}
+    preds = []
+    for option, name in (("--baseline", baseline), ("--candidate", candidate)):
+        found = by_name.get(str(name).strip())
+        if found is None:
+            raise InputError(f"{option}: no model {printable(name)!r} in the results", file=where)
+        if not found.ok:
+            raise InputError(f"{option}: model {printable(name)!r}: {found.reason}", file=where)
+        preds.append(found.prediction)
+    both = np.isfinite(preds[0]) & np.isfinite(preds[1])   # the two models' shared items
+    if not both.any():
+        raise InputError("--baseline and --candidate share no item", file=where)
+    groups = None if solution.groups is None else solution.groups[both]
+    return metric, solution.target[both], preds[0][both], preds[1][both], groups, solution
+
+
+def _same_file(a, b) -> bool:
+    if isinstance(a, InMemory) or isinstance(b, InMemory):
+        return False
+    try:
+        one, two = os.stat(a), os.stat(b)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+
+
+def _from_files(source, baseline, candidate, options: GateOptions):
+    from leaderboard.ingest.safe_read import Unreadable, read_file
+    from leaderboard.ingest.submissions import read_solution
+    from leaderboard.ingest.submissions.table import Rejected
+    from leaderboard.ingest.submissions.validate import make_plan, validate
+
+    if options.noise.metric is None:
+        raise InputError("--metric is required with --solution")
+    metric, read = get_metric(options.noise.metric), options.read
+    solution = read_solution(source, id_col=read.id_col, target_cols=read.target_col,
+                             group_col=read.group_col, kind=metric.kind,
+                             max_bytes=read.max_file_size)
+    plan = make_plan(solution, metric.kind, pred_cols=read.pred_col, id_col=read.id_col)
+    mask = solution.usage == options.split
+    if not mask.any():
+        raise InputError(f"the solution has no {options.split} rows", file=solution.source)
+    preds = []
+    for option, path in (("--baseline", baseline), ("--candidate", candidate)):
+        where = path.source if isinstance(path, InMemory) else path
+        if _same_file(path, source):
+            raise InputError(f"{option} is the solution file ({printable(path)}): a gate "
+                             "compares models, not the answers", file=where)
+        try:
+            data = path.data if isinstance(path, InMemory) else read_file(
+                path, max_bytes=read.max_file_size)
+            prediction, _ = validate(data, plan)
+        except (Unreadable, Rejected) as err:
+            raise InputError(str(err), file=where) from None
+        preds.append(prediction[mask])
+    groups = solution.groups[mask] if solution.groups is not None else None
+    return metric, solution.target[mask], preds[0], preds[1], groups, solution

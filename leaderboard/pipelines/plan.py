@@ -39,48 +39,45 @@ SD models, n and MDD, their refinement, the simulated-power check and the table)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-from leaderboard.params import check
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.noise.universes import UniverseOptions, get_universe, not_simulable_reason
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
+from leaderboard.noise.universes import get_universe, not_simulable_reason
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
 
-if TYPE_CHECKING:   # annotations only
-    from leaderboard.options import NoiseOptions, RankOptions
-
 
 @dataclass(frozen=True)
-class PlanSettings:
-    """What ``leaderboard plan`` is asked (see the module docstring for the method)."""
+class PlanSettings(OptionShorthands):
+    """What ``leaderboard plan`` is asked (see the module docstring for the method): the true
+    score of the weaker entry and the difference to detect or the test set's size, with the
+    universe and its draws (``noise``: prevalence, universe, draws, seed, correlation between
+    entries, where ``"auto"`` means 0, the conservative choice) and the error rate (``ranks``),
+    each checked once in its options object (:mod:`leaderboard.options`).
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> s = PlanSettings(get_metric("auc"), 0.8, NoiseOptions(prevalence=0.1), delta=0.02)
+    >>> s.prevalence, s.correlation, s.alpha
+    (0.1, 0.0, 0.05)
+    """
 
     metric: Metric
     score: float
-    prevalence: float | None = None
+    noise: NoiseOptions = field(default_factory=NoiseOptions)
+    ranks: RankOptions = field(default_factory=RankOptions)
     delta: float | None = None
     n_test: int | None = None
-    alpha: float = 0.05
     power: float = 0.8
     public_fraction: float | None = None
-    correlation: float = 0.0
-    draws: int = 2000
-    seed: int = 0
-    universe: UniverseOptions = UniverseOptions()
 
-    @classmethod
-    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions, *,
-                     score: float, delta: float | None = None, n_test: int | None = None,
-                     power: float = 0.8, public_fraction: float | None = None) -> PlanSettings:
-        """The question of ``plan`` with the options objects analyze shares
-        (:mod:`leaderboard.options`): the universe and its draws, and the error rate."""
-        correlation = 0.0 if noise.correlation == "auto" else noise.correlation
-        return cls(metric=metric, score=score, prevalence=noise.prevalence, delta=delta,
-                   n_test=n_test, alpha=ranks.alpha, power=power,
-                   public_fraction=public_fraction, correlation=correlation, draws=noise.draws,
-                   seed=noise.seed, universe=noise.universe)
+    @property
+    def correlation(self) -> float:
+        """The correlation between the two entries' scores: 0 unless stated."""
+        return 0.0 if self.noise.correlation == "auto" else self.noise.correlation
 
 
 @dataclass(frozen=True)
@@ -128,7 +125,8 @@ def plan(settings: PlanSettings, *, universe=None, progress=None, table: bool = 
     The two-proportion formula, n = (z_0.975 + z_0.8)^2 (0.8 * 0.2 + 0.82 * 0.18) / 0.02^2 = 6035.8:
 
     >>> from leaderboard.metrics import get_metric
-    >>> p = plan(PlanSettings(get_metric("accuracy"), 0.80, delta=0.02, draws=200), table=False)
+    >>> question = PlanSettings(get_metric("accuracy"), 0.80, NoiseOptions(draws=200), delta=0.02)
+    >>> p = plan(question, table=False)
     >>> p.min_n, p.sd_method
     (6036, 'exact')
     """
@@ -235,17 +233,13 @@ def _check(s: PlanSettings) -> None:
     if s.delta is None and s.n_test is None:
         raise InputError("give --delta (the difference to detect), --n-test (the test-set size), "
                          "or both")
-    check("alpha", s.alpha, where="--alpha")   # the one check of an error rate
+    # alpha, draws, prevalence and the correlation were checked in their options objects
     checks = [
         (0 < s.power < 1, f"--power must be strictly between 0 and 1, got {s.power:g}"),
         (s.delta is None or s.delta > 0, f"--delta must be positive, got {s.delta}"),
         (s.n_test is None or s.n_test >= 2, f"--n-test must be at least 2 rows, got {s.n_test}"),
         (s.public_fraction is None or 0 < s.public_fraction <= 1,
          f"--public-fraction must be in (0, 1], got {s.public_fraction}"),
-        (-1 < s.correlation < 1, f"--correlation must be in (-1, 1), got {s.correlation:g}"),
-        (s.draws >= 100, f"--draws must be at least 100, got {s.draws}"),
-        (s.prevalence is None or 0 < s.prevalence < 1,
-         f"--prevalence must be strictly between 0 and 1, got {s.prevalence}"),
         (math.isfinite(s.score), f"--score must be a number, got {s.score}"),
     ]
     for ok, message in checks:

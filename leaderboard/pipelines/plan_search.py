@@ -16,6 +16,7 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from leaderboard.errors import InputError
+from leaderboard.noise.rng import Stream, entropy_seed
 from leaderboard.noise.universes import class_counts
 
 TABLE_N = (500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
@@ -129,7 +130,8 @@ class Planner:
     >>> from leaderboard.metrics import get_metric
     >>> from leaderboard.noise.universes import get_universe
     >>> from leaderboard.pipelines.plan import PlanSettings
-    >>> s = PlanSettings(get_metric("accuracy"), 0.80, delta=0.02, draws=200)
+    >>> from leaderboard.options import NoiseOptions
+    >>> s = PlanSettings(get_metric("accuracy"), 0.80, NoiseOptions(draws=200), delta=0.02)
     >>> u = get_universe(s.metric, 1000, None)
     >>> p, sd = Planner(s, u, 1000, None), ExactSD(u, None)
     >>> p.min_n(sd, 0.02, 0.0), round(p.mdd(sd, 6036, 0.0), 6)
@@ -300,7 +302,7 @@ def check_power(p: Planner, sd, n: int, d: float) -> Check:
     and y_r positively correlated); the share's variance is then at most p (1 - p) / B.
     """
     s = p.s
-    seed = int(np.random.SeedSequence([s.seed, 1]).generate_state(1)[0])  # not the SD's test sets
+    seed = entropy_seed(s.seed, Stream.PLAN_POWER_CHECK)   # not the SD's test sets
     x = p.u.simulate(np.array([s.score, s.score + p.sign * d]), n, s.prevalence, s.draws, seed,
                      progress=p.progress)
     diff = p.sign * (np.roll(x[1], s.draws // 2) - x[0])

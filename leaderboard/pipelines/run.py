@@ -84,8 +84,7 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     if noise.metric is None:
         raise InputError(f"--metric is required; known metrics: {', '.join(metric_names())}")
     metric = configured_metric(get_metric(noise.metric), noise)
-    settings = Settings.from_options(metric, noise, ranks,
-                                     slice_sizes(options.slices, submissions_mode))
+    settings = Settings(metric, noise, ranks, slice_sizes(options.slices, submissions_mode))
     if submissions_mode:
         return _run_submissions(inputs, options, settings, quiet)
     columns = dict(team_col=read.team_col, score_col=read.score_col, public_col=read.public_col,
@@ -212,10 +211,10 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                          "give --items-policy pairwise (each pair on the items it shares)")
     if pairwise:   # NaN where a model lacks an item: the mean over its own items
         metric = replace(metric, factory=MeanOwnItems)
-    higher = metric.higher_is_better if noise.higher_is_better is None else noise.higher_is_better
-    settings = Settings(metric=metric, higher_is_better=higher, n_test=None, prevalence=None,
-                        alpha=ranks.alpha, seed=noise.seed, replicates=ranks.replicates,
-                        resample=resample, tier_method=ranks.method, top_k=ranks.prize_lines)
+    settings = Settings(metric, NoiseOptions(higher_is_better=noise.higher_is_better,
+                                             seed=noise.seed),
+                        replace(ranks, resample=resample))
+    higher = settings.higher_is_better
     result = with_items(analyze_submissions(solution, models, settings, quiet=quiet), solution)
     result = _benchmark_extras(result, inputs, read, solution)
     if solution.categories is None:
@@ -324,7 +323,7 @@ def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings
                              group_col=read.group_col, kind=metric.kind,
                              max_bytes=read.max_file_size)
     if isinstance(inputs.submissions, Mapping):
-        tables = [(str(team), _submission_table(team, value, solution, read.pred_col))
+        tables = [(str(team), submission_table(team, value, solution, read.pred_col))
                   for team, value in inputs.submissions.items()]
         found = memory_listing(tables, solution, kind=metric.kind, pred_cols=read.pred_col,
                                id_col=read.id_col)
@@ -341,7 +340,7 @@ def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings
             engine.close()
 
 
-def _submission_table(team: object, value: object, solution, pred_cols) -> InMemory:
+def submission_table(team: object, value: object, solution, pred_cols) -> InMemory:
     """One team's predictions as a table: a DataFrame as it is, an array under the solution's
     ids and the prediction columns (``pred_col``, else the solution's target columns)."""
     name = f"submissions[{str(team)!r}]"

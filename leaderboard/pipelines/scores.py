@@ -4,9 +4,8 @@ The command line and the report both consume :class:`Analysis`; nothing here imp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,51 +25,53 @@ from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import UnreachableScores, build_noise_model
 from leaderboard.noise.possible import impossible_scores
-from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
+from leaderboard.noise.universes import not_simulable_reason
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import SubmissionSet
+from leaderboard.slices import SliceSizes
 from leaderboard.tiers import RankReplicates, Tiers
 from leaderboard.tiers.ranking import Ranking, rank_board
 
-if TYPE_CHECKING:   # annotations only
-    from leaderboard.options import NoiseOptions, RankOptions
-    from leaderboard.slices import SliceSizes
-
 
 @dataclass(frozen=True)
-class Settings:
-    """Everything the user chose, echoed in the report and the JSON."""
+class Settings(OptionShorthands):
+    """Everything the user chose, echoed in the report and the JSON: the metric (configured with
+    its beta or costs), how chance is measured (``noise``), how entries are compared (``ranks``)
+    and the test slices' sizes (``sizes``), each value held and checked once, in its options
+    object (:mod:`leaderboard.options`).
+
+    The read-only attributes below are shorthands for the stages that read them
+    (``settings.alpha`` is ``settings.ranks.alpha``); ``higher_is_better`` resolves the
+    metric's direction unless ``noise`` overrides it.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> from leaderboard.options import NoiseOptions, RankOptions
+    >>> s = Settings(get_metric("logloss"), NoiseOptions(prevalence=0.2, draws=500),
+    ...              RankOptions(alpha=0.1, top_k=(10,)), SliceSizes(3000, None, None))
+    >>> s.higher_is_better, s.n_test, s.draws, s.alpha, s.top_k
+    (False, 3000, 500, 0.1, (3, 10))
+    """
 
     metric: Metric
-    higher_is_better: bool
-    n_test: int | None
-    prevalence: float | None
-    alpha: float = 0.05
-    draws: int = 2000
-    seed: int = 0
-    correlation: float | str = "auto"   # a number in [0, 1), or "auto" (CorrelationChoice)
-    replicates: int = 2000
-    resample: str = "plain"
-    universe: UniverseOptions = UniverseOptions()
-    tier_method: str = "rank-sets"
-    top_k: tuple[int, ...] = (3,)
-    n_public: int | None = None
-    n_private: int | None = None
-    two_stage: bool = False
+    noise: NoiseOptions = field(default_factory=NoiseOptions)
+    ranks: RankOptions = field(default_factory=RankOptions)
+    sizes: SliceSizes = SliceSizes(ranking=None, public=None, private=None)
 
-    @classmethod
-    def from_options(cls, metric: Metric, noise: NoiseOptions, ranks: RankOptions,
-                     sizes: SliceSizes) -> Settings:
-        """The settings of ``analyze`` from the options objects (:mod:`leaderboard.options`),
-        ``metric`` configured (beta, costs) and the slices' sizes resolved."""
-        higher = metric.higher_is_better if noise.higher_is_better is None \
-            else noise.higher_is_better
-        return cls(metric=metric, higher_is_better=higher, n_test=sizes.ranking,
-                   prevalence=noise.prevalence, alpha=ranks.alpha, draws=noise.draws,
-                   seed=noise.seed, correlation=noise.correlation, replicates=ranks.replicates,
-                   resample=ranks.resample, universe=noise.universe, tier_method=ranks.method,
-                   top_k=ranks.prize_lines, n_public=sizes.public, n_private=sizes.private,
-                   two_stage=sizes.two_stage)
+    def __post_init__(self) -> None:
+        check("n_test", self.sizes.ranking)   # sizes made in code get the table's check too
+
+    # Shorthands (and OptionShorthands'): each value lives in one options object.
+    correlation = property(lambda self: self.noise.correlation)   # a number in [0, 1), or "auto"
+    resample = property(lambda self: self.ranks.resample)
+    tier_method = property(lambda self: self.ranks.method)
+    top_k = property(lambda self: self.ranks.prize_lines)
+    n_test = property(lambda self: self.sizes.ranking)
+    n_public = property(lambda self: self.sizes.public)
+    n_private = property(lambda self: self.sizes.private)
+    two_stage = property(lambda self: self.sizes.two_stage)
 
 
 @dataclass(frozen=True)
@@ -350,12 +351,7 @@ def _correlation(table: pd.DataFrame, settings: Settings,
     public, private = (table[f"{k}_score"].to_numpy(float) for k in ("public", "private"))
     progress = Progress("simulating both slices", quiet=quiet)
     try:
-        sliced = slice_noise(public, private, metric=settings.metric,
-                             higher_is_better=settings.higher_is_better,
-                             n_public=settings.n_public, n_private=settings.n_private,
-                             prevalence=settings.prevalence, draws=settings.draws,
-                             seed=settings.seed, alpha=settings.alpha, options=settings.universe,
-                             progress=progress)
+        sliced = slice_noise(public, private, settings, progress=progress)
     finally:
         progress.close()
     return choose_correlation("auto", sliced.correlation(public, private, settings.alpha)), sliced
@@ -368,12 +364,7 @@ def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool, correlation: 
     try:
         return shakeup_from_scores(
             table["public_score"].to_numpy(float), table["private_score"].to_numpy(float),
-            metric=settings.metric, higher_is_better=settings.higher_is_better,
-            n_public=settings.n_public, n_private=settings.n_private,
-            prevalence=settings.prevalence, two_stage=settings.two_stage,
-            correlation=correlation, alpha=settings.alpha, draws=settings.draws,
-            replicates=settings.replicates, seed=settings.seed, tier_method=settings.tier_method,
-            options=settings.universe, progress=progress, noise=noise)
+            settings, correlation=correlation, progress=progress, noise=noise)
     finally:
         progress.close()
 
@@ -412,11 +403,9 @@ def _entries(count: int) -> str:
 
 
 def _check_settings(settings: Settings) -> None:
-    """The settings against the one table of constraints (:data:`leaderboard.params.PARAMETERS`):
-    settings built in code get the checks the command line's and the API's options get."""
-    for name in ("alpha", "draws", "replicates", "correlation", "tier_method", "top_k", "n_test",
-                 "prevalence"):
-        check(name, getattr(settings, name))
+    """The test set's size against the table (:data:`leaderboard.params.PARAMETERS`); every
+    other value was checked when its options object was made."""
+    check("n_test", settings.n_test)
 
 
 def _check_scores_in_range(table: pd.DataFrame, metric: Metric, source: str) -> None:

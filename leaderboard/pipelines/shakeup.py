@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.metrics import Metric
 from leaderboard.noise.correlation import CorrelationEstimate, estimate_correlation
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.model import NoiseModel
-from leaderboard.noise.universes import UniverseOptions, not_simulable_reason
+from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, ShakeupStats,
                                  overfit_test, risers_fallers, shakeup_baseline,
                                  shakeup_stats)
 from leaderboard.shakeup.truth import truth_and_spread
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import tier_entries
+
+if TYPE_CHECKING:   # annotations only: scores.py imports this module
+    from leaderboard.pipelines.scores import Settings
 
 MIN_ENTRIES = 3  # fewer entries with both scores: no correlations worth reporting
 
@@ -97,15 +100,16 @@ def has_both_scores(table) -> bool:
     return int(both.sum()) >= MIN_ENTRIES
 
 
-def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metric,
-                        higher_is_better: bool, n_public: int | None, n_private: int | None,
-                        prevalence: float | None, two_stage: bool = False,
-                        correlation: float = 0.0, alpha: float = 0.05, draws: int = 2000,
-                        replicates: int = 2000, seed: int = 0, tier_method: str = "rank-sets",
-                        options: UniverseOptions = UniverseOptions(),
-                        progress=None, noise: SliceNoise | None = None) -> Shakeup:
+def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Settings, *,
+                        correlation: float = 0.0, progress=None,
+                        noise: SliceNoise | None = None) -> Shakeup:
     """The shake-up of a leaderboard file: observed statistics always; the noise baseline and the
     overfitting test when both slice sizes are known and the metric can be simulated.
+
+    ``settings`` (:class:`~leaderboard.pipelines.scores.Settings`) gives the metric and its
+    direction, the slices' sizes (``n_public``, ``n_private``, ``two_stage``), the universe
+    (``prevalence``, ``universe``, ``draws``, ``seed``) and the comparisons (``alpha``,
+    ``replicates``, ``tier_method``).
 
     The noise is the universe's (:func:`~leaderboard.noise.grid.build_noise_model`) standard
     deviation at each true score for each slice's size, drawn as normal errors with
@@ -113,8 +117,12 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     the shake-up looks more explainable by luck and the overfitting test errs on the cautious side).
     The true scores are the private scores pulled together by
     :func:`~leaderboard.shakeup.truth.estimate_truth`. ``noise``: the slices' simulated noise when
-    the caller already has it (:func:`slice_noise` with the same arguments).
+    the caller already has it (:func:`slice_noise` with the same settings).
     """
+    s = settings
+    metric, higher_is_better, options = s.metric, s.higher_is_better, s.universe
+    n_public, n_private, two_stage = s.n_public, s.n_private, s.two_stage
+    alpha, replicates, seed, tier_method = s.alpha, s.replicates, s.seed, s.tier_method
     public, private = np.asarray(public, float), np.asarray(private, float)
     reason = not_simulable_reason(metric, options)
     if reason is None and (n_public is None or n_private is None):
@@ -127,10 +135,7 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, *, metric: Metr
     stats = shakeup_stats(public, private, higher_is_better)   # the board's own, every entry
     both = stats.keep
     if noise is None:
-        noise = slice_noise(public, private, metric=metric, higher_is_better=higher_is_better,
-                            n_public=n_public, n_private=n_private, prevalence=prevalence,
-                            draws=draws, seed=seed, alpha=alpha, options=options,
-                            progress=progress)
+        noise = slice_noise(public, private, settings, progress=progress)
     models, noisy = noise.models, noise.sd
     modelled = both & np.isfinite(noisy[0]) & np.isfinite(noisy[1])
     compared = stats
@@ -192,19 +197,19 @@ class SliceNoise:
                                     self.models[1].interval_sd(at), alpha=alpha)
 
 
-def slice_noise(public: np.ndarray, private: np.ndarray, *, metric: Metric, higher_is_better: bool,
-                n_public: int, n_private: int, prevalence: float | None, draws: int = 2000,
-                seed: int = 0, alpha: float = 0.05, options: UniverseOptions = UniverseOptions(),
+def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,
                 progress=None) -> SliceNoise:
-    """The universe's noise at both slices' sizes, on one grid of the entries' scores."""
+    """The universe's noise at both slices' sizes (``settings.n_public``, ``n_private``), on one
+    grid of the entries' scores."""
+    s = settings
     public, private = np.asarray(public, float), np.asarray(private, float)
     both = np.isfinite(public) & np.isfinite(private)
     scores = np.concatenate([public[both], private[both]])
-    leader = float(scores.max() if higher_is_better else scores.min())
-    models = tuple(build_noise_model(metric, scores, leader_score=leader, n_test=n,
-                                     prevalence=prevalence, draws=draws, seed=seed, alpha=alpha,
-                                     options=options, progress=progress)
-                   for n in (n_public, n_private))
+    leader = float(scores.max() if s.higher_is_better else scores.min())
+    models = tuple(build_noise_model(s.metric, scores, leader_score=leader, n_test=n,
+                                     prevalence=s.prevalence, draws=s.draws, seed=s.seed,
+                                     alpha=s.alpha, options=s.universe, progress=progress)
+                   for n in (s.n_public, s.n_private))
     noisy = tuple(np.full(public.size, np.nan) for _ in models)
     for values, model, out in zip((public, private), models, noisy):
         out[both] = model.interval_sd(values[both])

@@ -110,7 +110,8 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     kept = [k for k, f in enumerate(submissions.files) if f.status == "ok"]
     entries = [submissions.files[k] for k in kept]
     y = solution.target[mask]
-    settings = replace(settings, n_test=int(mask.sum()), prevalence=_prevalence(y))
+    settings = replace(settings, sizes=replace(settings.sizes, ranking=int(mask.sum())),
+                       noise=replace(settings.noise, prevalence=_prevalence(y)))
 
     frame = pd.DataFrame({
         "entry": np.arange(len(entries)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from leaderboard.confidence import confidence_label
-from leaderboard.pipelines.compare import Comparison
+from leaderboard.pipelines.compare import Comparison, Gate
 from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
 
 
@@ -30,6 +30,31 @@ def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version
             "high": num(r.high), "sd": num(r.sd), "p_value": num(r.p_value),
             "better": bool(r.better), "alpha": float(r.alpha), "replicates": int(r.replicates),
             "identical": bool(r.identical)}
+
+
+def gate_json(gate: Gate, version: str) -> dict:
+    """The ``--json`` output of a whole gate: :func:`json_dict`, then its flags (cluster flags,
+    then the gate's own) as objects and the assumptions."""
+    data = json_dict(gate.comparison, gate.metric.name, gate.baseline, gate.candidate, version)
+    data["flags"] = ([{"kind": f.kind, "message": f.message} for f in gate.flags]
+                     + [{"kind": kind, "message": message} for kind, message in gate.gate_flags])
+    data["assumptions"] = [a.as_json() for a in gate.assumptions]
+    return data
+
+
+def gate_verdict(gate: Gate) -> str:
+    """:func:`verdict`, saying when a flag held a gate the test alone would pass."""
+    return verdict(gate.comparison, gate.metric.label) + (
+        " (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
+        "score is expected)" if gate.held else "")
+
+
+def gate_markdown(gate: Gate) -> str:
+    """:func:`markdown` of a whole gate, every flag listed."""
+    return markdown(gate.comparison, candidate=gate.candidate, baseline=gate.baseline,
+                    label=gate.metric.label, items=gate.items, clustered=gate.clustered,
+                    seed=gate.seed,
+                    flags=[f.message for f in gate.flags] + [m for _, m in gate.gate_flags])
 
 
 def verdict(r: Comparison, label: str) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from leaderboard.noise.rng import Stream
+from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.params import check_alpha
 from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
@@ -218,7 +218,8 @@ def _truth_noise(cols: slice, entries: int, seed: int) -> np.ndarray:
     """Standard normals for replicates ``cols`` (rows) of ``entries`` truths, from seeded blocks
     of :data:`TRUTH_BLOCK` replicates: the same numbers however the replicates are batched."""
     first, last = cols.start // TRUTH_BLOCK, -(-cols.stop // TRUTH_BLOCK)
-    z = np.concatenate([np.random.default_rng([seed, TRUTH_STREAM, b]).standard_normal(
+    # entropy [seed, 25, b]: the stream's value leads its key, as these draws always did
+    z = np.concatenate([entropy_rng(seed, TRUTH_STREAM, int(TRUTH_STREAM), b).standard_normal(
         (TRUTH_BLOCK, entries)) for b in range(first, last)])
     return z[cols.start - first * TRUTH_BLOCK:cols.stop - first * TRUTH_BLOCK]
 

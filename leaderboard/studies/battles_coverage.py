@@ -50,6 +50,7 @@ import pandas as pd
 from scipy.special import expit
 
 from leaderboard.noise.bradley_terry import SCALE, PairCounts, fit
+from leaderboard.noise.rng import Stream, entropy_rng
 
 WINNER = np.array(["model_a", "model_b", "tie", "tie (bothbad)"])
 TOP_GAP = 0.01      # logits between the two best models: the near tie at the top
@@ -159,14 +160,15 @@ def run_study(arenas: int = 400, replicates: int = 1000, designs=tuple(DESIGNS),
               alpha: float = 0.05) -> pd.DataFrame:
     """One row per arena (``design``, ``arena`` and the measures of the module's docstring).
 
-    Deterministic: arena ``k`` of a design draws from ``default_rng([seed, design's place in
-    DESIGNS, k])``, whichever designs are run together.
+    Deterministic: arena ``k`` of a design draws from ``entropy_rng(seed,
+    Stream.BATTLES_COVERAGE_STUDY, design's place in DESIGNS, k)`` (``default_rng([seed, place,
+    k])``), whichever designs are run together.
     """
     rows = []
     for name in designs:
         design, d_index = DESIGNS[name], list(DESIGNS).index(name)
         for k in range(arenas):
-            rng = np.random.default_rng([seed, d_index, k])
+            rng = entropy_rng(seed, Stream.BATTLES_COVERAGE_STUDY, d_index, k)
             rows.append({"design": name, "arena": k, **_one_arena(rng, design, replicates,
                                                                    alpha)})
     return pd.DataFrame(rows)

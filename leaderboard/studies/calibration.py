@@ -42,6 +42,9 @@ from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.options import NoiseOptions, RankOptions
+from leaderboard.slices import SliceSizes
+from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import TIER_METHODS, rank_board, tier_entries
 
@@ -109,7 +112,7 @@ def _truth_ranks(truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _one_competition(design: Design, seed: int, alpha: float) -> dict:
-    rng = np.random.default_rng([seed, 7])
+    rng = entropy_rng(seed, Stream.CALIBRATION_STUDY)
     truth_by_entry = true_scores(design.scenario, design.entries, design.n_test, design.top)
     correct = simulate_correct(truth_by_entry, design.n_test, design.shared, rng)
     observed = correct.mean(axis=1)
@@ -128,9 +131,10 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
                                                   "line": np.arange(2, design.entries + 2)}),
                             source="simulated", format="table", score_column="score",
                             split=None, rows_read=design.entries)
-        settings = Settings(metric=get_metric("accuracy"), higher_is_better=True,
-                            n_test=design.n_test, prevalence=None, alpha=alpha, draws=1000,
-                            seed=seed, replicates=design.replicates)
+        settings = Settings(get_metric("accuracy"),
+                            NoiseOptions(higher_is_better=True, draws=1000, seed=seed),
+                            RankOptions(alpha=alpha, replicates=design.replicates),
+                            SliceSizes(ranking=design.n_test, public=None, private=None))
         result = analyze(board, settings)
         order = result.table["team"].astype(int).to_numpy()
         ranking = result.ranking

@@ -43,6 +43,7 @@ import numpy as np
 
 from leaderboard.inert_text import markdown_text
 from leaderboard.noise.correlation import estimate_correlation
+from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.ranking import tier_entries
@@ -140,8 +141,8 @@ def correlation_study(boards: int = 200, entries: Sequence[int] = (10, 50, 200),
     entries, rhos, scenarios : sequences
         The cells' grid.
     seed : int
-        Board ``b`` of a cell draws from ``default_rng([seed, scenario, entries, rho * 1000,
-        b])``, so a cell's numbers do not depend on which other cells run.
+        Board ``b`` of a cell draws from ``entropy_rng(seed, Stream.CORRELATION_STUDY, scenario,
+        entries, rho * 1000, b)``, so a cell's numbers do not depend on which other cells run.
     alpha : float
         Error rate of the interval and of the tiers.
     replicates : int
@@ -166,8 +167,8 @@ def correlation_study(boards: int = 200, entries: Sequence[int] = (10, 50, 200),
             for rho in rhos:
                 rows = []
                 for b in range(boards):
-                    rng = np.random.default_rng([seed, SCENARIOS.index(scenario), n_entries,
-                                                 round(rho * 1000), b])
+                    rng = entropy_rng(seed, Stream.CORRELATION_STUDY,
+                                      SCENARIOS.index(scenario), n_entries, round(rho * 1000), b)
                     board = simulate_board(scenario, n_entries, rho, rng, n_public=n_public,
                                            n_private=n_private)
                     rows.append(one_board(board, rho, alpha=alpha, replicates=replicates,

@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from leaderboard.noise.rng import Stream, entropy_rng
+
 FAMILIES = ("normal", "laplace", "t3", "outliers", "lognormal")
 METRICS = ("rmse", "mae", "rmsle", "mape", "r2")
 HIGHER_IS_BETTER = ("r2",)
@@ -131,9 +133,11 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
     from leaderboard.ingest.leaderboards import Leaderboard
     from leaderboard.metrics import get_metric
     from leaderboard.noise.universes import UniverseOptions
+    from leaderboard.options import NoiseOptions, RankOptions
     from leaderboard.pipelines.scores import Settings, analyze
+    from leaderboard.slices import SliceSizes
 
-    rng = np.random.default_rng([seed, FAMILIES.index(design.family), 25])
+    rng = entropy_rng(seed, Stream.REGRESSION_CALIBRATION_STUDY, FAMILIES.index(design.family))
     scores, truth = scores_and_truth(design.metric, design.family, design.entries,
                                      design.n_test, rng)
     board = Leaderboard(entries=pd.DataFrame({"team": np.arange(truth.size).astype(str),
@@ -141,11 +145,13 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
                                               "line": np.arange(2, truth.size + 2)}),
                         source="simulated", format="table", score_column="score",
                         split=None, rows_read=truth.size)
-    settings = Settings(metric=get_metric(design.metric),
-                        higher_is_better=design.metric in HIGHER_IS_BETTER,
-                        n_test=design.n_test, prevalence=None, alpha=alpha, draws=design.draws,
-                        seed=seed, correlation=0.0, replicates=500,
-                        universe=UniverseOptions(residuals=design.residuals, df=design.df))
+    settings = Settings(
+        get_metric(design.metric),
+        NoiseOptions(higher_is_better=design.metric in HIGHER_IS_BETTER, draws=design.draws,
+                     seed=seed, correlation=0.0,
+                     universe=UniverseOptions(residuals=design.residuals, df=design.df)),
+        RankOptions(alpha=alpha, replicates=500),
+        SliceSizes(ranking=design.n_test, public=None, private=None))
     t = analyze(board, settings).table
     held = truth[t["team"].astype(int).to_numpy()]
     low, high = t["ci_low"].to_numpy(float), t["ci_high"].to_numpy(float)

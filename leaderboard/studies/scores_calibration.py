@@ -31,6 +31,9 @@ from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
+from leaderboard.options import NoiseOptions, RankOptions
+from leaderboard.slices import SliceSizes
+from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.noise.universes import class_counts
 from leaderboard.studies.noise import auc_population
 from leaderboard.tiers import RankReplicates
@@ -86,7 +89,7 @@ def simulate_board(design: BoardDesign, truth_targets: np.ndarray, rng: np.rando
 
 
 def _one(design: BoardDesign, seed: int, alpha: float) -> dict:
-    rng = np.random.default_rng([seed, 14])
+    rng = entropy_rng(seed, Stream.SCORES_CALIBRATION_STUDY)
     y, preds, truth, public = simulate_board(design, true_aucs(design), rng)
     impl, metric = get_metric("auc").impl, get_metric("auc")
     prepared = impl.prepare(y, preds)
@@ -98,10 +101,11 @@ def _one(design: BoardDesign, seed: int, alpha: float) -> dict:
                                               "line": np.arange(2, truth.size + 2)}),
                         source="simulated", format="table", score_column="private_score",
                         split="private", rows_read=truth.size)
-    settings = Settings(metric=metric, higher_is_better=True, n_test=n_private,
-                        prevalence=float(y[~public].mean()), alpha=alpha, draws=design.draws,
-                        seed=seed, replicates=design.replicates, n_public=n_public,
-                        n_private=n_private)
+    settings = Settings(metric, NoiseOptions(higher_is_better=True,
+                                             prevalence=float(y[~public].mean()),
+                                             draws=design.draws, seed=seed),
+                        RankOptions(alpha=alpha, replicates=design.replicates),
+                        SliceSizes(ranking=n_private, public=n_public, private=n_private))
     result = analyze(board, settings)
     t = result.table
     order = t["team"].astype(int).to_numpy()

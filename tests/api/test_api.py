@@ -151,6 +151,27 @@ def test_bad_data_names_the_dataframe_row_and_column():
     with pytest.raises(leaderboard.InputError) as err:
         leaderboard.analyze_submissions(solution, {"a": np.zeros(3)}, metric="auc")
     assert str(err.value).startswith("DataFrame 'solution', row 2, column 'id'"), str(err.value)
+
+
+def test_a_line_break_in_a_cell_does_not_shift_the_rows():
+    """A cell holding a line break spans two lines of the frame's CSV text: the error still names
+    the DataFrame's row (iloc), in its place and in the message's own line numbers."""
+    board = pd.DataFrame({"team": ["a\nb", "c", "d", "e"], "score": [0.9, 0.8, "x", "y"]})
+    with pytest.raises(leaderboard.InputError) as err:
+        leaderboard.analyze(board, metric="auc", n_test=500, prevalence=0.2)
+    assert str(err.value).startswith("DataFrame 'data', row 2, column 'score'"), str(err.value)
+    assert "(rows 2, 3)" in str(err.value) and "line" not in str(err.value)
+    items = pd.DataFrame({"model": ["m\r\nx", "m\r\nx", "n", "n"], "item": [1, 2, 1, 2],
+                          "value": [1, 0, "z", 1]})
+    with pytest.raises(leaderboard.InputError) as err:
+        leaderboard.analyze_items(items, replicates=200)
+    assert str(err.value).startswith("DataFrame 'data', row 2, column 'value'"), str(err.value)
+    solution = pd.DataFrame({"id": [1, 2, 2], "note": ["x\ny\nz", "", ""], "target": [0, 1, 1]})
+    with pytest.raises(leaderboard.InputError) as err:
+        leaderboard.analyze_submissions(solution, {"a": np.zeros(3)}, metric="auc",
+                                        target_col="target")
+    assert str(err.value).startswith("DataFrame 'solution', row 2, column 'id'"), str(err.value)
+    assert "rows 1 and 2" in str(err.value), str(err.value)
     assert "leaderboard-api" not in str(err.value) and "/tmp" not in str(err.value)
     with pytest.raises(leaderboard.InputError, match="expected a pandas DataFrame or a path"):
         leaderboard.analyze([0.9, 0.8], metric="auc")

@@ -10,9 +10,11 @@ import leaderboard
 PACKAGE = Path(leaderboard.__file__).parent
 
 
-def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, at the top or inside a function (relative ones resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+def _imports(path: Path, text: str | None = None) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function (relative ones resolved);
+    ``text``: the module's source when it is not on disk (the checkers' own tests)."""
+    text = path.read_text(encoding="utf-8") if text is None else text
+    tree = ast.parse(text, filename=str(path))
     here = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     found = set()
     for node in ast.walk(tree):
@@ -44,6 +46,47 @@ def test_nothing_outside_the_command_line_imports_it():
     assert _importers("leaderboard.cli", outside="leaderboard/cli/") == ["leaderboard/__main__.py"]
 
 
+# What the command line may take from ingest/: none of it reads an input. The size option's
+# parsing and wording, and the guard that keeps an output from overwriting a file this run read
+# or from landing on a device, are about the command's own arguments and outputs; and constants
+# (UPPER_CASE names: an option's choices, such as --items-policy's ITEMS_POLICIES).
+CLI_MAY_USE = {f"leaderboard.ingest.safe_read.{name}" for name in (
+    "format_size", "parse_size", "refuse_special_output", "was_read", "forget_files_read")}
+
+
+def _allowed(name: str) -> bool:
+    return name in CLI_MAY_USE or name.rsplit(".", 1)[-1].isupper()
+
+
+def _cli_reads(path: Path, text: str | None = None) -> set[str]:
+    """The ingest names a module imports beyond :data:`CLI_MAY_USE` (a module imported whole
+    counts as all of it, so ``from leaderboard.ingest import safe_read`` would be caught)."""
+    names = {n for n in _imports(path, text) if n == "leaderboard.ingest"
+             or n.startswith("leaderboard.ingest.")}
+    allowed = {n for n in names if _allowed(n)}
+    modules = {n.rsplit(".", 1)[0] for n in allowed}
+    return names - allowed - modules
+
+
+def test_the_command_line_never_calls_a_reader():
+    """The CLI is argparse -> options -> the pipeline, which reads the inputs (issue 27): no module
+    of cli/ imports a reader of leaderboard.ingest (read_leaderboard, read_solution,
+    read_submissions, read_items, read_file ...), at the top or inside a function."""
+    offenders = {str(p.relative_to(PACKAGE.parent)): sorted(_cli_reads(p))
+                 for p in _modules(PACKAGE / "cli") if _cli_reads(p)}
+    assert offenders == {}
+
+
+def test_the_reader_rule_sees_a_reader():
+    """The checker itself: choose's and compare's old imports are caught, the allowed ones not."""
+    text = ("from leaderboard.ingest.safe_read import parse_size, read_file\n"
+            "from leaderboard.ingest.benchmarks import FORMATS\n"
+            "def f():\n    from leaderboard.ingest.leaderboards import read_leaderboard\n")
+    assert _cli_reads(PACKAGE / "cli" / "probe.py", text) == {
+        "leaderboard.ingest.safe_read.read_file", "leaderboard.ingest.leaderboards",
+        "leaderboard.ingest.leaderboards.read_leaderboard"}
+
+
 def test_the_scan_sees_imports_inside_functions():
     """The checker itself: a lazy import inside a function counts (it found the old api.py's)."""
     probe = PACKAGE / "cli" / "common.py"
@@ -69,19 +112,79 @@ def test_numbers_has_its_own_module_and_no_import_circle():
 def test_random_streams_come_from_the_registry():
     """Every block generator names its stream from :class:`leaderboard.noise.rng.Stream` (or a
     module constant made from it), never a bare integer; the registry has no two names on one
-    value (``@unique``)."""
+    value (``@unique``). Outside :mod:`leaderboard.noise.rng`, no code seeds numpy itself from a
+    seed it was given (``default_rng([seed, 7])``, ``SeedSequence([seed, 1])`` were plan's and
+    the studies' own streams): generators come from ``block_rng``/``entropy_rng``/
+    ``entropy_seed`` with a Stream; a fixed population's constant seed is allowed."""
     from leaderboard.noise.rng import Stream
 
     assert len({int(s) for s in Stream}) == len(Stream.__members__)
+    unregistered = []
     for path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_rng = path.relative_to(PACKAGE).as_posix() == "noise/rng.py"
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "block_rng":
+            if isinstance(node, ast.Call) and not in_rng and _seeds_numpy(node):
+                unregistered.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+                    "block_rng", "entropy_rng", "entropy_seed"):
                 stream = node.args[1] if len(node.args) > 1 else None
                 assert not isinstance(stream, ast.Constant), f"{path.name}:{node.lineno}"
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Name) and "STREAM" in t.id for t in node.targets):
                 assert "Stream." in ast.unparse(node.value), f"{path.name}:{node.lineno}"
+    assert unregistered == []
+
+
+# numpy's seeding calls: outside noise/rng.py each one is a stream the registry does not know
+_SEEDING = {"default_rng", "SeedSequence", "RandomState", "seed"}
+
+
+def _seeds_numpy(call: ast.Call) -> bool:
+    """Whether a call seeds numpy's generators from anything but a fixed constant."""
+    name = getattr(call.func, "attr", getattr(call.func, "id", None))
+    random = "random" in ast.unparse(call.func) or name in ("default_rng", "SeedSequence")
+    return name in _SEEDING and random and not (len(call.args) == 1 and not call.keywords
+                                                and _fixed(call.args[0]))
+
+
+def _fixed(node: ast.expr) -> bool:
+    """A fixed population's own seed (a literal, or a module constant named ``*_SEED``), which
+    no user's seed reaches: not a stream."""
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.Name)
+                                              and node.id.endswith("_SEED"))
+
+
+def test_the_seeding_rule_sees_an_unregistered_stream():
+    """The checker itself: the old plan_search line is caught, a fixed population is not."""
+    def caught(code: str) -> bool:
+        return _seeds_numpy(ast.parse(code).body[0].value)
+
+    assert caught("np.random.SeedSequence([s.seed, 1])")
+    assert caught("np.random.default_rng([seed, 14])")
+    assert caught("np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(s, b, r)))")
+    assert not caught("np.random.default_rng(_SAMPLE_SEED)")
+    assert not caught("np.random.default_rng(20261123)")
+
+
+def test_entropy_streams_keep_their_numbers():
+    """Routing plan's power check and the studies through the registry changed no number: each
+    stream's generator is the one its old line built."""
+    import numpy as np
+
+    from leaderboard.noise.rng import _ENTROPY_TAG, Stream, entropy_rng, entropy_seed
+
+    assert entropy_seed(5, Stream.PLAN_POWER_CHECK) == int(
+        np.random.SeedSequence([5, 1]).generate_state(1)[0])
+    for stream, old in ((Stream.CALIBRATION_STUDY, [5, 7]),
+                        (Stream.SCORES_CALIBRATION_STUDY, [5, 14]),
+                        (Stream.REGRESSION_CALIBRATION_STUDY, [5, 2, 25]),
+                        (Stream.CORRELATION_STUDY, [5, 2]),
+                        (Stream.BATTLES_COVERAGE_STUDY, [5, 2])):
+        key = (2,) if len(old) == 3 or _ENTROPY_TAG[stream] is None else ()
+        assert entropy_rng(5, stream, *key).random() == np.random.default_rng(old).random()
+    truth = entropy_rng(5, Stream.OVERFIT_TRUTH, int(Stream.OVERFIT_TRUTH), 3)   # overfit.py
+    assert truth.random() == np.random.default_rng([5, 25, 3]).random()
 
 
 def test_the_confidence_label_is_written_in_one_place():

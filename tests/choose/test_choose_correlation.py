@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from leaderboard.metrics import get_metric
+from leaderboard.options import NoiseOptions
 from leaderboard.pipelines.choose import (TABLE_CORRELATION, Candidates, ChooseSettings, choose,
                                           measured_correlation, table_cov)
 
 K = 12
-SETTINGS = ChooseSettings(metric=get_metric("accuracy"), higher_is_better=True, draws=1000)
+SETTINGS = ChooseSettings(get_metric("accuracy"), NoiseOptions(higher_is_better=True, draws=1000))
 
 
 def _study(rho_true: float, correlation: float | None, competitions: int = 100, tau: float = 0.2,

@@ -191,6 +191,7 @@ def _groups(names, first):
 
 
 def _analyze_identical(solution_path, submissions_path):
+    from leaderboard.options import RankOptions
     from leaderboard.pipelines.scores import Settings
     from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.metrics import get_metric
@@ -198,8 +199,8 @@ def _analyze_identical(solution_path, submissions_path):
 
     solution = read_solution(solution_path, kind="scores")
     subs = read_submissions(submissions_path, solution, kind="scores")
-    table = analyze_submissions(solution, subs, Settings(get_metric("auc"), True, None, None,
-                                                         replicates=200)).table
+    table = analyze_submissions(solution, subs, Settings(get_metric("auc"),
+                                                         ranks=RankOptions(replicates=200))).table
     return _groups(table["team"], table["identical_to"])
 
 

@@ -186,6 +186,7 @@ def test_insults_submissions_against_sklearn(shared_data, tmp_path):
 
 @pytest.mark.usefixtures("shared_data")
 def test_insults_identical_files_share_a_tier_with_zero_difference(shared_data):
+    from leaderboard.options import RankOptions
     from leaderboard.pipelines.scores import Settings
     from leaderboard.pipelines.submissions import analyze_submissions
     from leaderboard.metrics import get_metric
@@ -194,8 +195,8 @@ def test_insults_identical_files_share_a_tier_with_zero_difference(shared_data):
     folder = shared_data / "kaggle_insults"
     solution = read_solution(folder / "solution.csv", kind="scores")
     subs = read_submissions(folder / "submissions", solution, kind="scores")
-    result = analyze_submissions(solution, subs, Settings(get_metric("auc"), True, None, None,
-                                                          replicates=500))
+    result = analyze_submissions(solution, subs, Settings(get_metric("auc"),
+                                                          ranks=RankOptions(replicates=500)))
     table, reps = result.table, result.bootstrap.replicates
     copies = table.index[table["identical_to"].notna()]
     assert len(copies) >= 3                          # the folder holds byte-identical files

@@ -17,6 +17,7 @@ from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.rng import BLOCK, block_rng
 from leaderboard.noise.weights import _Plan, _tally, count_block, resampling, weight_block
+from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.scores import Settings
 from leaderboard.pipelines.submissions import analyze_submissions
 from leaderboard.ingest.submissions import read_solution, read_submissions
@@ -41,8 +42,7 @@ def example(tmp_path_factory):
 
 def _settings(metric: str, replicates: int = 200, resample: str = "plain") -> Settings:
     m = get_metric(metric)
-    return Settings(metric=m, higher_is_better=m.higher_is_better, n_test=None, prevalence=None,
-                    replicates=replicates, resample=resample, seed=5)
+    return Settings(m, NoiseOptions(seed=5), RankOptions(replicates=replicates, resample=resample))
 
 
 def _both(solution_path, subs_path, settings, batches=(None,), split="private"):

@@ -16,6 +16,7 @@ from chart_helpers import assert_offline, page_charts, validate, without_scripts
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, UniverseOptions, get_universe
+from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.plan import PlanSettings, plan
 from leaderboard.report.plan_report import render_html, terminal_text, to_json_dict
 
@@ -30,9 +31,14 @@ NORMAL_ALLOWANCE = 0.01
 NORMAL = UniverseOptions(residuals="normal")   # the closed forms below are for normal residuals
 
 
-def settings(metric, score, **kw):
-    kw.setdefault("draws", 100)
-    return PlanSettings(get_metric(metric), score, **kw)
+def settings(metric, score, *, alpha=0.05, **kw):
+    """The question, the noise options (prevalence, draws, seed, correlation, universe) taken
+    from ``kw`` into their object."""
+    noise = {k: kw.pop(k) for k in ("prevalence", "draws", "seed", "correlation", "universe")
+             if k in kw}
+    noise.setdefault("draws", 100)
+    return PlanSettings(get_metric(metric), score, NoiseOptions(**noise),
+                        RankOptions(alpha=alpha), **kw)
 
 
 def power_tolerance(p, draws):
@@ -271,7 +277,7 @@ def test_neither_delta_nor_n_is_an_error(capsys):
 
 def test_page_escapes_what_it_shows():
     metric = dataclasses.replace(get_metric("accuracy"), label="<b>R&D</b>")
-    result = plan(PlanSettings(metric, 0.8, delta=0.05, n_test=1000, draws=100))
+    result = plan(PlanSettings(metric, 0.8, NoiseOptions(draws=100), delta=0.05, n_test=1000))
     html = render_html(result)
     assert "&lt;b&gt;R&amp;D&lt;/b&gt;" in html and "<b>R&D</b>" not in html
     assert "<b>R&D</b>" in terminal_text(result)  # plain text where plain text is printed

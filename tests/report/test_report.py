@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 
 import leaderboard
+from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.scores import Analysis, Settings, join_ranking, rank_entries
+from leaderboard.slices import SliceSizes
 from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
@@ -89,8 +91,8 @@ def make_analysis(n=40, method="holm", wide=(), **kw) -> Analysis:
     """What analyze() returns for an AUC leaderboard, with a hand-made noise model; entries at the
     positions ``wide`` get ten times the noise (rank-set tiers then interleave)."""
     lb = make_leaderboard(n, **kw)
-    settings = Settings(metric=get_metric("auc"), higher_is_better=True, n_test=N_TEST,
-                        prevalence=PREVALENCE, draws=2000, seed=0, tier_method=method)
+    settings = Settings(get_metric("auc"), NoiseOptions(prevalence=PREVALENCE, draws=2000, seed=0),
+                        RankOptions(method=method), SliceSizes(N_TEST, None, None))
     table = rank_entries(lb.entries, True)
     scores = table["score"].to_numpy(dtype=float)
     noise = _noise_model(scores[0])
@@ -109,8 +111,7 @@ def make_analysis(n=40, method="holm", wide=(), **kw) -> Analysis:
 def make_plain_analysis(n=25, **kw) -> Analysis:
     """A log-loss leaderboard: no noise model, so ranking only."""
     lb = make_leaderboard(n, low=True, **kw)
-    settings = Settings(metric=get_metric("logloss"), higher_is_better=False, n_test=N_TEST,
-                        prevalence=None)
+    settings = Settings(get_metric("logloss"), sizes=SliceSizes(N_TEST, None, None))
     table = rank_entries(lb.entries, False)
     for column in ("ci_low", "ci_high", "sd", "d95", "p_vs_anchor"):
         table[column] = np.nan

@@ -74,7 +74,7 @@ class ClusterCount:
         """What a reader should know, in one sentence (empty when the clusters are not few)."""
         if not self.few:
             return ""
-        what = f"column {column!r}" if column else "the clusters"
+        what = f"column {column!r}" if column else "the cluster column"
         big = (f"; the largest holds {self.largest_share:.0%} of the items"
                if self.largest_share >= LARGE_SHARE else "")
         return (f"Few clusters: {what} groups the {self.items:,} items into {self.clusters:,} "

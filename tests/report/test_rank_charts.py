@@ -98,7 +98,7 @@ def test_interval_tooltip_and_p_best_wording():
     assert text["encoding"]["opacity"]["condition"]["test"] == "datum.pbest < 0.001"  # muted
     bar, = by_mark(spec, "bar")
     tips = [(t["field"], t["title"]) for t in bar["encoding"]["tooltip"]]
-    assert tips[:4] == [("rank", "observed rank"), ("team", "team"),
+    assert tips[:4] == [("rank", "observed rank"), ("team", "entry"),   # "entry" on every page
                         ("rlo", "95% rank interval from"), ("rhi", "to")]
     assert ("ptext", "P(best)") in tips and ("slo", "all at once from") in tips
     assert spec["datasets"]["head"] == [{"text": "P(best)"}]

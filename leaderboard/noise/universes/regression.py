@@ -112,14 +112,22 @@ class ResidualUniverse(CalibratedUniverse):
     2.5
     """
 
-    def __init__(self, metric: Metric, residuals: str = "t", df: float = 3.0) -> None:
+    def __init__(self, metric: Metric, residuals: str = "t", df: float = 3.0,
+                 deep_tails: bool = True) -> None:
         super().__init__(metric)
         self.residuals, self.df = residuals, float(df)
         self.name = f"residuals-{residuals}" + (f"(df={df:g})" if residuals == "t" else "")
         self.multiplicative = metric.name in _MULTIPLICATIVE
         z = norm.ppf((np.arange(ROWS) + 0.5) / ROWS)
         y = np.exp(z) if self.multiplicative else z
-        deep = metric.name not in _SHALLOW_TAILS
+        # ``deep_tails=False`` (plan): a root-n plan needs a score whose spread shrinks as
+        # 1/sqrt(n), which t tails with df <= 4 break (the squared residuals' variance is infinite)
+        deep = deep_tails and metric.name not in _SHALLOW_TAILS
+        self._shallow_reason = ("they would swamp the mean of |exp(scale x residual) - 1|"
+                                if metric.name in _SHALLOW_TAILS else
+                                "a plan needs a score whose spread shrinks as 1/sqrt(n), which "
+                                "deeper t tails (df 4 or less) break; heavier real tails need a "
+                                "larger test set than planned")
         self._residuals, self.row_weights = _unit_residuals(residuals, self.df, deep)
         self._tail = TAIL_CELLS if deep else 1   # cells each extreme quantile cell became
         # Each of the ROWS quantile cells of the residual goes with one truth in a fixed random
@@ -183,7 +191,7 @@ class ResidualUniverse(CalibratedUniverse):
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         tails = (f"the residuals' tails reaching a probability of {TAIL_DEPTH:g}" if self._tail > 1
                  else f"the residuals' tails stopping at a probability of 1/{2 * ROWS:,}: deeper, "
-                      f"they would swamp the mean of |exp(scale x residual) - 1|")
+                      f"{self._shallow_reason}")
         scale = ("its truth times exp(scale x residual)" if self.multiplicative
                  else "its truth plus scale x residual")
         shape = {"normal": "normal (--residuals normal: narrower intervals, which hold only if "

@@ -45,7 +45,11 @@ def run(args: argparse.Namespace) -> dict:
                     correlation_study(seed=args.seed, alpha=args.alpha))
     progress.advance()
     progress.close()
-    regression = regression_study.run(args)["regression"]
+    # With -o, the regression page goes beside it (never over the repository's docs page: a
+    # quick run from the tests once replaced the full study's tables there)
+    beside = (None if args.output is None else
+              str(Path(args.output).with_name(Path(args.output).stem + "_regression.md")))
+    regression = regression_study.run(args, beside)["regression"]
     results = {"noise_study": study, "boards": boards, "correlation": correlations,
                "regression": regression, "alpha": args.alpha, "quick": quick}
     output = args.output or DEFAULT_OUTPUT

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,8 +73,13 @@ def test_scores_only_boards_keep_their_promise_on_a_spread_family():
 def test_calibrate_scores_only_quick_writes_both_tables(tmp_path):
     page = tmp_path / "scores_only.md"
     out = tmp_path / "scores_only.json"
+    docs = Path(__file__).resolve().parents[2] / "docs" / "scores_only_regression.md"
+    before = docs.read_bytes() if docs.exists() else None
     assert main(["calibrate", "--scores-only", "--quick", "--quiet", "-o", str(page),
                  "--json", str(out)]) == 0
+    # the regression page goes beside -o, never over the repository's (the full study's) page
+    assert (tmp_path / "scores_only_regression.md").exists()
+    assert (docs.read_bytes() if docs.exists() else None) == before
     text = page.read_text(encoding="utf-8")
     assert "## The noise study (AUC)" in text and "minority spread" in text
     assert "## Leaderboards of these families" in text and "| logistic |" in text

@@ -29,7 +29,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.harness import _text
-from leaderboard.ingest.json_logs import entries, expect, parse_json
+from leaderboard.ingest.json_logs import entries, expect, finite, parse_json
 from leaderboard.ingest.safe_read import (Unreadable, capped_read, format_size, read_file,
                                           too_big, zip_is_link, zip_member)
 from leaderboard.ingest.submissions.table import show
@@ -277,11 +277,9 @@ def _to_float(value: object, key: str, where: str, source: str) -> float:
             raise InputError(f"{where}'s score is a dictionary ({', '.join(map(show, value))})"
                              ": name one as --value-col scorer/key", file=source)
         value = value[key]
-    if isinstance(value, (bool, int, float)):
-        number = float(value) if not isinstance(value, int) or abs(value) < 2 ** 1000 else math.nan
-        if math.isfinite(number):
-            return number
-    elif isinstance(value, str):
+    if isinstance(value, (bool, int, float)):   # the one check of numbers the JSON readers share
+        return finite(value, f"{where}'s score value", source)
+    if isinstance(value, str):
         text = value.strip()
         if text in _LETTERS:
             return _LETTERS[text]

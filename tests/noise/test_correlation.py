@@ -98,10 +98,16 @@ def test_small_study_coverage_and_tier_one():
     rho in at least 95% of boards (3 binomial SEs), the truly best entry stays in tier 1 and in
     the confidence set of the best with the estimate, and tier 1 shrinks against correlation 0 (paired over the same boards, by more than
     3 SEs of the mean difference). A few over-fitting entries widen the gaps: the lower end, which
-    the comparisons use, stays below rho (its 97.5% promise) and the best stays in tier 1."""
+    the comparisons use, stays below rho (its 97.5% promise) and the best stays in tier 1.
+
+    Power: at 150 boards the floors are 93.7% (bound, 97.5% promised) and 89.7% (coverage, tier 1,
+    best set; 95% promised), so an interval covering 84% or less fails with probability above 97%.
+    200 normal draws per board behind the tiers (400 until issue 27): the estimate and its
+    interval use none, and the measured rates were the same at both (coverage 0.96, bound 0.993,
+    best in tier 1 and in the best set 1.0; tier 1 shrank by 3.74 +- 0.23 entries, 3.61 at 400)."""
     boards = 150
     out = correlation_study(boards=boards, entries=(40,), rhos=(0.6,),
-                            scenarios=("equal", "overfit"), seed=2, replicates=400)
+                            scenarios=("equal", "overfit"), seed=2, replicates=200)
     equal, overfit = out["cells"]
     assert equal["coverage"] >= _floor(0.95, boards)
     for cell in (equal, overfit):

@@ -240,6 +240,13 @@ def coverage_floor(sims):
 
 
 def test_coverage_normal_known_truth():
+    """300 boards of 20 entries (ties at the top, correlation 0.4) with known true ranks: the
+    simultaneous sets, the mean marginal set, the best set and tier 1 / tier <= rank must each
+    cover in at least 91.2% of boards (3 binomial SEs below 95% at 300 boards, about one false
+    alarm in 700): a method covering 87% or less fails with probability above 98%. 250 normal
+    draws per board (500 until issue 27): the draws set the critical values' resolution, not the
+    Monte Carlo error of the coverage; measured coverage was the same at both (0.997, 0.970,
+    0.997, 0.997; marginal 0.9985)."""
     rng = np.random.default_rng(7)
     theta = np.r_[1.0, 1.0, 1.0, 0.97, 0.97, 0.94, np.linspace(0.9, 0.7, 14)]
     sd, rho, sims = rng.uniform(0.01, 0.02, theta.size), 0.4, 300
@@ -251,7 +258,7 @@ def test_coverage_normal_known_truth():
         z = math.sqrt(rho) * rng.normal() + math.sqrt(1 - rho) * rng.normal(size=theta.size)
         obs = theta + sd * z
         order = np.argsort(-obs, kind="stable")
-        reps = RankReplicates.normal(obs[order], sd[order], rho, True, replicates=500, seed=s)
+        reps = RankReplicates.normal(obs[order], sd[order], rho, True, replicates=250, seed=s)
         sim = rank_confidence_sets(reps, ALPHA)
         mar = rank_confidence_sets(reps, ALPHA, simultaneous=False)
         r = ranks[order]

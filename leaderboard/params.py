@@ -240,6 +240,10 @@ PARAMETERS: dict[str, object] = {
     "n_public": Optional(ROWS),
     "n_private": Optional(ROWS),
     "public_fraction": Optional(FRACTION),
+    # plan: the weaker entry's true score, the difference to detect, the chance of detecting it
+    "score": Interval(float),
+    "delta": Optional(Interval(float, 0, None, low_open=True)),
+    "power": FRACTION,
     "two_stage": Flag(),
     "split": Choice(("private", "public")),
     "alpha": FRACTION,

@@ -1,10 +1,12 @@
-"""The Python API of the organizer's question before a competition: how big must the test set be
-(:func:`plan`, ``leaderboard plan``).
+"""The Python API of the organizer's questions before a competition: how big must the test set be
+(:func:`plan`, ``leaderboard plan``), and how far a score wanders by chance alone at a given size
+and prevalence (:func:`simulate`, ``leaderboard simulate``).
 
 As :mod:`leaderboard.api`: explicit keyword parameters (the command line's options, dashes as
 underscores, same defaults), every value checked once against
 :data:`leaderboard.params.PARAMETERS` (numpy scalars welcome), and the pipeline the command line
-runs (:func:`leaderboard.pipelines.plan.plan`).
+runs (:func:`leaderboard.pipelines.plan.plan`,
+:func:`leaderboard.pipelines.simulate.run_experiment`).
 """
 from __future__ import annotations
 
@@ -16,9 +18,11 @@ from leaderboard.options import NoiseOptions, RankOptions, universe_from
 from leaderboard.params import check
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
+from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,
+                                            needs_prevalence, run_experiment)
 from leaderboard.progress import Progress
 
-__all__ = ["Plan", "plan"]
+__all__ = ["Experiment", "Plan", "plan", "simulate"]
 
 PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
 
@@ -106,5 +110,74 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
         return run_plan(settings, progress=progress)
+    finally:
+        progress.close()
+
+
+def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
+             n_tests: Sequence[int] | int | None = None,
+             prevalences: Sequence[float] | float | None = None, grid: bool = False,
+             draws: int | None = None, seed: int = NoiseOptions.seed, universe: str | None = None,
+             classes: int | None = None, class_shares: Sequence[float] | None = None,
+             residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+             spread: float | None = None, quiet: bool = True) -> Experiment:
+    """The seeds' experiment: draw many test sets from a universe whose true score is known and
+    measure how far the observed score wanders (its 95% range, and d95, the gap two equally good
+    models exceed one time in 20), and how often the truly better of several models is observed
+    ahead on independent test sets.
+
+    Every number assumes the universe's shape (named in each setting's ``assumptions``) and
+    independent rows; the same seed gives the same numbers, and a case the same numbers alone as
+    in a grid.
+
+    Parameters
+    ----------
+    metric : str
+        Any simulable metric (``leaderboard simulate --help``).
+    scores, n_tests, prevalences : numbers, optional
+        True scores, rows per test set, and shares of positives (binary metrics only); each
+        combination is one case.
+    grid : bool, default False
+        Every combination, any list not given taking the seeds' values (27 cases for AUC), with
+        the partial correlations of d95 with each factor.
+    draws : int, optional
+        Simulated test sets per case (default 5000; 2000 with ``grid``).
+    seed : int, default 0
+    universe, classes, class_shares, residuals, df, threshold, spread : optional
+        The simulated universe (as :func:`leaderboard.analyze`).
+    quiet : bool, default True
+        No progress bar on stderr.
+
+    Returns
+    -------
+    Experiment
+        ``cases`` (per case ``d95``, ``quantiles``, ...), ``ahead`` (how often the truly better
+        is observed ahead), ``settings``, ``partial`` (grid only).
+        ``leaderboard.report.simulate_report.write_json(experiment, path)`` writes the
+        command's JSON.
+
+    Examples
+    --------
+    >>> import leaderboard
+    >>> e = leaderboard.simulate(metric="auc", scores=[0.80, 0.81], n_tests=1000,
+    ...                          prevalences=0.05, draws=1000)
+    >>> [c.score for c in e.cases], 0.5 < e.ahead[0].probability < 1
+    ([0.8, 0.81], True)
+    """
+    configured = universe_from(universe=universe, classes=classes, class_shares=class_shares,
+                               residuals=residuals, df=df, threshold=threshold, spread=spread)
+    scores, n_tests, prevalences, grid = (check(name, value) for name, value in (
+        ("scores", scores), ("n_tests", n_tests), ("prevalences", prevalences), ("grid", grid)))
+    measure = get_metric(check("metric", metric))
+    if grid:
+        scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
+                                                  needs_prevalence(measure, configured))
+    noise = NoiseOptions(metric=metric, seed=seed, universe=configured,
+                         draws=draws if draws is not None else (GRID_DRAWS if grid else DRAWS))
+    progress = Progress("simulating", quiet=check("quiet", quiet))
+    try:
+        return run_experiment(measure, scores or [], n_tests or [], prevalences,
+                              draws=noise.draws, seed=noise.seed, options=noise.universe,
+                              grid=True if grid else None, progress=progress)
     finally:
         progress.close()

@@ -244,6 +244,11 @@ PARAMETERS: dict[str, object] = {
     "score": Interval(float),
     "delta": Optional(Interval(float, 0, None, low_open=True)),
     "power": FRACTION,
+    # simulate: lists of cases (every combination with grid=True)
+    "scores": Optional(Several(Interval(float))),
+    "n_tests": Optional(Several(ROWS)),
+    "prevalences": Optional(Several(FRACTION)),
+    "grid": Flag(),
     "two_stage": Flag(),
     "split": Choice(("private", "public")),
     "alpha": FRACTION,

@@ -17,6 +17,10 @@ statistic, so replicates whose maxima lie below a lower bound of it (from values
 in the family) are never searched in full. Memory: O(E R / 32) for the extremes, nothing E x E;
 time O(E R) for the common case plus O(E * E / 256) for the block verdicts (a few seconds at
 100,000 entries), measured by ``benchmarks/bench_rank_sets.py``.
+
+Boards of up to :data:`~leaderboard.tiers.closed_small.SMALL` entries take the numpy step-downs of
+:mod:`~leaderboard.tiers.closed_small` instead (the same bits), so that a first run on a small
+board does not compile the block searches (about 15 s of CPU); ``batch`` still selects the blocks.
 """
 from __future__ import annotations
 

@@ -44,14 +44,13 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, Path]:
-    """Every kind of page, written by the command line (small draws: the page is under test)."""
+def pages(tmp_path_factory, example_outputs) -> dict[str, Path]:
+    """Every kind of page, written by the command line (small draws: the page is under test);
+    the two examples' pages are the session's runs (tests/conftest.py, 200 draws)."""
     from leaderboard.resources import data_dir
 
     out = tmp_path_factory.mktemp("pages")
     runs = {
-        "scores": ["analyze", "--example", *QUICK],
-        "submissions": ["analyze", "--example", "submissions", *QUICK],
         "several": ["analyze", "--example", "submissions", "--metric", "auc,brier", *QUICK],
         "simulate": ["simulate", "--metric", "auc", "--score", "0.75,0.8", "--n-test", "1000",
                      "--prevalence", "0.1", "--draws", "300", "--quiet"],
@@ -69,7 +68,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
         board, index=False)
     runs["hostile"] = ["analyze", str(board), "--metric", "auc", "--n-test", "2000",
                        "--prevalence", "0.2", *QUICK]
-    paths = {}
+    paths = {"scores": example_outputs("scores")["html"],
+             "submissions": example_outputs("submissions")["html"]}
     for name, argv in runs.items():
         paths[name] = out / f"{name}.html"
         assert main([*argv, "-o", str(paths[name])]) == 0, name

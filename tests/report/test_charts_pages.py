@@ -30,13 +30,14 @@ def _page(tmp_path, *args) -> str:
 
 
 @pytest.fixture(scope="module")
-def submissions_page(tmp_path_factory):
-    return _page(tmp_path_factory.mktemp("sub"), "--example", "submissions")
+def submissions_page(example_outputs):
+    """``_page(--example submissions)``: the session's run of it (tests/conftest.py)."""
+    return example_outputs("submissions")["html"].read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def scores_page(tmp_path_factory):
-    return _page(tmp_path_factory.mktemp("scores"), "--example")
+def scores_page(example_outputs):
+    return example_outputs("scores")["html"].read_text(encoding="utf-8")
 
 
 def _check(html: str) -> dict[str, dict]:

@@ -32,11 +32,12 @@ def _analyze(tmp_path, *argv) -> dict:
 
 
 @pytest.fixture(scope="module")
-def example_json(tmp_path_factory):
-    """The default example's JSON, analysed once for the three tests that validate it (each gets
-    its own copy: one of them edits it)."""
-    data = _analyze(tmp_path_factory.mktemp("example"), "--example")
-    return lambda: json.loads(json.dumps(data))
+def example_json(example_outputs):
+    """The default example's JSON (200 draws and replicates, the session's run:
+    tests/conftest.py), for the three tests that validate it (each gets its own copy: one of
+    them edits it)."""
+    text = example_outputs("scores")["json"].read_text(encoding="utf-8")
+    return lambda: json.loads(text)
 
 
 def _items(tmp_path):
@@ -52,12 +53,13 @@ def _items(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["scores", "submissions", "items"])
-def test_analyze_json_validates(tmp_path, mode, example_json):
+def test_analyze_json_validates(tmp_path, mode, example_json, example_outputs):
     if mode == "scores":
         data = example_json()
+    elif mode == "submissions":
+        data = json.loads(example_outputs("submissions")["json"].read_text(encoding="utf-8"))
     else:
-        argv = ["--example", "submissions"] if mode == "submissions" else _items(tmp_path)
-        data = _analyze(tmp_path, *argv)
+        data = _analyze(tmp_path, *_items(tmp_path))
     errors = [f"{list(e.path)}: {e.message}" for e in VALIDATOR.iter_errors(data)]
     assert not errors, errors[:5]
 

@@ -43,7 +43,8 @@ def cases(seed, count):
                     rho=0.99 if c % 11 == 10 else None)
 
 
-# sub-blocks of 32, 1 and 3 entries (closed_sets._sub: batch // K, K = 8): one block, or many.
+# None: the default (numpy step-downs up to closed_small.SMALL entries, else sub-blocks of 32);
+# 8 and 24: sub-blocks of 1 and 3 entries (closed_sets._sub: batch // K, K = 8), many blocks.
 # Batch 3 was also here until issue 27: it makes the same sub-blocks of 1 as 8, and the
 # closed-form searches read nothing else of the batch, so it repeated 8's run exactly.
 BATCHES = (None, 8, 24)

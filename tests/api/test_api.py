@@ -16,7 +16,7 @@ from leaderboard.cli import main
 from leaderboard.resources import data_dir
 
 # The API and the command line must give equal numbers; equality does not need precise ones, so the
-# fewest draws and replicates the options allow (100: still split over every thread).
+# fewest draws and replicates the options allow (100).
 EXAMPLE = dict(metric="auc", n_public=900, n_private=2100, prevalence=0.1, draws=100,
                replicates=100, seed=3)
 FLAGS = ["--metric", "auc", "--n-public", "900", "--n-private", "2100", "--prevalence", "0.1",

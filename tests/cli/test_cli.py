@@ -21,10 +21,9 @@ def run(args, tmp_path, name="out"):
     return json.loads(out.read_text()), html.read_text(encoding="utf-8")
 
 
-# Determinism and the example's structure, not its noise: 200 draws and replicates (the default is
-# 2,000) still split the simulation and the resampling over every thread (tasks > 4 x threads), so
-# each run takes the threaded paths of the default. The default run itself, in a fresh interpreter,
-# is tests/cli/test_hostile_caps.py::test_example_runs_under_a_4gb_address_space_limit.
+# Determinism and the example's structure, not its noise: at 200 draws and replicates (the default
+# is 2,000) every threaded kernel but the tiers' tile gather still runs split over the threads
+# (counted on 2 threads), as at the default.
 SMALL = ["--draws", "200", "--replicates", "200"]
 
 

@@ -36,7 +36,11 @@ def example_runs(tmp_path_factory):
 
 
 def test_example_runs_and_reports(example_runs):
+    from leaderboard import __version__
+
     result, html = example_runs[0]
+    # the analyze case of test_every_json_says_its_version_and_command, on this run
+    assert result["version"] == __version__ and result["command"] == "analyze"
     assert result["metric"] == "auc" and result["higher_is_better"] is True
     entries = result["entries"]
     assert len(entries) == 40
@@ -159,8 +163,7 @@ def test_sberbank_kaggle_download(shared_data, tmp_path):
     assert "No test-set size was given" in html
 
 
-@pytest.mark.parametrize("argv", [
-    ["analyze", "--example", "--draws", "200", "--replicates", "200"],
+@pytest.mark.parametrize("argv", [   # analyze's JSON: test_example_runs_and_reports
     ["simulate", "--metric", "auc", "--score", "0.8", "--n-test", "500", "--prevalence", "0.2",
      "--draws", "200"],
     ["plan", "--metric", "auc", "--score", "0.8", "--prevalence", "0.05", "--delta", "0.05"],

@@ -12,10 +12,12 @@ from sklearn.metrics import log_loss, roc_auc_score
 from leaderboard.cli import main
 
 
-def _run(tmp_path, *args):
+def _run(tmp_path, *args, replicates: int = 100):
+    """The command line in-process. 100 replicates (the fewest allowed) where a test checks files,
+    point scores, determinism or options; more where it checks the tiers."""
     out_html, out_json = tmp_path / "r.html", tmp_path / "r.json"
     code = main(["analyze", *args, "-o", str(out_html), "--json", str(out_json), "--quiet",
-                 "--replicates", "300"])
+                 "--replicates", str(replicates)])
     data = json.loads(out_json.read_text(encoding="utf-8")) if code == 0 else None
     return code, data, out_html
 
@@ -45,7 +47,7 @@ def test_example_accounts_for_every_file(example):
     assert "missing 1 id" in reasons["submissions/late night fix.csv"]
     assert "line 43" in reasons["submissions/uncalibrated_boost.csv"]
     assert "target" in reasons["submissions/wrong header.csv"]
-    assert data["resampling"]["replicates"] == 300 and data["n_test"] == 2100
+    assert data["resampling"]["replicates"] == 100 and data["n_test"] == 2100
 
 
 def test_example_scores_match_sklearn_on_each_split(tmp_path):
@@ -170,7 +172,7 @@ def test_user_mistakes_exit_2_with_one_line(tmp_path, capsys, problem):
 def test_insults_submissions_against_sklearn(shared_data, tmp_path):
     folder = shared_data / "kaggle_insults"
     code, data, _ = _run(tmp_path, "--solution", str(folder / "solution.csv"), "--submissions",
-                         str(folder / "submissions"), "--metric", "auc")
+                         str(folder / "submissions"), "--metric", "auc", replicates=300)
     assert code == 0
     assert len(data["entries"]) == 27 and all(f["status"] == "ok" for f in data["files"])
     assert data["n_test"] == 1985

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard._threads import one_blas_thread
 from leaderboard.choose.posterior import Posterior, same_public_groups
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
@@ -232,6 +233,7 @@ def _distinguishable(posterior, oriented_mean, p_true_best, same, names):
                    "posterior interval of the difference includes zero)")
 
 
+@one_blas_thread()
 def choose_pair(posterior: Posterior, private_cov: np.ndarray, higher_is_better: bool, *,
                 draws: int = 20000, seed: int = 0, margin: float | None = None,
                 max_candidates: int = 60, names: Sequence[str] | None = None) -> Choice:

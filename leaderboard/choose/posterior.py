@@ -81,6 +81,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
+from leaderboard._threads import one_blas_thread
+
 METHODS = ("bayes", "reml")
 RIDGE = 1e-9          # relative jitter added to the differences' noise eigenvalues (singular cov)
 _GRID = 160           # tau grid: nodes of the "bayes" average
@@ -262,6 +264,7 @@ def _beta_weights(q: float, r: int, lam: np.ndarray, spread: float
     return taus, weights / weights.sum(), k / (1.0 + k)
 
 
+@one_blas_thread()
 def candidate_posterior(scores: np.ndarray, cov: np.ndarray, higher_is_better: bool, *,
                         method: str = "bayes", prior_sd: float | None = None) -> Posterior:
     """Winner's-curse-corrected estimates of K candidates scored on the same public rows.

@@ -31,13 +31,13 @@ rating is unbounded (a model drew no loss) is NaN, and its count is reported.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 from scipy.special import expit
 
+from leaderboard._threads import one_blas_thread
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
 SCALE = 400.0 / np.log(10.0)   # rating points per logit, the arenas' Elo-like scale
@@ -111,22 +111,6 @@ def _laplacian(pc: PairCounts, weights: np.ndarray) -> np.ndarray:
     return out
 
 
-@contextmanager
-def _one_blas_thread():
-    """Solves of models x models systems on one BLAS thread. They are small (100 x 100 takes
-    under a millisecond), and OpenBLAS's threads on a busy machine made each take 0.25-0.35 s
-    (measured on the shared 2-core machine at load 15-20: the 1M-battle fit 2.4 s, 0.12 s on
-    one thread)."""
-    global _BLAS
-    if _BLAS is None:      # finding the loaded BLAS libraries costs ~10 ms: once a process
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    with _BLAS.limit(limits=1, user_api="blas"):
-        yield
-
-
-_BLAS = None
 
 
 def _pinned_inverse(laplacian: np.ndarray) -> np.ndarray:
@@ -147,7 +131,7 @@ def fit(pc: PairCounts) -> np.ndarray:
     >>> np.round(fit(pc), 6).tolist()         # 3 wins in 4: theta_0 - theta_1 = log 3
     [0.549306, -0.549306]
     """
-    with _one_blas_thread():
+    with one_blas_thread():
         return _newton(pc)
 
 
@@ -219,7 +203,7 @@ def sandwich_covariance(pc: PairCounts, theta: np.ndarray) -> np.ndarray:
     p = expit(d)
     wins, losses, ties = pc.counts.T
     meat = wins * (1 - p) ** 2 + losses * p ** 2 + ties * (0.5 - p) ** 2
-    with _one_blas_thread():
+    with one_blas_thread():
         bread = _pinned_inverse(_laplacian(pc, pc.battles * p * expit(-d)))
         return bread @ _laplacian(pc, meat) @ bread
 
@@ -242,7 +226,7 @@ def bootstrap_fits(pc: PairCounts, theta: np.ndarray, replicates: int,
     out = np.empty((pc.n_models, replicates))
     n0 = pc.battles
     d0 = theta[pc.pairs[:, 0]] - theta[pc.pairs[:, 1]]
-    with _one_blas_thread():
+    with one_blas_thread():
         chord = _pinned_inverse(_laplacian(pc, n0 * expit(d0) * expit(-d0)))
     for b in range(-(-replicates // BLOCK)):
         counts = bootstrap_counts(pc, b, seed)[:min(BLOCK, replicates - b * BLOCK)]
@@ -266,7 +250,7 @@ def _refit(pc: PairCounts, inc: sparse.csr_matrix, counts: np.ndarray, theta: np
         if not active.any():
             break
     if active.any():
-        with _one_blas_thread():
+        with one_blas_thread():
             for r in np.flatnonzero(active):   # the few that did not settle: full Newton steps
                 th[r] = _newton_one(pc, inc, counts[r], theta)
     return th - th.mean(axis=1, keepdims=True)

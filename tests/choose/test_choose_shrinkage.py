@@ -19,17 +19,6 @@ from leaderboard.choose.posterior import same_public_groups
 from leaderboard.ingest.submissions.identical import identical_groups, identical_to
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """The posteriors solve and decompose K x K matrices (K <= 30) thousands of times; OpenBLAS's
-    threads made each 30 x 30 eigh take ~46 ms on the shared 2-core machine (0.1 ms on one
-    thread), most of this module's time (issue 27). The numbers are the same computations."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
 def equicorrelated(sd, rho):
     sd = np.asarray(sd, dtype=float)
     return rho * np.outer(sd, sd) + (1 - rho) * np.diag(sd ** 2)

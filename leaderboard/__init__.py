@@ -8,8 +8,10 @@ The pipeline, one module per stage::
 :func:`analyze` (a DataFrame or a file of scores), :func:`analyze_submissions` (a solution
 and teams' predictions), :func:`analyze_items` (per-item results) and :func:`analyze_battles`
 (pairwise battles) run it end to end; :func:`choose_finals` (which two final submissions) and
-:func:`compare` (a CI gate) answer the team's decisions, with explicit keyword parameters (the options of
-:mod:`leaderboard.options`) and return a result; :func:`leaderboard.pipelines.run.run_analysis`
+:func:`compare` (a CI gate) answer the team's decisions, and :func:`plan` and :func:`simulate` the
+organizer's questions before a competition (how big must the test set be; how far a score
+wanders by chance), with explicit keyword
+parameters (the options of :mod:`leaderboard.options`) and return a result; :func:`leaderboard.pipelines.run.run_analysis`
 is the pipeline both they and the command line run.
 
 The public names are imported on first use (module ``__getattr__``, PEP 562), so
@@ -45,6 +47,10 @@ _LAZY = {
     "choose_finals": "leaderboard.api_decide",
     "compare": "leaderboard.api_decide",
     "analyze_battles": "leaderboard.api_battles",
+    "Plan": "leaderboard.api_plan",
+    "plan": "leaderboard.api_plan",
+    "Experiment": "leaderboard.api_plan",
+    "simulate": "leaderboard.api_plan",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
@@ -53,6 +59,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.api import Result, analyze, analyze_items, analyze_submissions
     from leaderboard.api_battles import BattlesResult, analyze_battles
     from leaderboard.api_decide import ChooseResult, Gate, choose_finals, compare
+    from leaderboard.api_plan import Experiment, Plan, plan, simulate
     from leaderboard.errors import InputError
     from leaderboard.metrics import Metric, get_metric
     from leaderboard.pipelines.scores import Analysis, Settings

@@ -240,6 +240,15 @@ PARAMETERS: dict[str, object] = {
     "n_public": Optional(ROWS),
     "n_private": Optional(ROWS),
     "public_fraction": Optional(FRACTION),
+    # plan: the weaker entry's true score, the difference to detect, the chance of detecting it
+    "score": Interval(float),
+    "delta": Optional(Interval(float, 0, None, low_open=True)),
+    "power": FRACTION,
+    # simulate: lists of cases (every combination with grid=True)
+    "scores": Optional(Several(Interval(float))),
+    "n_tests": Optional(Several(ROWS)),
+    "prevalences": Optional(Several(FRACTION)),
+    "grid": Flag(),
     "two_stage": Flag(),
     "split": Choice(("private", "public")),
     "alpha": FRACTION,

@@ -40,11 +40,12 @@ def data_dir() -> Path:
 
 
 # --- the compiled kernels' cache ------------------------------------------------------------------
-# numba compiles the kernels marked cache=True on first use (the example's: about 28 s of CPU,
-# measured by benchmarks/bench_start.py) and keeps them in
-# __pycache__ next to their modules. From a read-only install that folder cannot be written and,
-# with no writable home either, numba refuses to even import the modules. So a writable folder is
-# chosen before numba is imported: the user's cache, else a private temporary folder.
+# numba compiles the kernels marked cache=True on first use (the example's: about 10 s of CPU,
+# measured by benchmarks/bench_start.py; boards over 64 entries add the block searches, about
+# 12 s) and keeps them in __pycache__ next to their modules. From a read-only install that
+# folder cannot be written and, with no writable home either, numba refuses to even import the
+# modules. So a writable folder is chosen before numba is imported: the user's cache, else a
+# private temporary folder.
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))  # as numba sees it: absolute, not resolved
 # The folders holding kernels (cached_kernels() finds them; tests/cli/test_hostile_setup.py checks
 # this list against it), whose __pycache__ numba must be able to write.
@@ -154,8 +155,8 @@ def compile_notice(folder: str | None, note: str) -> str:
     """The one line a first run prints before compiling."""
     where = folder or "the install folder"
     if note == _TEMPORARY:
-        return ("leaderboard: compiling the numerical kernels this command uses (about 30 s) "
+        return ("leaderboard: compiling the numerical kernels this command uses (10-30 s) "
                 f"into a temporary folder, {where}; set NUMBA_CACHE_DIR to a writable folder to "
                 "keep them for later runs")
-    return ("leaderboard: compiling the numerical kernels this command uses, once (about 30 "
+    return ("leaderboard: compiling the numerical kernels this command uses, once (10-30 "
             f"s); later runs reuse them ({where})")

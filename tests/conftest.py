@@ -43,3 +43,31 @@ def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hoo
     for item in items:
         if item.path.name in SLOW_FILES or item.nodeid.split("[")[0] in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+
+
+# --- the bundled examples, analysed once per session (issue 27) ----------------------------------
+EXAMPLE_QUICK = ("--draws", "200", "--replicates", "200")
+
+
+@pytest.fixture(scope="session")
+def example_outputs(tmp_path_factory):
+    """``example_outputs(kind)``: the files ``analyze --example [submissions] --draws 200
+    --replicates 200`` writes (keys ``html``, ``json``, ``csv``, ``md``), run once per session for
+    the tests that check the page, the JSON or the exports of an example rather than its noise.
+    Read them, never change them."""
+    from leaderboard.cli import main
+
+    done: dict[str, dict[str, Path]] = {}
+
+    def get(kind: str = "scores") -> dict[str, Path]:
+        if kind not in done:
+            out = tmp_path_factory.mktemp(f"example-{kind}")
+            files = {"html": out / "r.html", "json": out / "r.json", "csv": out / "t.csv",
+                     "md": out / "t.md"}
+            which = [] if kind == "scores" else [kind]
+            assert main(["analyze", "--example", *which, *EXAMPLE_QUICK, "--quiet",
+                         "-o", str(files["html"]), "--json", str(files["json"]),
+                         "--csv", str(files["csv"]), "--markdown", str(files["md"])]) == 0
+            done[kind] = files
+        return done[kind]
+    return get

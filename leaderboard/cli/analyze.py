@@ -212,7 +212,9 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
-    if not args.quiet:   # issue 25: groups of items found, few clusters: said before the numbers
+    # issue 25: groups of items found, few clusters: said on stderr too when stdout goes to a file
+    # or a pipe; on a terminal the summary below already lists every flag before the numbers
+    if not args.quiet and not _is_terminal(sys.stdout):
         for flag in result.flags:
             if flag.kind in ("undeclared_groups", "few_clusters", "published_outside",
                              "published_unmatched") or flag.kind in ITEM_FLAGS:
@@ -227,6 +229,11 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if not args.quiet:
         echo(summary(result, args.output, args.json, args.csv, args.markdown))
     return result
+
+
+def _is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal (a replaced stream without ``isatty`` is not)."""
+    return bool(getattr(stream, "isatty", lambda: False)())
 
 
 def analysis_from_args(args: argparse.Namespace) -> Analysis:

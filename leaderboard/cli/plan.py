@@ -1,6 +1,7 @@
 """`leaderboard plan`: how many test rows separate two entries, and how small a gap n rows resolve.
 
-Asked before a competition starts; see :mod:`leaderboard.pipelines.plan` for the method and
+Asked before a competition starts; the command runs :func:`leaderboard.plan`. See
+:mod:`leaderboard.pipelines.plan` for the method and
 :mod:`leaderboard.report.plan_report` for the words, the page and the JSON.
 """
 from __future__ import annotations
@@ -9,14 +10,11 @@ import argparse
 from functools import partial
 from pathlib import Path
 
+from leaderboard.api_plan import PLAN_DRAWS, Plan, plan
 from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_seed,
-                                    add_universe_options, count, echo, real, universe_options,
-                                    write_output)
-from leaderboard.metrics import get_metric, metric_names
+                                    add_universe_options, count, echo, real, write_output)
+from leaderboard.metrics import metric_names
 from leaderboard.noise.spread import TYPICAL_CORRELATION
-from leaderboard.options import NoiseOptions, RankOptions
-from leaderboard.pipelines.plan import Plan, PlanSettings, plan
-from leaderboard.progress import Progress
 
 
 def add_parser(commands) -> None:
@@ -44,8 +42,8 @@ def add_parser(commands) -> None:
                    help="assumed correlation between the entries' scores (default "
                    f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a typical "
                    "measured value; the answer for independent entries, 0, is given too)")
-    p.add_argument("--draws", type=count(100, DRAWS_MAX), default=2000, help="simulated test sets "
-                   "per score level (default 2000)")
+    p.add_argument("--draws", type=count(100, DRAWS_MAX), default=PLAN_DRAWS, help="simulated "
+                   f"test sets per score level (default {PLAN_DRAWS})")
     add_seed(p)
     p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
     p.add_argument("--json", help="write the results as JSON here")
@@ -58,17 +56,12 @@ def run(args: argparse.Namespace) -> Plan:
     """Run `leaderboard plan` from parsed arguments; returns the plan it wrote."""
     from leaderboard.report.plan_report import terminal_text, write_html, write_json
 
-    noise = NoiseOptions(metric=args.metric, prevalence=args.prevalence,
-                         correlation=args.correlation, draws=args.draws, seed=args.seed,
-                         universe=universe_options(args))
-    settings = PlanSettings(get_metric(args.metric), args.score, noise,
-                            RankOptions(alpha=args.alpha), delta=args.delta, n_test=args.n_test,
-                            power=args.power, public_fraction=args.public_fraction)
-    progress = Progress("simulating", quiet=args.quiet)
-    try:
-        result = plan(settings, progress=progress)
-    finally:
-        progress.close()
+    result = plan(metric=args.metric, score=args.score, delta=args.delta, n_test=args.n_test,
+                  prevalence=args.prevalence, alpha=args.alpha, power=args.power,
+                  public_fraction=args.public_fraction, correlation=args.correlation,
+                  draws=args.draws, seed=args.seed, universe=args.universe, classes=args.classes,
+                  class_shares=args.class_shares, residuals=args.residuals, df=args.df,
+                  threshold=args.threshold, spread=args.spread, quiet=args.quiet)
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
             write_output(partial(writer, result), path)

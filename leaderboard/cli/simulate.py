@@ -9,18 +9,15 @@ from __future__ import annotations
 import argparse
 import shlex
 
+from leaderboard.api_plan import simulate
 from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
                                     add_universe_options, count, echo, number_list, real,
-                                    universe_options, write_output)
+                                    write_output)
 from leaderboard.errors import InputError
 from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS
+from leaderboard.metrics import metric_names
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
-                                    Experiment, grid_lists, needs_prevalence, run_experiment)
-from leaderboard.metrics import get_metric, metric_names
-from leaderboard.options import NoiseOptions
-from leaderboard.progress import Progress
-
-DRAWS, GRID_DRAWS = 5000, 2000
+                                            DRAWS, GRID_DRAWS, Experiment)
 
 
 def _csv(values) -> str:
@@ -107,25 +104,17 @@ def run(args: argparse.Namespace) -> Experiment:
     """Run `leaderboard simulate` from parsed arguments; returns the experiment it wrote."""
     from leaderboard.report.simulate_report import write_html, write_json  # last stage
 
-    metric = get_metric(args.metric)
     # One default per question: with or without --grid, the universe analyze uses for the metric
     # (binormal for AUC: the noisiest real score shape of the noise study, so its d95 is not
     # smaller than real models'); --universe linspace reruns the seed articles' own universe.
-    options = universe_options(args)
-    scores = _list(args.score, "--score", float)
-    n_tests = _list(args.n_test, "--n-test", int)
-    prevalences = _list(args.prevalence, "--prevalence", float)
-    if args.grid:
-        scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
-                                                  needs_prevalence(metric, options))
-    # the noise options analyze, choose and plan share (the prevalences here are a list)
-    noise = NoiseOptions(metric=args.metric, seed=args.seed, universe=options,
-                         draws=args.draws if args.draws is not None
-                         else (GRID_DRAWS if args.grid else DRAWS))
-    progress = Progress("simulating", quiet=args.quiet)
-    experiment = run_experiment(metric, scores or [], n_tests or [], prevalences,
-                                draws=noise.draws, seed=noise.seed, options=noise.universe,
-                                grid=True if args.grid else None, progress=progress)
+    # The lists are read here, so that a bad one is named by its option.
+    experiment = simulate(metric=args.metric, scores=_list(args.score, "--score", float),
+                          n_tests=_list(args.n_test, "--n-test", int),
+                          prevalences=_list(args.prevalence, "--prevalence", float),
+                          grid=args.grid, draws=args.draws, seed=args.seed,
+                          universe=args.universe, classes=args.classes,
+                          class_shares=args.class_shares, residuals=args.residuals, df=args.df,
+                          threshold=args.threshold, spread=args.spread, quiet=args.quiet)
     write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
     if args.json:
         write_output(lambda path: write_json(experiment, path), args.json)

@@ -31,6 +31,7 @@ from leaderboard.noise.universes import (BINARY_UNIVERSES, UniverseOptions, get_
 DEFAULT_SCORES = (0.7, 0.8, 0.9)            # the seeds' grid of true ROC AUCs
 DEFAULT_N_TESTS = (1000, 5000, 10000)       # ... of test-set sizes
 DEFAULT_PREVALENCES = (0.01, 0.05, 0.2)     # ... and of shares of positives
+DRAWS, GRID_DRAWS = 5000, 2000              # simulated test sets per case: one case, a grid
 MIN_DRAWS = 100   # fewer leave fewer than 3 draws beyond each of the 2.5% / 97.5% quantiles
 PARAMETERS = ("score", "n_test", "prevalence")
 

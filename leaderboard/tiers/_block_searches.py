@@ -22,6 +22,12 @@ from leaderboard.tiers._block_walks import candidate, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
 
 
+# The side of a walk or count as a run-time boolean: a constant True or False passed from
+# compiled code is a type of its own (Literal[bool]), and numba would compile side_max,
+# count_over and blocked twice each (about 3 s of CPU on a first run).
+UP, DOWN = np.bool_(True), np.bool_(False)
+
+
 @njit(cache=True)
 def _cache(nsub):
     """Per-owner sub-block ranges (see :func:`~leaderboard.tiers._block_kernels.sub_ranges`)."""
@@ -68,8 +74,8 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
         while True:
             if c_prev < 0:   # candidates (t <= 0) may have left the family: no lower bound
                 lo, arg[:] = -np.inf, -2
-            blocked(i, c_prev, True, p, sub, tlo, thi, skip_up)
-            blocked(i, c_prev, False, p, sub, tlo, thi, skip_dn)
+            blocked(i, c_prev, UP, p, sub, tlo, thi, skip_up)
+            blocked(i, c_prev, DOWN, p, sub, tlo, thi, skip_dn)
             for r in range(n_rep):
                 j = arg[r]
                 if j >= 0:   # its maximiser still in the family: the maximum stands
@@ -82,10 +88,10 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                         first_two(e_i, r, False, fd, skip_dn, blo, bhi, ilo, ihi, reach_i) < lo):
                     m[r], arg[r] = cand[r] if c_prev >= 0 else -np.inf, -1
                     continue
-                a, ja = side_max(i, r, True, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
+                a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
                                  samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
                                  reach_i, lo, cache)
-                b, jb = side_max(i, r, False, err, p, s, rho, c_prev, skip_dn, on, bzmin, szmin,
+                b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, skip_dn, on, bzmin, szmin,
                                  samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
                                  reach_i, lo, cache)
                 m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
@@ -93,8 +99,8 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                     m[r] = cand[r] if c_prev >= 0 else -np.inf
             c = kth(m, kq - 1, work)
             steps += 1
-            beaten = count_over(i, c, True, p, s, rho, sub, tlo, thi, slo, shi, cache)
-            beats = count_over(i, c, False, p, s, rho, sub, tlo, thi, slo, shi, cache)
+            beaten = count_over(i, c, UP, p, s, rho, sub, tlo, thi, slo, shi, cache)
+            beats = count_over(i, c, DOWN, p, s, rho, sub, tlo, thi, slo, shi, cache)
             if steps == 1:
                 out[i, 4] = beats + beaten
             if beats + beaten == done:
@@ -186,8 +192,8 @@ def counts_at(p, s, rho, sub, blo, bhi, slo, shi, c, out, i0, i1):
         if i == i0 or i % bs == 0:
             owner_block(i // bs, s, rho, bs, blo, bhi, ilo, ihi)
         owner_t(i, p, bs, ilo, ihi, tlo, thi)
-        out[i, 0] = count_over(i, c, False, p, s, rho, sub, tlo, thi, slo, shi, cache)
-        out[i, 1] = count_over(i, c, True, p, s, rho, sub, tlo, thi, slo, shi, cache)
+        out[i, 0] = count_over(i, c, DOWN, p, s, rho, sub, tlo, thi, slo, shi, cache)
+        out[i, 1] = count_over(i, c, UP, p, s, rho, sub, tlo, thi, slo, shi, cache)
 
 
 @njit(cache=True)
@@ -243,7 +249,7 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
             out[i, 0] = 1.0
             continue
         for r in range(n_rep):
-            m[r] = max(cand[r], side_max(i, r, True, err, p, s, rho, np.inf, none, om, bzmax,
+            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, none, om, bzmax,
                                          szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
                                          ilo, ihi, reach_i, lo, cache)[0])
         c = kth(m, kq - 1, work)

@@ -32,7 +32,9 @@ def sort_runs(seq, run_starts):
     for g in range(run_starts.size - 1):
         a, b = run_starts[g], run_starts[g + 1]
         if b - a > 32:
-            run = seq[a:b].copy()
+            run = np.empty(b - a, dtype=np.int64)   # int64 whatever seq's type: one compiled
+            for t in range(b - a):                  # ascending_order for every caller
+                run[t] = seq[a + t]
             order = ascending_order(run)
             for t in range(b - a):
                 seq[a + t] = run[order[t]]

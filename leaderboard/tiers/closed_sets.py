@@ -17,6 +17,10 @@ statistic, so replicates whose maxima lie below a lower bound of it (from values
 in the family) are never searched in full. Memory: O(E R / 32) for the extremes, nothing E x E;
 time O(E R) for the common case plus O(E * E / 256) for the block verdicts (a few seconds at
 100,000 entries), measured by ``benchmarks/bench_rank_sets.py``.
+
+Boards of up to :data:`~leaderboard.tiers.closed_small.SMALL` entries take the numpy step-downs of
+:mod:`~leaderboard.tiers.closed_small` instead (the same bits), so that a first run on a small
+board does not compile the block searches (about 12 s of CPU); ``batch`` still selects the blocks.
 """
 from __future__ import annotations
 
@@ -24,13 +28,12 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
-from leaderboard.tiers._block_kernels import (K, Layout, extreme_entries, sub_extremes,
-                                              t_of)
+from leaderboard.tiers._block_kernels import K, Layout, extreme_entries, sub_extremes
 from leaderboard.tiers._block_searches import (best_owners, closed_layers, counts_at,
                                                marginal_owners, simultaneous_max)
 from leaderboard.tiers._pair_kernels import kth
+from leaderboard.tiers import closed_small
 from leaderboard._threads import threaded
 
 SUB = 32   # entries per sub-block (blocks hold K = 8 of them)
@@ -54,36 +57,26 @@ class ShownBetterClosed:
 
     def matrix(self, top: int) -> np.ndarray:
         """``m[j, k]``: entry j shown better than entry k, for the first ``top`` entries."""
-        return _matrix(self.point, self.sd, self.rho, self.critical_value, int(top))
+        top = int(top)
+        p = self.point[:top]
+        return (p[:, None] > p[None, :]) & (self.t(top) > self.critical_value)
 
     def t(self, top: int) -> np.ndarray:
         """t statistics ``t[j, k]`` of the first ``top`` entries (the numbers the verdicts use)."""
-        return _t_matrix(self.point, self.sd, self.rho, int(top))
+        top = int(top)
+        t = closed_small.t_matrix(self.point[:top],
+                                  closed_small.se_matrix(np.asarray(self.sd[:top], float), self.rho))
+        np.fill_diagonal(t, 0.0)
+        return t
 
     def tiers(self) -> np.ndarray:
         """Tier of every entry: 1 + the highest tier of the entries shown better (1 if none)."""
+        if self.point.size <= closed_small.SMALL:
+            return closed_small.layers(self.point, self.sd, self.rho, self.critical_value)
         blo, bhi = _ranges(self.sd, self.sub * K)
         slo, shi = _ranges(self.sd, self.sub)
         return closed_layers(self.point, self.sd, self.rho, self.critical_value, self.sub, blo,
                              bhi, slo, shi)
-
-
-@njit(cache=True)
-def _t_matrix(p, s, rho, top):
-    out = np.zeros((top, top))
-    for j in range(top):
-        for k in range(top):
-            out[j, k] = t_of(p, s, rho, j, k) if j != k else 0.0
-    return out
-
-
-@njit(cache=True)
-def _matrix(p, s, rho, c, top):
-    out = np.zeros((top, top), dtype=np.bool_)
-    for j in range(top):
-        for k in range(top):
-            out[j, k] = j != k and p[j] > p[k] and t_of(p, s, rho, j, k) > c
-    return out
 
 
 def _ranges(sd: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -157,10 +150,22 @@ def _sub(batch: int | None) -> int:
     return SUB if batch is None else max(1, int(batch) // K)
 
 
+def _small(n: int, batch: int | None) -> bool:
+    """A small board takes the numpy step-downs (:mod:`~leaderboard.tiers.closed_small`), whose
+    answers are the kernels' bits, unless a test asks for blocks of ``batch``."""
+    return batch is None and n <= closed_small.SMALL
+
+
 def simultaneous(err, point, sd, rho, kq, batch=None):
     """Simultaneous step-down over all ordered pairs: (beats, beaten, rounds, c, first-round
     rejections, ShownBetterClosed)."""
     n, n_rep = err.shape
+    if _small(n, batch):
+        beats, beaten, steps, c, first = closed_small.simultaneous(err, point, sd, rho, kq)
+        below = np.r_[0, np.flatnonzero(np.diff(point) < 0) + 1]
+        higher = np.repeat(below, np.diff(np.r_[below, n]))
+        rel = ShownBetterClosed(point, sd, rho, c, int((higher - beaten).sum()))
+        return beats, beaten, steps, c, first, rel
     sub = _sub(batch)
     lay = layout(err, sd, sub)
     a_all = (1 + 1e-9) / np.sqrt(1 - rho ** 2)   # s_a / se_ab <= 1 / sqrt(1 - rho^2)
@@ -188,6 +193,8 @@ def marginal(err, point, sd, rho, kq, batch=None):
     """Each entry's own step-down: (beats, beaten, rounds, critical values, first-round
     rejections)."""
     n = err.shape[0]
+    if _small(n, batch):
+        return closed_small.marginal(err, point, sd, rho, kq)
     sub = _sub(batch)
     lay = layout(err, sd, sub)
     out = np.zeros((n, 5))
@@ -200,6 +207,8 @@ def marginal(err, point, sd, rho, kq, batch=None):
 def best(err, point, sd, rho, kq, batch=None) -> np.ndarray:
     """The max-t test of every entry's one-sided family: True where the entry is kept."""
     n = err.shape[0]
+    if _small(n, batch):
+        return closed_small.best(err, point, sd, rho, kq)
     sub = _sub(batch)
     lay = layout(err, sd, sub)
     out = np.zeros((n, 3))

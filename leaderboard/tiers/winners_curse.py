@@ -154,13 +154,15 @@ def _selected(point, a, b, n_terms, e):
 
 @njit(cache=True, nogil=True)
 def _curse_block_rows(point, safe_sd, window, r0, levels, max_t, k0, k1):
+    # np.int64(...), not a bare constant: numba would compile _selected once per literal value
+    zero, one, two = np.int64(0), np.int64(1), np.int64(2)
     for k in range(k0, k1):
         e = window[k]
-        levels[0, r0 + k] = _selected(point, e, e, 0, e)
+        levels[0, r0 + k] = _selected(point, e, e, zero, e)
         for j in range(1, SHIFTS + 1):
             # Errors of other replicates add noise to the world's truths, independent of e.
-            levels[1, r0 + k] += _selected(point, window[k + j], e, 1, e) / SHIFTS
-            levels[2, r0 + k] += _selected(point, window[k + j], window[k + SHIFTS + j], 2,
+            levels[1, r0 + k] += _selected(point, window[k + j], e, one, e) / SHIFTS
+            levels[2, r0 + k] += _selected(point, window[k + j], window[k + SHIFTS + j], two,
                                            e) / SHIFTS
         top = -np.inf
         for i in range(point.size):

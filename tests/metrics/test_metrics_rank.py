@@ -152,8 +152,12 @@ def test_entries_and_replicates_in_any_chunks_give_identical_values(name, counts
 
 
 @pytest.mark.parametrize("name", ["auc", "gini", "cap_ar", "average_precision"])
-def test_small_counts_and_other_weights_give_identical_values(name):
-    """Counts in [0, 255] take a compact uint8 path in the kernels; the values must not change."""
+def test_small_counts_and_other_weights_give_identical_values(name, monkeypatch):
+    """Counts in [0, 255] take a compact uint8 path in the kernels (past SMALL_TILE_ROWS rows,
+    here every size); the values must not change."""
+    from leaderboard.metrics import _rank_kernels
+    monkeypatch.setattr(_rank_kernels, "SMALL_TILE_ROWS", 0)
+    assert _rank_kernels.tile_prototype(np.ones((2, 3))).dtype == np.uint8
     y, preds = _data_for(name)
     weights = np.random.default_rng(12).poisson(1.0, size=(5, len(y))).astype(float)
     large = weights.copy()

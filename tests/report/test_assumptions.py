@@ -55,16 +55,25 @@ def test_scores_only_without_pairs_sweeps_the_correlation(tmp_path):
     assert "Could be the best" in page                        # the sweep's table
 
 
-def test_public_and_private_scores_check_the_correlation(tmp_path):
-    found, page = _analyze(tmp_path, "--example")
+def _example(example_outputs, kind: str) -> tuple[dict, str]:
+    """_analyze's answer for ``--example [kind]`` with FAST, from the session's run of it
+    (tests/conftest.py)."""
+    files = example_outputs(kind)
+    data = json.loads(files["json"].read_text(encoding="utf-8"))
+    page = html.unescape(files["html"].read_text(encoding="utf-8"))
+    return {a["name"]: a for a in data["assumptions"]}, page
+
+
+def test_public_and_private_scores_check_the_correlation(example_outputs):
+    found, page = _example(example_outputs, "scores")
     _well_formed(found, page)
     corr = found["correlation_between_entries"]
     assert corr["checkable"] and corr["verdict"] == "holds"
     assert corr["measured"]["low"] <= corr["measured"]["value"] <= corr["measured"]["high"]
 
 
-def test_predictions_measure_the_correlation_and_read_the_size(tmp_path):
-    found, page = _analyze(tmp_path, "--example", "submissions")
+def test_predictions_measure_the_correlation_and_read_the_size(example_outputs):
+    found, page = _example(example_outputs, "submissions")
     _well_formed(found, page)
     corr = found["correlation_between_entries"]
     assert corr["verdict"] == "holds" and -1 <= corr["measured"]["median_correlation"] <= 1

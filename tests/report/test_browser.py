@@ -44,14 +44,13 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, Path]:
-    """Every kind of page, written by the command line (small draws: the page is under test)."""
+def pages(tmp_path_factory, example_outputs) -> dict[str, Path]:
+    """Every kind of page, written by the command line (small draws: the page is under test);
+    the two examples' pages are the session's runs (tests/conftest.py, 200 draws)."""
     from leaderboard.resources import data_dir
 
     out = tmp_path_factory.mktemp("pages")
     runs = {
-        "scores": ["analyze", "--example", *QUICK],
-        "submissions": ["analyze", "--example", "submissions", *QUICK],
         "several": ["analyze", "--example", "submissions", "--metric", "auc,brier", *QUICK],
         "simulate": ["simulate", "--metric", "auc", "--score", "0.75,0.8", "--n-test", "1000",
                      "--prevalence", "0.1", "--draws", "300", "--quiet"],
@@ -69,7 +68,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
         board, index=False)
     runs["hostile"] = ["analyze", str(board), "--metric", "auc", "--n-test", "2000",
                        "--prevalence", "0.2", *QUICK]
-    paths = {}
+    paths = {"scores": example_outputs("scores")["html"],
+             "submissions": example_outputs("submissions")["html"]}
     for name, argv in runs.items():
         paths[name] = out / f"{name}.html"
         assert main([*argv, "-o", str(paths[name])]) == 0, name
@@ -89,6 +89,22 @@ def _open(browser, path: Path, *, width: int = 1300, script: bool = True, hash: 
     return page
 
 
+@pytest.fixture(scope="module")
+def shown(browser, pages):
+    """``shown(name, width)``: the page ``name`` opened once (script on) for the tests that only
+    read it, without changing its state (issue 27: opening one takes a second or two); a test
+    that searches, selects or prints opens its own."""
+    opened = {}
+
+    def get(name: str, width: int = 1300):
+        if (name, width) not in opened:
+            opened[name, width] = _open(browser, pages[name], width=width)
+        return opened[name, width]
+    yield get
+    for page in opened.values():
+        page.context.close()
+
+
 def _rows(page) -> list[list[str]]:
     return page.eval_on_selector_all(
         "#lb-table tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
@@ -101,13 +117,12 @@ def _data(path: Path) -> dict:
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "several", "simulate", "grid", "plan",
                                   "choose", "hostile", "battles"])
-def test_every_page_renders_without_errors(browser, pages, name):
-    page = _open(browser, pages[name])
+def test_every_page_renders_without_errors(shown, name):
+    page = shown(name)
     assert page.locator("h1").first.is_visible()
     assert page.errors == []
     if name in ("scores", "submissions", "hostile"):   # the table script ran
         assert page.locator("#lb-tools").is_visible() and page.locator("#lb-pager").is_visible()
-    page.context.close()
 
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "hostile"])
@@ -131,9 +146,9 @@ def plain_new(path: Path) -> int:
     return html.split("<tbody>", 1)[1].split("</tbody>", 1)[0].count('<tr class="new">')
 
 
-def test_number_formatting_rounds_like_python(browser, pages):
+def test_number_formatting_rounds_like_python(shown):
     """Exact ties round to even, as Python's format does; toFixed alone would round them up."""
-    page = _open(browser, pages["scores"])
+    page = shown("scores")
     cases = [(x, d) for x in (0.125, 0.375, 2.5, 3.5, 0.5, 12.5, 0.0625, 1.005, 0.145, 0.8125,
                               -0.125, -2.5, 99.95, 9.96, 14.5, 0.00049, 1e-7, 123.456789)
              for d in (0, 1, 2, 3, 4)]
@@ -143,7 +158,6 @@ def test_number_formatting_rounds_like_python(browser, pages):
     shares = [0, 0.0004, 0.001, 0.0995, 0.1, 0.125, 0.145, 0.5, 0.9, 0.9005, 0.999, 0.9995, 1]
     assert page.evaluate("s => s.map(LB.format.share)", shares) == [share_text(p)
                                                                      for p in shares]
-    page.context.close()
 
 
 def test_search_sort_filter_and_pages(browser, pages):
@@ -238,14 +252,13 @@ def test_hostile_names_stay_text(browser, pages):
     page.context.close()
 
 
-def test_csv_download_holds_every_entry(browser, pages):
+def test_csv_download_holds_every_entry(shown):
     from leaderboard.report.exports import COLUMNS
 
-    page = _open(browser, pages["hostile"])
+    page = shown("hostile")
     with page.expect_download() as download:
         page.click("#lb-csv")
     text = Path(download.value.path()).read_text(encoding="utf-8")
-    page.context.close()
     table = list(csv.DictReader(io.StringIO(text)))
     assert list(table[0]) == [c for c in COLUMNS.values() if c not in ("public_score",
                                                                        "private_score")]
@@ -279,24 +292,23 @@ def test_print_opens_details_and_hides_controls(browser, pages):
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "simulate", "plan", "choose",
                                   "several", "grid", "battles"])
-def test_phone_width_no_page_scroll_no_tiny_text(browser, pages, name):
+def test_phone_width_no_page_scroll_no_tiny_text(shown, name):
     """At 390 px nothing widens the page (tables and charts scroll inside their boxes) and no
     HTML text is smaller than 12 px (SVG charts keep a legible size and scroll sideways)."""
-    page = _open(browser, pages[name], width=390)
+    page = shown(name, 390)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     small = page.evaluate("""() => [...document.querySelectorAll('body *:not(svg):not(svg *)')]
         .filter(e => e.checkVisibility() && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
         .map(e => [e.tagName, e.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize)])
         .filter(x => x[2] < 12)""")
     assert small == []
-    page.context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1400])
-def test_battles_chart_shows_every_dot_without_scrolling_on_a_phone(browser, pages, width):
+def test_battles_chart_shows_every_dot_without_scrolling_on_a_phone(shown, width):
     """The ratings chart at 390 px: the phone layout (names above the bars), every model's dot
     inside the screen; at 1400 px the wide layout (names in a column), also whole."""
-    page = _open(browser, pages["battles"], width=width)
+    page = shown("battles", width)
     shown = "narrow" if width < 600 else "wide"
     hidden = "wide" if shown == "narrow" else "narrow"
     assert page.locator(f"svg.ratings.{shown}").is_visible()
@@ -304,7 +316,6 @@ def test_battles_chart_shows_every_dot_without_scrolling_on_a_phone(browser, pag
     rights = page.eval_on_selector_all(f"svg.ratings.{shown} circle",
                                        "cs => cs.map(c => c.getBoundingClientRect().right)")
     assert len(rights) == 14 and max(rights) <= width
-    page.context.close()
 
 
 def test_a_100000_entry_page_opens_and_searches(browser, tmp_path):

@@ -18,22 +18,26 @@ ANALYZE = {"chart-scores", "chart-noise-hist", "chart-noise-ecdf", "chart-board-
            "chart-rank-intervals", "chart-rank-tau", "chart-rank-frequencies"}
 SHAKEUP = {"chart-shakeup-scatter", "chart-shakeup-ranks", "chart-shakeup-noise"}
 CURVES = {"chart-curves-roc", "chart-curves-pr", "chart-curves-cap", "chart-curves-cost"}
+# These tests check which charts a page carries, their specifications and their data (point
+# scores, names, curves), never the size of the noise: few draws and replicates do (issue 27).
+QUICK = ["--draws", "200", "--replicates", "200"]
 
 
 def _page(tmp_path, *args) -> str:
     out = tmp_path / "r.html"
-    assert main(["analyze", *args, "--quiet", "-o", str(out)]) == 0
+    assert main(["analyze", *QUICK, *args, "--quiet", "-o", str(out)]) == 0
     return out.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def submissions_page(tmp_path_factory):
-    return _page(tmp_path_factory.mktemp("sub"), "--example", "submissions")
+def submissions_page(example_outputs):
+    """``_page(--example submissions)``: the session's run of it (tests/conftest.py)."""
+    return example_outputs("submissions")["html"].read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def scores_page(tmp_path_factory):
-    return _page(tmp_path_factory.mktemp("scores"), "--example")
+def scores_page(example_outputs):
+    return example_outputs("scores")["html"].read_text(encoding="utf-8")
 
 
 def _check(html: str) -> dict[str, dict]:
@@ -110,7 +114,8 @@ def test_the_same_analysis_gives_the_same_page(tmp_path, submissions_page):
 
 def test_choose_chart_rows_and_picks(tmp_path):
     out, js = tmp_path / "c.html", tmp_path / "c.json"
-    assert main(["choose", "--example", "-o", str(out), "--json", str(js), "--quiet"]) == 0
+    assert main(["choose", "--example", "--replicates", "200", "--draws", "2000", "-o", str(out),
+                 "--json", str(js), "--quiet"]) == 0
     html = out.read_text(encoding="utf-8")
     chart = _check(html)["chart-choose"]
     data = json.loads(js.read_text(encoding="utf-8"))
@@ -156,7 +161,7 @@ def test_categories_chart_holds_every_cell(tmp_path):
     path = tmp_path / "items.csv"
     frame.to_csv(path, index=False)
     html = _page(tmp_path, "--items", str(path), "--value-col", "correct", "--category-col",
-                 "subject", "--replicates", "400")
+                 "subject")
     cells = _check(html)["chart-categories"]["spec"]["datasets"]["cells"]
     means = frame.groupby(["model", "subject"])["correct"].mean()
     assert len(cells) == models * 3

@@ -54,12 +54,13 @@ def test_markdown_rows_keep_their_columns_and_names_stay_text(result):
     assert first[0] == "| 1" and float(first[2]) == pytest.approx(result.table["score"].iloc[0])
 
 
-def test_cli_writes_both_and_refuses_one_path_for_two_outputs(tmp_path, capsys):
+def test_cli_writes_both_and_refuses_one_path_for_two_outputs(tmp_path, capsys, example_outputs):
     base = ["analyze", "--example", "--draws", "200", "--replicates", "200", "--quiet",
             "-o", str(tmp_path / "r.html")]
-    assert main([*base, "--csv", str(tmp_path / "t.csv"), "--markdown", str(tmp_path / "t.md")]) == 0
-    table = pd.read_csv(tmp_path / "t.csv")
-    assert table["tier"].min() == 1 and (tmp_path / "t.md").read_text().count("\n|") == 42   # header, rule, 40 rows
+    # the session's run of base with --csv and --markdown (tests/conftest.py: example_outputs)
+    files = example_outputs("scores")
+    table = pd.read_csv(files["csv"])
+    assert table["tier"].min() == 1 and files["md"].read_text().count("\n|") == 42   # header, rule, 40 rows
     assert main([*base, "--csv", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "-o and --csv name the same file" in err

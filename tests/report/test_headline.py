@@ -189,18 +189,27 @@ def test_markdown_of_a_big_board_is_capped():
     assert f"{n - 50:,} more entries not shown" in text and "--csv" in text
 
 
-def test_exclude_flagged_sets_perfect_scores_aside_and_says_how_many(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def flagged(tmp_path_factory):
+    """A board with six perfect scores, analysed by the command line with --exclude-flagged
+    perfect, once for the two tests that read it: (board, csv path, JSON path, page path)."""
+    tmp_path = tmp_path_factory.mktemp("flagged")
     scores = [1.0] * 6 + list(np.linspace(0.80, 0.70, 20))
+    board = pd.DataFrame({"team": [f"t{i}" for i in range(26)], "score": scores})
     path = tmp_path / "b.csv"
-    pd.DataFrame({"team": [f"t{i}" for i in range(26)], "score": scores}).to_csv(path,
-                                                                                 index=False)
+    board.to_csv(path, index=False)
     js = tmp_path / "r.json"
     assert main(["analyze", str(path), "--metric", "f1", "--n-test", "3000", "--prevalence",
                  "0.4", "--draws", "200", "--replicates", "200", "--exclude-flagged", "perfect",
                  "-o", str(tmp_path / "r.html"), "--json", str(js), "--quiet"]) == 0
+    return board, path, js, tmp_path / "r.html"
+
+
+def test_exclude_flagged_sets_perfect_scores_aside_and_says_how_many(flagged, capsys):
+    _, path, js, page = flagged
     result = json.loads(js.read_text())
     assert len(result["entries"]) == 20 and result["entries"][0]["score"] == pytest.approx(0.8)
-    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    html = page.read_text(encoding="utf-8")
     assert "set aside (--exclude-flagged perfect)" in html and "6 rows" in html
     assert main(["analyze", str(path), "--metric", "f1", "--exclude-flagged", "leaks"]) == 2
     assert "give perfect, junk or shared" in capsys.readouterr().err
@@ -277,20 +286,13 @@ def test_choose_says_top_two_when_the_gain_is_within_noise_and_names_the_order()
         assert "the order of the table's rows (s1, s2, s3, \u2026)" in ladder_sentence(r)
 
 
-def test_the_api_sets_flagged_entries_aside_as_the_command_line_does(tmp_path):
+def test_the_api_sets_flagged_entries_aside_as_the_command_line_does(flagged):
     """leaderboard.analyze(exclude_flagged=...) gives the command line's numbers; an unknown
     flag name is an InputError naming the parameter."""
     import leaderboard
     from leaderboard.errors import InputError
 
-    scores = [1.0] * 6 + list(np.linspace(0.80, 0.70, 20))
-    board = pd.DataFrame({"team": [f"t{i}" for i in range(26)], "score": scores})
-    path = tmp_path / "b.csv"
-    board.to_csv(path, index=False)
-    js = tmp_path / "r.json"
-    assert main(["analyze", str(path), "--metric", "f1", "--n-test", "3000", "--prevalence",
-                 "0.4", "--draws", "200", "--replicates", "200", "--exclude-flagged", "perfect",
-                 "-o", str(tmp_path / "r.html"), "--json", str(js), "--quiet"]) == 0
+    board, _, js, _ = flagged                      # the command line's run (the fixture)
     result = leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4, draws=200,
                                  replicates=200, exclude_flagged=["perfect"])
     api, cli = result.to_dict(), json.loads(js.read_text())

@@ -132,6 +132,14 @@ def plain():
     return make_plain_analysis(25, hostile=True)
 
 
+@pytest.fixture(scope="module")
+def rendered(noisy, plain):
+    """Each module analysis's page, rendered once for the tests that read it (issue 27: a render
+    draws every chart's static SVG, half a second); test_html_is_byte_identical_on_rerender
+    renders again and compares."""
+    return {id(noisy): render_html(noisy), id(plain): render_html(plain)}
+
+
 def _strict_loads(text):
     def reject(token):
         raise ValueError(f"non-standard JSON token {token}")
@@ -200,11 +208,11 @@ def test_json_no_noise_model_gives_nulls(plain, tmp_path):
 
 # --- HTML ---------------------------------------------------------------------------------------
 
-def test_html_is_self_contained(noisy, plain):
+def test_html_is_self_contained(noisy, plain, rendered):
     """Nothing is loaded: no src or href to the network, no <link>; the scripts are the Vega
     libraries (inlined once), the charts' init script and the charts' JSON data."""
     for analysis in (noisy, plain):
-        html = render_html(analysis)
+        html = rendered[id(analysis)]
         assert html.startswith("<!DOCTYPE html>")
         assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
         assert "<link" not in html and "@import" not in html
@@ -222,8 +230,8 @@ def test_html_is_self_contained(noisy, plain):
         assert html.count(' type="module"') == 2 and html.count("window.vegaEmbed=") == 1
 
 
-def test_html_answer_and_d95_sentence(noisy):
-    html = unescape(render_html(noisy))
+def test_html_answer_and_d95_sentence(noisy, rendered):
+    html = unescape(rendered[id(noisy)])
     k, b = int((noisy.table["tier"] == 1).sum()), int(noisy.table["in_best_set"].sum())
     assert 1 < b < 40   # the headline leads with the confidence set of the best, then tier 1
     assert f"{b} of 40 entries could be the best: " in html
@@ -236,8 +244,8 @@ def test_html_answer_and_d95_sentence(noisy):
     assert html.index(sentence) < html.index("What was analysed")
 
 
-def test_html_sections_in_order(noisy):
-    html = render_html(noisy)
+def test_html_sections_in_order(noisy, rendered):
+    html = rendered[id(noisy)]
     # top-down: the answer, what was analysed, the tiers, the noise, the ranks, then the details
     marks = ['id="answer"', "What was analysed", 'id="chart"', "Tier table",
              "What chance alone does", 'id="ranks"', 'id="details"', 'id="method"',
@@ -253,9 +261,9 @@ def test_html_sections_in_order(noisy):
         assert text in html, text
 
 
-def test_html_escapes_hostile_team_names(noisy, plain):
+def test_html_escapes_hostile_team_names(noisy, plain, rendered):
     for analysis in (noisy, plain):
-        html = render_html(analysis)
+        html = rendered[id(analysis)]
         page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)  # the JS
         assert SCRIPT not in html and IMG not in html and "<img" not in page
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -278,8 +286,8 @@ def test_html_escapes_hostile_team_names(noisy, plain):
         assert "R\\u0026D" in json_text
 
 
-def test_html_without_noise_model_shows_note_and_ranking(plain):
-    html = render_html(plain)
+def test_html_without_noise_model_shows_note_and_ranking(plain, rendered):
+    html = rendered[id(plain)]
     assert "Ranking only: intervals and tiers are not available" in html
     assert "Intervals and tiers are not available for log loss yet" in html
     assert "log loss (lower is better)" in html and "On this test set" not in html
@@ -289,11 +297,11 @@ def test_html_without_noise_model_shows_note_and_ranking(plain):
     assert "Not available: without a noise model" in html
 
 
-def test_html_is_byte_identical_on_rerender(noisy, tmp_path):
+def test_html_is_byte_identical_on_rerender(noisy, tmp_path, rendered):
     write_html(noisy, tmp_path / "a.html")
     write_html(make_analysis(40, hostile=True, split=True), tmp_path / "b.html")
     assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
-    assert render_html(noisy) == render_html(noisy)
+    assert render_html(noisy) == rendered[id(noisy)]          # rendered again, the same text
 
 
 def test_html_5000_entries_stays_small():
@@ -315,8 +323,8 @@ def test_html_5000_entries_stays_small():
     assert [row[1] for row in data["rows"]] == analysis.table["team"].tolist()
 
 
-def test_tier_colours_match_between_chart_and_table(noisy):
-    html = render_html(noisy)
+def test_tier_colours_match_between_chart_and_table(noisy, rendered):
+    html = rendered[id(noisy)]
     tiers = noisy.table["tier"].to_numpy()
     chart = page_charts(html)["chart-scores"]
     scale = [u["encoding"]["color"]["scale"] for u in units(chart["spec"])
@@ -379,9 +387,9 @@ def test_numbers_suit_the_metric():
     assert tiny.d95(0.00042) == "0.00042 (0.042 percentage points)"
 
 
-def test_ticks_are_round_and_inside_the_plot(noisy):
+def test_ticks_are_round_and_inside_the_plot(noisy, rendered):
     """Vega picks the ticks: round numbers, evenly spaced, inside the scores' range."""
-    chart = page_charts(render_html(noisy))["chart-scores"]
+    chart = page_charts(rendered[id(noisy)])["chart-scores"]
     root = static_root(chart["svg"])
     labels = [el.text for g in root.iter() if "role-axis-label" in (g.get("class") or "")
               for el in g.iter() if el.text]
@@ -393,7 +401,7 @@ def test_ticks_are_round_and_inside_the_plot(noisy):
     t = noisy.table
     lo, hi = np.nanmin(t["ci_low"].head(50)), np.nanmax(t["ci_high"].head(50))
     assert lo - 0.01 <= values.min() and values.max() <= hi + 0.01
-    hist = page_charts(render_html(noisy))["chart-noise-hist"]["spec"]
+    hist = page_charts(rendered[id(noisy)])["chart-noise-hist"]["spec"]
     y = [u["encoding"]["y"] for u in units(hist) if "y" in u.get("encoding", {})
          and u["encoding"]["y"].get("field") == "share"]
     assert y[0]["axis"]["format"] == "%"                                 # shares as percents
@@ -425,10 +433,10 @@ def test_scores_chart_caps_rows_and_orders_best_first(noisy):
     assert spec["usermeta"] == {"lb_rows": "entries", "lb_top": 10, "lb_fit": True}
 
 
-def test_every_chart_is_valid_vega_lite_with_a_static_drawing(noisy, plain):
+def test_every_chart_is_valid_vega_lite_with_a_static_drawing(noisy, plain, rendered):
     # noisy: scores, the noise histogram and ECDF, the board, four rank charts; plain: two
     for analysis, count in ((noisy, 8), (plain, 2)):
-        charts = page_charts(render_html(analysis))
+        charts = page_charts(rendered[id(analysis)])
         assert len(charts) == count, sorted(charts)
         for chart_id, chart in charts.items():
             validate(chart["spec"])

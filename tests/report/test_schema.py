@@ -32,11 +32,12 @@ def _analyze(tmp_path, *argv) -> dict:
 
 
 @pytest.fixture(scope="module")
-def example_json(tmp_path_factory):
-    """The default example's JSON, analysed once for the three tests that validate it (each gets
-    its own copy: one of them edits it)."""
-    data = _analyze(tmp_path_factory.mktemp("example"), "--example")
-    return lambda: json.loads(json.dumps(data))
+def example_json(example_outputs):
+    """The default example's JSON (200 draws and replicates, the session's run:
+    tests/conftest.py), for the three tests that validate it (each gets its own copy: one of
+    them edits it)."""
+    text = example_outputs("scores")["json"].read_text(encoding="utf-8")
+    return lambda: json.loads(text)
 
 
 def _items(tmp_path):
@@ -52,12 +53,13 @@ def _items(tmp_path):
 
 
 @pytest.mark.parametrize("mode", ["scores", "submissions", "items"])
-def test_analyze_json_validates(tmp_path, mode, example_json):
+def test_analyze_json_validates(tmp_path, mode, example_json, example_outputs):
     if mode == "scores":
         data = example_json()
+    elif mode == "submissions":
+        data = json.loads(example_outputs("submissions")["json"].read_text(encoding="utf-8"))
     else:
-        argv = ["--example", "submissions"] if mode == "submissions" else _items(tmp_path)
-        data = _analyze(tmp_path, *argv)
+        data = _analyze(tmp_path, *_items(tmp_path))
     errors = [f"{list(e.path)}: {e.message}" for e in VALIDATOR.iter_errors(data)]
     assert not errors, errors[:5]
 
@@ -128,13 +130,39 @@ RUNS = {
 }
 
 
+@pytest.fixture(scope="module")
+def command_json(tmp_path_factory):
+    """``command_json(command, variant)``: the JSON of ``RUNS[command][variant]`` (simulate and
+    choose also writing their page), each run once for the tests that validate it (issue 27:
+    calibrate's run took 3 s and three tests read it); each caller gets its own copy."""
+    done: dict[tuple[str, int], dict] = {}
+
+    def get(command: str, variant: int) -> dict:
+        if (command, variant) not in done:
+            tmp_path = tmp_path_factory.mktemp(f"{command}{variant}")
+            argv = [str(tmp_path / "table.md") if a == "PAGE" else a
+                    for a in RUNS[command][variant]]
+            if command in ("simulate", "choose"):
+                argv = [*argv, "-o", str(tmp_path / "page.html")]
+            done[command, variant] = _run(tmp_path, command, *argv, "--quiet")
+        return json.loads(json.dumps(done[command, variant]))
+    return get
+
+
+@pytest.fixture(scope="module")
+def compare_json(tmp_path_factory):
+    """compare's JSON for the files inputs (0) and the items inputs (1), each run once, with
+    the names it was given (the files' paths, or the models)."""
+    tmp_path = tmp_path_factory.mktemp("compare")
+    files, items = _compare_inputs(tmp_path)
+    return [(_run(tmp_path, "compare", *argv, "--replicates", "200", "--quiet"), names)
+            for argv, names in ((files, (files[5], files[7])), (items, ("a", "b")))]
+
+
 @pytest.mark.parametrize("command,variant", [(c, i) for c, runs in RUNS.items()
                                              for i in range(len(runs))])
-def test_every_command_json_validates(tmp_path, command, variant):
-    argv = [str(tmp_path / "table.md") if a == "PAGE" else a for a in RUNS[command][variant]]
-    if command in ("simulate", "choose"):
-        argv = [*argv, "-o", str(tmp_path / "page.html")]
-    data = _run(tmp_path, command, *argv, "--quiet")
+def test_every_command_json_validates(command_json, command, variant):
+    data = command_json(command, variant)
     assert data["command"] == command and isinstance(data["version"], str)
     errors = _errors(command, data)
     assert not errors, errors[:5]
@@ -153,31 +181,26 @@ def test_choose_from_a_table_validates(tmp_path):
     assert not _errors("choose", data)
 
 
-def test_compare_json_validates_and_keeps_names_apart_from_scores(tmp_path):
-    files, items = _compare_inputs(tmp_path)
-    for argv, names in ((files, (files[5], files[7])), (items, ("a", "b"))):
-        data = _run(tmp_path, "compare", *argv, "--replicates", "200", "--quiet")
+def test_compare_json_validates_and_keeps_names_apart_from_scores(compare_json):
+    for data, names in compare_json:
         assert not _errors("compare", data)
         assert (data["baseline"], data["candidate"]) == names        # what was compared
         assert isinstance(data["baseline_score"], float)             # and its score, apart
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_schema_is_strict(tmp_path, command, example_json):
+def test_every_schema_is_strict(command, example_json, command_json, compare_json):
     """A field the schema does not describe fails, and so does a missing required one."""
     schema = json.loads((SCHEMA_DIR / f"{command}.schema.json").read_text(encoding="utf-8"))
     assert schema["additionalProperties"] is False and {"version", "command"} <= set(
         schema["required"])
     assert schema["properties"]["command"] == {"const": command}
     if command == "compare":
-        data = _run(tmp_path, "compare", *_compare_inputs(tmp_path)[0], "--replicates", "200",
-                    "--quiet")
+        data = json.loads(json.dumps(compare_json[0][0]))
     elif command == "analyze":
         data = example_json()
     else:
-        argv = [str(tmp_path / "table.md") if a == "PAGE" else a for a in RUNS[command][0]]
-        argv += ["-o", str(tmp_path / "p.html")] if command not in ("plan", "calibrate") else []
-        data = _run(tmp_path, command, *argv, "--quiet")
+        data = command_json(command, 0)
     validator = _validator(command)
     validator.validate(data)
     with pytest.raises(jsonschema.ValidationError):
@@ -186,9 +209,9 @@ def test_every_schema_is_strict(tmp_path, command, example_json):
         validator.validate({k: v for k, v in data.items() if k != "version"})
 
 
-def test_plan_schema_ties_the_answers_to_the_question(tmp_path):
+def test_plan_schema_ties_the_answers_to_the_question(command_json):
     """min_n comes with --delta, mdd with --n-test: a JSON that mixes them up fails."""
-    data = _run(tmp_path, "plan", *RUNS["plan"][0], "--quiet")
+    data = command_json("plan", 0)
     assert "min_n" in data and "mdd" not in data and not _errors("plan", data)
     assert _errors("plan", {k: v for k, v in data.items() if k != "min_n"})
     assert _errors("plan", {**data, "mdd": 0.01, "public_n": None, "mdd_public": None})
@@ -203,11 +226,10 @@ def test_the_readme_links_every_schema():
         assert (SCHEMA_DIR / f"{command}.schema.json").is_file()
 
 
-def test_calibrate_cells_are_measures_with_their_errors(tmp_path):
+def test_calibrate_cells_are_measures_with_their_errors(command_json):
     """A tiers-study cell: its design, then every measure with its Monte Carlo SE; a string where
     a measure belongs, or scores-only results in a tiers study, fail."""
-    data = _run(tmp_path, "calibrate", "--entries", "3", "--competitions", "2", "-o",
-                str(tmp_path / "table.md"), "--quiet")
+    data = command_json("calibrate", 0)    # --entries 3 --competitions 2 -o a temporary page
     assert data["study"] == "tiers" and len(data["cells"]) == 8 and not _errors("calibrate", data)
     cell = data["cells"][0]
     assert {"best_in_tier1[rank-sets]", "se:best_in_tier1[rank-sets]"} <= set(cell)

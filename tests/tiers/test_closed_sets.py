@@ -93,6 +93,38 @@ def test_critical_values_and_rounds_do_not_depend_on_blocks():
             assert (got.steps, got.pairs_examined) == (ref.steps, ref.pairs_examined)
 
 
+def test_small_boards_numpy_equals_the_block_searches(monkeypatch):
+    """Boards up to closed_small.SMALL entries take numpy step-downs instead of the compiled block
+    searches: the same bits (critical values, rounds, screened pairs, verdicts, t, tiers, best
+    set), float32 and float64 errors, ties, zero SDs and rho near 1 included."""
+    from leaderboard.tiers import closed_small
+    from leaderboard.tiers._block_kernels import t_of
+    boards = [r for r in cases(24, 24) if r.n_entries <= closed_small.SMALL]
+    boards.append(board(np.random.default_rng(5), closed_small.SMALL))
+    small = [(rank_confidence_sets(r), rank_confidence_sets(r, simultaneous=False),
+              best_set(r)) for r in boards]
+    monkeypatch.setattr(closed_small, "SMALL", 0)   # every board through the block searches
+    for reps, (s_small, m_small, b_small) in zip(boards, small):
+        s_block = rank_confidence_sets(reps)
+        m_block = rank_confidence_sets(reps, simultaneous=False)
+        for got, ref in ((s_small, s_block), (m_small, m_block)):
+            for field in ("low", "high", "critical_value"):
+                assert getattr(got, field).tobytes() == getattr(ref, field).tobytes(), field
+            assert ((got.steps, got.pairs_examined, got.pairs_screened) ==
+                    (ref.steps, ref.pairs_examined, ref.pairs_screened))
+        rel_s, rel_b = s_small.shown_better, s_block.shown_better
+        assert rel_s.n_unresolved == rel_b.n_unresolved
+        monkeypatch.setattr(closed_small, "SMALL", 10 ** 6)
+        tiers_small = rel_s.tiers()
+        monkeypatch.setattr(closed_small, "SMALL", 0)
+        np.testing.assert_array_equal(tiers_small, rel_b.tiers())
+        np.testing.assert_array_equal(b_small, best_set(reps))
+        n = reps.n_entries
+        t_kernel = np.array([[t_of(reps.point, rel_b.sd, rel_b.rho, j, k) if j != k else 0.0
+                              for k in range(n)] for j in range(n)])
+        assert rel_s.t(n).tobytes() == t_kernel.tobytes()
+
+
 def kaggle_board(seed, n, rho, spread=True):
     """Dense at the top, a long tail, SDs that grow as scores fall (as a universe gives them)."""
     rng = np.random.default_rng(seed)

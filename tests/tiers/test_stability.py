@@ -79,6 +79,15 @@ def test_kendall_taus_match_scipy_with_ties(seed):
     np.testing.assert_allclose(kendall_taus(reps), expected, rtol=1e-12, atol=1e-12)
 
 
+def test_kendall_taus_with_long_tied_runs():
+    """Tied runs longer than 32 entries take the radix sort in _tau_kernel.sort_runs."""
+    reps = tied_reps(11, n_entries=150, n_rep=30, levels=3)
+    assert np.unique(reps.point, return_counts=True)[1].max() > 32
+    scores = reps.scores()
+    expected = [kendalltau(reps.point, scores[:, r]).statistic for r in range(reps.n_replicates)]
+    np.testing.assert_allclose(kendall_taus(reps), expected, rtol=1e-12, atol=1e-12)
+
+
 def test_kendall_taus_without_ties_and_when_all_tied():
     rng = np.random.default_rng(9)
     reps = make_reps(-np.sort(-rng.normal(size=300)), rng.normal(size=(300, 20)))

@@ -1,0 +1,183 @@
+"""The Python API of the organizer's questions before a competition: how big must the test set be
+(:func:`plan`, ``leaderboard plan``), and how far a score wanders by chance alone at a given size
+and prevalence (:func:`simulate`, ``leaderboard simulate``).
+
+As :mod:`leaderboard.api`: explicit keyword parameters (the command line's options, dashes as
+underscores, same defaults), every value checked once against
+:data:`leaderboard.params.PARAMETERS` (numpy scalars welcome), and the pipeline the command line
+runs (:func:`leaderboard.pipelines.plan.plan`,
+:func:`leaderboard.pipelines.simulate.run_experiment`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from leaderboard.metrics import get_metric
+from leaderboard.noise.spread import TYPICAL_CORRELATION
+from leaderboard.options import NoiseOptions, RankOptions, universe_from
+from leaderboard.params import check
+from leaderboard.pipelines.plan import Plan, PlanSettings
+from leaderboard.pipelines.plan import plan as run_plan
+from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,
+                                            needs_prevalence, run_experiment)
+from leaderboard.progress import Progress
+
+__all__ = ["Experiment", "Plan", "plan", "simulate"]
+
+PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
+
+
+def plan(*, metric: str, score: float, delta: float | None = None, n_test: int | None = None,
+         prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = 0.8,
+         public_fraction: float | None = None, correlation: float = TYPICAL_CORRELATION,
+         draws: int = PLAN_DRAWS, seed: int = NoiseOptions.seed, universe: str | None = None,
+         classes: int | None = None, class_shares: Sequence[float] | None = None,
+         residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+         spread: float | None = None, quiet: bool = True) -> Plan:
+    """Before a competition: the test-set size that tells apart two entries ``delta`` apart,
+    and the smallest difference ``n_test`` rows resolve (give either or both).
+
+    Under the normal approximation, a two-sided test at level ``alpha`` detects a true
+    difference ``delta`` with probability at least ``power`` when ``delta >= (z_{1-alpha/2} +
+    z_power) * sd_diff(n)``; ``sd_diff`` comes from the universe's exact SD where it has one,
+    else from simulated test sets, and each answer is checked by simulation
+    (:mod:`leaderboard.pipelines.plan` states the method and its assumptions).
+
+    Parameters
+    ----------
+    metric : str
+        The metric of the competition (any name of ``leaderboard plan --help``).
+    score : float
+        True score of the weaker entry.
+    delta : float, optional
+        Difference in true score to detect (the better entry is ``score + delta`` in the
+        metric's better direction): gives ``min_n``.
+    n_test : int, optional
+        Rows in the test set: gives its minimum detectable difference ``mdd``.
+    prevalence : float, optional
+        Share of positives (binary metrics).
+    alpha : float, default 0.05
+        Two-sided test level.
+    power : float, default 0.8
+        Chance of detecting the difference.
+    public_fraction : float, optional
+        Share of the test rows that score the public board (adds ``min_n_public`` and
+        ``mdd_public``).
+    correlation : float, default 0.5
+        Assumed correlation between the two entries' scores (entries scored on one shared test
+        set; the answers for independent entries, 0, are given too as ``*_independent``).
+    draws : int, default 2000
+        Simulated test sets per score level.
+    seed : int, default 0
+    universe, classes, class_shares, residuals, df, threshold, spread : optional
+        The simulated universe (as :func:`leaderboard.analyze`).
+    quiet : bool, default True
+        No progress bar on stderr.
+
+    Returns
+    -------
+    Plan
+        ``min_n``, ``mdd`` (None for a question not asked), their ``*_independent`` and
+        ``*_public`` variants, ``check`` (the simulated power at the answer), ``table``,
+        ``assumptions`` and ``notes``. ``leaderboard.report.plan_report.write_html(plan, path)``
+        and ``write_json`` write the command's page and JSON.
+
+    Raises
+    ------
+    InputError
+        A value out of range, neither ``delta`` nor ``n_test``, or a score the universe cannot
+        reach.
+
+    Examples
+    --------
+    The two-proportion formula gives n = (z_0.975 + z_0.8)^2 (0.8 * 0.2 + 0.82 * 0.18) /
+    0.02^2 = 6035.8 rows for independent entries:
+
+    >>> import leaderboard
+    >>> p = leaderboard.plan(metric="accuracy", score=0.80, delta=0.02, correlation=0, draws=200)
+    >>> p.min_n, p.sd_method
+    (6036, 'exact')
+    """
+    noise = NoiseOptions(metric=metric, prevalence=prevalence, correlation=correlation,
+                         draws=draws, seed=seed,
+                         universe=universe_from(universe=universe, classes=classes,
+                                                class_shares=class_shares, residuals=residuals,
+                                                df=df, threshold=threshold, spread=spread))
+    settings = PlanSettings(get_metric(check("metric", metric)), check("score", score), noise,
+                            RankOptions(alpha=alpha), delta=check("delta", delta),
+                            n_test=check("n_test", n_test), power=check("power", power),
+                            public_fraction=check("public_fraction", public_fraction))
+    progress = Progress("simulating", quiet=check("quiet", quiet))
+    try:
+        return run_plan(settings, progress=progress)
+    finally:
+        progress.close()
+
+
+def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
+             n_tests: Sequence[int] | int | None = None,
+             prevalences: Sequence[float] | float | None = None, grid: bool = False,
+             draws: int | None = None, seed: int = NoiseOptions.seed, universe: str | None = None,
+             classes: int | None = None, class_shares: Sequence[float] | None = None,
+             residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+             spread: float | None = None, quiet: bool = True) -> Experiment:
+    """The seeds' experiment: draw many test sets from a universe whose true score is known and
+    measure how far the observed score wanders (its 95% range, and d95, the gap two equally good
+    models exceed one time in 20), and how often the truly better of several models is observed
+    ahead on independent test sets.
+
+    Every number assumes the universe's shape (named in each setting's ``assumptions``) and
+    independent rows; the same seed gives the same numbers, and a case the same numbers alone as
+    in a grid.
+
+    Parameters
+    ----------
+    metric : str
+        Any simulable metric (``leaderboard simulate --help``).
+    scores, n_tests, prevalences : numbers, optional
+        True scores, rows per test set, and shares of positives (binary metrics only); each
+        combination is one case.
+    grid : bool, default False
+        Every combination, any list not given taking the seeds' values (27 cases for AUC), with
+        the partial correlations of d95 with each factor.
+    draws : int, optional
+        Simulated test sets per case (default 5000; 2000 with ``grid``).
+    seed : int, default 0
+    universe, classes, class_shares, residuals, df, threshold, spread : optional
+        The simulated universe (as :func:`leaderboard.analyze`).
+    quiet : bool, default True
+        No progress bar on stderr.
+
+    Returns
+    -------
+    Experiment
+        ``cases`` (per case ``d95``, ``quantiles``, ...), ``ahead`` (how often the truly better
+        is observed ahead), ``settings``, ``partial`` (grid only).
+        ``leaderboard.report.simulate_report.write_json(experiment, path)`` writes the
+        command's JSON.
+
+    Examples
+    --------
+    >>> import leaderboard
+    >>> e = leaderboard.simulate(metric="auc", scores=[0.80, 0.81], n_tests=1000,
+    ...                          prevalences=0.05, draws=1000)
+    >>> [c.score for c in e.cases], 0.5 < e.ahead[0].probability < 1
+    ([0.8, 0.81], True)
+    """
+    configured = universe_from(universe=universe, classes=classes, class_shares=class_shares,
+                               residuals=residuals, df=df, threshold=threshold, spread=spread)
+    scores, n_tests, prevalences, grid = (check(name, value) for name, value in (
+        ("scores", scores), ("n_tests", n_tests), ("prevalences", prevalences), ("grid", grid)))
+    measure = get_metric(check("metric", metric))
+    if grid:
+        scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
+                                                  needs_prevalence(measure, configured))
+    noise = NoiseOptions(metric=metric, seed=seed, universe=configured,
+                         draws=draws if draws is not None else (GRID_DRAWS if grid else DRAWS))
+    progress = Progress("simulating", quiet=check("quiet", quiet))
+    try:
+        return run_experiment(measure, scores or [], n_tests or [], prevalences,
+                              draws=noise.draws, seed=noise.seed, options=noise.universe,
+                              grid=True if grid else None, progress=progress)
+    finally:
+        progress.close()

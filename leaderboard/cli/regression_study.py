@@ -28,7 +28,8 @@ def run(args: argparse.Namespace, output: str | None = None) -> dict:
     designs = default_regression_designs(quick=args.quick)
     rows = run_cells(designs, partial(run_regression_design, alpha=args.alpha, seed=args.seed),
                      "regression competitions", args)
-    shapes = real_residual_shapes(seed=args.seed).to_dict(orient="records")
+    shapes = real_residual_shapes(seed=args.seed, **({"rows": 400, "trees": 10} if args.quick
+                                                      else {})).to_dict(orient="records")
     results = {"regression": rows, "residual_shapes": shapes, "alpha": args.alpha,
                "quick": bool(args.quick)}
     path = output or DEFAULT_OUTPUT

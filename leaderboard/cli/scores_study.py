@@ -28,11 +28,13 @@ DEFAULT_OUTPUT = "docs/scores_only.md"
 def run(args: argparse.Namespace) -> dict:
     """Run both studies from parsed ``calibrate`` arguments; write the page and the summary."""
     quick = args.quick
-    cells = ((3000, 0.1),) if quick else None
+    # --quick is a smoke run of every step (its tables are never quoted): one small cell, and
+    # the fewest draws the noise models take
+    cells = ((1000, 0.1),) if quick else None
     progress = Progress("noise study", quiet=args.quiet)
     progress.start(1)
     study = auc_study(**({"cells": cells, "aucs": (0.85,), "draws": 100,
-                          "universe_draws": 300} if quick else {}), seed=args.seed)
+                          "universe_draws": 100} if quick else {}), seed=args.seed)
     progress.advance()
     progress.close()
     designs = default_board_designs(quick=quick)

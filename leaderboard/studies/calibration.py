@@ -64,6 +64,7 @@ class Design:
     top: float = 0.85
     shared: float = 0.6
     replicates: int = 1000
+    draws: int = 1000         # simulated test sets per level (scores mode's noise model)
 
 
 def true_scores(scenario: str, entries: int, n_test: int, top: float) -> np.ndarray:
@@ -132,7 +133,7 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
                             source="simulated", format="table", score_column="score",
                             split=None, rows_read=design.entries)
         settings = Settings(get_metric("accuracy"),
-                            NoiseOptions(higher_is_better=True, draws=1000, seed=seed),
+                            NoiseOptions(higher_is_better=True, draws=design.draws, seed=seed),
                             RankOptions(alpha=alpha, replicates=design.replicates),
                             SliceSizes(ranking=design.n_test, public=None, private=None))
         result = analyze(board, settings)

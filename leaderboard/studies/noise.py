@@ -125,11 +125,22 @@ def _tied(mu: float) -> Population:
 
 
 def _logistic(noise_sd: float) -> Population:
+    z, y, noise = _logistic_draws()
+    score = z + noise_sd * noise
+    return Population("logistic", score[~y][:ROWS], score[y][:ROWS])
+
+
+@lru_cache(maxsize=1)
+def _logistic_draws() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The logistic family's fixed draws (latent value, label, noise), made once: the bisection
+    for its noise SD evaluates the family 50 times (read-only arrays)."""
     rng = np.random.default_rng(20261123)
     z = rng.standard_normal(40 * ROWS)
     y = rng.random(z.size) < 1.0 / (1.0 + np.exp(3.0 - 6.0 * z))
-    score = z + noise_sd * rng.standard_normal(z.size)
-    return Population("logistic", score[~y][:ROWS], score[y][:ROWS])
+    noise = rng.standard_normal(z.size)
+    for array in (z, y, noise):
+        array.flags.writeable = False
+    return z, y, noise
 
 
 def _solve(f, lo: float, hi: float, rounds: int = 50) -> float:

@@ -150,8 +150,9 @@ def run_board_design(design: BoardDesign, *, alpha: float = 0.05, seed: int = 0)
 
 
 def default_board_designs(quick: bool = False) -> list[BoardDesign]:
-    """Every family at 10, 50 and 200 entries (fewer competitions where each costs more)."""
+    """Every family at 10, 50 and 200 entries (fewer competitions where each costs more);
+    ``quick``, a smoke run, has every family on two small boards with the fewest draws."""
     if quick:
-        return [BoardDesign(f, 6, 2, n_test=1500, draws=300, replicates=300) for f in FAMILIES]
+        return [BoardDesign(f, 6, 2, n_test=1000, draws=100, replicates=100) for f in FAMILIES]
     return [BoardDesign(f, e, c) for f in FAMILIES for e, c in ((10, 60), (50, 25), (200, 10))]
 

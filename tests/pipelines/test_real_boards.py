@@ -15,7 +15,10 @@ from leaderboard.cli import main
 
 PP = "kaggle_public_private"
 LB = "kaggle_lb_downloads"
-FAST = ["--draws", "400", "--replicates", "400", "--quiet"]
+# The checks here are structural (every entry has a positive-width interval holding its own score,
+# or is named; the post-mortem names the winner): fewer draws can only make a zero-width interval
+# or a zero SD likelier, never hide one, so the smallest --draws the CLI takes (100) serves
+FAST = ["--draws", "100", "--replicates", "200", "--quiet"]
 BOARDS = {
     "dsb2017": (PP, "data-science-bowl-2017__public_private.csv", "--metric", "logloss",
                 "--prevalence", "0.26", "--two-stage", "--n-public", "198", "--n-private", "506"),
@@ -55,18 +58,29 @@ BOARDS = {
 }
 
 
-def _analyse(shared_data, tmp_path, name):
-    folder, file, *args = BOARDS[name]
-    out = tmp_path / f"{name}.json"
-    code = main(["analyze", str(shared_data / folder / file), *args, *FAST,
-                 "-o", str(tmp_path / f"{name}.html"), "--json", str(out)])
-    assert code == 0
-    return json.loads(out.read_text(encoding="utf-8"))
+@pytest.fixture(scope="module")
+def analysed(shared_data, tmp_path_factory):
+    """``analysed(name)``: the JSON of one run of board ``name``, run once per module and shared
+    by the tests that read it (dsb2017 and herbarium2022 are read twice); each caller gets its own
+    copy."""
+    runs = {}
+
+    def run(name):
+        if name not in runs:
+            folder, file, *args = BOARDS[name]
+            tmp = tmp_path_factory.mktemp(name)
+            out = tmp / f"{name}.json"
+            code = main(["analyze", str(shared_data / folder / file), *args, *FAST,
+                         "-o", str(tmp / f"{name}.html"), "--json", str(out)])
+            assert code == 0
+            runs[name] = out.read_text(encoding="utf-8")
+        return json.loads(runs[name])
+    return run
 
 
 @pytest.mark.parametrize("name", list(BOARDS))
-def test_every_entry_has_honest_noise_or_is_named(shared_data, tmp_path, name):
-    result = _analyse(shared_data, tmp_path, name)
+def test_every_entry_has_honest_noise_or_is_named(analysed, name):
+    result = analysed(name)
     scored = [e for e in result["entries"] if e["score"] is not None and math.isfinite(e["score"])]
     named = {team for group in result["left_out"] for team in group["teams"]}
     for e in scored:
@@ -88,11 +102,11 @@ def test_every_entry_has_honest_noise_or_is_named(shared_data, tmp_path, name):
         assert len(shakeup["left_out_entries"]) == shakeup["n_entries"] - shakeup["n_compared"]
 
 
-def test_dsb2017_post_mortem_names_the_real_private_winner(shared_data, tmp_path):
+def test_dsb2017_post_mortem_names_the_real_private_winner(analysed):
     """Data Science Bowl 2017: most private log losses are worse than predicting the prevalence;
     they are modelled (over-confident models), so the post-mortem covers all 394 entries and
     names the board's own winner."""
-    result = _analyse(shared_data, tmp_path, "dsb2017")
+    result = analysed("dsb2017")
     shakeup = result["shakeup"]
     assert shakeup["n_entries"] == 394 and shakeup["winner"]["team"] == "grt123"
     assert result["entries"][0]["team"] == "grt123"
@@ -100,11 +114,10 @@ def test_dsb2017_post_mortem_names_the_real_private_winner(shared_data, tmp_path
     assert {"worse_than_no_skill", "far_out", "perfect"} <= kinds   # perfect: stage-1 labels
 
 
-def test_herbarium_scores_impossible_at_5000_rows_are_named_without_interval(shared_data,
-                                                                            tmp_path):
+def test_herbarium_scores_impossible_at_5000_rows_are_named_without_interval(analysed):
     """issue 25 item 6: ranks 97-103 score F1 0.00001-0.00024, below the smallest non-zero F1
     on 5,000 rows (2 / 5,001): no interval, a flag naming each, and the reason in left_out."""
-    result = _analyse(shared_data, tmp_path, "herbarium2022")
+    result = analysed("herbarium2022")
     floor = 2 / 5001
     below = {e["team"] for e in result["entries"] if 0 < e["score"] < floor}
     assert {"97", "98", "99", "100", "101", "102", "103"} <= below

@@ -63,7 +63,12 @@ def test_a_board_keeps_each_entrys_family_marginals():
 
 
 def test_scores_only_boards_keep_their_promise_on_a_spread_family():
-    out = run_board_design(BoardDesign("minority spread", 10, 6, draws=600, replicates=600))
+    """Known truth: 6 competitions of 10 entries. Coverage of the true AUC at least 95% less 3
+    binomial SEs over the 60 entries (it fails when 86.6% or fewer hold the truth);
+    the true best in tier 1 in every competition in both modes. 200 simulated test sets per
+    level (was 600; the tolerance counts entries, not draws): fewer draws make the intervals'
+    tail quantiles noisier, which lowers coverage if anything, so the check is no easier."""
+    out = run_board_design(BoardDesign("minority spread", 10, 6, draws=200, replicates=600))
     entries = 6 * 10
     assert out["score_cover"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / entries)
     assert out["best_in_tier1"] == 1.0 and out["submissions_best_in_tier1"] == 1.0

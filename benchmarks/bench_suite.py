@@ -18,6 +18,7 @@ to clear the tree's kernel caches before its first run.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -47,8 +48,11 @@ def run_pytest(tree: Path, workers: int, fast: bool) -> SuiteRun:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers)]
     if fast:
         command += ["-m", "not slow"]
+    # the tree's own package: `python -m pytest` puts the tree first on sys.path; a PYTHONPATH
+    # naming another checkout would not, so it is left out
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=tree, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=tree, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
     counts = {what: int(n) for n, what in _SUMMARY.findall(last)}

@@ -45,17 +45,20 @@ class SuiteRun:
 
 def run_pytest(tree: Path, workers: int, fast: bool) -> SuiteRun:
     """Run the suite (or its fast subset) in ``tree``; the tree's own package is imported."""
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(workers)]
+    command = [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "-n", str(workers)]
     if fast:
         command += ["-m", "not slow"]
-    # the tree's own package: `python -m pytest` puts the tree first on sys.path; a PYTHONPATH
-    # naming another checkout would not, so it is left out
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # the tree's own package, for the tests and for the subprocesses they start from other
+    # folders (`python -m leaderboard` in a checkout that is not installed)
+    env = dict(os.environ, PYTHONPATH=str(tree))
     start = time.perf_counter()
     done = subprocess.run(command, cwd=tree, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-300:]
     counts = {what: int(n) for n, what in _SUMMARY.findall(last)}
+    for line in done.stdout.splitlines():   # a failure is named, not only counted
+        if line.startswith(("FAILED", "ERROR")):
+            print(f"  {line}", flush=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"pytest in {tree} exited {done.returncode}: {last}")
     return SuiteRun(wall, counts)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
@@ -169,6 +170,10 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     scores, n_tests, prevalences, grid = (check(name, value) for name, value in (
         ("scores", scores), ("n_tests", n_tests), ("prevalences", prevalences), ("grid", grid)))
     measure = get_metric(check("metric", metric))
+    for name, value, seeds in (("scores", scores, "0.7,0.8,0.9"),
+                               ("n_tests", n_tests, "1000,5000,10000")):
+        if value is None and not grid:
+            raise InputError(f"{name}= is required (or grid=True for the seeds' {seeds})")
     if grid:
         scores, n_tests, prevalences = grid_lists(scores, n_tests, prevalences,
                                                   needs_prevalence(measure, configured))

@@ -108,6 +108,10 @@ def run(args: argparse.Namespace) -> Experiment:
     # (binormal for AUC: the noisiest real score shape of the noise study, so its d95 is not
     # smaller than real models'); --universe linspace reruns the seed articles' own universe.
     # The lists are read here, so that a bad one is named by its option.
+    for option, value, seeds in (("--score", args.score, "0.7,0.8,0.9"),
+                                 ("--n-test", args.n_test, "1000,5000,10000")):
+        if value is None and not args.grid:   # said in the command's words, not the API's
+            raise InputError(f"{option} is required (or --grid for the seeds' {seeds})")
     experiment = simulate(metric=args.metric, scores=_list(args.score, "--score", float),
                           n_tests=_list(args.n_test, "--n-test", int),
                           prevalences=_list(args.prevalence, "--prevalence", float),

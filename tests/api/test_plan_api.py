@@ -69,3 +69,5 @@ def test_simulate_grid_takes_the_seeds_lists_and_names_bad_ones():
     assert grid.draws == 100 and grid.partial is not None and len(grid.cases) == 2
     with pytest.raises(InputError, match="n_tests= must be at least 2"):
         leaderboard.simulate(metric="accuracy", scores=0.8, n_tests=[1])
+    with pytest.raises(InputError, match=r"scores= is required \(or grid=True"):
+        leaderboard.simulate(metric="accuracy", n_tests=100)

@@ -121,7 +121,19 @@ def _auc_stream(order: np.ndarray, score: np.ndarray,
     """
     lab = positive[order]
     codes = np.where(lab, _k.POS, _k.NEG).astype(np.int8)
-    group = np.cumsum(_group_starts(score[order])) - 1
+    ordered = score[order]
+    if not (ordered[1:] == ordered[:-1]).any():
+        # No ties (a universe's continuous scores, usually): no negative shares a group with a
+        # positive, and the group bookkeeping (four passes over the rows) would find nothing.
+        return order, codes
+    return _tied_stream(order, ordered, lab, codes)
+
+
+def _tied_stream(order: np.ndarray, ordered: np.ndarray, lab: np.ndarray,
+                 codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_auc_stream` where scores may tie: ``ordered`` the scores in ``order``, ``lab``
+    the positives in that order, ``codes`` their plain codes (changed in place)."""
+    group = np.cumsum(_group_starts(ordered)) - 1
     n_pos = np.bincount(group, weights=lab)
     size = np.bincount(group)
     mixed = ((n_pos > 0) & (n_pos < size))[group] & ~lab

@@ -411,12 +411,16 @@ def _competition(rng, entries, n_public, shape, inject=0.0):
 
 def _analyse(public, private, n_public, n_private, seed, method="posterior-mean", power=False):
     """What the integrator does in scores-only mode: SDs at the observed scores; with ``power``,
-    the truths' posterior SDs for the power statement, as the pipeline passes them."""
+    the truths' posterior SDs for the power statement, as the pipeline passes them (means and
+    SDs from one posterior fit, as the pipeline makes them: the same means as estimate_truth's)."""
     from leaderboard.shakeup.truth import truth_and_spread
 
     sd_pub, sd_priv = binomial_sd(private, n_public), binomial_sd(private, n_private)
-    truth = estimate_truth(private, sd_priv, method=method)
-    spread = truth_and_spread(private, sd_priv)[1] if power else None
+    if power and method == "posterior-mean":
+        truth, spread = truth_and_spread(private, sd_priv)
+    else:
+        truth = estimate_truth(private, sd_priv, method=method)
+        spread = truth_and_spread(private, sd_priv)[1] if power else None
     draws = NoiseDraws.normal(truth, sd_pub, sd_priv, True, replicates=99, seed=seed)
     observed = shakeup_stats(public, private, True)
     return shakeup_baseline(draws, observed, kendall=False), overfit_test(

@@ -8,13 +8,14 @@ Prints, measured in this one run so the ratios share the machine's load:
   temporary folder, so every kernel compiles) against a warm run (the same folder again), as wall
   time and as CPU time (user + system of the child: on a shared machine the CPU time is the
   steadier measure);
-- the same first against warm for a board of more than 64 entries (the closed-form rank sets' block
-  searches, which boards of up to 64 entries skip): ``analyze`` of a real Kaggle board when
+- the same first against warm for a board of more than ``closed_small.SMALL`` = 160 entries (the
+  closed-form rank sets' block searches, which smaller boards skip): ``analyze`` of a real Kaggle board when
   ``/work/shared/data`` (or ``--board``) has it;
 - with ``--kernels``, the compile time of each numba kernel each first run compiled, slowest first
   (CPU seconds, exclusive of the kernels it calls, from numba's ``numba:compile`` events).
 
     python benchmarks/bench_start.py [--repeat 5] [--kernels] [--board CSV | --no-board]
+        [--board-options "--metric auc ..."] [--no-example] [--no-import]
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ["analyze", "--example"]
-# A real board of 1,000+ entries (more than closed_small.SMALL = 64): its options as in the
+# A real board of 1,000+ entries (more than closed_small.SMALL = 160): its options as in the
 # Kaggle competition (F1 on 3,263 test rows, 43% positives).
 BOARD = Path("/work/shared/data/kaggle_lb_downloads/nlp-getting-started__publicleaderboard.csv")
 BOARD_OPTIONS = ["--metric", "f1", "--n-test", "3263", "--prevalence", "0.43"]
@@ -100,8 +101,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="imports timed per module")
     parser.add_argument("--kernels", action="store_true", help="list each kernel's compile time")
     parser.add_argument("--board", type=Path, default=BOARD,
-                        help="a board of more than 64 entries to time as well (analyze, F1 options)")
+                        help="a board to time as well (default: 1,702 entries, F1 options)")
+    parser.add_argument("--board-options", default=" ".join(BOARD_OPTIONS),
+                        help="the board's analyze options (default: %(default)s)")
     parser.add_argument("--no-board", action="store_true", help="time the example only")
+    parser.add_argument("--no-example", action="store_true", help="time the board only")
     parser.add_argument("--no-import", action="store_true", help="skip the import timings")
     args = parser.parse_args()
 
@@ -111,9 +115,10 @@ def main() -> None:
         print(f"import pandas       {pandas_s:6.2f} s")
         print(f"import leaderboard  {ours_s:6.2f} s   ({ours_s / pandas_s:.2f}x pandas)")
 
-    cases = [("example", EXAMPLE)]
+    cases = [] if args.no_example else [("example", EXAMPLE)]
     if not args.no_board and args.board.is_file():
-        cases.append((f"{args.board.name}", ["analyze", str(args.board), *BOARD_OPTIONS]))
+        cases.append((f"{args.board.name}",
+                      ["analyze", str(args.board), *args.board_options.split()]))
     for label, argv in cases:
         print(f"-- {label}: leaderboard {' '.join(argv)}")
         first_vs_warm(argv, args.kernels)

@@ -245,6 +245,19 @@ def test_most_probable_class_is_softmax_argmax_even_at_near_ties():
     np.testing.assert_array_equal(_most_probable(logits), expected)
 
 
+@pytest.mark.parametrize("classes", range(2, 10))
+def test_column_softmax_is_scipys_bit_for_bit(classes):
+    """The multi-class universe's softmax (column by column up to 7 classes, scipy's beyond)
+    gives scipy's bits, ties and wide logits included (numpy adds 8 or more values pairwise,
+    which a column-by-column sum would not match)."""
+    from scipy.special import softmax
+    from leaderboard.noise.universes.multiclass import _softmax
+    rng = np.random.default_rng(classes)
+    logits = rng.normal(size=(5000, classes)) * rng.choice([1.0, 30.0, 1e5], size=(5000, 1))
+    logits[::7, 1] = logits[::7, 0]
+    np.testing.assert_array_equal(_softmax(logits.copy()), softmax(logits, axis=1))
+
+
 @pytest.mark.parametrize("per_call", [1 << 20, 1000, 7])
 def test_counted_draws_count_one_call_of_picks_however_split(monkeypatch, per_call):
     """More rows than individuals: the counts are those of the same uniform picks drawn in one call,

@@ -65,7 +65,7 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
         logits += self._log_shares
         if self.metric.kind == "labels":
             return _most_probable(logits)
-        return softmax(logits, axis=1)
+        return _softmax(logits)
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         counts = ", ".join(f"{c:,}" for c in self.test_counts(n_test, prevalence))
@@ -78,6 +78,7 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
                 "confusable classes have a somewhat different noise." + self.path_words())
 
 
+_SEQUENTIAL = 7   # numpy sums at most this many values along an axis left to right (then pairwise)
 _TIE = 1e-9   # relative gap between the two largest logits below which softmax decides
 
 
@@ -102,3 +103,33 @@ def _most_probable(logits: np.ndarray) -> np.ndarray:
     if close.any():
         pick[close] = softmax(logits[close], axis=1).argmax(axis=1)
     return pick
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """``scipy.special.softmax(logits, axis=1)``, bit for bit, overwriting ``logits``.
+
+    numpy's reductions along a short row axis are slow (each row a separate small loop); with at
+    most :data:`_SEQUENTIAL` classes numpy adds a row's values left to right, so the maximum and
+    the sum taken column by column are the same numbers, about three times faster. More classes:
+    scipy's own (numpy sums them pairwise).
+
+    Examples
+    --------
+    >>> from scipy.special import softmax
+    >>> x = np.array([[0.0, 2.0, 1.0], [3.0, 3.0, -1.0]])
+    >>> bool(np.array_equal(_softmax(x.copy()), softmax(x, axis=1)))
+    True
+    """
+    k = logits.shape[1]
+    if k > _SEQUENTIAL:
+        return softmax(logits, axis=1)
+    top = logits[:, 0].copy()
+    for j in range(1, k):
+        np.maximum(top, logits[:, j], out=top)
+    logits -= top[:, None]
+    np.exp(logits, out=logits)
+    total = logits[:, 0].copy()
+    for j in range(1, k):
+        total += logits[:, j]
+    logits /= total[:, None]
+    return logits

@@ -10,7 +10,7 @@ tests/cli/test_cli_universes.py). Timed per scenario:
   (and the few truths the grid asks for).
 
 With ``--baseline REF`` the same scenarios run on that commit too, checked out in a temporary
-git worktree beside this checkout, each tree in its own child process (so each imports its own
+git worktree, each tree in its own child process (so each imports its own
 package), alternating tree by tree ``--rounds`` times so both share the machine's load; the
 best of the rounds is kept and the ratios baseline / this tree are printed.
 
@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def main() -> None:
     if args.baseline:
         sha = subprocess.run(["git", "rev-parse", args.baseline], cwd=ROOT, capture_output=True,
                              text=True, check=True).stdout.strip()
-        baseline_tree = ROOT.parent / f".bench-universes-{sha[:10]}"
+        baseline_tree = Path(tempfile.mkdtemp(prefix="bench-universes-")) / sha[:10]
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(baseline_tree), sha],
                        cwd=ROOT, check=True)
         trees["baseline"] = baseline_tree

@@ -8,10 +8,14 @@ Prints, measured in this one run so the ratios share the machine's load:
   temporary folder, so every kernel compiles) against a warm run (the same folder again), as wall
   time and as CPU time (user + system of the child: on a shared machine the CPU time is the
   steadier measure);
-- with ``--kernels``, the compile time of each numba kernel the first run compiled, slowest first
+- the same first against warm for a board of more than ``closed_small.SMALL`` = 160 entries (the
+  closed-form rank sets' block searches, which smaller boards skip): ``analyze`` of a real Kaggle board when
+  ``/work/shared/data`` (or ``--board``) has it;
+- with ``--kernels``, the compile time of each numba kernel each first run compiled, slowest first
   (CPU seconds, exclusive of the kernels it calls, from numba's ``numba:compile`` events).
 
-    python benchmarks/bench_start.py [--repeat 5] [--kernels]
+    python benchmarks/bench_start.py [--repeat 5] [--kernels] [--board CSV | --no-board]
+        [--board-options "--metric auc ..."] [--no-example] [--no-import]
 """
 from __future__ import annotations
 
@@ -27,6 +31,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ["analyze", "--example"]
+# A real board of 1,000+ entries (more than closed_small.SMALL = 160): its options as in the
+# Kaggle competition (F1 on 3,263 test rows, 43% positives).
+BOARD = Path("/work/shared/data/kaggle_lb_downloads/nlp-getting-started__publicleaderboard.csv")
+BOARD_OPTIONS = ["--metric", "f1", "--n-test", "3263", "--prevalence", "0.43"]
 
 # Run in the child: the example through the command line, numba's compile events recorded.
 _RUNNER = r"""
@@ -49,7 +58,7 @@ class Timer(event.Listener):   # CPU seconds (this process's): steadier than wal
 
 event.register("numba:compile", Timer())  # install_listener is a context manager
 from leaderboard.cli import main
-code = main(["analyze", "--example", "-o", sys.argv[1], "--quiet"])
+code = main(json.loads(sys.argv[3]) + ["-o", sys.argv[1], "--quiet"])
 with open(sys.argv[2], "w") as out:
     json.dump(spans, out)
 sys.exit(code)
@@ -72,13 +81,15 @@ def import_seconds(module: str, repeat: int) -> float:
     return statistics.median(times)
 
 
-def run_example(cache: str, work: Path) -> tuple[float, float, list[tuple[str, float]]]:
-    """Wall and CPU seconds of one ``analyze --example`` in a child, and its compile spans."""
+def run_example(cache: str, work: Path, argv: list[str] = EXAMPLE
+                ) -> tuple[float, float, list[tuple[str, float]]]:
+    """Wall and CPU seconds of one ``leaderboard`` command (``analyze --example`` unless
+    ``argv`` says otherwise) in a child, and its compile spans."""
     spans_file = work / "spans.json"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", _RUNNER, str(work / "report.html"), str(spans_file)],
-                   check=True, env=_child_env(cache))
+    subprocess.run([sys.executable, "-c", _RUNNER, str(work / "report.html"), str(spans_file),
+                    json.dumps(argv)], check=True, env=_child_env(cache))
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -89,24 +100,43 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="imports timed per module")
     parser.add_argument("--kernels", action="store_true", help="list each kernel's compile time")
+    parser.add_argument("--board", type=Path, default=BOARD,
+                        help="a board to time as well (default: 1,702 entries, F1 options)")
+    parser.add_argument("--board-options", default=" ".join(BOARD_OPTIONS),
+                        help="the board's analyze options (default: %(default)s)")
+    parser.add_argument("--no-board", action="store_true", help="time the example only")
+    parser.add_argument("--no-example", action="store_true", help="time the board only")
+    parser.add_argument("--no-import", action="store_true", help="skip the import timings")
     args = parser.parse_args()
 
-    pandas_s = import_seconds("pandas", args.repeat)
-    ours_s = import_seconds("leaderboard", args.repeat)
-    print(f"import pandas       {pandas_s:6.2f} s")
-    print(f"import leaderboard  {ours_s:6.2f} s   ({ours_s / pandas_s:.2f}x pandas)")
+    if not args.no_import:
+        pandas_s = import_seconds("pandas", args.repeat)
+        ours_s = import_seconds("leaderboard", args.repeat)
+        print(f"import pandas       {pandas_s:6.2f} s")
+        print(f"import leaderboard  {ours_s:6.2f} s   ({ours_s / pandas_s:.2f}x pandas)")
 
+    cases = [] if args.no_example else [("example", EXAMPLE)]
+    if not args.no_board and args.board.is_file():
+        cases.append((f"{args.board.name}",
+                      ["analyze", str(args.board), *args.board_options.split()]))
+    for label, argv in cases:
+        print(f"-- {label}: leaderboard {' '.join(argv)}")
+        first_vs_warm(argv, args.kernels)
+
+
+def first_vs_warm(argv: list[str], kernels: bool) -> None:
+    """Print the first run (fresh kernel cache) against a warm run of one command."""
     with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
         work, cache = Path(tmp), str(Path(tmp) / "numba-cache")
-        first_wall, first_cpu, spans = run_example(cache, work)
-        warm_wall, warm_cpu, warm_spans = run_example(cache, work)
+        first_wall, first_cpu, spans = run_example(cache, work, argv)
+        warm_wall, warm_cpu, warm_spans = run_example(cache, work, argv)
     compiled = sum(s for _, s in spans)
     print(f"first run (fresh kernel cache)  {first_wall:6.1f} s wall  {first_cpu:6.1f} s CPU  "
           f"({len(spans)} compilations, {compiled:.1f} s CPU compiling)")
     print(f"warm run (cache reused)         {warm_wall:6.1f} s wall  {warm_cpu:6.1f} s CPU  "
           f"({len(warm_spans)} compilations)")
     print(f"first / warm: {first_wall / warm_wall:.2f}x wall, {first_cpu / warm_cpu:.2f}x CPU")
-    if args.kernels:
+    if kernels:
         totals: dict[str, float] = {}
         for name, seconds in spans:
             totals[name] = totals.get(name, 0.0) + seconds

@@ -41,7 +41,7 @@ def data_dir() -> Path:
 
 # --- the compiled kernels' cache ------------------------------------------------------------------
 # numba compiles the kernels marked cache=True on first use (the example's: about 10 s of CPU,
-# measured by benchmarks/bench_start.py; boards over 64 entries add the block searches, about
+# measured by benchmarks/bench_start.py; boards over 160 entries add the block searches, about
 # 12 s) and keeps them in __pycache__ next to their modules. From a read-only install that
 # folder cannot be written and, with no writable home either, numba refuses to even import the
 # modules. So a writable folder is chosen before numba is imported: the user's cache, else a

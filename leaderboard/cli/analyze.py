@@ -206,7 +206,9 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     from leaderboard.report import write_html, write_json  # the report is the last stage
 
     from leaderboard.report import exports
+    from leaderboard.report.vega import renderer
 
+    renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
     if getattr(args, "battles", None) is not None:   # issue 26: its own API, a thin layer here
         return run_battles(args)
     if len(metric_names_given(args.metric)) > 1:

@@ -44,6 +44,10 @@ class MetricImpl(ABC):
     shared work (one matrix product) is shared.
     """
 
+    #: Whether :meth:`evaluate` also takes ``weights`` as a scipy.sparse matrix of row counts (a
+    #: simulated test set much smaller than its universe touches few rows).
+    sparse_weights = False
+
     @abstractmethod
     def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> Any:
         """Per-entry work that does not depend on the weights."""
@@ -79,6 +83,8 @@ class RowSums(MetricImpl):
     columns per entry. Under weights ``W`` the sums are ``W @ features``; :meth:`finalize` turns the
     shared sums ``(R, s)`` and each entry's sums ``(E, R, k)`` into scores ``(E, R)``.
     """
+
+    sparse_weights = True
 
     def shared_features(self, y_true: np.ndarray) -> np.ndarray:
         return np.ones((len(y_true), 1))

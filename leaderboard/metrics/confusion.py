@@ -116,6 +116,8 @@ def _class_sum(values: np.ndarray) -> np.ndarray:
 class _ConfusionMetric(MetricImpl):
     """Encodes labels, then scores the counts with a :class:`RowSums` built for those classes."""
 
+    sparse_weights = True   # every counts class below takes them
+
     def _counts(self, encoded: _Encoded) -> RowSums:
         raise NotImplementedError
 
@@ -305,14 +307,17 @@ class _AgreementCounts(RowSums):
 
     def evaluate(self, prepared: tuple, weights: np.ndarray) -> np.ndarray:
         plan, y_true, preds = prepared
-        weights = np.asarray(weights, dtype=float)
+        if not hasattr(weights, "tocsr"):   # a scipy.sparse matrix of counts stays sparse
+            weights = np.asarray(weights, dtype=float)
         scores = super().evaluate(plan, weights)
         if self.statistic == "qwk":
             for e, pred in enumerate(preds):
                 redo = np.flatnonzero(np.isnan(scores[e]))
                 if len(redo):
+                    few = weights[redo]
+                    few = few.toarray() if hasattr(few, "toarray") else few
                     scores[e, redo] = _kappa_from_confusion(
-                        _confusion(y_true, pred, self.n_classes, weights[redo]))
+                        _confusion(y_true, pred, self.n_classes, few))
         return scores
 
     def finalize(self, shared: np.ndarray, sums: np.ndarray) -> np.ndarray:

@@ -10,38 +10,47 @@ from __future__ import annotations
 import numpy as np
 
 
-def _pairs_within(x: np.ndarray, t: float) -> int:
-    """Number of pairs i < j of sorted ``x`` with x[j] - x[i] <= t."""
-    return int((np.searchsorted(x, x + t, "right") - np.arange(1, x.size + 1)).sum())
+def _kth_pair_distances(x: np.ndarray, k: int, count: int = 1, bracket: tuple | None = None
+                        ) -> list[float]:
+    """The k-th to (k + count - 1)-th smallest (0-based) pairwise distances of sorted ``x``.
 
-
-def _kth_pair_distance(x: np.ndarray, k: int) -> float:
-    """The k-th smallest (0-based) pairwise distance of sorted ``x``."""
-    # invariant: count(lo) <= k < count(hi); hi has slack so that x[0] + hi >= x[-1] despite rounding
-    lo, hi = -1.0, 2.0 * float(x[-1] - x[0]) + 1.0
-    n_lo = 0
+    Neighbouring ranks (an interpolated quantile needs two) share the bisection: a rank alone
+    would take the same steps until a midpoint falls between the ranks, and from there each
+    side goes on from that step (``bracket``), so every value is the one its rank alone gives.
+    """
+    last = k + count - 1
+    ones = np.arange(1, x.size + 1)
+    # invariant: count(lo) <= k and last < count(hi); hi has slack so that x[0] + hi >= x[-1]
+    # despite rounding. lower/upper: for each draw, one past the last later draw within lo
+    # (resp. hi) of it, so that each bisection step searches once, at its midpoint.
+    if bracket is None:
+        hi = 2.0 * float(x[-1] - x[0]) + 1.0
+        bracket = (-1.0, hi, 0, ones, np.searchsorted(x, x + hi, "right"))
+    lo, hi, n_lo, lower, upper = bracket
     budget = 4 * x.size
     for _ in range(200):
         # Narrow the bracket until few enough pairs lie between lo and hi to list them outright.
-        upper = np.searchsorted(x, x + hi, "right")
-        lower = np.searchsorted(x, x + lo, "right") if lo >= 0 else np.arange(1, x.size + 1)
-        lower = np.maximum(lower, np.arange(1, x.size + 1))
         between = int((upper - lower).sum())
         if between <= budget or hi - lo <= 8 * np.finfo(float).eps * max(abs(hi), 1.0):
             break
         mid = lo + (hi - lo) / 2 if lo >= 0 else hi / 2
-        n_mid = _pairs_within(x, mid)
-        if n_mid > k:
-            hi = mid
-        else:
-            lo, n_lo = mid, n_mid
+        at_mid = np.searchsorted(x, x + mid, "right")
+        n_mid = int((at_mid - ones).sum())
+        if n_mid > last:
+            hi, upper = mid, at_mid
+        elif n_mid <= k:
+            lo, n_lo, lower = mid, n_mid, np.maximum(at_mid, ones)
+        else:   # ranks k .. n_mid - 1 lie at or below mid, the others above it
+            return (_kth_pair_distances(x, k, n_mid - k, (lo, mid, n_lo, lower, at_mid))
+                    + _kth_pair_distances(x, n_mid, last - n_mid + 1,
+                                          (mid, hi, n_mid, np.maximum(at_mid, ones), upper)))
     if between > budget:  # a mass of pairs at one distance (e.g. discrete scores): any will do
-        return hi
+        return [hi] * count
     starts = np.repeat(np.arange(x.size), upper - lower)
     offsets = np.arange(starts.size) - np.repeat(np.cumsum(upper - lower) - (upper - lower),
                                                  upper - lower)
     candidates = np.sort(x[lower[starts] + offsets] - x[starts])
-    return float(candidates[k - n_lo])
+    return [float(v) for v in candidates[k - n_lo:last - n_lo + 1]]
 
 
 def pairwise_abs_diff_quantile(sample: np.ndarray, q: float = 0.95) -> float:
@@ -63,10 +72,10 @@ def pairwise_abs_diff_quantile(sample: np.ndarray, q: float = 0.95) -> float:
     n_pairs = x.size * (x.size - 1) // 2
     position = (n_pairs - 1) * q
     k = int(np.floor(position))
-    low = _kth_pair_distance(x, k)
     if k + 1 >= n_pairs or position == k:
-        return low
-    return low + (position - k) * (_kth_pair_distance(x, k + 1) - low)
+        return _kth_pair_distances(x, k)[0]
+    low, high = _kth_pair_distances(x, k, 2)
+    return low + (position - k) * (high - low)
 
 
 def pairwise_abs_diff_ecdf(sample: np.ndarray, points: int = 200) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,8 @@ from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.vega import (analyze, categories, curves, ranks, shakeup,
                                      shakeup_ranks)
 from leaderboard.report.vega.common import PALETTE, tier_class
-from leaderboard.report.vega.embed import ChartBlock, block
+from leaderboard.report.vega.embed import ChartBlock, PendingChart
+from leaderboard.report.vega.embed import pending_block as chart   # drawn while the page goes on
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
@@ -40,17 +41,29 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
     """Every chart of the page by name (None where the analysis has nothing to show).
 
     With ``summary`` only the scores chart, for the notebook summary (static drawing only)."""
+    return finished(pending_charts(a, num, conf, summary=summary))
+
+
+def finished(charts: dict[str, PendingChart | None]) -> dict[str, ChartBlock | None]:
+    """The charts of :func:`pending_charts` with their static drawings done."""
+    return {name: None if c is None else c.result() for name, c in charts.items()}
+
+
+def pending_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False
+                   ) -> dict[str, PendingChart | None]:
+    """:func:`analysis_charts` with the static drawings started, not awaited (the renderer
+    draws them while the page builds its other parts)."""
     s, t = a.settings, a.table
     better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"
     label = s.metric.label
     has_noise = a.tiers is not None
-    rows = analyze.entry_rows(t)
+    rows = analyze.entry_rows(t, limit=analyze.TOP + 1)   # what the chart keeps, and one more
     scores = analyze.scores_chart(rows, decimals=num.decimals, x_title=f"{label} ({better})",
                                   interval=f"{conf} interval" if has_noise else None,
                                   leader=float(t["score"].iloc[0]))
     title = (f"Scores of the top {min(len(t), analyze.TOP)} entries"
              + (f" with {conf} intervals, coloured by tier" if has_noise else ""))
-    out: dict[str, ChartBlock | None] = {"scores": block(scores, "chart-scores", title)}
+    out: dict[str, PendingChart | None] = {"scores": chart(scores, "chart-scores", title)}
     if summary:
         return out
     out.update(_noise(a, num))
@@ -64,7 +77,7 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
         low, high = c.shown_columns     # the intervals the table shows (--category-intervals)
         shown = c.table.drop(columns=["ci_low", "ci_high"]).rename(
             columns={low: "ci_low", high: "ci_high"}) if low != "ci_low" else c.table
-        out["categories"] = block(
+        out["categories"] = chart(
             categories.category_chart(shown, c.aggregates["macro_mean"],
                                       decimals=num.decimals, metric=s.metric.label,
                                       conf=confidence_label(1 - c.shown_level),
@@ -74,7 +87,7 @@ def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fal
     return out
 
 
-def _costs(a: Analysis, num: Numbers, conf: str) -> ChartBlock | None:
+def _costs(a: Analysis, num: Numbers, conf: str) -> PendingChart | None:
     """The cost-accuracy chart (``--cost-col``), or None."""
     if a.costs is None:
         return None
@@ -87,7 +100,7 @@ def _costs(a: Analysis, num: Numbers, conf: str) -> ChartBlock | None:
     spec = cost_chart(rows, decimals=num.decimals, interval=f"{conf} interval",
                       x_title=f"mean {a.costs.column} per item",
                       y_title=f"{a.settings.metric.label} ({better})")
-    return block(spec, "chart-costs", f"Cost and score of every model, with {conf} intervals; "
+    return chart(spec, "chart-costs", f"Cost and score of every model, with {conf} intervals; "
                  "the dashed line is the cost-accuracy frontier")
 
 
@@ -98,19 +111,19 @@ _CURVE_TITLES = {
     "cost": "Cost curves of the leading entries: normalised expected cost by probability-cost"}
 
 
-def _curves(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
+def _curves(a: Analysis, conf: str) -> dict[str, PendingChart | None]:
     """The seeds' figures (submissions mode, binary target): ROC, PR, CAP and cost curves."""
     if a.curves is None:
         return dict.fromkeys(_CURVE_TITLES)
     teams = a.table["team"].astype(str).tolist()
     specs = curves.curve_charts(a.curves, [teams[i] for i in a.curves.rows], conf=conf)
-    return {k: block(spec, f"chart-curves-{k}", _CURVE_TITLES[k], static=False)
+    return {k: chart(spec, f"chart-curves-{k}", _CURVE_TITLES[k], static=False)
             for k, spec in specs.items()}
 
 
-def _shakeup(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
+def _shakeup(a: Analysis, num: Numbers) -> dict[str, PendingChart | None]:
     """The post-mortem's scatter, rank changes and noise panel (None without one)."""
-    out: dict[str, ChartBlock | None] = dict.fromkeys(("scatter", "rank_changes", "noise_ranks"))
+    out: dict[str, PendingChart | None] = dict.fromkeys(("scatter", "rank_changes", "noise_ranks"))
     s = a.shakeup
     if s is None:
         return out
@@ -121,7 +134,7 @@ def _shakeup(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
         flagged=s.flagged if s.overfit is not None else None,
         labelled=shakeup_text.labelled(s), higher_is_better=a.settings.higher_is_better,
         fmt=num.score, decimals=num.decimals)
-    out["scatter"] = block(spec, "chart-shakeup-scatter", "Public versus private score of every "
+    out["scatter"] = chart(spec, "chart-shakeup-scatter", "Public versus private score of every "
                            "entry, with the range noise alone allows", static=False,
                            caption=caption)
     st = s.stats
@@ -129,21 +142,21 @@ def _shakeup(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
     panel = 0
     if s.baseline is not None:
         quantiles = s.baseline.private_rank_given_public_place
-        out["noise_ranks"] = block(
+        out["noise_ranks"] = chart(
             shakeup_ranks.noise_panel_chart(st.public_rank, st.private_rank, teams, quantiles),
             "chart-shakeup-noise", "How far noise alone moves each of the public top places",
             static=False)
         panel = min(facts["top"], facts["total"], quantiles.shape[1])
-    out["rank_changes"] = block(spec, "chart-shakeup-ranks", f"Public to private rank of the "
+    out["rank_changes"] = chart(spec, "chart-shakeup-ranks", f"Public to private rank of the "
                                 f"{facts['shown']} entries in the top {facts['top']} of either "
                                 "board", static=False,
                                 caption=shakeup_text.rank_caption(facts, panel))
     return out
 
 
-def _ranks(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
+def _ranks(a: Analysis, conf: str) -> dict[str, PendingChart | None]:
     """The rank section's charts (None without rank statistics)."""
-    out: dict[str, ChartBlock | None] = dict.fromkeys(
+    out: dict[str, PendingChart | None] = dict.fromkeys(
         ("rank_intervals", "taus", "frequencies", "significance"))
     r = a.ranking
     if r is None:
@@ -152,19 +165,19 @@ def _ranks(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
     teams = t["team"].astype(str).tolist()
     point = r.replicates.point   # ranks among the compared entries (ties share the better rank)
     observed = 1 + np.searchsorted(-point, -point, side="left")
-    rows = analyze.entry_rows(t)
-    rows["rank"] = observed
-    out["rank_intervals"] = block(
+    rows = analyze.entry_rows(t, limit=analyze.TOP + 1)   # what the chart keeps, and one more
+    rows["rank"] = observed[:len(rows)]
+    out["rank_intervals"] = chart(
         ranks.rank_interval_chart(rows, level=conf), "chart-rank-intervals",
         f"Rank intervals of the top {min(len(t), analyze.TOP)} of {len(t):,} entries, with "
         "the share of replicates each one won", static=False)
     if len(t) > 1:
-        out["taus"] = block(ranks.tau_chart(np.asarray(r.taus, dtype=float)), "chart-rank-tau",
+        out["taus"] = chart(ranks.tau_chart(np.asarray(r.taus, dtype=float)), "chart-rank-tau",
                             "Kendall's tau between the observed ranking and each resampled "
                             "ranking", static=False)
     top = len(r.frequencies)
     tiers = t["tier"].to_numpy(dtype=int)
-    out["frequencies"] = block(
+    out["frequencies"] = chart(
         ranks.frequency_chart(teams[:top], np.asarray(r.frequencies), observed[:top],
                               tiers[:top]), "chart-rank-frequencies",
         f"How often each of the top {top} entries took each rank over the resampled rankings",
@@ -172,7 +185,7 @@ def _ranks(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
     sig = r.significance
     k = len(sig.significant)
     if k > 1 and np.asarray(sig.significant).any():
-        out["significance"] = block(
+        out["significance"] = chart(
             ranks.significance_chart(teams[:k], np.asarray(sig.significant, dtype=bool),
                                      np.asarray(sig.t, dtype=float),
                                      critical=sig.critical_value),
@@ -181,11 +194,11 @@ def _ranks(a: Analysis, conf: str) -> dict[str, ChartBlock | None]:
     return out
 
 
-def _noise(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
+def _noise(a: Analysis, num: Numbers) -> dict[str, PendingChart | None]:
     """The leader's noise (histogram and pairwise-difference ECDF) and the board's histogram."""
     s, t = a.settings, a.table
     label = s.metric.label
-    out: dict[str, ChartBlock | None] = {"hist": None, "ecdf": None, "board_hist": None}
+    out: dict[str, PendingChart | None] = {"hist": None, "ecdf": None, "board_hist": None}
     lead = a.leader_distribution
     if lead is not None:
         simulated = a.noise is not None
@@ -196,12 +209,12 @@ def _noise(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
             y_title="share of test sets" if simulated else "share of replicates",
             centre_name="true score" if simulated else "observed score", fmt_text=num.score,
             decimals=num.decimals)
-        out["hist"] = block(hist, "chart-noise-hist", "Histogram of the leader's "
+        out["hist"] = chart(hist, "chart-noise-hist", "Histogram of the leader's "
                             + ("simulated scores" if simulated else "bootstrap scores"))
         ecdf = analyze.ecdf_chart(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95,
                                   x_title=f"|difference| in {label} between two draws",
                                   d95_text=num.score(lead.d95))
-        out["ecdf"] = block(ecdf, "chart-noise-ecdf", "Share of pairs of draws at most a given "
+        out["ecdf"] = chart(ecdf, "chart-noise-ecdf", "Share of pairs of draws at most a given "
                             "distance apart")
     scores = t["score"].to_numpy(dtype=float)
     if np.isfinite(scores).sum() > 1:
@@ -210,7 +223,7 @@ def _noise(a: Analysis, num: Numbers) -> dict[str, ChartBlock | None]:
                                         higher=s.higher_is_better,
                                         x_title=f"{label} of every entry", decimals=num.decimals,
                                         d95_text=None if d95 is None else num.score(d95))
-        out["board_hist"] = block(board, "chart-board-hist", f"Histogram of the {len(t):,} "
+        out["board_hist"] = chart(board, "chart-board-hist", f"Histogram of the {len(t):,} "
                                   "entries' scores, with the band within d95 of the leader")
     return out
 

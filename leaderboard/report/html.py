@@ -233,6 +233,11 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
     s, t = a.settings, a.table
     num = Numbers(s.metric, t["score"].to_numpy(dtype=float), a.d95)
     conf = confidence_label(s.alpha)
+    pending = None
+    if charts:   # first: the renderer draws the static charts while the rest is built
+        from leaderboard.report.chart_context import pending_charts
+
+        pending = pending_charts(a, num, conf, summary=charts == "summary")
     head, said = _answer(a, num, conf)
     shown = min(len(t), TOP)
     legend, legend_note = scores_legend(t["tier"].to_numpy(dtype=int), shown)
@@ -281,10 +286,10 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
                              "median": num.score(q_mid), "q_low": num.score(q_low),
                              "q_high": num.score(q_high), "d95": num.d95(lead.d95),
                              "draws": f"{len(lead.draws):,}"}
-    if charts:
-        from leaderboard.report.chart_context import analysis_charts
+    if pending is not None:
+        from leaderboard.report.chart_context import finished
 
-        context["charts"] = analysis_charts(a, num, conf, summary=charts == "summary")
+        context["charts"] = finished(pending)
         if charts is True:   # the selected team's row comes from the table's data (LB.row)
             context["vega"] = page_scripts(context["charts"])
     from leaderboard import __version__  # here, not at the top: leaderboard/__init__ may import us

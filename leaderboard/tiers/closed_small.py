@@ -1,19 +1,27 @@
 """The closed-form rank sets of a small board with numpy: every pair at once, nothing compiled.
 
-The block searches of :mod:`~leaderboard.tiers.closed_sets` are compiled kernels (about 15 s of
-CPU to compile on a fresh install, half the first run of ``analyze --example``) built to avoid
-visiting E^2 pairs on boards of thousands of entries. Up to :data:`SMALL` entries the E x E
-pairs cost nothing, so the plain step-downs over all pairs are run here instead, with the same
+The block searches of :mod:`~leaderboard.tiers.closed_sets` are compiled kernels (about 13-15 s
+of CPU to compile on a fresh install, half the first run of ``analyze --example``) built to
+avoid visiting E^2 pairs on boards of thousands of entries. Up to :data:`SMALL` entries the
+E x E pairs cost less than the searches' bookkeeping, so the plain step-downs over all pairs are run here instead, with the same
 arithmetic as the kernels (:func:`~leaderboard.tiers._block_kernels.se_pair`, ``d * (1 / se)``
 for a centred replicate, ``gap / se`` for t; errors in float64), so the answers are the same
 bits: the same sets, critical values, rounds and verdicts (tests/tiers/test_closed_sets.py
 compares both with each other and with a brute force).
+
+Memory: the marginal step-down holds its entry's two sides, each the size of the (E, R) error
+array, at a time; the simultaneous pass over all pairs goes in chunks of 16 MB.
 """
 from __future__ import annotations
 
 import numpy as np
 
-SMALL = 64        # entries up to which a board takes the numpy step-downs
+# Entries up to which a board takes the numpy step-downs. Raised from 64 (issue 27): warm, the
+# whole ``analyze`` of real boards of 79, 129, 175 and 207 entries took 3.2, 4.5, 3.8 and 5.3 s
+# with numpy against 4.6, 6.2, 6.3 and 10.7 s with the block searches (the same JSON); at 200
+# entries the two were even (5.5 against 5.9 s and 3.8 against 3.2 s of CPU) and at 358 the
+# block searches were five times faster: every pass here visits E^2 pairs x replicates.
+SMALL = 160
 _CELLS = 1 << 21  # values per replicate chunk of a pass over all pairs (16 MB of float64)
 
 

@@ -127,6 +127,25 @@ def test_pairwise_quantile_equals_brute_force_including_ties():
                 np.quantile(pdist(x[:, None]), q), abs=1e-12)
 
 
+def test_neighbouring_pair_distances_found_together_equal_the_sorted_pairs():
+    """The interpolated quantile asks for two neighbouring ranks in one bracketing; runs of up to
+    40 ranks make a bisection step fall between them (the branch that falls back to one rank at
+    a time) as well as ties and masses of equal distances."""
+    from leaderboard.noise.d95 import _kth_pair_distances
+    rng = np.random.default_rng(3)
+    for trial in range(80):
+        size = int(rng.integers(2, 400))
+        x = np.sort(rng.normal(size=size) if trial % 2 else rng.integers(0, 9, size=size) / 9)
+        pairs = np.sort(pdist(x[:, None]))
+        count = int(rng.choice([1, 2, 40]))
+        k = int(rng.integers(0, max(1, pairs.size - count + 1)))
+        count = min(count, pairs.size - k)
+        together = _kth_pair_distances(x, k, count)
+        np.testing.assert_allclose(together, pairs[k:k + count], rtol=0, atol=1e-12)
+        # the same bits as each rank alone (a mass of equal distances returns the bracket's end)
+        assert together == [_kth_pair_distances(x, rank)[0] for rank in range(k, k + count)]
+
+
 def test_pairwise_ecdf_matches_brute_force():
     x = np.random.default_rng(1).normal(size=150)
     t, frac = pairwise_abs_diff_ecdf(x, points=25)

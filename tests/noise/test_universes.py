@@ -194,6 +194,70 @@ def test_sparse_and_dense_count_blocks_hold_the_same_counts():
     assert (sparse.sum(axis=1) == 200).all()
 
 
+LABEL_METRICS = [m for m in METRICS if m.kind == "labels" and m.can_score]
+
+
+@pytest.mark.parametrize("metric", LABEL_METRICS, ids=lambda m: m.name)
+def test_label_truth_from_cells_equals_the_truth_from_rows(metric):
+    """The universe's truth of a label metric from its K x K weighted (true, predicted) cells
+    equals the generic evaluation on every row of the universe, for models from the reversed end
+    to the best (a broken cell weight or a class dropped from the encoding would move it by at
+    least one row's weight, ~1e-4); and a model's truth does not depend on the batch."""
+    binary_only = metric.name in ("precision", "recall", "f1", "fbeta")
+    universes = [get_universe(metric, 1000, 0.2, UniverseOptions(name="binormal"))]
+    if not binary_only:
+        universes.append(get_universe(metric, 1000, None, UniverseOptions(
+            name="multiclass", class_shares=SHARES3)))
+    for u in universes:
+        models = u.predictions(np.linspace(*u.param_range, 7))
+        cells, rows = u._truth_of(models), u._truth_of_rows(models)
+        np.testing.assert_allclose(cells, rows, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(u._truth_of(models[3:4]), cells[3:4])
+
+
+def test_sparse_count_blocks_give_the_dense_blocks_scores():
+    """Confusion metrics (kappa's own evaluate, with the confusion-matrix redo of its gap
+    replicates) score a sparse block of counts exactly as the same counts dense."""
+    for name, options in [("qwk", {"class_shares": (0.4, 0.1, 0.1, 0.4)}),
+                          ("f1_macro", {"class_shares": SHARES3}), ("mcc", {})]:
+        u = get_universe(get_metric(name), 1000, 0.2, UniverseOptions(**options))
+        prepared = u.impl.prepare(u.y, u.predictions(u.calibrate([0.1, 0.5])))
+        counts = u.test_counts(12, 0.2)
+        block = u._count_block(block_rng(3, STREAM, 0), counts)
+        assert hasattr(block, "tocsr")
+        np.testing.assert_array_equal(u.impl.evaluate(prepared, block),
+                                      u.impl.evaluate(prepared, block.toarray()))
+
+
+def test_most_probable_class_is_softmax_argmax_even_at_near_ties():
+    """Labels from the logits' argmax are softmax's argmax. Logits one or two ulps apart below
+    0.5 make the rounded probabilities tie (softmax's first maximum wins where the logits' argmax
+    picks the other: a third of these rows without the fallback)."""
+    from scipy.special import softmax
+    from leaderboard.noise.universes.multiclass import _most_probable
+    rng = np.random.default_rng(4)
+    logits = rng.normal(size=(20000, 5)) - 3.0
+    logits[:, 0] = rng.uniform(0.0, 0.4, logits.shape[0])
+    logits[::2, 1] = np.nextafter(logits[::2, 0], np.inf)
+    logits[1::4, 1] = np.nextafter(logits[1::4, 1], np.inf)
+    expected = softmax(logits, axis=1).argmax(axis=1)
+    assert (logits.argmax(axis=1) != expected).sum() > 1000   # the case the fallback is for
+    np.testing.assert_array_equal(_most_probable(logits), expected)
+
+
+@pytest.mark.parametrize("classes", range(2, 10))
+def test_column_softmax_is_scipys_bit_for_bit(classes):
+    """The multi-class universe's softmax (column by column up to 7 classes, scipy's beyond)
+    gives scipy's bits, ties and wide logits included (numpy adds 8 or more values pairwise,
+    which a column-by-column sum would not match)."""
+    from scipy.special import softmax
+    from leaderboard.noise.universes.multiclass import _softmax
+    rng = np.random.default_rng(classes)
+    logits = rng.normal(size=(5000, classes)) * rng.choice([1.0, 30.0, 1e5], size=(5000, 1))
+    logits[::7, 1] = logits[::7, 0]
+    np.testing.assert_array_equal(_softmax(logits.copy()), softmax(logits, axis=1))
+
+
 @pytest.mark.parametrize("per_call", [1 << 20, 1000, 7])
 def test_counted_draws_count_one_call_of_picks_however_split(monkeypatch, per_call):
     """More rows than individuals: the counts are those of the same uniform picks drawn in one call,

@@ -72,23 +72,30 @@ class MiscalibrationPath:
 
     def path_point(self, u: float) -> tuple[float, float]:
         """``(mu, temperature)`` at path parameter ``u`` (see the module docstring)."""
+        return self._path_model(u)[:2]
+
+    def _path_model(self, u: float) -> tuple[float, float, np.ndarray | None]:
+        """``(mu, temperature)`` at ``u`` and, between two over-confident nodes, the model there
+        (built to compare the nodes' separations; None elsewhere)."""
         if u >= 0:
-            return max(u, MU_MIN), 1.0
+            return max(u, MU_MIN), 1.0, None
         if not self.overconfident:
-            return -u, -1.0
+            return -u, -1.0, None
         if u < -BRANCH:
-            return max(-u - BRANCH, MU_MIN), -np.inf
+            return max(-u - BRANCH, MU_MIN), -np.inf, None
         v = -u / BRANCH
         if v >= 1:
-            return MU_MIN, np.inf
+            return MU_MIN, np.inf, None
         temperature = 1.0 / (1.0 - v)
         nodes_v, nodes_mu = self._overconfident_nodes()
         k = int(np.clip(np.searchsorted(nodes_v, v, side="right") - 1, 0, nodes_v.size - 2))
         pair = [float(nodes_mu[k]), float(nodes_mu[k + 1])]
         if pair[0] == pair[1] or v == nodes_v[k]:
-            return pair[0], temperature
-        worse = self._badness(np.array(pair), np.full(2, temperature))
-        return pair[int(worse[1] > worse[0])], temperature
+            return pair[0], temperature, None
+        models = [self._model(mu, temperature) for mu in pair]   # as _badness builds them
+        worse = self._sign() * self._truth_of(models)
+        pick = int(worse[1] > worse[0])
+        return pair[pick], temperature, models[pick]
 
     def scan_points(self, count: int) -> np.ndarray:
         """Where calibration first looks: both ends, no skill, and the start of every stretch;
@@ -101,7 +108,11 @@ class MiscalibrationPath:
         return np.concatenate([np.linspace(worst, -BRANCH, max(count // 2, 3)), calibrated])
 
     def predictions(self, params: np.ndarray) -> list[np.ndarray]:
-        return [self._model(*self.path_point(float(u))) for u in np.atleast_1d(params)]
+        out = []
+        for u in np.atleast_1d(params):
+            mu, temperature, model = self._path_model(float(u))
+            out.append(self._model(mu, temperature) if model is None else model)
+        return out
 
     def branch_of(self, u: float) -> str:
         """Which kind of model the path holds at ``u``: ``calibrated``, ``over-confident``,
@@ -146,8 +157,11 @@ class MiscalibrationPath:
             _NODES[key] = (np.append(1.0 - 1.0 / TEMPERATURES, 1.0), np.append(mu, MU_MIN))
         return _NODES[key]
 
+    def _sign(self) -> float:
+        return -1.0 if self.metric.higher_is_better else 1.0
+
     def _badness(self, mu: np.ndarray, temperature: np.ndarray) -> np.ndarray:
-        sign = -1.0 if self.metric.higher_is_better else 1.0
+        sign = self._sign()
         out = np.empty(mu.size)
         for start in range(0, mu.size, _CHUNK):
             stop = min(start + _CHUNK, mu.size)

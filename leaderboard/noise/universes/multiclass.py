@@ -42,7 +42,9 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
         self.y = np.repeat(np.arange(k), per_class)
         self.strata = [slice(c * per_class, (c + 1) * per_class) for c in range(k)]
         self._noise = np.random.default_rng(_SAMPLE_SEED).standard_normal((self.y.size, k))
-        self._own = np.eye(k)[self.y]
+        self._eye = np.eye(k)
+        self._own = self._eye[self.y]
+        self._log_shares = np.log(self.shares)
         self.max_separation = MAX_SEPARATION
         self.param_range = self.path_range()
 
@@ -52,13 +54,18 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
     def _model(self, mu: float, temperature: float) -> np.ndarray:
         """Predictions of the model with separation ``mu`` whose log-likelihood ratios are scaled
         by ``temperature`` (1: calibrated; -1: reversed; +-inf: hard one-hot predictions)."""
-        llr = mu * (mu * self._own + self._noise)
+        # mu * (mu * own + noise), in place (the same operations, so the same bits)
+        llr = np.multiply(self._own, mu)
+        llr += self._noise
+        llr *= mu
         if np.isinf(temperature):
             pick = llr.argmax(axis=1) if temperature > 0 else llr.argmin(axis=1)
-            probabilities = np.eye(self.shares.size)[pick]
-        else:
-            probabilities = softmax(temperature * llr + np.log(self.shares), axis=1)
-        return probabilities.argmax(axis=1) if self.metric.kind == "labels" else probabilities
+            return pick if self.metric.kind == "labels" else self._eye[pick]
+        logits = np.multiply(llr, temperature, out=llr)
+        logits += self._log_shares
+        if self.metric.kind == "labels":
+            return _most_probable(logits)
+        return _softmax(logits)
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         counts = ", ".join(f"{c:,}" for c in self.test_counts(n_test, prevalence))
@@ -69,3 +76,60 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
                 "equal the true score, and the model predicts the calibrated class probabilities "
                 "(labels: the most probable class). Models whose errors concentrate on a few "
                 "confusable classes have a somewhat different noise." + self.path_words())
+
+
+_SEQUENTIAL = 7   # numpy sums at most this many values along an axis left to right (then pairwise)
+_TIE = 1e-9   # relative gap between the two largest logits below which softmax decides
+
+
+def _most_probable(logits: np.ndarray) -> np.ndarray:
+    """Each row's most probable class: the argmax of ``softmax(logits)``, as labels always were.
+
+    Softmax is monotone, so that is the argmax of the logits themselves, without the
+    exponentials; only where the two largest logits are so close that their rounded
+    probabilities could tie (then softmax's first maximum wins) is softmax evaluated, for those
+    rows alone, so every label is the one the probabilities give.
+
+    Examples
+    --------
+    >>> _most_probable(np.array([[0.0, 2.0, 1.0], [3.0, 3.0, -1.0]])).tolist()
+    [1, 0]
+    """
+    pick = logits.argmax(axis=1)
+    top = logits.max(axis=1)
+    # a second logit within the gap of the largest
+    close = np.count_nonzero(logits >= (top - _TIE * np.maximum(np.abs(top), 1.0))[:, None],
+                             axis=1) > 1
+    if close.any():
+        pick[close] = softmax(logits[close], axis=1).argmax(axis=1)
+    return pick
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """``scipy.special.softmax(logits, axis=1)``, bit for bit, overwriting ``logits``.
+
+    numpy's reductions along a short row axis are slow (each row a separate small loop); with at
+    most :data:`_SEQUENTIAL` classes numpy adds a row's values left to right, so the maximum and
+    the sum taken column by column are the same numbers, about three times faster. More classes:
+    scipy's own (numpy sums them pairwise).
+
+    Examples
+    --------
+    >>> from scipy.special import softmax
+    >>> x = np.array([[0.0, 2.0, 1.0], [3.0, 3.0, -1.0]])
+    >>> bool(np.array_equal(_softmax(x.copy()), softmax(x, axis=1)))
+    True
+    """
+    k = logits.shape[1]
+    if k > _SEQUENTIAL:
+        return softmax(logits, axis=1)
+    top = logits[:, 0].copy()
+    for j in range(1, k):
+        np.maximum(top, logits[:, j], out=top)
+    logits -= top[:, None]
+    np.exp(logits, out=logits)
+    total = logits[:, 0].copy()
+    for j in range(1, k):
+        total += logits[:, j]
+    logits /= total[:, None]
+    return logits

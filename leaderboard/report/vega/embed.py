@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -83,9 +84,15 @@ def static_svg(spec: dict, prefix: str) -> markupsafe.Markup | None:
     Vega's SVG renderer escapes every text it writes; the result is checked to be one well-formed
     SVG element holding no script before it is marked safe. Its element ids (clip paths) are
     renamed ``prefix-1``, ``prefix-2``, ... in order: vl-convert numbers them per process, and
-    ids must be unique on the page and the same on every run.
+    ids must be unique on the page and the same on every run (and a drawing the renderer kept
+    from an earlier page gets this page's ids).
     """
-    svg = renderer.svg(spec, VL_VERSION)
+    return page_svg(renderer.svg(spec, VL_VERSION), prefix)
+
+
+def page_svg(svg: str | None, prefix: str) -> markupsafe.Markup | None:
+    """The renderer's ``svg`` with its ids renamed for the page and checked (see
+    :func:`static_svg`), or None."""
     if svg is None:
         return None
     names: dict[str, str] = {}
@@ -102,18 +109,41 @@ def static_svg(spec: dict, prefix: str) -> markupsafe.Markup | None:
     return markupsafe.Markup(svg)
 
 
+@dataclass(frozen=True)
+class PendingChart:
+    """A chart whose static SVG is being drawn (:func:`pending_block`); :meth:`result` waits
+    for it and gives the :class:`ChartBlock`."""
+
+    id: str
+    title: str
+    spec: dict
+    drawing: Future | None
+    caption: str = ""
+
+    def result(self) -> ChartBlock:
+        svg = None if self.drawing is None else page_svg(self.drawing.result(), self.id)
+        note = "" if svg is not None or bundle() is not None else (
+            f"{self.title}: this chart cannot be drawn here, as its renderer (vl-convert) cannot "
+            f"run on this machine ({renderer.unavailable()}); the page's tables and the JSON "
+            "hold its numbers.")
+        return ChartBlock(self.id, self.title, script_json(self.spec), svg, self.caption, note)
+
+
+def pending_block(chart: Spec, id: str, title: str, *, static: bool = True,
+                  caption: str = "") -> PendingChart:
+    """:func:`block` with its static drawing started, not awaited: a page starts every chart's
+    drawing, goes on with its own work, and takes the blocks at the end (same bytes)."""
+    spec = chart.to_dict()
+    return PendingChart(id, title, spec, renderer.svg_later(spec, VL_VERSION) if static else None,
+                        caption)
+
+
 def block(chart: Spec, id: str, title: str, *, static: bool = True,
           caption: str = "") -> ChartBlock:
     """A chart ready for the page: its specification, and its static SVG if ``static`` (the
     tests validate every specification against the Vega-Lite schema; the page does not pay for
     it)."""
-    spec = chart.to_dict()
-    svg = static_svg(spec, id) if static else None
-    note = "" if svg is not None or bundle() is not None else (
-        f"{title}: this chart cannot be drawn here, as its renderer (vl-convert) cannot run on "
-        f"this machine ({renderer.unavailable()}); the page's tables and the JSON hold its "
-        "numbers.")
-    return ChartBlock(id, title, script_json(spec), svg, caption, note)
+    return pending_block(chart, id, title, static=static, caption=caption).result()
 
 
 def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:

@@ -168,11 +168,12 @@ class Result:
         them): in Jupyter each displays natively, with its tooltips and zoom."""
         from leaderboard.report.chart_context import analysis_charts
         from leaderboard.report.numbers import Numbers
-        from leaderboard.report.vega.embed import altair_chart
+        from leaderboard.report.vega.embed import altair_chart, specifications_only
 
         a = self.analysis
         num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
-        blocks = analysis_charts(a, num, confidence_label(a.settings.alpha))
+        with specifications_only():   # displayed by Altair: no static drawings to wait for
+            blocks = analysis_charts(a, num, confidence_label(a.settings.alpha))
         return {name: altair_chart(b) for name, b in blocks.items() if b is not None}
 
     def _repr_html_(self) -> str:

@@ -101,3 +101,21 @@ def test_per_entry_charts_from_the_rows_they_keep_equal_those_from_every_row():
         intervals = [ranks.rank_interval_chart(rows, level="95%").to_dict()
                      for rows in (every, kept)]
         assert intervals[0] == intervals[1]
+
+
+def test_notebook_charts_ask_for_no_drawing_and_pages_still_do(asked):
+    """``Result.charts()`` hands specifications to Altair: no static drawing is asked for (the
+    renderer's start and ~0.1-0.2 s a chart, for pictures a notebook never shows); a page built
+    after it still draws its charts."""
+    import pandas as pd
+
+    import leaderboard
+    board = pd.DataFrame({"team": list("abcd"), "score": [0.9, 0.85, 0.8, 0.7]})
+    result = leaderboard.analyze(board, metric="auc", prevalence=0.3, n_test=500, draws=100,
+                                 replicates=100, seed=1)
+    renderer.forget_drawings()
+    asked.clear()
+    charts = result.charts()
+    assert {"scores", "hist", "ecdf"} <= set(charts) and asked == []
+    assert charts["scores"].to_dict()["datasets"]
+    assert "<svg" in result.to_html() and asked

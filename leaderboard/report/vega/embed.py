@@ -13,10 +13,12 @@ Everything here is deterministic: the same charts give the same bytes.
 """
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 import xml.etree.ElementTree as ET
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -119,14 +121,31 @@ class PendingChart:
     spec: dict
     drawing: Future | None
     caption: str = ""
+    on_page: bool = True   # False: for Altair (:func:`specifications_only`), no page's note
 
     def result(self) -> ChartBlock:
         svg = None if self.drawing is None else page_svg(self.drawing.result(), self.id)
-        note = "" if svg is not None or bundle() is not None else (
+        note = "" if svg is not None or not self.on_page or bundle() is not None else (
             f"{self.title}: this chart cannot be drawn here, as its renderer (vl-convert) cannot "
             f"run on this machine ({renderer.unavailable()}); the page's tables and the JSON "
             "hold its numbers.")
         return ChartBlock(self.id, self.title, script_json(self.spec), svg, self.caption, note)
+
+
+# False inside :func:`specifications_only`: charts are built without their static drawings.
+_DRAWING = contextvars.ContextVar("leaderboard_static_drawings", default=True)
+
+
+@contextmanager
+def specifications_only():
+    """Charts built inside have no static SVG: for callers that show them interactively
+    (:meth:`leaderboard.Result.charts` in a notebook), which would otherwise wait for drawings
+    nobody sees (the renderer's start and ~0.1-0.2 s a chart)."""
+    token = _DRAWING.set(False)
+    try:
+        yield
+    finally:
+        _DRAWING.reset(token)
 
 
 def pending_block(chart: Spec, id: str, title: str, *, static: bool = True,
@@ -134,8 +153,9 @@ def pending_block(chart: Spec, id: str, title: str, *, static: bool = True,
     """:func:`block` with its static drawing started, not awaited: a page starts every chart's
     drawing, goes on with its own work, and takes the blocks at the end (same bytes)."""
     spec = chart.to_dict()
-    return PendingChart(id, title, spec, renderer.svg_later(spec, VL_VERSION) if static else None,
-                        caption)
+    on_page = _DRAWING.get()
+    drawing = renderer.svg_later(spec, VL_VERSION) if static and on_page else None
+    return PendingChart(id, title, spec, drawing, caption, on_page)
 
 
 def block(chart: Spec, id: str, title: str, *, static: bool = True,

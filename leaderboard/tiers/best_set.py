@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import norm
 
 from leaderboard.tiers import _pair_kernels as pk
-from leaderboard.tiers import closed_sets
+from leaderboard.tiers import boot_small, closed_sets
 from leaderboard.tiers.rank_sets import _order_stat, _rank_sets_iv, _t, _threaded
 from leaderboard.tiers.replicates import RankReplicates
 
@@ -66,7 +66,9 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
                      (jj != ii) & (_t(d.point[jj] - d.point[ii], se) > z))
     cand = cand[~out]
     keep = np.zeros(n, dtype=bool)
-    if cand.size:
+    if cand.size and batch is None and n <= boot_small.SMALL:   # numpy, the same bits
+        keep[cand] = boot_small.best(d.err, d.cen, d.point, d.sd, d.kq, cand)
+    elif cand.size:
         starts = np.arange(0, n, d.ib)
         m = np.full((cand.size, n_rep), -np.inf)
         tmax = np.full(cand.size, -np.inf)

@@ -82,7 +82,7 @@ from scipy.stats import norm
 
 from leaderboard.params import check_alpha
 from leaderboard.tiers import _pair_kernels as pk
-from leaderboard.tiers import closed_sets
+from leaderboard.tiers import boot_small, closed_sets
 from leaderboard._threads import threaded as _threaded
 from leaderboard.tiers.methods import RANK_SETS
 from leaderboard.tiers.replicates import RankReplicates
@@ -376,7 +376,28 @@ def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
                         rel if simultaneous else None)
     if not d.boot:
         return _closed(d, alpha, simultaneous, batch)
+    if batch is None and n <= boot_small.SMALL:
+        return _small(d, alpha, simultaneous)
     return _simultaneous(d, alpha) if simultaneous else _marginal(d, alpha)
+
+
+def _small(d: _Data, alpha: float, simultaneous: bool) -> RankSets:
+    """A small bootstrap board: the numpy step-downs of :mod:`~leaderboard.tiers.boot_small`
+    (the same bits as the pair tiles, without compiling them)."""
+    n = d.point.size
+    if simultaneous:
+        beats, beaten, steps, c, ni, nk, state, n_far = boot_small.simultaneous(
+            d.err, d.cen, d.point, d.sd, d.kq, alpha)
+        return RankSets(low=1 + beaten.astype(int), high=n - beats.astype(int),
+                        simultaneous=True, alpha=alpha, steps=steps,
+                        pairs_examined=2 * ni.size, pairs_screened=n_far,
+                        critical_value=np.full(n, c),
+                        shown_better=from_step_down(d.point, ni, nk, state, c))
+    beats, beaten, steps, crit, examined, n_far = boot_small.marginal(
+        d.err, d.cen, d.point, d.sd, d.kq, alpha)
+    return RankSets(low=1 + beaten.astype(int), high=n - beats.astype(int), simultaneous=False,
+                    alpha=alpha, steps=steps, pairs_examined=examined, pairs_screened=n_far,
+                    critical_value=crit)
 
 
 def _closed(d: _Data, alpha: float, simultaneous: bool, batch: int | None) -> RankSets:

@@ -3,7 +3,7 @@
 The pair tiles of :mod:`~leaderboard.tiers._pair_kernels` (``tile_pass``, ``_side``,
 ``entry_rounds``, ``best_pass``) take about 7-8 s of CPU to compile on a fresh install; they are
 built to avoid holding E^2 pairs on boards of thousands of entries. Up to :data:`SMALL` entries
-(one tile: :data:`~leaderboard.tiers.rank_sets.TILE_ROWS`) the plain step-downs over all pairs
+(within one tile: :data:`~leaderboard.tiers.rank_sets.TILE_ROWS`) the plain step-downs over all pairs
 are run here instead, with the kernels' arithmetic: each pair's SE from the one compiled sum
 :func:`~leaderboard.tiers._pair_kernels.pair_se_list` (a small kernel; the sums of squares are
 symmetric to the bit), ``d * (1 / se)`` for a centred replicate, ``gap / se`` for t. So the
@@ -25,10 +25,14 @@ from scipy.stats import norm
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers.closed_small import _inv, _kth, _pairs_max, _rows_max, t_matrix
 
-# Entries up to which a bootstrap board takes the numpy step-downs: one tile of the kernels
-# (rank_sets.TILE_ROWS), so the stored near pairs come out in the kernels' order, and every
-# round here visits at most 128^2 pairs x R replicates (16 M cells at R = 1000, in 16 MB chunks).
-SMALL = 128
+# Entries up to which a bootstrap board takes the numpy step-downs. Within one tile of the kernels
+# (rank_sets.TILE_ROWS = 128), so the stored near pairs come out in the kernels' order. Measured
+# warm (simultaneous + marginal sets + best set, 2 shared cores, CPU s, numpy against kernels):
+# E = 48: 0.10 / 0.02 (R = 1000), 0.18 / 0.04 (R = 2000); E = 64: 0.14 / 0.03, 0.19 / 0.05;
+# E = 96: 0.18 / 0.04, 0.45 / 0.09; E = 128: 0.68 / 0.09, 1.40 / 0.18, peak 35-39 MB (chunks
+# of 16 MB). Up to 64 a warm ``analyze`` pays at most ~0.15 s (within its run-to-run noise)
+# while a first run skips ~5 s of compiling; above, a warm run would pay up to a second.
+SMALL = 64
 BIASED = ("critical value below a screened pair's surviving statistic; the replicates are too "
           "biased for rank sets")
 

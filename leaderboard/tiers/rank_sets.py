@@ -37,7 +37,10 @@ bootstrap, or normal errors with the right SDs and correlation). Pairs with ``se
 is a function of the two SDs) go to :mod:`~leaderboard.tiers.closed_sets`, which never visits
 E^2 pairs and holds nothing per pair (100,000 entries in about a minute on 2 cores). Bootstrap
 replicates (SEs from the replicates themselves) go through the pair tiles below, whose cost is
-quadratic; submissions boards have thousands of entries at most.
+quadratic; submissions boards have thousands of entries at most. Bootstrap boards of up to
+:data:`~leaderboard.tiers.boot_small.SMALL` entries (with the default ``batch``) take the numpy
+step-downs of :mod:`~leaderboard.tiers.boot_small` instead: the same bits, without compiling
+the tiles on a first run.
 
 **The pair tiles: scale, and why the answer is still exact.** The family has E(E-1) pairs (25
 million at E = 5000), so nothing E x E is held except the near pairs defined below.

@@ -96,11 +96,12 @@ def _open(browser, path: Path, *, width: int = 1300, script: bool = True, hash: 
 
 # what a test can change on a page: selection, hash, the table's controls and rows, open
 # details, print media (a lent page must show all of it as it was when opened)
-_FIELDS = ["selected", "hash", "search", "find", "size", "tier", "rows", "details open", "print"]
+_FIELDS = ["selected", "hash", "search", "find", "size", "tier", "table (sort, rows)",
+           "details open", "print"]
 _STATE = """() => { const v = id => (document.getElementById(id) || {}).value ?? null;
-  const body = document.querySelector('#lb-table tbody');
+  const table = document.getElementById('lb-table');
   return [window.LB ? LB.selected() : null, location.hash, v('lb-search'), v('lb-find'),
-          v('lb-size'), v('lb-tier'), body ? body.innerHTML : null,
+          v('lb-size'), v('lb-tier'), table ? table.tHead.innerHTML + table.tBodies[0].innerHTML : null,
           [...document.querySelectorAll('details')].map(d => d.open),
           matchMedia('print').matches]; }"""
 
@@ -209,10 +210,14 @@ def test_number_formatting_rounds_like_python(shown):
                                                                      for p in shares]
 
 
-def test_search_sort_filter_and_pages(browser, pages):
+def test_search_sort_filter_and_pages(pages, shown):
     data = _data(pages["submissions"])
+    with shown.lent("submissions") as page:
+        _search_sort_filter_and_pages(page, data)
+
+
+def _search_sort_filter_and_pages(page, data: dict) -> None:
     f = data["fields"]
-    page = _open(browser, pages["submissions"])
     page.fill("#lb-search", "FOREST")                       # case-insensitive substring
     page.wait_for_function("document.querySelector('#lb-table tbody').rows.length === 1")
     assert _rows(page)[0][1] == "deep_forest_42"
@@ -240,7 +245,8 @@ def test_search_sort_filter_and_pages(browser, pages):
     page.click("#lb-next")
     assert len(_rows(page)) == 15 and page.is_disabled("#lb-next")
     assert page.errors == []
-    page.context.close()
+    page.click("th[data-key=rank] button")                  # back as opened: by rank, 50 a page
+    page.select_option("#lb-size", "50")
 
 
 def test_find_my_team_pins_it_and_puts_it_in_the_hash(browser, pages, shown):

@@ -10,6 +10,11 @@ on the same inputs), after checking that both give identical results:
   now skipped when there are none.
 * ``crossing``: whether some cluster holds items of two categories
   (:func:`leaderboard.pipelines.categories._crossing`), asked on every per-category run.
+* ``count_block``: one block of paired-bootstrap counts
+  (:func:`leaderboard.noise.weights.count_block`), drawn for every 32 replicates of every
+  bootstrap (per-category tiers of a 150-item category: 63 blocks per category per board). A
+  small block is now drawn in one generator call instead of one per replicate (baseline: main
+  3faad2a).
 
     python benchmarks/bench_small_paths.py [--repeat 300]
 """
@@ -23,6 +28,8 @@ import pandas as pd
 
 from leaderboard.metrics import _rank_kernels as _k
 from leaderboard.metrics.rank import _auc_stream, _order, _tied_stream
+from leaderboard.noise.rng import BLOCK, block_rng
+from leaderboard.noise.weights import _Plan, _put, _tally, count_block, resampling
 from leaderboard.pipelines.categories import _crossing
 
 
@@ -37,6 +44,41 @@ def baseline_crossing(groups, categories):
     """The check as it was (main b3c6d88): a pandas frame of pairs."""
     pairs = pd.DataFrame({"g": groups.astype(str), "c": categories.astype(str)}).drop_duplicates()
     return bool(pairs["g"].duplicated().any())
+
+
+def baseline_count_block(plan: _Plan, seed: int, block: int, stream: int = 2) -> np.ndarray:
+    """The block as it was drawn (main 3faad2a): one generator call and tally per replicate."""
+    n = plan.n_rows
+    rng = block_rng(seed, stream, block)
+    out = np.zeros((BLOCK, n), dtype=np.uint8)
+    if plan.resample == "grouped":
+        for j in range(BLOCK):
+            drawn = _tally(rng.integers(0, plan.n_groups, size=plan.n_groups), plan.n_groups)
+            out = _put(out, j, drawn[plan.group_index])
+    elif plan.resample == "stratified":
+        for rows in plan.strata:
+            for j in range(BLOCK):
+                out = _put(out, j, _tally(rng.integers(0, rows.size, size=rows.size), rows.size),
+                           rows)
+    else:
+        for j in range(BLOCK):
+            out = _put(out, j, _tally(rng.integers(0, n, size=n), n))
+    return out
+
+
+def count_cases(rng) -> dict[str, list[tuple]]:
+    """Blocks of a category's items (plain), a cluster bootstrap, a stratified one, a test set
+    of 3,000 rows and one of 100,000 (above the one-call size: drawn as before)."""
+    cases = {}
+    for rows in (150, 3000, 100_000):
+        cases[f"plain {rows:,} rows"] = [(resampling(np.zeros(rows), "plain"), 7, b)
+                                         for b in range(4)]
+    groups = np.arange(240) // 4
+    cases["grouped 60 of 240"] = [(resampling(np.zeros(240), "grouped", groups=groups), 7, b)
+                                  for b in range(4)]
+    labels = rng.random(500) < 0.2
+    cases["stratified 500 rows"] = [(resampling(labels, "stratified"), 7, b) for b in range(4)]
+    return cases
 
 
 def _seconds(function, cases, repeat: int) -> float:
@@ -81,10 +123,14 @@ def main_benchmark() -> None:
     print(f"{'path':<11} {'case':<28} {'before ms':>10} {'after ms':>9} {'ratio':>6}")
     for label, new, old, cases in (("auc_stream", _auc_stream, baseline_auc_stream,
                                     stream_cases(rng)),
-                                   ("crossing", _crossing, baseline_crossing, crossing_cases(rng))):
+                                   ("crossing", _crossing, baseline_crossing, crossing_cases(rng)),
+                                   ("count_block", count_block, baseline_count_block,
+                                    count_cases(rng))):
         for name, inputs in cases.items():
             for case in inputs:
                 a, b = old(*case), new(*case)
+                if isinstance(a, np.ndarray):
+                    a, b = (a,), (b,)
                 same = (all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(a, b))
                         if isinstance(a, tuple) else a == b)
                 assert same, f"{label} {name}: results differ"

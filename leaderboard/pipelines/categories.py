@@ -155,19 +155,12 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
         reps_by_cat.append(boot.replicates)
         if g is not None:
             boot = stretch(boot, cluster_count(g).factor(per_alpha))
-        ranked, better = _ranked(boot.point, boot.replicates, teams, sign, per_alpha,
-                                 tier_method)
+        columns, better = _ranked_columns(boot.point, boot.replicates, sign, per_alpha,
+                                          tier_method)
         verdicts.append(better)
-        ranked.insert(0, "items", int(mask.sum()))
-        ranked.insert(0, "category", name)
-        rows.append(ranked)
+        rows.append(columns)
     points, reps = np.stack(point_by_cat), np.stack(reps_by_cat)     # (C, M), (C, M, R)
     half = simultaneous_half_widths(points, reps, alpha)                 # (C, M)
-    index = {team: i for i, team in enumerate(teams)}
-    for c, ranked in enumerate(rows):
-        at = ranked["team"].map(index).to_numpy()
-        ranked["ci_sim_low"] = points[c, at] - half[c, at]
-        ranked["ci_sim_high"] = points[c, at] + half[c, at]
     macro_point, macro_reps = points.mean(axis=0), reps.mean(axis=0)
     if groups is not None:
         macro_reps = stretch(BootstrapResult(macro_point, macro_reps, "grouped", 0, 0, seed),
@@ -175,8 +168,27 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     aggregates = {"macro_mean": _ranked(macro_point, macro_reps, teams, sign, alpha,
                                         tier_method)[0],
                   "win_rate": win_rate(sign * points, np.stack(verdicts), teams)}
-    return CategoryResults(table=pd.concat(rows, ignore_index=True), aggregates=aggregates,
-                           alpha=alpha, categories=names, replicates=replicates, shown=shown)
+    return CategoryResults(table=_category_table(names, masks, teams, rows, points, half),
+                           aggregates=aggregates, alpha=alpha, categories=names,
+                           replicates=replicates, shown=shown)
+
+
+def _category_table(names: tuple[str, ...], masks: list[np.ndarray], teams: list[str],
+                    rows: list[dict[str, np.ndarray]], points: np.ndarray,
+                    half: np.ndarray) -> pd.DataFrame:
+    """The per-category rows, category after category, each best first: one frame built from
+    the columns of all categories (a frame per category cost more than the statistics)."""
+    order = [columns.pop("order") for columns in rows]
+    size = [len(o) for o in order]
+    frame = {"category": np.repeat(np.array(names, dtype=object), size),
+             "items": np.repeat([int(m.sum()) for m in masks], size).astype(np.int64),
+             "team": np.array([teams[i] for o in order for i in o], dtype=object)}
+    for key in rows[0]:
+        frame[key] = np.concatenate([columns[key] for columns in rows])
+    frame["ci_sim_low"] = np.concatenate([points[c, o] - half[c, o] for c, o in enumerate(order)])
+    frame["ci_sim_high"] = np.concatenate([points[c, o] + half[c, o]
+                                           for c, o in enumerate(order)])
+    return pd.DataFrame(frame)
 
 
 def _crossing(groups: np.ndarray, categories: np.ndarray) -> bool:
@@ -241,21 +253,51 @@ def simultaneous_half_widths(points: np.ndarray, replicates: np.ndarray,
 
 
 def _ranked(point: np.ndarray, replicates: np.ndarray, teams: list[str], sign: float,
-            alpha: float, tier_method: str) -> pd.DataFrame:
-    """Best first: score, percentile interval, simultaneous rank set and tier."""
+            alpha: float, tier_method: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """Best first: score, percentile interval, simultaneous rank set and tier; and the verdicts
+    ``better[i, j]`` in the teams' order (i shown better than j)."""
+    columns, better = _ranked_columns(point, replicates, sign, alpha, tier_method)
+    order = columns.pop("order")
+    return pd.DataFrame({"team": [teams[i] for i in order], **columns}), better
+
+
+def _ranked_columns(point: np.ndarray, replicates: np.ndarray, sign: float, alpha: float,
+                    tier_method: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """:func:`_ranked`'s columns as arrays, with ``order`` (the teams' indices, best first)."""
     order = np.argsort(-sign * point, kind="stable")
     point, replicates = point[order], replicates[order]
     reps = RankReplicates.from_bootstrap(point, replicates, sign > 0)
     sets = rank_confidence_sets(reps, alpha, simultaneous=True)
     tiers = tier_entries(reps, tier_method, alpha, sets)
-    low, high = np.nanquantile(replicates, [alpha / 2, 1 - alpha / 2], axis=1)
-    ranks = pd.Series(-sign * point).rank(method="min").astype(int).to_numpy()
+    low, high = _quantiles(replicates, [alpha / 2, 1 - alpha / 2])
     m = len(order)
     better = np.zeros((m, m), dtype=bool)        # in the teams' order: i shown better than j
     better[np.ix_(order, order)] = sets.shown_better.matrix(m)
-    return pd.DataFrame({"team": [teams[i] for i in order], "score": point, "ci_low": low,
-                         "ci_high": high, "rank": ranks, "rank_sim_low": sets.low,
-                         "rank_sim_high": sets.high, "tier": tiers.tier}), better
+    return {"order": order, "score": point, "ci_low": low, "ci_high": high,
+            "rank": _min_ranks(-sign * point), "rank_sim_low": sets.low,
+            "rank_sim_high": sets.high, "tier": tiers.tier}, better
+
+
+def _quantiles(replicates: np.ndarray, q: list[float]) -> np.ndarray:
+    """``np.nanquantile(replicates, q, axis=1)``: the same numbers, and without NaN one
+    vectorised ``np.quantile`` (``nanquantile`` sorts row by row in Python)."""
+    if np.isnan(replicates).any():
+        return np.nanquantile(replicates, q, axis=1)
+    return np.quantile(replicates, q, axis=1)
+
+
+def _min_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks, lowest first, ties sharing the lowest (``pandas`` ``rank(method="min")``), int64:
+    one plus how many values are strictly smaller.
+
+    Examples
+    --------
+    >>> _min_ranks(np.array([0.3, 0.1, 0.3, 0.2])).tolist()
+    [3, 1, 3, 2]
+    """
+    if np.isnan(x).any():         # pandas' NaN ranks, as before
+        return pd.Series(x).rank(method="min").astype(int).to_numpy()
+    return np.searchsorted(np.sort(x), x, side="left").astype(np.int64) + 1
 
 
 def win_rate(points: np.ndarray, better: np.ndarray, teams: list[str]) -> pd.DataFrame:
@@ -298,8 +340,7 @@ def win_rate(points: np.ndarray, better: np.ndarray, teams: list[str]) -> pd.Dat
         top = left & ~(above & left[None, :]).any(axis=1)
         tier[top], left = layer, left & ~top
     order = np.argsort(-point, kind="stable")
-    ranks = pd.Series(-point).rank(method="min").astype(int).to_numpy()
     frame = pd.DataFrame({"team": teams, "score": point, "ci_low": low, "ci_high": high,
-                          "rank": ranks, "rank_sim_low": 1 + above.sum(axis=1),
+                          "rank": _min_ranks(-point), "rank_sim_low": 1 + above.sum(axis=1),
                           "rank_sim_high": m - above.sum(axis=0), "tier": tier})
     return frame.iloc[order].reset_index(drop=True)

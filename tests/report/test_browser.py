@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -76,8 +77,10 @@ def pages(tmp_path_factory, example_outputs) -> dict[str, Path]:
     return paths
 
 
-def _open(browser, path: Path, *, width: int = 1300, script: bool = True, hash: str = ""):
-    """A fresh page on ``path`` with its console errors and page errors collected."""
+def _open(browser, path: Path, *, width: int = 1300, script: bool = True, hash: str = "",
+          requests: list[str] | None = None):
+    """A fresh page on ``path`` with its console errors and page errors collected (and, given
+    ``requests``, every URL it asks for from the first one on)."""
     context = browser.new_context(viewport={"width": width, "height": 900},
                                   java_script_enabled=script, accept_downloads=True)
     page = context.new_page()
@@ -85,24 +88,70 @@ def _open(browser, path: Path, *, width: int = 1300, script: bool = True, hash: 
     page.on("console", lambda m: page.errors.append(f"{m.type}: {m.text}")
             if m.type in ("error", "warning") else None)
     page.on("pageerror", lambda e: page.errors.append(f"page error: {e}"))
+    if requests is not None:
+        page.on("request", lambda r: requests.append(r.url))
     page.goto(path.as_uri() + hash)
     return page
 
 
+# what a test can change on a page: selection, hash, the table's controls and rows, open
+# details, print media (a lent page must show all of it as it was when opened)
+_FIELDS = ["selected", "hash", "search", "find", "size", "tier", "table (sort, rows)",
+           "details open", "print"]
+_STATE = """() => { const v = id => (document.getElementById(id) || {}).value ?? null;
+  const table = document.getElementById('lb-table');
+  return [window.LB ? LB.selected() : null, location.hash, v('lb-search'), v('lb-find'),
+          v('lb-size'), v('lb-tier'), table ? table.tHead.innerHTML + table.tBodies[0].innerHTML : null,
+          [...document.querySelectorAll('details')].map(d => d.open),
+          matchMedia('print').matches]; }"""
+
+
+def _changed(page) -> list[str]:
+    """What differs on ``page`` from its state when opened (``page.rest``)."""
+    now = page.evaluate(_STATE)
+    return [field for field, a, b in zip(_FIELDS, now, page.rest) if a != b]
+
+
+class _Shown:
+    """``shown(name, width)``: the page ``name`` opened once (script on, at ``width``) for the
+    tests that only read it (issue 27: an open takes about a second, 60% of it Vega drawing the
+    charts). ``shown.lent(name)``: the same page for a test that changes it and puts it back;
+    it is checked to be as opened (_STATE) when lent and when returned, and a test that fails
+    on it gets it closed, so the next test opens a fresh one."""
+
+    def __init__(self, browser, pages):
+        self.browser, self.pages, self.opened = browser, pages, {}
+
+    def __call__(self, name: str, width: int = 1300):
+        if (name, width) not in self.opened:
+            page = _open(self.browser, self.pages[name], width=width)
+            page.rest = page.evaluate(_STATE)
+            self.opened[name, width] = page
+        return self.opened[name, width]
+
+    @contextmanager
+    def lent(self, name: str, width: int = 1300):
+        page = self(name, width)
+        assert _changed(page) == [], "a test left the shared page changed"
+        try:
+            yield page
+        except BaseException:
+            del self.opened[name, width]
+            page.context.close()
+            raise
+        assert _changed(page) == [], "the test did not put the page back"
+
+    def close(self):
+        for page in self.opened.values():
+            page.context.close()
+
+
 @pytest.fixture(scope="module")
 def shown(browser, pages):
-    """``shown(name, width)``: the page ``name`` opened once (script on) for the tests that only
-    read it, without changing its state (issue 27: opening one takes a second or two); a test
-    that searches, selects or prints opens its own."""
-    opened = {}
-
-    def get(name: str, width: int = 1300):
-        if (name, width) not in opened:
-            opened[name, width] = _open(browser, pages[name], width=width)
-        return opened[name, width]
-    yield get
-    for page in opened.values():
-        page.context.close()
+    """The module's shared opened pages (_Shown)."""
+    opened = _Shown(browser, pages)
+    yield opened
+    opened.close()
 
 
 def _rows(page) -> list[list[str]]:
@@ -126,19 +175,20 @@ def test_every_page_renders_without_errors(shown, name):
 
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "hostile"])
-def test_the_script_prints_what_the_plain_rows_print(browser, pages, name):
+def test_the_script_prints_what_the_plain_rows_print(browser, pages, shown, name):
     """Python formats the plain rows, JavaScript the interactive ones: the same text (scores,
     intervals, tiers, rank sets, P(best), the out-of-order marks and their tooltips)."""
     plain = _open(browser, pages[name], script=False)
     want = _rows(plain)
     marks = plain.eval_on_selector_all(".moved", "m => m.map(x => x.title)")
     plain.context.close()
-    page = _open(browser, pages[name])
-    page.select_option("#lb-size", "100")
-    assert _rows(page) == want and len(want) == min(100, len(_data(pages[name])["rows"]))
-    assert page.eval_on_selector_all(".moved", "m => m.map(x => x.title)") == marks
-    assert page.locator("tr.new").count() == plain_new(pages[name])
-    page.context.close()
+    with shown.lent(name) as page:
+        size = page.input_value("#lb-size")
+        page.select_option("#lb-size", "100")
+        assert _rows(page) == want and len(want) == min(100, len(_data(pages[name])["rows"]))
+        assert page.eval_on_selector_all(".moved", "m => m.map(x => x.title)") == marks
+        assert page.locator("tr.new").count() == plain_new(pages[name])
+        page.select_option("#lb-size", size)
 
 
 def plain_new(path: Path) -> int:
@@ -160,10 +210,14 @@ def test_number_formatting_rounds_like_python(shown):
                                                                      for p in shares]
 
 
-def test_search_sort_filter_and_pages(browser, pages):
+def test_search_sort_filter_and_pages(pages, shown):
     data = _data(pages["submissions"])
+    with shown.lent("submissions") as page:
+        _search_sort_filter_and_pages(page, data)
+
+
+def _search_sort_filter_and_pages(page, data: dict) -> None:
     f = data["fields"]
-    page = _open(browser, pages["submissions"])
     page.fill("#lb-search", "FOREST")                       # case-insensitive substring
     page.wait_for_function("document.querySelector('#lb-table tbody').rows.length === 1")
     assert _rows(page)[0][1] == "deep_forest_42"
@@ -191,30 +245,32 @@ def test_search_sort_filter_and_pages(browser, pages):
     page.click("#lb-next")
     assert len(_rows(page)) == 15 and page.is_disabled("#lb-next")
     assert page.errors == []
-    page.context.close()
+    page.click("th[data-key=rank] button")                  # back as opened: by rank, 50 a page
+    page.select_option("#lb-size", "50")
 
 
-def test_find_my_team_pins_it_and_puts_it_in_the_hash(browser, pages):
-    page = _open(browser, pages["submissions"])
-    page.evaluate("window.heard = []; LB.onSelect((team, row) => heard.push([team, row && row.rank]))")
-    page.fill("#lb-find", "gareth")                         # a part: suggestions
-    assert "Gareth Jones" in page.text_content("#lb-suggest")
-    page.keyboard.press("Enter")
-    assert page.evaluate("location.hash") == "#team=" + quote("Gareth Jones")
-    assert page.evaluate("LB.selected()") == "Gareth Jones"
-    first = page.locator("#lb-table tbody tr").first
-    assert first.get_attribute("class") == "pinned" and _rows(page)[0][1] == "Gareth Jones"
-    rank = int(_rows(page)[0][0])
-    assert page.evaluate("heard") == [["Gareth Jones", rank]]
-    page.fill("#lb-search", "forest")                       # pinned whatever the filter
-    page.wait_for_function("document.querySelector('#lb-table tbody').rows.length === 2")
-    assert [r[1] for r in _rows(page)] == ["Gareth Jones", "deep_forest_42"]
-    page.click("#lb-table tbody tr:nth-child(2)")           # clicking a row selects it
-    assert page.evaluate("LB.selected()") == "deep_forest_42"
-    page.click("#lb-clear")
-    assert page.evaluate("LB.selected()") is None and page.evaluate("location.hash") == ""
-    assert page.evaluate("heard.map(h => h[0])") == ["Gareth Jones", "deep_forest_42", None]
-    page.context.close()
+def test_find_my_team_pins_it_and_puts_it_in_the_hash(browser, pages, shown):
+    with shown.lent("submissions") as page:
+        page.evaluate("window.heard = []; LB.onSelect((team, row) => heard.push([team, row && row.rank]))")
+        page.fill("#lb-find", "gareth")                         # a part: suggestions
+        assert "Gareth Jones" in page.text_content("#lb-suggest")
+        page.keyboard.press("Enter")
+        assert page.evaluate("location.hash") == "#team=" + quote("Gareth Jones")
+        assert page.evaluate("LB.selected()") == "Gareth Jones"
+        first = page.locator("#lb-table tbody tr").first
+        assert first.get_attribute("class") == "pinned" and _rows(page)[0][1] == "Gareth Jones"
+        rank = int(_rows(page)[0][0])
+        assert page.evaluate("heard") == [["Gareth Jones", rank]]
+        page.fill("#lb-search", "forest")                       # pinned whatever the filter
+        page.wait_for_function("document.querySelector('#lb-table tbody').rows.length === 2")
+        assert [r[1] for r in _rows(page)] == ["Gareth Jones", "deep_forest_42"]
+        page.click("#lb-table tbody tr:nth-child(2)")           # clicking a row selects it
+        assert page.evaluate("LB.selected()") == "deep_forest_42"
+        page.click("#lb-clear")
+        assert page.evaluate("LB.selected()") is None and page.evaluate("location.hash") == ""
+        assert page.evaluate("heard.map(h => h[0])") == ["Gareth Jones", "deep_forest_42", None]
+        page.fill("#lb-search", "")                             # back as opened
+        page.wait_for_function("document.querySelector('#lb-table tbody').rows.length === 40")
     shared = _open(browser, pages["submissions"], hash="#team=" + quote("Gareth Jones"))
     assert shared.evaluate("LB.selected()") == "Gareth Jones"      # a shared link selects
     assert _rows(shared)[0][1] == "Gareth Jones" and shared.input_value("#lb-find") == "Gareth Jones"
@@ -224,32 +280,33 @@ def test_find_my_team_pins_it_and_puts_it_in_the_hash(browser, pages):
     shared.context.close()
 
 
-def test_hostile_names_stay_text(browser, pages):
-    page = _open(browser, pages["hostile"])
-    assert page.evaluate("window.__pwned") is None and page.errors == []
-    assert page.locator("#lb-table img").count() == 0
-    # the body's scripts are the charts' own: their specifications (JSON, not run) and the
-    # Vega libraries and chart code (modules); no name made another
-    charts = page.locator(".lb-chart").count()
-    assert charts > 0 and page.locator("body script.lb-spec[type='application/json']").count() == charts
-    assert page.locator("body script").count() == charts + 2
-    assert page.locator("body script[type='module']").count() == 2
-    assert sorted(page.evaluate("LB.data.map(r => r[1])")) == sorted(
-        HOSTILE + [f"team {k}" for k in range(32)])                # every name exactly
-    shown = [r[1] for r in _rows(page)]
-    for name in HOSTILE[:3] + HOSTILE[5:]:
-        assert name in shown, name                                # as text, in the table
-    assert "admin[U+202E]gnp.exe" in shown and "line\u2028separator" in shown
-    assert page.evaluate("document.documentElement.scrollWidth") <= 1300   # the long name wraps
-    for name in (HOSTILE[0], HOSTILE[2], HOSTILE[4]):             # select them, hash and back
-        page.evaluate("n => LB.select(n)", name)
-        assert page.evaluate("LB.selected()") == name
-        assert page.evaluate("decodeURIComponent(location.hash.slice(6))") == name
-    assert page.evaluate("window.__pwned") is None
-    page.fill("#lb-find", "<img")
-    assert page.locator("#lb-suggest img").count() == 0
-    assert "<img src=x" in page.text_content("#lb-suggest")
-    page.context.close()
+def test_hostile_names_stay_text(shown):
+    with shown.lent("hostile") as page:
+        assert page.evaluate("window.__pwned") is None and page.errors == []
+        assert page.locator("#lb-table img").count() == 0
+        # the body's scripts are the charts' own: their specifications (JSON, not run) and the
+        # Vega libraries and chart code (modules); no name made another
+        charts = page.locator(".lb-chart").count()
+        assert charts > 0 and page.locator("body script.lb-spec[type='application/json']").count() == charts
+        assert page.locator("body script").count() == charts + 2
+        assert page.locator("body script[type='module']").count() == 2
+        assert sorted(page.evaluate("LB.data.map(r => r[1])")) == sorted(
+            HOSTILE + [f"team {k}" for k in range(32)])                # every name exactly
+        listed = [r[1] for r in _rows(page)]
+        for name in HOSTILE[:3] + HOSTILE[5:]:
+            assert name in listed, name                               # as text, in the table
+        assert "admin[U+202E]gnp.exe" in listed and "line\u2028separator" in listed
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1300   # the long name wraps
+        for name in (HOSTILE[0], HOSTILE[2], HOSTILE[4]):             # select them, hash and back
+            page.evaluate("n => LB.select(n)", name)
+            assert page.evaluate("LB.selected()") == name
+            assert page.evaluate("decodeURIComponent(location.hash.slice(6))") == name
+        assert page.evaluate("window.__pwned") is None
+        page.fill("#lb-find", "<img")
+        assert page.locator("#lb-suggest img").count() == 0
+        assert "<img src=x" in page.text_content("#lb-suggest")
+        page.evaluate("LB.select(null)")                            # back as opened
+        page.fill("#lb-find", "")
 
 
 def test_csv_download_holds_every_entry(shown):
@@ -270,24 +327,26 @@ def test_csv_download_holds_every_entry(shown):
     assert best["tier"] == "1" and best["in_best_set"] in ("True", "False")
 
 
-def test_print_opens_details_and_hides_controls(browser, pages):
-    page = _open(browser, pages["submissions"])
-    assert not page.locator("#how dl").is_visible()          # closed on screen
-    page.emulate_media(media="print")
-    assert page.locator("#how dl").is_visible() and page.locator("#files table").is_visible()
-    assert not page.locator("#lb-tools").is_visible() and not page.locator("#lb-pager").is_visible()
-    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
-    assert page.evaluate("[...document.querySelectorAll('details')].every(d => d.open)")
-    assert len(_rows(page)) == 40                            # every row (at most 500) on paper
-    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
-    assert not page.evaluate("document.querySelector('#how').open")
-    # on paper the tier table gets landscape pages (a named page), the rest portrait
+def test_print_opens_details_and_hides_controls(shown):
     import re
-    boxes = re.findall(rb"/MediaBox\s*\[0 0 ([\d.]+) ([\d.]+)\]",
-                       page.pdf(prefer_css_page_size=True))
-    shapes = [float(w) > float(h) for w, h in boxes]
-    assert True in shapes and False in shapes
-    page.context.close()
+
+    with shown.lent("submissions") as page:
+        assert not page.locator("#how dl").is_visible()          # closed on screen
+        page.emulate_media(media="print")
+        assert page.locator("#how dl").is_visible() and page.locator("#files table").is_visible()
+        assert not page.locator("#lb-tools").is_visible()
+        assert not page.locator("#lb-pager").is_visible()
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        assert page.evaluate("[...document.querySelectorAll('details')].every(d => d.open)")
+        assert len(_rows(page)) == 40                            # every row (at most 500) on paper
+        page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+        assert not page.evaluate("document.querySelector('#how').open")
+        # on paper the tier table gets landscape pages (a named page), the rest portrait
+        boxes = re.findall(rb"/MediaBox\s*\[0 0 ([\d.]+) ([\d.]+)\]",
+                           page.pdf(prefer_css_page_size=True))
+        shapes = [float(w) > float(h) for w, h in boxes]
+        assert True in shapes and False in shapes
+        page.emulate_media(media="screen")                       # back as opened
 
 
 @pytest.mark.parametrize("name", ["scores", "submissions", "simulate", "plan", "choose",
@@ -343,17 +402,17 @@ def test_a_100000_entry_page_opens_and_searches(browser, tmp_path):
 
 
 def test_no_network_is_ever_asked(browser, pages):
-    page = _open(browser, pages["submissions"])
+    """Every request from the first (the page itself) on: the load, the charts, a selection."""
     requests = []
-    page.on("request", lambda r: requests.append(r.url))
-    page.reload()
+    page = _open(browser, pages["submissions"], requests=requests)
+    assert requests and page.locator(".lb-chart.lb-live").count() > 0
     page.fill("#lb-find", "Gareth Jones")
     assert [u for u in requests if not u.startswith("file://")] == []
     page.context.close()
 
 
 
-def test_charts_follow_the_selection(browser, pages, tmp_path):
+def test_charts_follow_the_selection(browser, shown, tmp_path):
     """The charts draw (vegaEmbed, every one live, no console message), follow LB's selection:
     a team ranked below the top 50 is added to the per-entry charts and leaves with the
     selection, and clicking a team's mark in a chart selects it on the page. A hostile name
@@ -379,13 +438,15 @@ def test_charts_follow_the_selection(browser, pages, tmp_path):
                  '[aria-label*="3. team 002"]').first.click()
     assert page.evaluate("LB.selected()") == "team 002" and page.errors == []
     page.context.close()
-    hostile = _open(browser, pages["hostile"])
-    hostile.wait_for_function(live)
-    hostile.evaluate("name => LB.select(name)", HOSTILE[0])
-    # the name as text (its start: a long label is cut to the axis's width)
-    hostile.wait_for_function(f"({text})('chart-scores').includes({json.dumps(HOSTILE[0][:17])})")
-    assert hostile.evaluate("window.__pwned") is None and hostile.errors == []
-    hostile.context.close()
+    with shown.lent("hostile") as hostile:
+        hostile.wait_for_function(live)
+        hostile.evaluate("name => LB.select(name)", HOSTILE[0])
+        # the name as text (its start: a long label is cut to the axis's width)
+        hostile.wait_for_function(
+            f"({text})('chart-scores').includes({json.dumps(HOSTILE[0][:17])})")
+        assert hostile.evaluate("window.__pwned") is None and hostile.errors == []
+        hostile.evaluate("LB.select(null)")                      # back as opened
+        hostile.fill("#lb-find", "")
 
 
 # --- real boards: charts that survive junk, labels that identify and never overlap (issue 28) ---

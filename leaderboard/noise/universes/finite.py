@@ -121,6 +121,10 @@ class CalibratedUniverse(ABC):
             k = blocks[1].shape[1] if len(blocks) > 1 else 0
             return self.impl._finalize_sums(sums, blocks[0].shape[1], k)[:, 0]
         prepared = self.impl.prepare(self.y, models)
+        if isinstance(self.impl, RowSums) and type(self.impl).evaluate is RowSums.evaluate:
+            # each model's sum on its own: its truth is then the same whichever models share the
+            # call (the over-confident path reuses a truth it computed for two models)
+            return self.impl.evaluate_each(prepared, self._truth_weights())
         return self.impl.evaluate(prepared, self._truth_weights()[None, :])[:, 0]
 
     def reachable(self) -> tuple[float, float]:

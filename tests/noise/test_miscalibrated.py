@@ -107,3 +107,19 @@ def test_a_truth_is_the_same_alone_or_among_other_models(name, prevalence, optio
     assert np.array_equal(together, [u.truth([p])[0] for p in path])
     assert np.array_equal(together, CalibratedUniverse.truth(u, path))
     assert np.array_equal(together, u._truth_of(u.predictions(path)[::-1])[::-1])
+
+
+def test_over_confident_targets_start_within_one_node_interval():
+    """A target worse than no skill is bracketed between neighbouring temperature nodes (issue
+    27: about half the solve's rounds), the bracketing scan stays monotone, and the solve still
+    lands on the target to its 1e-10 tolerance."""
+    u = _universe("logloss", 0.26)
+    scan, values = u._scan()
+    targets = np.array([0.7, 1.5, 4.0])      # between no skill (0.57) and hard labels
+    points, truths = u._brackets(targets, scan, values)
+    inner = -u._overconfident_nodes()[0][1:-1]
+    assert np.all(np.isin(inner, points)) and np.all(np.diff(points) > 0)
+    assert np.all(np.diff(truths) * np.sign(truths[-1] - truths[0]) >= 0)
+    params = u.calibrate(targets)
+    assert np.all((params > -1) & (params < 0))
+    np.testing.assert_allclose(u.truth(params), targets, rtol=1e-10)

@@ -157,6 +157,12 @@ class CalibratedUniverse(ABC):
         (and so the reach) is cut where they do. Unchanged by default."""
         return scan, values
 
+    def _brackets(self, target: np.ndarray, scan: np.ndarray,
+                  values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Hook: the scan that brackets ``target`` (a universe may add points where targets
+        lie); the coarse scan by default."""
+        return scan, values
+
     def _solve(self, levels: np.ndarray) -> np.ndarray:
         """The parameter at which the universe's true score equals each level.
 
@@ -177,6 +183,7 @@ class CalibratedUniverse(ABC):
             raise InputError(f"{self.metric.label} {bad:g} cannot be reached by the {self.name} "
                              f"universe: it spans {values[0]:.6g} (its worst model) to {values[-1]:.6g} "
                              f"({self._best_words()}) for these settings")
+        scan, values = self._brackets(target, scan, values)
         rising = values[-1] >= values[0]
         count = scan.size
         position = np.searchsorted(values if rising else values[::-1], target)

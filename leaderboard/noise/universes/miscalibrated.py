@@ -108,6 +108,25 @@ class MiscalibrationPath:
             return np.concatenate([np.linspace(worst, 0.0, count)[:-1], calibrated])
         return np.concatenate([np.linspace(worst, -BRANCH, max(count // 2, 3)), calibrated])
 
+    def _brackets(self, target: np.ndarray, scan: np.ndarray,
+                  values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The coarse scan, plus the over-confident stretch's inner nodes once a target lies in
+        that stretch: calibration then starts within one node interval (the score is smooth
+        between nodes) rather than between no skill and hard labels, where the temperature runs
+        from 1 to infinity; about half the rounds for log loss."""
+        if not self.overconfident:
+            return scan, values
+        ends = values[np.isin(scan, (-BRANCH, 0.0))]
+        if not np.any((target > ends.min()) & (target < ends.max())):
+            return scan, values
+        if "_stretch_scanned" not in self.__dict__:
+            inner = -BRANCH * self._overconfident_nodes()[0][1:-1]   # strictly inside (-1, 0)
+            points = np.concatenate([scan, inner])
+            order = np.argsort(points, kind="stable")
+            self._stretch_scanned = (points[order],
+                                     np.concatenate([values, self.truth(inner)])[order])
+        return self._stretch_scanned
+
     def predictions(self, params: np.ndarray) -> list[np.ndarray]:
         out = []
         for u in np.atleast_1d(params):

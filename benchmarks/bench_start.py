@@ -12,10 +12,16 @@ Prints, measured in this one run so the ratios share the machine's load:
   closed-form rank sets' block searches, which smaller boards skip): ``analyze`` of a real Kaggle board when
   ``/work/shared/data`` (or ``--board``) has it;
 - with ``--kernels``, the compile time of each numba kernel each first run compiled, slowest first
-  (CPU seconds, exclusive of the kernels it calls, from numba's ``numba:compile`` events).
+  (CPU seconds, exclusive of the kernels it calls, from numba's ``numba:compile`` events);
+- with ``--baseline DIR`` (a checkout of another commit, e.g. ``git archive 3faad2a | tar -x -C
+  DIR``), every run also for that code, interleaved with ours so both share the machine's load,
+  and the ratios ours / baseline (with ``--kernels``, each kernel's compile time side by side);
+- ``--cases`` adds the bundled submissions example (the paired bootstrap's pair tiles) and the
+  battles example to the scores example and the board.
 
     python benchmarks/bench_start.py [--repeat 5] [--kernels] [--board CSV | --no-board]
-        [--board-options "--metric auc ..."] [--no-example] [--no-import]
+        [--board-options "--metric auc ..."] [--no-example] [--no-import] [--baseline DIR]
+        [--cases example,submissions,battles,board]
 """
 from __future__ import annotations
 
@@ -32,6 +38,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ["analyze", "--example"]
+OTHER_CASES = {"submissions": ["analyze", "--example", "submissions"],
+               "battles": ["analyze", "--battles", str(ROOT / "data" / "example_battles.csv")]}
 # A real board of 1,000+ entries (more than closed_small.SMALL = 160): its options as in the
 # Kaggle competition (F1 on 3,263 test rows, 43% positives).
 BOARD = Path("/work/shared/data/kaggle_lb_downloads/nlp-getting-started__publicleaderboard.csv")
@@ -65,8 +73,8 @@ sys.exit(code)
 """
 
 
-def _child_env(cache: str | None = None) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def _child_env(cache: str | None = None, root: Path = ROOT) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = cache
     return env
@@ -81,15 +89,16 @@ def import_seconds(module: str, repeat: int) -> float:
     return statistics.median(times)
 
 
-def run_example(cache: str, work: Path, argv: list[str] = EXAMPLE
+def run_example(cache: str, work: Path, argv: list[str] = EXAMPLE, root: Path = ROOT
                 ) -> tuple[float, float, list[tuple[str, float]]]:
     """Wall and CPU seconds of one ``leaderboard`` command (``analyze --example`` unless
-    ``argv`` says otherwise) in a child, and its compile spans."""
+    ``argv`` says otherwise) in a child running the code under ``root``, and its compile
+    spans."""
     spans_file = work / "spans.json"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", _RUNNER, str(work / "report.html"), str(spans_file),
-                    json.dumps(argv)], check=True, env=_child_env(cache))
+                    json.dumps(argv)], check=True, env=_child_env(cache, root), cwd=root)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -107,7 +116,15 @@ def main() -> None:
     parser.add_argument("--no-board", action="store_true", help="time the example only")
     parser.add_argument("--no-example", action="store_true", help="time the board only")
     parser.add_argument("--no-import", action="store_true", help="skip the import timings")
+    parser.add_argument("--baseline", type=Path,
+                        help="a checkout of other code to time in the same runs, for ratios")
+    parser.add_argument("--cases", default="example,board",
+                        help="commands to time, of example, submissions, battles, board "
+                             "(default: %(default)s)")
     args = parser.parse_args()
+    wanted = set(args.cases.split(","))
+    if args.baseline is not None and not (args.baseline / "leaderboard").is_dir():
+        parser.error(f"--baseline {args.baseline}: no leaderboard package there")
 
     if not args.no_import:
         pandas_s = import_seconds("pandas", args.repeat)
@@ -115,33 +132,65 @@ def main() -> None:
         print(f"import pandas       {pandas_s:6.2f} s")
         print(f"import leaderboard  {ours_s:6.2f} s   ({ours_s / pandas_s:.2f}x pandas)")
 
-    cases = [] if args.no_example else [("example", EXAMPLE)]
-    if not args.no_board and args.board.is_file():
+    cases = [] if args.no_example or "example" not in wanted else [("example", EXAMPLE)]
+    cases += [(name, argv) for name, argv in OTHER_CASES.items() if name in wanted]
+    if not args.no_board and "board" in wanted and args.board.is_file():
         cases.append((f"{args.board.name}",
                       ["analyze", str(args.board), *args.board_options.split()]))
     for label, argv in cases:
         print(f"-- {label}: leaderboard {' '.join(argv)}")
-        first_vs_warm(argv, args.kernels)
+        first_vs_warm(argv, args.kernels, args.baseline)
 
 
-def first_vs_warm(argv: list[str], kernels: bool) -> None:
-    """Print the first run (fresh kernel cache) against a warm run of one command."""
+def _runs(argv: list[str], roots: list[Path]) -> list[tuple]:
+    """First and warm run of ``argv`` for each root, interleaved (every first run, then every
+    warm run), each root with its own fresh kernel cache."""
     with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
-        work, cache = Path(tmp), str(Path(tmp) / "numba-cache")
-        first_wall, first_cpu, spans = run_example(cache, work, argv)
-        warm_wall, warm_cpu, warm_spans = run_example(cache, work, argv)
-    compiled = sum(s for _, s in spans)
-    print(f"first run (fresh kernel cache)  {first_wall:6.1f} s wall  {first_cpu:6.1f} s CPU  "
-          f"({len(spans)} compilations, {compiled:.1f} s CPU compiling)")
-    print(f"warm run (cache reused)         {warm_wall:6.1f} s wall  {warm_cpu:6.1f} s CPU  "
-          f"({len(warm_spans)} compilations)")
-    print(f"first / warm: {first_wall / warm_wall:.2f}x wall, {first_cpu / warm_cpu:.2f}x CPU")
+        works = [Path(tmp) / str(k) for k in range(len(roots))]
+        for work in works:
+            work.mkdir()
+        firsts = [run_example(str(w / "numba-cache"), w, argv, root)
+                  for w, root in zip(works, roots)]
+        warms = [run_example(str(w / "numba-cache"), w, argv, root)
+                 for w, root in zip(works, roots)]
+    return list(zip(firsts, warms))
+
+
+def _kernel_totals(spans) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for name, seconds in spans:
+        totals[name] = totals.get(name, 0.0) + seconds
+    return totals
+
+
+def first_vs_warm(argv: list[str], kernels: bool, baseline: Path | None = None) -> None:
+    """Print the first run (fresh kernel cache) against a warm run of one command (and the
+    same for ``baseline``'s code, with the ratios)."""
+    roots = [ROOT] + ([baseline.resolve()] if baseline is not None else [])
+    results = _runs(argv, roots)
+    for label, ((first_wall, first_cpu, spans), (warm_wall, warm_cpu, warm_spans)) in zip(
+            ["this code", "baseline"], results):
+        if baseline is not None:
+            print(f" {label}:")
+        compiled = sum(s for _, s in spans)
+        print(f"first run (fresh kernel cache)  {first_wall:6.1f} s wall  {first_cpu:6.1f} s CPU  "
+              f"({len(spans)} compilations, {compiled:.1f} s CPU compiling)")
+        print(f"warm run (cache reused)         {warm_wall:6.1f} s wall  {warm_cpu:6.1f} s CPU  "
+              f"({len(warm_spans)} compilations)")
+        print(f"first / warm: {first_wall / warm_wall:.2f}x wall, {first_cpu / warm_cpu:.2f}x CPU")
+    if baseline is not None:
+        (ours_first, ours_warm), (base_first, base_warm) = results
+        print(f"this code / baseline: first run {ours_first[1] / base_first[1]:.2f}x CPU "
+              f"({sum(s for _, s in ours_first[2]):.1f} against "
+              f"{sum(s for _, s in base_first[2]):.1f} s compiling), warm run "
+              f"{ours_warm[1] / base_warm[1]:.2f}x CPU")
     if kernels:
-        totals: dict[str, float] = {}
-        for name, seconds in spans:
-            totals[name] = totals.get(name, 0.0) + seconds
-        for name, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
-            print(f"  {seconds:6.2f} s  {name}")
+        ours = _kernel_totals(results[0][0][2])
+        base = _kernel_totals(results[1][0][2]) if baseline is not None else {}
+        for name in sorted(set(ours) | set(base), key=lambda k: -max(ours.get(k, 0.0),
+                                                                      base.get(k, 0.0))):
+            then = f"(baseline {base.get(name, 0.0):5.2f} s)  " if baseline is not None else ""
+            print(f"  {ours.get(name, 0.0):6.2f} s  {then}{name}")
 
 
 if __name__ == "__main__":

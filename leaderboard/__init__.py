@@ -20,9 +20,9 @@ pipeline, numba and scikit-learn up front (benchmarks/bench_start.py measures bo
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from leaderboard._lazy import lazy_names
 from leaderboard.resources import configure_kernel_cache
 
 # Before any module imports numba: a writable folder for the compiled kernels (read-only installs).
@@ -65,16 +65,6 @@ if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.pipelines.scores import Analysis, Settings
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use and keep the name here (later lookups are
-    plain attribute reads). Subpackages (``leaderboard.metrics`` ...) still import as usual."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'leaderboard' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+# Import a public name's module on first use and keep the name here (later lookups are plain
+# attribute reads). Subpackages (``leaderboard.metrics`` ...) still import as usual.
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, globals())

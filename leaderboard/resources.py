@@ -147,8 +147,11 @@ def cached_kernels() -> dict[str, tuple[str, ...]]:
     return found
 
 
-# A decorator saying cache=True, then the function it decorates (other decorators between).
-_KERNEL = re.compile(r"cache=True.*?^\s*def (\w+)", re.DOTALL | re.MULTILINE)
+# A decorator line saying cache=True, then the function it decorates (other decorators between).
+# Not inline="always": numba copies those into their callers and never writes them an index file,
+# so listing them made kernels_cached() False for ever (issue 27).
+_KERNEL = re.compile(r"^(?![^\n]*inline=)[^\n]*cache=True[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def (\w+)",
+                     re.MULTILINE)
 
 
 def compile_notice(folder: str | None, note: str) -> str:

@@ -1,9 +1,16 @@
 """Shared fixtures. Real Kaggle data lives outside the repository and is never copied into it."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+
+# The tests import the checkout's own modules (and pytest rewrites each test module's asserts).
+# Where the environment sets PYTHONDONTWRITEBYTECODE, every worker and every run would compile
+# all of them from source again: about 6 s of CPU per process on the 2-core machine (issue 27).
+# Their bytecode goes to __pycache__/ (ignored by git), as Python does by default.
+sys.dont_write_bytecode = False
 
 # /work/shared/data when the repository is /work/main: a sibling of the checkout.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

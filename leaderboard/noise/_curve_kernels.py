@@ -76,6 +76,7 @@ def walk(weights: np.ndarray, totals: np.ndarray, positives: np.ndarray, positiv
     the same order. Returns ``roc, pr, cap`` of shape (R, G) and
     ``auc, ar`` of shape (R,); NaN where a replicate lacks a class.
     """
+    weights = np.ascontiguousarray(weights)   # rows read in sequence; one compiled layout
     n_rep, g = weights.shape[0], grid.size
     roc, pr, cap = (np.full((n_rep, g), np.nan) for _ in range(3))
     auc, ar = np.full(n_rep, np.nan), np.full(n_rep, np.nan)

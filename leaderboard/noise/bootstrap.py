@@ -28,16 +28,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
-from leaderboard.noise.model import ScoreDistribution
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
     RESAMPLING, ROW_BLOCK, STREAM, _Plan, _poisson_one, count_block, poisson_weights, resampling,
     weight_block)
+
+if TYPE_CHECKING:
+    from leaderboard.noise.model import ScoreDistribution
 
 OTHER_SPLIT_STREAM = int(Stream.OTHER_SPLIT_BOOTSTRAP)
 _WEIGHT_BYTES = 64 * 2**20  # memory for one batch of float64 weights
@@ -92,6 +95,9 @@ class BootstrapResult:
 
     def distribution(self, entry: int) -> ScoreDistribution:
         """One entry's replicates as a :class:`ScoreDistribution` (for the report's charts)."""
+        # here, not at the top: a Dask worker imports this module and never needs SciPy's stats
+        from leaderboard.noise.model import ScoreDistribution
+
         return ScoreDistribution.from_draws(self.point[entry], self.replicates[entry])
 
     def d95(self) -> np.ndarray:

@@ -151,7 +151,9 @@ def point_curves(y: np.ndarray, score: np.ndarray) -> EntryCurves:
     y = np.asarray(y, dtype=float)
     ones = np.ones((1, y.size))
     _, positive, ends = _prepared(y, score)
-    roc, pr, cap, auc, ar = walk(ones, ones.sum(axis=1), ones @ y, positive, ends, GRID)
+    # unit weights as the bytes the bootstrap's counts are (the same values): one compiled walk
+    roc, pr, cap, auc, ar = walk(ones.astype(np.uint8), ones.sum(axis=1), ones @ y, positive,
+                                 ends, GRID)
     tp, fp = counts(y, score)
     return EntryCurves(roc=roc[0], pr=pr[0], cap=cap[0],
                        cost=cost_curve(fp[0] / fp[0, -1], tp[0] / tp[0, -1]),
@@ -200,7 +202,10 @@ def resampled_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: 
         totals = counts_.sum(axis=1, dtype=float)
         positives = counts_.astype(float) @ y
         for i, (order, positive, ends) in enumerate(prepared):
-            parts[i].append(walk(counts_[:, order], totals, positives, positive, ends, GRID))
+            # take() gives C order (counts_[:, order] is Fortran-ordered): the walk reads each
+            # replicate's row in sequence, and one layout means one compiled walk
+            parts[i].append(walk(counts_.take(order, axis=1), totals, positives, positive, ends,
+                                 GRID))
     q = [alpha / 2, 1 - alpha / 2]
     out = []
     for score, part in zip(preds, parts):

@@ -30,6 +30,10 @@ from numba import njit
 NEAR_SLACK = 1e-9  # relative slack on the bound sd_i + sd_k >= se_ik (rounding; never binding)
 MAX_MATH = {"nnan", "nsz"}  # maxima of finite values: lets LLVM vectorise them, same values
 LO_REFRESH = 32    # marginal rounds: refresh the running lower bound every this many partners
+# numba compiles a kernel once per distinct argument types, and a constant True/False passed
+# from compiled code is a type of its own (Literal[bool]): run-time booleans and int64 indices
+# (the stored near pairs are int32) keep one compiled version of each helper (issue 27).
+OWN_A, OWN_B = np.bool_(True), np.bool_(False)
 
 
 @njit(cache=True, fastmath={"reassoc"})
@@ -268,9 +272,9 @@ def tile_pass(err, cen, point, sd, rho, boot, z, lo_f, lo_nf, ta, tb, ib, margin
         lo = lo_f if has_far else lo_nf
         mx, mn = np.empty(n_rep), np.empty(n_rep)
         skip_a, skip_b = np.full(n, -np.inf), np.full(n, -np.inf)
-        _side(err, mf, ma, slot, a0, a1, b0, b1, diag, coef, offs, pm, lo, mx, mn, True, skip_a)
+        _side(err, mf, ma, slot, a0, a1, b0, b1, diag, coef, offs, pm, lo, mx, mn, OWN_A, skip_a)
         if marginal:
-            _side(err, mf, ma, slot, a0, a1, b0, b1, diag, coef, offs, pm, lo, mx, mn, False,
+            _side(err, mf, ma, slot, a0, a1, b0, b1, diag, coef, offs, pm, lo, mx, mn, OWN_B,
                   skip_b)
         # A value left out on every side it feeds lies below those sides' cuts, so this keeps
         # pm an upper bound of the pair's largest |statistic| (exact above the cut).
@@ -311,8 +315,41 @@ def near_max(err, near_i, near_k, near_se, state):
     out = np.full(err.shape[1], -np.inf)
     for p in range(near_i.size):
         if state[p]:
-            _near_into(out, err, near_i[p], near_k[p], near_se[p], state[p])
+            _near_into(out, err, np.int64(near_i[p]), np.int64(near_k[p]), near_se[p], state[p])
     return out
+
+
+@njit(cache=True)
+def _order_down(x):
+    """Positions of ``x`` from its largest value to its smallest (a heap sort; ties in no
+    particular order). numba's ``np.argsort`` compiles its generic quicksort for about 1.5 s of
+    CPU; :func:`entry_rounds`, the one caller, only needs some descending order (see there)."""
+    n = x.size
+    idx = np.empty(n, np.int64)
+    for h in range(n):
+        idx[h] = h
+    # a min-heap of idx by x, built bottom-up; then its smallest is moved to the end one at a
+    # time, which leaves idx in descending order of x (one sift loop serves both phases)
+    half = n // 2
+    for step in range(half + n - 1):
+        if step < half:
+            root, end = half - 1 - step, n
+        else:
+            end = n - 1 - (step - half)
+            idx[0], idx[end] = idx[end], idx[0]
+            root = 0
+        while True:
+            child = 2 * root + 1
+            if child >= end:
+                break
+            if child + 1 < end and x[idx[child + 1]] < x[idx[child]]:
+                child += 1
+            if x[idx[child]] < x[idx[root]]:
+                idx[root], idx[child] = idx[child], idx[root]
+                root = child
+            else:
+                break
+    return idx
 
 
 @njit(cache=True)
@@ -379,11 +416,16 @@ def entry_rounds(err, point, ents, mf, c_first, far_count, min_far, indptr, part
         steps = 1
         again = new > 0 or far_count[q] > 0
         buf, work = np.empty(n_rep), np.empty(n_rep)
-        order = lo + np.argsort(-pm[lo:hi])
+        # Partners in decreasing order of their largest |statistic| (ties in any order: the
+        # critical value is the same whatever order the partners are added in, so
+        # only that the order is decreasing matters, for the cut below).
+        order = lo + _order_down(pm[lo:hi])
+        mq = mf[q]
         while again:
-            # Partners in decreasing order of their largest |statistic|: once that falls to the
-            # running lower bound of this round's critical value, the rest cannot move it.
-            buf[:] = mf[q]
+            # once a partner's largest |statistic| falls to the running lower bound of this
+            # round's critical value, the rest cannot move it
+            for r in range(n_rep):   # not buf[:] = mf[q]: its shape check compiles string code
+                buf[r] = mq[r]
             bound = max(c_floor[q], kth(buf, kq - 1, work))
             for h in range(order.size):
                 p = order[h]
@@ -458,6 +500,7 @@ def pair_se_list(cen, sd, rho, boot, ii, kk):
     """Standard errors of the listed pairs (ii[p], kk[p])."""
     out = np.empty(ii.size)
     for p in range(ii.size):
-        s = _se4(cen, sd, rho, boot, ii[p], ii[p], ii[p], ii[p], kk[p])
+        i, k = np.int64(ii[p]), np.int64(kk[p])
+        s = _se4(cen, sd, rho, boot, i, i, i, i, k)
         out[p] = s[0]
     return out

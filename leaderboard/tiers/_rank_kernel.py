@@ -144,7 +144,9 @@ def gather_columns(errors: np.ndarray, cols: np.ndarray, point: np.ndarray, add_
     """``out[k, i] = point[i] + errors[i, cols[k]]`` in float64 (or the error alone when
     ``add_point`` is False): chosen replicates of an (E, R) array, float32 or float64, as
     contiguous float64 rows. Each entry's few errors are read together, tile by tile (tiles on
-    threads; each writes its own columns of ``out``)."""
+    threads; each writes its own columns of ``out``). Callers pass C-ordered ``errors``
+    (``np.ascontiguousarray`` once, before their blocks): a Fortran-ordered bootstrap array was
+    a compiled version of its own (issue 27)."""
     threaded(_gather_tiles, -(-errors.shape[0] // TILE), errors, cols, point, add_point, out)
 
 

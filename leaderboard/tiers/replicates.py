@@ -143,7 +143,9 @@ class RankReplicates:
         if not 0 <= correlation < 1:
             raise ValueError(f"correlation must be in [0, 1), got {correlation:g}")
         point = np.asarray(point, dtype=float)
-        sd = np.asarray(sd, dtype=float)
+        # a writable C copy: pandas hands out read-only arrays and broadcasts are strided, and
+        # each of those is a compiled version of its own of every kernel that reads sd
+        sd = np.array(sd, dtype=float)
         sign = 1.0 if higher_is_better else -1.0
         replicates = int(replicates)
         errors = np.empty((point.size, replicates), dtype=np.float32)

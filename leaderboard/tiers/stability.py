@@ -101,7 +101,9 @@ def _rank_blocks(reps: RankReplicates, chunk_elements: int = CHUNK_ELEMENTS
     n_entries, n_rep = reps.errors.shape
     step = max(1, chunk_elements // n_entries)
     point = np.ascontiguousarray(reps.point, dtype=np.float64)
-    errors = reps.errors   # any layout: numba reads strided arrays too
+    # C order (the bootstrap's errors may come Fortran-ordered): the gather reads each entry's
+    # row, and one layout means one compiled gather (issue 27); no copy when already C
+    errors = np.ascontiguousarray(reps.errors)
     for r0 in range(0, n_rep, step):
         # Transposed float64 scores (float32 errors are widened exactly): each replicate's scores
         # contiguous for the sort.

@@ -215,6 +215,7 @@ def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
     sd = np.asarray(reps.sd, dtype=float)
     n_entries, n_rep = reps.errors.shape
     step = max(1, CHUNK_ELEMENTS // n_entries)
+    errors = np.ascontiguousarray(reps.errors)   # one layout, one compiled gather (as stability)
     safe_sd = np.where(sd > 0, sd, 1.0)  # an entry with no spread has zero error on every replicate
 
     levels = np.zeros((3, n_rep))  # per replicate: selected error in worlds with 1, 2, 3 units
@@ -223,7 +224,7 @@ def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
         c = min(step, n_rep - r0)
         # this block's errors and the 2 SHIFTS replicates after it, as float64 rows
         window = np.empty((c + 2 * SHIFTS, n_entries))
-        gather_columns(reps.errors, (r0 + np.arange(c + 2 * SHIFTS)) % n_rep, point, False,
+        gather_columns(errors, (r0 + np.arange(c + 2 * SHIFTS)) % n_rep, point, False,
                        window)
         _curse_block(point, safe_sd, window, r0, levels, max_t)
 

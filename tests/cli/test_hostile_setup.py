@@ -111,6 +111,14 @@ def test_kernels_cached_means_every_kernel(tmp_path):
     assert resources.kernels_cached(str(tmp_path))
 
 
+def test_inline_helpers_are_not_kernels_to_wait_for():
+    """numba copies inline="always" helpers into their callers and writes them no index file:
+    listed as kernels, they kept kernels_cached() False for ever (issue 27)."""
+    names = {f for functions in resources.cached_kernels().values() for f in functions}
+    assert {"kth", "side_max", "marginal_owners"} <= names
+    assert not names & {"candidate", "first_two", "bound", "_top_of2", "beyond"}
+
+
 def test_kernel_folders_hold_every_kernel():
     """configure_kernel_cache checks these folders can be written: every module with a cached
     kernel is in one (noise/ was missing: weights.py, _curve_kernels.py)."""

@@ -123,6 +123,32 @@ class RowSums(MetricImpl):
         sums = np.asarray(weights @ prepared.features)    # one BLAS (or sparse) product
         return self._finalize_sums(sums, prepared.n_shared, prepared.k)
 
+    def evaluate_each(self, prepared: _SumsPlan, weights: np.ndarray) -> np.ndarray:
+        """Scores ``(E,)`` under one dense weight vector, each column's sum taken on its own.
+
+        The same scores as ``evaluate(prepared, weights[None, :])[:, 0]`` up to the order of the
+        additions, but an entry's score no longer depends on which entries share the call: BLAS
+        adds a ``(1, n) @ (n, c)`` product in an order that depends on ``c``, and real (not
+        integer) weights are not summed exactly; here each column is summed pairwise by numpy. A calibrated universe's truth sums this way, so
+        that a model's true score is the same alone or among others.
+
+        Examples
+        --------
+        >>> from leaderboard.metrics.classification import LogLoss
+        >>> impl, y = LogLoss(), np.array([0, 1, 1, 0])
+        >>> p = [np.array([0.2, 0.7, 0.6, 0.1]), np.array([0.4, 0.9, 0.5, 0.3])]
+        >>> w = np.array([0.1, 0.2, 0.3, 0.4])
+        >>> both = impl.evaluate_each(impl.prepare(y, p), w)
+        >>> bool(both[1] == impl.evaluate_each(impl.prepare(y, p[1:]), w)[0])
+        True
+        >>> bool(np.allclose(both, impl.evaluate(impl.prepare(y, p), w[None, :])[:, 0]))
+        True
+        """
+        weights = np.asarray(weights, dtype=float)
+        # numpy's own pairwise sum of each column (BLAS's dot threads, and waits, on a busy machine)
+        sums = np.array([np.add.reduce(column * weights) for column in prepared.features.T])
+        return self._finalize_sums(sums[None, :], prepared.n_shared, prepared.k)[:, 0]
+
     def point(self, prepared: Any, n_rows: int) -> np.ndarray:
         if not isinstance(prepared, _SumsPlan):   # a subclass that wraps its own plan
             return super().point(prepared, n_rows)

@@ -90,3 +90,36 @@ def test_temperature_nodes_are_cached_per_universe_and_metric():
     assert key in miscalibrated._NODES
     v, mu = miscalibrated._NODES[key]
     assert v.size == TEMPERATURES.size + 1 and v[-1] == 1.0 and np.all(np.diff(v) > 0)
+
+
+@pytest.mark.parametrize("name, prevalence, options", [
+    ("logloss", 0.26, {}), ("brier", 0.5, {}),
+    ("logloss", None, dict(class_shares=(0.5, 0.3, 0.2)))])
+def test_a_truth_is_the_same_alone_or_among_other_models(name, prevalence, options):
+    """The over-confident path reuses the truth it computed to compare two nodes (issue 27): that
+    is only the truth :meth:`truth` would compute if a model's truth does not depend on which
+    models are scored with it (BLAS's ``(1, n) @ (n, c)`` adds in an order that depends on ``c``).
+    Checked bit for bit, alone, together, and by scoring every model's predictions afresh."""
+    from leaderboard.noise.universes.finite import CalibratedUniverse
+    u = _universe(name, prevalence, **options)
+    path = np.linspace(-1.2, 1.0, 23)     # hard labels, over-confident, calibrated
+    together = u.truth(path)
+    assert np.array_equal(together, [u.truth([p])[0] for p in path])
+    assert np.array_equal(together, CalibratedUniverse.truth(u, path))
+    assert np.array_equal(together, u._truth_of(u.predictions(path)[::-1])[::-1])
+
+
+def test_over_confident_targets_start_within_one_node_interval():
+    """A target worse than no skill is bracketed between neighbouring temperature nodes (issue
+    27: about half the solve's rounds), the bracketing scan stays monotone, and the solve still
+    lands on the target to its 1e-10 tolerance."""
+    u = _universe("logloss", 0.26)
+    scan, values = u._scan()
+    targets = np.array([0.7, 1.5, 4.0])      # between no skill (0.57) and hard labels
+    points, truths = u._brackets(targets, scan, values)
+    inner = -u._overconfident_nodes()[0][1:-1]
+    assert np.all(np.isin(inner, points)) and np.all(np.diff(points) > 0)
+    assert np.all(np.diff(truths) * np.sign(truths[-1] - truths[0]) >= 0)
+    params = u.calibrate(targets)
+    assert np.all((params > -1) & (params < 0))
+    np.testing.assert_allclose(u.truth(params), targets, rtol=1e-10)

@@ -121,6 +121,10 @@ class CalibratedUniverse(ABC):
             k = blocks[1].shape[1] if len(blocks) > 1 else 0
             return self.impl._finalize_sums(sums, blocks[0].shape[1], k)[:, 0]
         prepared = self.impl.prepare(self.y, models)
+        if isinstance(self.impl, RowSums) and type(self.impl).evaluate is RowSums.evaluate:
+            # each model's sum on its own: its truth is then the same whichever models share the
+            # call (the over-confident path reuses a truth it computed for two models)
+            return self.impl.evaluate_each(prepared, self._truth_weights())
         return self.impl.evaluate(prepared, self._truth_weights()[None, :])[:, 0]
 
     def reachable(self) -> tuple[float, float]:
@@ -153,6 +157,12 @@ class CalibratedUniverse(ABC):
         (and so the reach) is cut where they do. Unchanged by default."""
         return scan, values
 
+    def _brackets(self, target: np.ndarray, scan: np.ndarray,
+                  values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Hook: the scan that brackets ``target`` (a universe may add points where targets
+        lie); the coarse scan by default."""
+        return scan, values
+
     def _solve(self, levels: np.ndarray) -> np.ndarray:
         """The parameter at which the universe's true score equals each level.
 
@@ -173,6 +183,7 @@ class CalibratedUniverse(ABC):
             raise InputError(f"{self.metric.label} {bad:g} cannot be reached by the {self.name} "
                              f"universe: it spans {values[0]:.6g} (its worst model) to {values[-1]:.6g} "
                              f"({self._best_words()}) for these settings")
+        scan, values = self._brackets(target, scan, values)
         rising = values[-1] >= values[0]
         count = scan.size
         position = np.searchsorted(values if rising else values[::-1], target)

@@ -74,28 +74,29 @@ class MiscalibrationPath:
         """``(mu, temperature)`` at path parameter ``u`` (see the module docstring)."""
         return self._path_model(u)[:2]
 
-    def _path_model(self, u: float) -> tuple[float, float, np.ndarray | None]:
+    def _path_model(self, u: float) -> tuple[float, float, np.ndarray | None, float | None]:
         """``(mu, temperature)`` at ``u`` and, between two over-confident nodes, the model there
-        (built to compare the nodes' separations; None elsewhere)."""
+        and its true score (computed to compare the nodes' separations; None elsewhere)."""
         if u >= 0:
-            return max(u, MU_MIN), 1.0, None
+            return max(u, MU_MIN), 1.0, None, None
         if not self.overconfident:
-            return -u, -1.0, None
+            return -u, -1.0, None, None
         if u < -BRANCH:
-            return max(-u - BRANCH, MU_MIN), -np.inf, None
+            return max(-u - BRANCH, MU_MIN), -np.inf, None, None
         v = -u / BRANCH
         if v >= 1:
-            return MU_MIN, np.inf, None
+            return MU_MIN, np.inf, None, None
         temperature = 1.0 / (1.0 - v)
         nodes_v, nodes_mu = self._overconfident_nodes()
         k = int(np.clip(np.searchsorted(nodes_v, v, side="right") - 1, 0, nodes_v.size - 2))
         pair = [float(nodes_mu[k]), float(nodes_mu[k + 1])]
         if pair[0] == pair[1] or v == nodes_v[k]:
-            return pair[0], temperature, None
+            return pair[0], temperature, None, None
         models = [self._model(mu, temperature) for mu in pair]   # as _badness builds them
-        worse = self._sign() * self._truth_of(models)
+        truths = self._truth_of(models)
+        worse = self._sign() * truths
         pick = int(worse[1] > worse[0])
-        return pair[pick], temperature, models[pick]
+        return pair[pick], temperature, models[pick], float(truths[pick])
 
     def scan_points(self, count: int) -> np.ndarray:
         """Where calibration first looks: both ends, no skill, and the start of every stretch;
@@ -107,11 +108,42 @@ class MiscalibrationPath:
             return np.concatenate([np.linspace(worst, 0.0, count)[:-1], calibrated])
         return np.concatenate([np.linspace(worst, -BRANCH, max(count // 2, 3)), calibrated])
 
+    def _brackets(self, target: np.ndarray, scan: np.ndarray,
+                  values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The coarse scan, plus the over-confident stretch's inner nodes once a target lies in
+        that stretch: calibration then starts within one node interval (the score is smooth
+        between nodes) rather than between no skill and hard labels, where the temperature runs
+        from 1 to infinity; about half the rounds for log loss."""
+        if not self.overconfident:
+            return scan, values
+        ends = values[np.isin(scan, (-BRANCH, 0.0))]
+        if not np.any((target > ends.min()) & (target < ends.max())):
+            return scan, values
+        if "_stretch_scanned" not in self.__dict__:
+            inner = -BRANCH * self._overconfident_nodes()[0][1:-1]   # strictly inside (-1, 0)
+            points = np.concatenate([scan, inner])
+            order = np.argsort(points, kind="stable")
+            self._stretch_scanned = (points[order],
+                                     np.concatenate([values, self.truth(inner)])[order])
+        return self._stretch_scanned
+
     def predictions(self, params: np.ndarray) -> list[np.ndarray]:
         out = []
         for u in np.atleast_1d(params):
-            mu, temperature, model = self._path_model(float(u))
+            mu, temperature, model, _ = self._path_model(float(u))
             out.append(self._model(mu, temperature) if model is None else model)
+        return out
+
+    def truth(self, params) -> np.ndarray:
+        """The true scores along the path: a model between two over-confident nodes was scored
+        when the nodes were compared (a truth does not depend on the models scored with it, see
+        :meth:`~leaderboard.noise.universes.finite.CalibratedUniverse._truth_of_rows`), so only
+        the others are scored here."""
+        points = [self._path_model(float(u)) for u in np.atleast_1d(np.asarray(params, float))]
+        out = np.array([np.nan if known is None else known for *_, known in points])
+        todo = [i for i, point in enumerate(points) if point[3] is None]
+        if todo:
+            out[todo] = self._truth_of([self._model(*points[i][:2]) for i in todo])
         return out
 
     def branch_of(self, u: float) -> str:
@@ -173,18 +205,25 @@ class MiscalibrationPath:
     def _worst_separation(self, temperatures: np.ndarray) -> np.ndarray:
         """For each temperature, the separation whose model scores worst: a scan on a log grid
         finds the highest point (the score can have a second, lower hump near no separation), and
-        golden-section search refines it between the scan's neighbours."""
+        golden-section search refines it between the scan's neighbours: each round keeps one of
+        its two inner points and scores one new model per temperature (the bracket shrinks by
+        the golden ratio per round, to 1e-5 of its width after :data:`_REFINE` rounds)."""
         grid = np.log(np.geomspace(MU_MIN, self.max_separation, _SCAN))
         t_all = np.repeat(temperatures, _SCAN)
         values = self._badness(np.exp(np.tile(grid, temperatures.size)), t_all)
         best = values.reshape(temperatures.size, _SCAN).argmax(axis=1)
         lo, hi = grid[np.maximum(best - 1, 0)], grid[np.minimum(best + 1, _SCAN - 1)]
         ratio = (np.sqrt(5.0) - 1.0) / 2.0
+        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        fa, fb = (self._badness(np.exp(np.concatenate([a, b])), np.tile(temperatures, 2))
+                  .reshape(2, -1))
         for _ in range(_REFINE):
-            a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
-            fa = self._badness(np.exp(a), temperatures)
-            fb = self._badness(np.exp(b), temperatures)
-            lo, hi = np.where(fa >= fb, lo, a), np.where(fa >= fb, b, hi)
+            left = fa >= fb             # the highest point lies in [lo, b]: a becomes its b
+            lo, hi = np.where(left, lo, a), np.where(left, b, hi)
+            new = np.where(left, hi - ratio * (hi - lo), lo + ratio * (hi - lo))
+            f_new = self._badness(np.exp(new), temperatures)
+            a, b, fa, fb = (np.where(left, new, b), np.where(left, a, new),
+                            np.where(left, f_new, fb), np.where(left, fa, f_new))
         middle = 0.5 * (lo + hi)
         # keep the scan's best when the refinement did not beat it (a flat or two-humped curve)
         scanned = np.exp(grid[best])

@@ -14,6 +14,12 @@ on the same inputs), after checking that both give the same bits:
   binary target. ``np.nanquantile(..., axis=0)`` sorted each of the 101 grid points' columns in
   a Python loop; now one sort and one vectorised ``np.quantile`` per group of columns with the
   same number of values.
+* ``holm``: the leader-anchored Holm tiers of scores-only boards
+  (:func:`leaderboard.tiers.holm.leader_anchored_tiers` with
+  :func:`~leaderboard.tiers.holm.paired_p_values`), thousands of times in the tier-one
+  simulations: the p-values by ``scipy.special.ndtr(-z)`` and the screen's quantile by
+  ``-ndtri`` instead of ``scipy.stats.norm.sf`` / ``norm.isf`` (the functions those call, without
+  their argument checks).
 
     python benchmarks/bench_tier_paths.py [--repeat 5]
 """
@@ -25,7 +31,11 @@ import warnings
 
 import numpy as np
 
+from scipy.stats import norm
+
 from leaderboard.noise.curves import column_quantiles
+from leaderboard.tiers import holm
+from leaderboard.tiers.holm import leader_anchored_tiers, paired_p_values
 from leaderboard.tiers import RankReplicates, closed_small
 from leaderboard.tiers.closed_small import _CELLS, _pairs_max
 from leaderboard.tiers.rank_sets import rank_confidence_sets
@@ -104,6 +114,31 @@ def quantile_cases(rng) -> dict[str, list[tuple]]:
     return out
 
 
+def holm_cases(rng) -> dict[str, list[tuple]]:
+    """Boards of 3, 10 and 40 unit-SD entries, the best ahead by 0 or 0.25 SD, as the tier-one
+    test draws them (32 replicates: the closed form reads only the SDs)."""
+    out = {}
+    for n, gap, boards in ((3, 0.0, 300), (10, 0.0, 300), (40, 0.25, 300)):
+        truth = np.r_[0.0, np.full(n - 1, -gap)]
+        out[f"{boards} x {n} entries"] = [(-np.sort(-(truth + rng.standard_normal(n))),)
+                                          for _ in range(boards)]
+    return out
+
+
+def _tiers(ndtr, ndtri):
+    """A board's Holm tiers and p-values with the normal tail functions ``ndtr``/``ndtri``."""
+    def run(point):
+        saved = holm.ndtr, holm.ndtri
+        holm.ndtr, holm.ndtri = ndtr, ndtri
+        try:
+            reps = RankReplicates.normal(point, np.ones(point.size), 0.0, True, replicates=32)
+            tiers = leader_anchored_tiers(point.size, paired_p_values(reps), 0.05)
+        finally:
+            holm.ndtr, holm.ndtri = saved
+        return np.concatenate([tiers.tier, tiers.p_vs_anchor])
+    return run
+
+
 def _seconds(function, cases) -> float:
     start = time.perf_counter()
     for args in cases:
@@ -127,7 +162,10 @@ def main_benchmark() -> None:
     for label, new, old, cases in (("pairs_max", _step_down(_pairs_max),
                                     _step_down(baseline_pairs_max), board_cases(rng)),
                                    ("column_quantiles", column_quantiles,
-                                    baseline_column_quantiles, quantile_cases(rng))):
+                                    baseline_column_quantiles, quantile_cases(rng)),
+                                   ("holm", _tiers(holm.ndtr, holm.ndtri),
+                                    _tiers(lambda x: norm.sf(-x), lambda q: -norm.isf(q)),
+                                    holm_cases(rng))):
         for case, args_list in cases.items():
             for args in args_list:
                 assert new(*args).tobytes() == old(*args).tobytes(), (label, case)

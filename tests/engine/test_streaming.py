@@ -42,7 +42,7 @@ def example(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def small_example(example, tmp_path_factory):
-    """The example's zip with 12 of its 40 teams (issue 27: each analysis reads and scores a
+    """The example's zip with 11 of its 40 teams (issue 27: each analysis reads and scores a
     third of the files): the first ten (two with shuffled rows, as every fifth team), the
     coarse one (tied scores), the four files to reject and the README to skip, in the zip's
     order, so every batch size below still mixes good, bad and skipped files."""

@@ -1,4 +1,5 @@
-"""Benchmark: two numpy paths the test suite (and every small board) spends its time in (issue 27).
+"""Benchmark: three product paths the test suite (and every small board) spends its time in
+(issue 27).
 
 Each is timed against its former implementation (kept below as the baseline, run in this process
 on the same inputs), after checking that both give the same bits:
@@ -30,13 +31,11 @@ import time
 import warnings
 
 import numpy as np
-
 from scipy.stats import norm
 
 from leaderboard.noise.curves import column_quantiles
-from leaderboard.tiers import holm
+from leaderboard.tiers import RankReplicates, closed_small, holm
 from leaderboard.tiers.holm import leader_anchored_tiers, paired_p_values
-from leaderboard.tiers import RankReplicates, closed_small
 from leaderboard.tiers.closed_small import _CELLS, _pairs_max
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 

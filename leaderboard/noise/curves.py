@@ -211,10 +211,36 @@ def resampled_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: 
     for score, part in zip(preds, parts):
         point = point_curves(y, score)
         roc, pr, cap, auc = (np.concatenate([p[k] for p in part])[:replicates] for k in range(4))
-        bands = [np.nanquantile(v, q, axis=0) for v in (roc, pr, cap)]
+        bands = [column_quantiles(v, q) for v in (roc, pr, cap)]
         low, high = np.nanquantile(auc, q)
         out.append(EntryCurves(point.roc, point.pr, point.cap, point.cost, point.auc, point.gini,
                                point.ar, *bands, auc_interval=(float(low), float(high))))
+    return out
+
+
+def column_quantiles(values: np.ndarray, q: Sequence[float]) -> np.ndarray:
+    """``np.nanquantile(values, q, axis=0)``, the same bits, without its Python loop over the
+    columns (``nanquantile`` sorts each of a 2-D array's columns alone: 1,500 calls, about
+    0.2 s, for the five banded entries of a board). The values are sorted once (NaN last) and
+    the columns with the same number of values go through one vectorised ``np.quantile``: the
+    quantiles of a column are those of its sorted values (the same order statistics and
+    interpolation). A column without values is NaN, as ``nanquantile`` gives it (without its
+    warning). A band has one group, or two when some replicates lack a class.
+
+    Examples
+    --------
+    >>> v = np.array([[1.0, np.nan, np.nan], [3.0, 2.0, np.nan], [2.0, 4.0, np.nan]])
+    >>> column_quantiles(v, [0.5, 1.0]).tolist()
+    [[2.0, 3.0, nan], [3.0, 4.0, nan]]
+    """
+    values = np.asarray(values, dtype=float)
+    q = np.asarray(q, dtype=float)
+    ordered = np.sort(values, axis=0)
+    found = values.shape[0] - np.isnan(values).sum(axis=0)
+    out = np.full(q.shape + values.shape[1:], np.nan)
+    for k in np.unique(found[found > 0]).tolist():
+        cols = np.flatnonzero(found == k)
+        out[:, cols] = np.quantile(ordered[:k, cols], q, axis=0)
     return out
 
 

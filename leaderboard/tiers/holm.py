@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from leaderboard.params import check_alpha
 from leaderboard.tiers.methods import HOLM
@@ -190,7 +190,9 @@ class PairedPValues:
         se = reps.pair_se(anchor, others)
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(se > 0, gap / se, np.where(gap > 0, np.inf, 0.0))
-        return norm.sf(z)
+        # scipy.stats.norm.sf(z) is ndtr(-z) (scipy/stats/_continuous_distns.py), the same bits
+        # without its argument checks: 80 us a call, 60% of a 3,000-board tier-one simulation
+        return ndtr(-z)
 
     def _entry_sd(self) -> np.ndarray:
         reps = self.reps
@@ -213,7 +215,7 @@ class PairedPValues:
         point = np.asarray(self.reps.point, dtype=float)
         # margins against rounding: z a hair above the quantile, the SDs a hair wider, and a few
         # units in the last place of the scores on each side of the comparison
-        z = float(norm.isf(level)) * (1 + 1e-6) + 1e-9
+        z = float(-ndtri(level)) * (1 + 1e-6) + 1e-9   # norm.isf(level), as __call__
         reach = z * self._sd * (1 + 1e-9)
         eps = 4 * float(np.spacing(np.max(np.abs(point)))) if point.size else 0.0
         with np.errstate(invalid="ignore"):

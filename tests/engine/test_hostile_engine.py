@@ -141,8 +141,11 @@ def test_a_page_never_inlines_a_planted_bundle(tmp_path, monkeypatch):
     evil = tmp_path / "evil.js"
     _plant(evil, EVIL)
     embed._cache_file().symlink_to(evil)
+    board = tmp_path / "board.csv"   # any page inlines the bundle: four entries make one
+    board.write_text("team,score\na,0.81\nb,0.80\nc,0.78\nd,0.75\n", encoding="utf-8")
     try:
-        assert main(["analyze", "--example", "--draws", "200", "--replicates", "200", "--quiet",
+        assert main(["analyze", str(board), "--metric", "accuracy", "--n-test", "500",
+                     "--draws", "200", "--replicates", "200", "--quiet",
                      "-o", str(tmp_path / "r.html")]) == 0
     finally:
         embed.bundle.cache_clear()

@@ -20,8 +20,9 @@ HOSTILE = ['=HYPERLINK("http://x","y")', "+1|2", "@SUM(A1)", "[click](http://evi
 def result():
     board = pd.read_csv(data_dir() / "example_leaderboard.csv")
     board.loc[: len(HOSTILE) - 1, "team"] = HOSTILE
+    # 100 draws: the tests round-trip the table's names and numbers, they read no noise
     return leaderboard.analyze(board, metric="auc", n_public=900, n_private=2100,
-                               prevalence=0.1, draws=300, replicates=300)
+                               prevalence=0.1, draws=100, replicates=100)
 
 
 def test_csv_holds_the_tables_numbers_with_formulas_neutralised(result):

@@ -1,7 +1,6 @@
 """Shared fixtures. Real Kaggle data lives outside the repository and is never copied into it."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -13,32 +12,6 @@ import pytest
 # Their bytecode goes to __pycache__/ (ignored by git), as Python does by default.
 sys.dont_write_bytecode = False
 
-
-def _share_the_cores_between_workers() -> None:
-    """In an xdist worker: the machine's cores divided between the workers, for numba's kernel
-    threads (``leaderboard._threads``) and the BLAS pools of numpy and SciPy.
-
-    Each worker otherwise splits its kernels over every core while the other workers do the
-    same: on 2 cores with 2 workers the suite spent about 15% more CPU (thread hand-offs and
-    BLAS threads spinning while they wait). Splitting a kernel cannot change its bits; the
-    split itself is checked in tests/test_threads.py, and ``-n 0`` keeps every thread.
-    """
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
-    if workers < 2:
-        return
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = max(1, (cores or 1) // workers)
-    import numba
-    import numpy  # noqa: F401 - loads numpy's BLAS, so that the limit below reaches it
-    import scipy.linalg  # noqa: F401 - and SciPy's
-    from threadpoolctl import threadpool_limits
-
-    if threads < numba.get_num_threads():
-        numba.set_num_threads(threads)
-    threadpool_limits(threads)
-
-
-_share_the_cores_between_workers()
 
 # /work/shared/data when the repository is /work/main: a sibling of the checkout.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -1,11 +1,10 @@
 """Every compiled kernel run on threads gives the same bits whatever the split (issue 27).
 
-``leaderboard._threads.threaded`` splits a kernel's task range over numba's thread count. The
-suite's xdist workers run one kernel thread each (tests/conftest.py shares the cores between
-workers), so this file is where the split itself is checked: each workload runs once on one
-thread (the whole range inline) and once split over three (uneven ranges, eight to twelve
-tasks per call), and the outputs must be byte-identical. A source scan lists every kernel
-handed to ``threaded``; the test fails when one of them was not split here.
+``leaderboard._threads.threaded`` splits a kernel's task range over numba's thread count (two
+on the 2-core machines the suite runs on, so the rest of the suite only ever sees one split).
+Here each workload runs once on one thread (the whole range inline) and once split over three
+(uneven ranges, twelve tasks per call), and the outputs must be byte-identical. A source scan
+lists every kernel handed to ``threaded``; the test fails when one of them was not split here.
 """
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+
 import leaderboard
 import leaderboard._threads as threads_module
 from leaderboard.cli import main

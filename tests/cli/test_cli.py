@@ -23,8 +23,7 @@ def run(args, tmp_path, name="out"):
 
 # Determinism and the example's structure, not its noise: at 200 draws and replicates (the default
 # is 2,000) every threaded kernel but the tiers' tile gather still runs split over the threads
-# (counted on 2 threads, with `-n 0`), as at the default. Under xdist each worker runs one kernel
-# thread (tests/conftest.py); tests/test_threads.py checks the split itself.
+# (counted on 2 threads), as at the default; tests/test_threads.py checks the split itself.
 SMALL = ["--draws", "200", "--replicates", "200"]
 
 

@@ -12,7 +12,6 @@ import pytest
 # Their bytecode goes to __pycache__/ (ignored by git), as Python does by default.
 sys.dont_write_bytecode = False
 
-
 # /work/shared/data when the repository is /work/main: a sibling of the checkout.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

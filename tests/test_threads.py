@@ -3,7 +3,7 @@
 ``leaderboard._threads.threaded`` splits a kernel's task range over numba's thread count (two
 on the 2-core machines the suite runs on, so the rest of the suite only ever sees one split).
 Here each workload runs once on one thread (the whole range inline) and once split over three
-(uneven ranges, twelve tasks per call), and the outputs must be byte-identical. A source scan
+(uneven ranges, up to twelve tasks per call), and the outputs must be byte-identical. A source scan
 lists every kernel handed to ``threaded``; the test fails when one of them was not split here.
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
 from leaderboard.tiers.winners_curse import winners_curse
+from tests.tiers.test_boot_small import bootstrap_board
 
 SEEN: Counter = Counter()   # kernel name -> calls split over more than one thread
 
@@ -71,19 +72,6 @@ def check(monkeypatch, work) -> None:
     same_bits(one, three)
 
 
-def bootstrap_board(n: int, seed: int = 0) -> RankReplicates:
-    """A paired bootstrap of accuracy on 0/1 rows, ``n`` entries, some copies (ties)."""
-    rng = np.random.default_rng(seed)
-    rows, n_rep = 300, 260
-    correct = rng.random((n, rows)) < rng.uniform(0.55, 0.9, n)[:, None]
-    correct[rng.integers(0, n, n // 4)] = correct[rng.integers(0, n, n // 4)]
-    point = correct.mean(axis=1)
-    idx = rng.integers(0, rows, (n_rep, rows))
-    reps = np.stack([correct[:, i].mean(axis=1) for i in idx], axis=1)
-    order = np.argsort(-point, kind="stable")
-    return RankReplicates.from_bootstrap(point[order], reps[order], True)
-
-
 def rank_sets(reps: RankReplicates) -> dict:
     out = {}
     for simultaneous in (True, False):
@@ -94,8 +82,9 @@ def rank_sets(reps: RankReplicates) -> dict:
 
 
 def bootstrap_board_above_the_numpy_bound():
-    """100 entries: the pair tiles (tile passes, entry rounds) and the best set's passes."""
-    return rank_sets(bootstrap_board(100))
+    """100 entries with copies (ties): the pair tiles (tile passes, entry rounds) and the best
+    set's passes."""
+    return rank_sets(bootstrap_board(0, 100, "ties"))
 
 
 def scores_only_board():
@@ -109,7 +98,8 @@ def scores_only_board():
 
 
 def rank_metric_replicates():
-    """Average precision and the CAP accuracy ratio (a Lorenz curve), tile by tile over 37 replicates (ten tiles)."""
+    """Average precision and the CAP accuracy ratio (a Lorenz curve), tile by tile over 37
+    replicates (ten tiles)."""
     rng = np.random.default_rng(3)
     y = (rng.random(400) < 0.3).astype(float)
     preds = [np.round(y * 0.3 + rng.random(400), 2) for _ in range(5)]   # rounded: ties

@@ -174,3 +174,20 @@ def test_which_boards_get_curves():
         cv.resampled_curves(np.array([0, 0, 0]), [np.arange(3.0)], replicates=32, seed=0)
     with pytest.raises(ValueError, match="one numeric score per test row"):
         cv.resampled_curves(np.array([0, 1, 1]), [np.arange(2.0)], replicates=32, seed=0)
+
+
+def test_column_quantiles_equal_numpys_nanquantile():
+    """The bands' quantiles (one sort for all columns) against ``np.nanquantile(axis=0)``, the
+    reference they replace: columns with every value, with some missing (several counts, so
+    several groups), with none (NaN), with ties, and quantiles at 0 and 1. Equal values, not
+    bits: where -0.0 and 0.0 tie, the two sorts may order them differently (curve values are
+    never -0.0)."""
+    rng = np.random.default_rng(11)
+    values = np.round(rng.normal(size=(301, 40)), 1)            # rounded: tied values
+    for col, missing in enumerate([0, 1, 7, 150, 300, 301] * 3):
+        values[rng.choice(301, missing, replace=False), col] = np.nan
+    q = [0.0, 0.025, 0.5, 0.975, 1.0]
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):   # all-NaN columns
+        expected = np.nanquantile(values, q, axis=0)
+    got = cv.column_quantiles(values, q)
+    np.testing.assert_array_equal(got, expected)          # NaN where NaN, values exactly

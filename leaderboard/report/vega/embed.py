@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import altair as alt
+from altair.utils.schemapi import debug_mode
 import markupsafe
 import vl_convert as vlc
 
@@ -173,7 +174,11 @@ def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
     kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
              "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
     kind = next((cls for key, cls in kinds.items() if key in spec), alt.Chart)
-    return kind.from_dict(spec)
+    # The whole specification is validated once against the Vega-Lite schema (validate=True);
+    # Altair's debug mode would validate again every one of the hundreds of objects it builds
+    # from it (about 40% of the time, 4.0 -> 2.5 s for the 15 charts of a submissions analysis).
+    with debug_mode(False):
+        return kind.from_dict(spec, validate=True)
 
 
 def _cache_file() -> Path | None:

@@ -1,0 +1,77 @@
+"""Benchmark: ``Result.charts()``, the page's charts as Altair objects for Jupyter (issue 27).
+
+Each chart is built from the page's own Vega-Lite specification by
+:func:`leaderboard.report.vega.embed.altair_chart`. Altair's debug mode (on by default) validates
+every one of the hundreds of schema objects it builds from a specification, on top of the one
+validation of the whole specification; it is now off while the objects are built (the whole
+specification is still validated once). The baseline is the former call (Altair's default), run in
+this process on the same specifications after checking that both give equal objects and equal
+``to_dict()``.
+
+    python benchmarks/bench_altair_charts.py [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+import leaderboard
+from leaderboard.confidence import confidence_label
+from leaderboard.report.chart_context import analysis_charts
+from leaderboard.report.numbers import Numbers
+from leaderboard.report.vega.embed import altair_chart, specifications_only
+
+
+def baseline_altair_chart(block):
+    """The chart as it was built (main 982022b): Altair's default, debug mode on."""
+    spec = block.data
+    kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
+             "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
+    kind = next((cls for key, cls in kinds.items() if key in spec), alt.Chart)
+    return kind.from_dict(spec)
+
+
+def blocks_of_a_submissions_analysis() -> dict:
+    """The 15 chart blocks of a submissions analysis (4 teams, 600 rows, AUC)."""
+    rng = np.random.default_rng(5)
+    n = 600
+    y = rng.integers(0, 2, n)
+    usage = np.where(rng.random(n) < 0.3, "Public", "Private")
+    solution = pd.DataFrame({"id": np.arange(n) + 100, "target": y, "Usage": usage})
+    teams = {f"team {k}": np.clip(y * s + rng.random(n), 0, 2) / 2
+             for k, s in enumerate((0.9, 0.5, 0.45, 0.1))}
+    a = leaderboard.analyze_submissions(solution, teams, metric="auc", replicates=100,
+                                        seed=1).analysis
+    num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
+    with specifications_only():
+        blocks = analysis_charts(a, num, confidence_label(a.settings.alpha))
+    return {name: b for name, b in blocks.items() if b is not None}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    repeat = parser.parse_args().repeat
+    blocks = blocks_of_a_submissions_analysis()
+    for name, block in blocks.items():
+        new, old = altair_chart(block), baseline_altair_chart(block)
+        assert new == old and new.to_dict() == old.to_dict(), name
+    print(f"{len(blocks)} charts: equal objects and to_dict() from both builds")
+    times = {"baseline": [], "now": []}
+    for _ in range(repeat):   # alternating, so both see the same machine load
+        for label, build in (("baseline", baseline_altair_chart), ("now", altair_chart)):
+            start = time.perf_counter()
+            for block in blocks.values():
+                build(block)
+            times[label].append(time.perf_counter() - start)
+    base, now = min(times["baseline"]), min(times["now"])
+    print(f"all charts: baseline {base:.2f} s, now {now:.2f} s, ratio {base / now:.2f}x "
+          f"(best of {repeat})")
+
+
+if __name__ == "__main__":
+    main()

@@ -16,11 +16,10 @@ import argparse
 import time
 
 import altair as alt
-import numpy as np
-import pandas as pd
 
 import leaderboard
 from leaderboard.confidence import confidence_label
+from leaderboard.pipelines.run import make_submissions_example
 from leaderboard.report.chart_context import analysis_charts
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.vega.embed import altair_chart, specifications_only
@@ -36,16 +35,11 @@ def baseline_altair_chart(block):
 
 
 def blocks_of_a_submissions_analysis() -> dict:
-    """The 15 chart blocks of a submissions analysis (4 teams, 600 rows, AUC)."""
-    rng = np.random.default_rng(5)
-    n = 600
-    y = rng.integers(0, 2, n)
-    usage = np.where(rng.random(n) < 0.3, "Public", "Private")
-    solution = pd.DataFrame({"id": np.arange(n) + 100, "target": y, "Usage": usage})
-    teams = {f"team {k}": np.clip(y * s + rng.random(n), 0, 2) / 2
-             for k, s in enumerate((0.9, 0.5, 0.45, 0.1))}
-    a = leaderboard.analyze_submissions(solution, teams, metric="auc", replicates=100,
-                                        seed=1).analysis
+    """The chart blocks of the submissions example's analysis (``analyze --example
+    submissions``), at 100 replicates."""
+    preset = make_submissions_example()
+    a = leaderboard.analyze_submissions(preset["solution"], preset["submissions"],
+                                        metric=preset["metric"], replicates=100, seed=1).analysis
     num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
     with specifications_only():
         blocks = analysis_charts(a, num, confidence_label(a.settings.alpha))

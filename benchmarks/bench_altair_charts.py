@@ -1,12 +1,13 @@
 """Benchmark: ``Result.charts()``, the page's charts as Altair objects for Jupyter (issue 27).
 
 Each chart is built from the page's own Vega-Lite specification by
-:func:`leaderboard.report.vega.embed.altair_chart`. Altair's debug mode (on by default) validates
-every one of the hundreds of schema objects it builds from a specification, on top of the one
-validation of the whole specification; it is now off while the objects are built (the whole
-specification is still validated once). The baseline is the former call (Altair's default), run in
-this process on the same specifications after checking that both give equal objects and equal
-``to_dict()``.
+:func:`leaderboard.report.vega.embed.altair_chart`. Altair's defaults validate the whole
+specification against the Vega-Lite schema and then, in its debug mode (on by default), every one
+of the hundreds of schema objects built from it. Neither is done now: the page's specifications
+are not validated when a page is built either, the tests validate them (tests/api/test_api.py
+validates these charts with ``to_dict(validate=True)``). The baseline is the former call
+(Altair's default), run in this process on the same specifications after checking that both give
+equal objects and equal ``to_dict()``.
 
     python benchmarks/bench_altair_charts.py [--repeat 3]
 """

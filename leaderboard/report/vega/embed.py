@@ -174,11 +174,12 @@ def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
     kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
              "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
     kind = next((cls for key, cls in kinds.items() if key in spec), alt.Chart)
-    # The whole specification is validated once against the Vega-Lite schema (validate=True);
-    # Altair's debug mode would validate again every one of the hundreds of objects it builds
-    # from it (about 40% of the time, 4.0 -> 2.5 s for the 15 charts of a submissions analysis).
+    # Not validated against the Vega-Lite schema here, as the page's specifications are not
+    # (:func:`block`): the tests validate every one (test_api validates these charts). Altair's
+    # defaults validated the whole specification and then, in its debug mode, each of the
+    # hundreds of objects built from it: 2.3x the time (benchmarks/bench_altair_charts.py).
     with debug_mode(False):
-        return kind.from_dict(spec, validate=True)
+        return kind.from_dict(spec, validate=False)
 
 
 def _cache_file() -> Path | None:

@@ -88,6 +88,16 @@ def one_blas_thread():
     if _BLAS is None:      # finding the loaded BLAS libraries costs ~10 ms: once a process
         from threadpoolctl import ThreadpoolController
 
-        _BLAS = ThreadpoolController()
-    with _BLAS.limit(limits=1, user_api="blas"):
+        _BLAS = ThreadpoolController().select(user_api="blas").lib_controllers
+    # Each library's own setter, not ThreadpoolController.limit: its bookkeeping cost ~50 us a
+    # call, more than the eigendecomposition it guards (a study calls this thousands of times).
+    before = [lib.get_num_threads() for lib in _BLAS]
+    for lib, threads in zip(_BLAS, before):
+        if threads != 1:
+            lib.set_num_threads(1)
+    try:
         yield
+    finally:
+        for lib, threads in zip(_BLAS, before):
+            if threads != 1:
+                lib.set_num_threads(threads)

@@ -79,7 +79,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from leaderboard._threads import one_blas_thread
 
@@ -147,7 +147,7 @@ class Posterior:
 
     def interval(self, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed ``1 - alpha`` normal intervals of the true scores, raw units."""
-        z = norm.ppf(1 - alpha / 2)
+        z = ndtri(1 - alpha / 2)   # norm.ppf's own function, the same z without its 0.14 ms checks
         return self.mean - z * self.sd, self.mean + z * self.sd
 
     @property

@@ -75,6 +75,28 @@ class MetricImpl(ABC):
         return float(self.replicates(y_true, [y_pred], w[None, :])[0, 0])
 
 
+# Up to this many multiply-adds, a product runs on one BLAS thread: OpenBLAS's threads made a
+# (400 x 200) @ (200 x 9) bootstrap product (a category of 200 items, 8 models) take 3.5 ms
+# instead of 0.2 ms while another process kept the second core busy, and below ~2^24 one thread
+# was as fast or faster on the idle machine too (benchmarks/bench_blas_threads.py). OpenBLAS
+# itself runs products up to 2^18 (its GEMM threshold, 65536 x 4) on one thread: those are left
+# alone, as switching the thread count costs more than such a product.
+ONE_THREAD_PRODUCT = 2 ** 24
+OPENBLAS_ONE_THREAD = 2 ** 18
+
+
+def _dense_product(weights: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """``weights @ features``: one BLAS product, on one thread when it is small (the same
+    numbers: OpenBLAS splits a product by blocks of the output, never a sum)."""
+    size = weights.shape[0] * weights.shape[1] * features.shape[1]
+    if not OPENBLAS_ONE_THREAD < size <= ONE_THREAD_PRODUCT:
+        return np.asarray(weights @ features)
+    from leaderboard._threads import one_blas_thread   # numba: not at import
+
+    with one_blas_thread():
+        return np.asarray(weights @ features)
+
+
 class RowSums(MetricImpl):
     """A metric that is a function of weighted sums over rows.
 
@@ -118,9 +140,11 @@ class RowSums(MetricImpl):
     def evaluate(self, prepared: _SumsPlan, weights: np.ndarray) -> np.ndarray:
         """Scores under ``weights``: a dense array, or a scipy.sparse matrix of row counts (a
         simulated test set much smaller than its universe touches few rows)."""
-        if not hasattr(weights, "tocsr"):
+        if hasattr(weights, "tocsr"):
+            sums = np.asarray(weights @ prepared.features)    # a sparse product
+        else:
             weights = np.asarray(weights, dtype=float)
-        sums = np.asarray(weights @ prepared.features)    # one BLAS (or sparse) product
+            sums = _dense_product(weights, prepared.features)
         return self._finalize_sums(sums, prepared.n_shared, prepared.k)
 
     def evaluate_each(self, prepared: _SumsPlan, weights: np.ndarray) -> np.ndarray:

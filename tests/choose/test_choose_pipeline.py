@@ -20,6 +20,16 @@ def _choose(tmp_path, *args):
     return code, data, out_html
 
 
+@pytest.fixture
+def few_universe_draws(monkeypatch):
+    """A table's SDs from 200 simulated test sets per score level (the product's
+    UNIVERSE_DRAWS, 2,000, took ~5 s of a run on the example's 3,000 public rows), for tests
+    that check where candidates come from, escaping or determinism, not the SDs' precision."""
+    from leaderboard.pipelines import choose as choose_pipeline
+
+    monkeypatch.setattr(choose_pipeline, "UNIVERSE_DRAWS", 200)
+
+
 def _table(tmp_path, scores, names=None):
     path = tmp_path / "candidates.csv"
     names = names or [f"sub {i}" for i in range(len(scores))]
@@ -113,7 +123,7 @@ def test_identical_scores_cannot_be_told_apart(tmp_path):
     assert "cannot be told apart" in html.read_text(encoding="utf-8")
 
 
-def test_names_are_escaped_and_runs_repeat(tmp_path):
+def test_names_are_escaped_and_runs_repeat(tmp_path, few_universe_draws):
     names = ["<script>alert(1)</script>", "a & b", "c", "d"]
     path = _table(tmp_path, [0.9, 0.85, 0.86, 0.84], names)
     runs = [_choose(tmp_path, "--public-scores", str(path), "--n-public", "400", "--metric",
@@ -162,9 +172,10 @@ def test_insults_picks_a_pair_and_says_how_sure(shared_data, tmp_path):
     assert "In hindsight" in page
 
 
-def test_table_and_predictions_together(tmp_path, capsys):
+def test_table_and_predictions_together(tmp_path, capsys, few_universe_draws):
     """Candidates only in the table join the predicted ones with the universe's noise, on the
-    solution's public rows; a contradicting --n-public is a one-line error."""
+    solution's public rows; a contradicting --n-public is a one-line error. (The table's SDs at
+    few draws: the test checks where candidates come from and the JSON's invariants.)"""
     from leaderboard.cli.analyze import _make_submissions_example
 
     preset = _make_submissions_example()

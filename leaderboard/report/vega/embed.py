@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import altair as alt
+from altair.utils.schemapi import debug_mode
 import markupsafe
 import vl_convert as vlc
 
@@ -173,7 +174,12 @@ def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
     kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
              "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
     kind = next((cls for key, cls in kinds.items() if key in spec), alt.Chart)
-    return kind.from_dict(spec)
+    # Not validated against the Vega-Lite schema here, as the page's specifications are not
+    # (:func:`block`): the tests validate every one (test_api validates these charts). Altair's
+    # defaults validated the whole specification and then, in its debug mode, each of the
+    # hundreds of objects built from it: 2.3x the time (benchmarks/bench_altair_charts.py).
+    with debug_mode(False):
+        return kind.from_dict(spec, validate=False)
 
 
 def _cache_file() -> Path | None:

@@ -48,6 +48,7 @@ def _upper_z(p: float) -> float:
     """
     return float(-ndtri(p))
 
+
 def board(cen: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(se, 1/se)`` of every pair, ``se`` from :func:`~leaderboard.tiers._pair_kernels.pair_se_list`.
 

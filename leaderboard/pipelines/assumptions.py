@@ -19,7 +19,9 @@ import numpy as np
 
 VERDICTS = ("holds", "doubtful", "not checkable")
 SWEEP = (0.0, 0.5, 0.8, 0.95)      # correlations the unchecked verdict is shown at
-SWEEP_REPLICATES = 1000            # normal draws per correlation of the sweep
+# normal draws per correlation of the sweep: the analysis's own replicates, at most this many (a
+# sensitivity display, not the page's intervals: a run asking for fewer draws gets fewer here too)
+SWEEP_REPLICATES = 1000
 # ``--correlation auto``'s point estimate on the 10 real boards with public and private scores
 # and a simulable universe in ../shared/data (tests/pipelines/test_real_boards.py's sizes): 0 on the
 # three two-stage boards (other data: by construction) and on mlcontest, trabit and uninadmc;

@@ -15,7 +15,8 @@ from leaderboard.pipelines.categories import CategoryResults
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
-from leaderboard.pipelines.assumptions import analysis_assumptions, correlation_sweep
+from leaderboard.pipelines.assumptions import (SWEEP_REPLICATES, analysis_assumptions,
+                                               correlation_sweep)
 from leaderboard.flags import Flag, board_flags, class_count_flags
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
@@ -308,6 +309,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
                                   settings.higher_is_better, alpha=settings.alpha,
                                   tier_method=settings.tier_method, seed=settings.seed,
+                                  replicates=min(settings.replicates, SWEEP_REPLICATES),
                                   known={float(correlation.used): (
                                       int(ranking.in_best_set.sum()),
                                       int((ranking.tiers.tier == 1).sum()))})

@@ -53,6 +53,12 @@ def test_scores_only_without_pairs_sweeps_the_correlation(tmp_path):
     assert sweep["best_set"][0] == sum(e["in_best_set"] for e in data["entries"])
     assert sweep["tier_1"][0] == data["tier1_size"]
     assert "Could be the best" in page                        # the sweep's table
+    # elsewhere, draws at the run's --replicates (200 here, below the sweep's cap) and seed
+    scores, sd = (np.array([e[k] for e in data["entries"]]) for k in ("score", "sd"))
+    rerun = correlation_sweep(scores, sd, True, alpha=0.05, tier_method="rank-sets",
+                              correlations=(0.5, 0.8), replicates=200, seed=0)
+    assert sweep["best_set"][1:3] == rerun["best_set"]
+    assert sweep["tier_1"][1:3] == rerun["tier_1"]
 
 
 def _example(example_outputs, kind: str) -> tuple[dict, str]:

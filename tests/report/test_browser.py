@@ -477,21 +477,13 @@ def _real_runs(data: Path) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def real_pages(shared_data, tmp_path_factory) -> dict[str, Path]:
     """The real boards' pages, with small draws: the tests read their charts' layout and data
-    (labels, domains), not their noise. The scores-only boards' correlation sweep (a table of
-    counts in "What this assumes", no chart) takes --replicates' 100 normal draws here instead
-    of its own 1,000: about 70% of building sberbank's page (issue 27)."""
-    from functools import partial
-
-    from leaderboard.pipelines import assumptions, scores
-
+    (labels, domains), not their noise (the scores-only boards' correlation sweep follows
+    --replicates' 100 draws too)."""
     out = tmp_path_factory.mktemp("real")
     paths = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(scores, "correlation_sweep",
-                      partial(assumptions.correlation_sweep, replicates=int(QUICK[-1])))
-        for name, argv in _real_runs(shared_data).items():
-            paths[name] = out / f"{name}.html"
-            assert main([*argv, *QUICK, "-o", str(paths[name])]) == 0, name
+    for name, argv in _real_runs(shared_data).items():
+        paths[name] = out / f"{name}.html"
+        assert main([*argv, *QUICK, "-o", str(paths[name])]) == 0, name
     return paths
 
 

@@ -1,4 +1,4 @@
-"""Benchmark: ``analyze`` on the real Kaggle boards, baseline vs this tree in one process (issue 27).
+"""Benchmark: ``analyze`` on real Kaggle boards, baseline vs this tree in one process (issue 27).
 
 Two changes are timed against the code they replaced, kept here as the baseline:
 

@@ -206,10 +206,14 @@ def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,
     both = np.isfinite(public) & np.isfinite(private)
     scores = np.concatenate([public[both], private[both]])
     leader = float(scores.max() if s.higher_is_better else scores.min())
-    models = tuple(build_noise_model(s.metric, scores, leader_score=leader, n_test=n,
-                                     prevalence=s.prevalence, draws=s.draws, seed=s.seed,
-                                     alpha=s.alpha, options=s.universe, progress=progress)
-                   for n in (s.n_public, s.n_private))
+    built: dict[int, NoiseModel] = {}
+    for n in (s.n_public, s.n_private):
+        # equal slices (a 50/50 split) share one model: the same arguments give the same model
+        if n not in built:
+            built[n] = build_noise_model(s.metric, scores, leader_score=leader, n_test=n,
+                                         prevalence=s.prevalence, draws=s.draws, seed=s.seed,
+                                         alpha=s.alpha, options=s.universe, progress=progress)
+    models = (built[s.n_public], built[s.n_private])
     noisy = tuple(np.full(public.size, np.nan) for _ in models)
     for values, model, out in zip((public, private), models, noisy):
         out[both] = model.interval_sd(values[both])

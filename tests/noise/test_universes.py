@@ -246,6 +246,39 @@ def test_most_probable_class_is_softmax_argmax_even_at_near_ties():
 
 
 @pytest.mark.parametrize("classes", range(2, 10))
+def test_most_probable_by_columns_is_numpys_argmax_path(classes):
+    """The column-by-column labels (up to 7 classes) are those of numpy's argmax over the row
+    axis with the softmax fallback at near ties: exact ties (the first column wins), ties two and
+    three deep, logits an ulp apart whose probabilities tie, wide logits, and rows with a NaN
+    (numpy's own path, the first NaN's column). A count of close logits that missed a column
+    fails (every tie goes to softmax, so the loop's order among tied columns cannot matter)."""
+    from scipy.special import softmax
+    from leaderboard.noise.universes.multiclass import _TIE, _most_probable
+    rng = np.random.default_rng(100 + classes)
+    logits = rng.normal(size=(6000, classes)) * rng.choice([1.0, 30.0, 1e5], size=(6000, 1))
+    logits[::5, -1] = logits[::5, 0]                       # exact ties, first and last column
+    logits[1::7, :3 if classes > 2 else 2] = 2.5            # several columns at the maximum
+    logits[2::11, 1] = logits[2::11, 0] * (1 - 0.5 * _TIE)  # within the gap: softmax decides
+    small = np.arange(4, logits.shape[0], 9)   # an ulp above the first column, whose rounded
+    logits[small] = np.minimum(logits[small], -3.0)   # probabilities tie (softmax picks column 0)
+    logits[small, 0] = rng.uniform(0.0, 0.4, small.size)
+    logits[small, 1] = np.nextafter(logits[small, 0], np.inf)
+
+    def numpys(x):   # argmax along the rows, softmax's where a second logit is within the gap
+        pick, top = x.argmax(axis=1), x.max(axis=1)
+        close = np.count_nonzero(x >= (top - _TIE * np.maximum(np.abs(top), 1.0))[:, None],
+                                 axis=1) > 1
+        pick[close] = softmax(x[close], axis=1).argmax(axis=1)
+        return pick, close
+
+    expected, close = numpys(logits)
+    assert close.sum() > 300 and (expected != logits.argmax(axis=1)).sum() > 100
+    np.testing.assert_array_equal(_most_probable(logits.copy()), expected)
+    logits[3::13, classes // 2] = np.nan   # any NaN: numpy's argmax path, as before
+    np.testing.assert_array_equal(_most_probable(logits.copy()), numpys(logits)[0])
+
+
+@pytest.mark.parametrize("classes", range(2, 10))
 def test_column_softmax_is_scipys_bit_for_bit(classes):
     """The multi-class universe's softmax (column by column up to 7 classes, scipy's beyond)
     gives scipy's bits, ties and wide logits included (numpy adds 8 or more values pairwise,

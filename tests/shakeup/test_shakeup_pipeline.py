@@ -167,3 +167,34 @@ def test_bootstrap_mode_p_overfit_keeps_its_level_with_known_truth():
         rejected += sk.overfit.p_overfit <= 0.05
     print(f"p_overfit <= 0.05 in {rejected} of {trials}")
     assert rejected / trials <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / trials)
+
+
+@pytest.mark.parametrize("sizes", [(400, 400), (300, 500)])
+def test_slice_noise_simulates_equal_slices_once(monkeypatch, sizes):
+    """A 50/50 split's slices have one size: one noise model serves both (the same arguments
+    give the same model), each slice's SDs the same as a model built for it alone; unequal
+    slices get a model each."""
+    from leaderboard.metrics import get_metric
+    from leaderboard.noise import grid
+    from leaderboard.options import NoiseOptions
+    from leaderboard.pipelines import shakeup
+    from leaderboard.pipelines.scores import Settings
+    from leaderboard.slices import SliceSizes
+
+    metric = get_metric("accuracy")
+    settings = Settings(metric, NoiseOptions(draws=100),
+                        sizes=SliceSizes(ranking=None, public=sizes[0], private=sizes[1]))
+    public, private = np.array([0.81, 0.78, 0.75, 0.70]), np.array([0.79, 0.80, 0.72, 0.71])
+    built = []
+    def counted(*args, **kwargs):
+        built.append(kwargs["n_test"])
+        return grid.build_noise_model(*args, **kwargs)
+
+    monkeypatch.setattr(shakeup, "build_noise_model", counted)
+    sliced = shakeup.slice_noise(public, private, settings)
+    assert built == sorted(set(sizes), key=sizes.index)
+    scores = np.concatenate([public, private])
+    for n, values, sd in zip(sizes, (public, private), sliced.sd):
+        alone = grid.build_noise_model(metric, scores, leader_score=0.81, n_test=n,
+                                       prevalence=None, draws=100)
+        np.testing.assert_array_equal(sd, alone.interval_sd(values))

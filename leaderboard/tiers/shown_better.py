@@ -175,6 +175,8 @@ def from_step_down(point: np.ndarray, near_i: np.ndarray, near_k: np.ndarray,
     """The relation from the step-down's final state (far pairs are rejected in their better
     orientation; near pairs carry ``state`` bits, see :func:`_unresolved_csr`)."""
     point = np.ascontiguousarray(point, dtype=np.float64)
+    # one compiled version: the pair tiles give int32 pairs, boot_small int64 (strided views)
+    near_i, near_k = (np.ascontiguousarray(a, dtype=np.int32) for a in (near_i, near_k))
     indptr, partner = _unresolved_csr(point, near_i, near_k, state, point.size)
     return ShownBetter(point, indptr, partner, float(critical_value))
 

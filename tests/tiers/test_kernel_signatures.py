@@ -14,7 +14,7 @@ from numba import types
 
 from leaderboard.noise import _curve_kernels
 from leaderboard.noise.curves import point_curves, resampled_curves
-from leaderboard.tiers import RankReplicates, _pair_kernels, _rank_kernel, replicates
+from leaderboard.tiers import RankReplicates, _pair_kernels, _rank_kernel, replicates, shown_better
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.stability import rank_probabilities
@@ -53,6 +53,14 @@ def test_pair_tiles_compile_their_helpers_once():
                                (_pair_kernels._near_into, slice(2, 4))):
         for sig in _compiled(kernel):
             assert all(t == types.int64 for t in sig[index_args]), (kernel, sig)
+
+
+def test_unresolved_pairs_take_int32_pairs_from_either_step_down():
+    reps = _bootstrap_board()
+    rank_confidence_sets(reps)            # boot_small's numpy step-down: int64 pairs, strided
+    rank_confidence_sets(reps, batch=4)   # the pair tiles: stored int32 pairs
+    for sig in _compiled(shown_better._unresolved_csr):
+        assert all(a.dtype == types.int32 and a.layout == "C" for a in sig[1:3]), sig
 
 
 def test_gathers_and_walks_read_c_ordered_rows():

@@ -10,9 +10,9 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from leaderboard.metrics import get_metric
-from leaderboard.noise.rng import draw_rows
+from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.binary import BinormalUniverse
-from leaderboard.noise.universes.finite import CalibratedUniverse
+from leaderboard.noise.universes.finite import STREAM, CalibratedUniverse
 from leaderboard.noise.universes.sorted_auc import simulate_sorted_auc, sorted_classes_auc
 
 
@@ -66,9 +66,8 @@ def test_ties_across_classes_count_half_as_the_kernel_does():
     impl = get_metric("auc").impl
     y = np.r_[np.zeros(neg.size, int), np.ones(pos.size, int)]
     prepared = impl.prepare(y, [np.r_[neg, pos], np.r_[-neg, -pos]])
-    from leaderboard.noise.rng import BLOCK, block_rng, row_counts
     for block in range(2):
-        rng = block_rng(2, CalibratedUniverse.simulate.__globals__["STREAM"], block)
+        rng = block_rng(2, STREAM, block)
         weights = np.hstack([row_counts(draw_rows(rng, 60, 400, sort=False), 60, 400),
                              row_counts(draw_rows(rng, 20, 400, sort=False), 20, 400)])
         expected = impl.evaluate(prepared, weights.astype(float))

@@ -24,9 +24,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from leaderboard.noise.rng import BLOCK, Stream, block_rng, row_counts
-
-STREAM = int(Stream.FINITE_UNIVERSE)   # the finite universe's test sets, drawn the same way
+from leaderboard.noise.rng import BLOCK, block_rng, row_counts
+from leaderboard.noise.universes.finite import STREAM   # its test sets, drawn the same way
 
 
 def sorted_classes_auc(neg: np.ndarray, pos: np.ndarray) -> float:

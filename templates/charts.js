@@ -6,6 +6,14 @@
 // below. Pages without LB (simulate, plan, choose) keep the selection among their charts. Charts
 // marked lb_fit take the width of their box. Names are shown as the page shows them: bidi and
 // control characters as [U+XXXX] (report/render.py, neutral_bidi), which the charts' data holds.
+//
+// A chart is drawn when it comes within a screen of the view (IntersectionObserver), not all on
+// open: a page's 7-15 charts took 0.5-1 s of a 1.2-1.7 s open (benchmarks/bench_lazy_charts.py),
+// and a phone reader may never scroll to most of them. A chart with a static drawing shows that
+// until then. Before printing (beforeprint, or the print media turning on) every chart without
+// a static drawing is drawn: the drawing ends in the same task (no network, no timer), so it is
+// on paper. window.LBCharts.drawAll() draws every chart not drawn yet and resolves when all are
+// done (a script that reads the charts, or saves the whole page, calls it first).
 (() => {
   const LB = window.LB || null;
   const charts = [];   // {view, meta}
@@ -63,11 +71,11 @@
     while (datum && typeof datum.team !== "string" && datum.datum) datum = datum.datum;
     return datum && typeof datum.team === "string" ? datum.team : null;
   };
-  document.querySelectorAll(".lb-chart").forEach((box) => {
+  const embed = (box) => {
     const spec = JSON.parse(box.querySelector("script.lb-spec").textContent);
     const meta = spec.usermeta || {};
     if (meta.lb_fit) spec.width = "container";   // a phone, a half column
-    vegaEmbed(box.querySelector(".lb-view"), spec, {actions: false, renderer: "svg"})
+    return vegaEmbed(box.querySelector(".lb-view"), spec, {actions: false, renderer: "svg"})
       .then((result) => {
         const chart = {view: result.view, meta: meta};
         charts.push(chart);
@@ -79,6 +87,31 @@
         if (current) update(chart);
       })
       .catch((error) => { console.error("chart " + box.id + ": " + error); });
-  });
+  };
+  const boxes = [...document.querySelectorAll(".lb-chart")].filter(
+    (box) => box.querySelector("script.lb-spec") !== null);
+  const drawing = new Map();   // box -> the promise of its drawing, once started
+  let near = null;             // the observer of the charts not drawn yet
+  const draw = (box) => {
+    if (!drawing.has(box)) {
+      if (near) near.unobserve(box);
+      drawing.set(box, embed(box));
+    }
+    return drawing.get(box);
+  };
+  const drawAll = () => Promise.all(boxes.map(draw)).then(() => undefined);
+  if ("IntersectionObserver" in window) {
+    near = new IntersectionObserver((seen) => seen.forEach((e) => {
+      if (e.isIntersecting) draw(e.target);
+    }), {rootMargin: "100% 0px"});   // a screen above and below the view
+    boxes.forEach((box) => near.observe(box));
+  } else {
+    drawAll();
+  }
+  // on paper a chart with a static drawing prints that (charts.css); the others are drawn now
+  const forPaper = () => boxes.filter((box) => !box.classList.contains("has-static")).forEach(draw);
+  window.addEventListener("beforeprint", forPaper);
+  window.matchMedia("print").addEventListener("change", (e) => { if (e.matches) forPaper(); });
+  window.LBCharts = {drawAll: drawAll};
   if (LB) LB.onSelect((team, lbRow) => show(team, lbRow));
 })();

@@ -17,7 +17,6 @@ from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_de
 from leaderboard.cli.common import FRACTION, add_seed, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
-from leaderboard.report.calibrate_report import tiers_markdown, write_study_json
 
 
 def add_parser(commands) -> None:
@@ -61,6 +60,10 @@ def _designs(args: argparse.Namespace) -> list[Design]:
 
 def run(args: argparse.Namespace) -> pd.DataFrame:
     """Run the study from parsed arguments, write the table (and JSON); return the results."""
+    # the report package loads Altair (~0.4 s): only when a study's table is written, so that
+    # every other command (and --help) starts without it
+    from leaderboard.report.calibrate_report import tiers_markdown, write_study_json
+
     check("alpha", args.alpha, where="--alpha")
     if args.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")

@@ -125,22 +125,25 @@ def _tied(mu: float) -> Population:
 
 
 def _logistic(noise_sd: float) -> Population:
-    z, y, noise = _logistic_draws()
-    score = z + noise_sd * noise
-    return Population("logistic", score[~y][:ROWS], score[y][:ROWS])
+    (z_neg, noise_neg), (z_pos, noise_pos) = _logistic_draws()
+    return Population("logistic", z_neg + noise_sd * noise_neg, z_pos + noise_sd * noise_pos)
 
 
 @lru_cache(maxsize=1)
-def _logistic_draws() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The logistic family's fixed draws (latent value, label, noise), made once: the bisection
-    for its noise SD evaluates the family 50 times (read-only arrays)."""
+def _logistic_draws() -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The logistic family's fixed draws, made once: (latent value, noise) of the first
+    :data:`ROWS` negatives and of the first ``ROWS`` positives among ``40 * ROWS`` draws (read-only
+    arrays). The bisection for its noise SD evaluates the family 50 times, and scores only these
+    rows: the same values as scoring every draw and keeping these, at a fortieth of the work."""
     rng = np.random.default_rng(20261123)
     z = rng.standard_normal(40 * ROWS)
     y = rng.random(z.size) < 1.0 / (1.0 + np.exp(3.0 - 6.0 * z))
     noise = rng.standard_normal(z.size)
-    for array in (z, y, noise):
-        array.flags.writeable = False
-    return z, y, noise
+    out = tuple((z[rows][:ROWS], noise[rows][:ROWS]) for rows in (~y, y))
+    for pair in out:
+        for array in pair:
+            array.flags.writeable = False
+    return out
 
 
 def _solve(f, lo: float, hi: float, rounds: int = 50) -> float:

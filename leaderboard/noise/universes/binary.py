@@ -169,4 +169,3 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
                 f"positives and {k:,} negatives, drawn with replacement from a binormal universe: "
                 f"{shape}. Rows that are not independent (several per patient or per user) make "
                 "the noise larger." + self.path_words())
-

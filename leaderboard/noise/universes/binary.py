@@ -96,8 +96,10 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
             log_odds = np.where(probability > 0, np.inf, -np.inf)
         else:
             log_odds = temperature * llr + logit(self.prevalence)
+            if self.metric.kind == "scores":   # a decision function: the log-odds (AUC sees the
+                return log_odds                # order); no probabilities to compute
             probability = expit(log_odds)
-        if self.metric.kind == "scores":   # a decision function: the log-odds (AUC sees the order)
+        if self.metric.kind == "scores":
             return log_odds
         if self.metric.kind == "probabilities":
             return probability

@@ -100,7 +100,8 @@ class RankOptions:
     alpha : float
         Error rate of every interval and tier.
     replicates : int
-        Bootstrap replicates (or normal draws behind the ranks with scores only).
+        Bootstrap replicates (or normal draws behind the ranks with scores only; the
+        unchecked correlation's sweep takes as many, at most 1,000).
     resample : str
         The paired bootstrap's resampling (plain, stratified, grouped, poisson).
     method : str

@@ -125,7 +125,8 @@ def add_parser(commands) -> None:
                           "Poisson(1) row weights, for massive test sets) (default: plain)")
     sub.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
                      help="bootstrap replicates; with scores only, the normal draws behind rank "
-                          "intervals, P(best) and stability (default 2000)")
+                          "intervals, P(best) and stability, and (at most 1000) behind the "
+                          "correlation sweep (default 2000)")
     sub.add_argument("--beta", type=real(0, 1e6), help="beta of the fbeta metrics, 0 or more "
                      "(default 1)")
     sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "

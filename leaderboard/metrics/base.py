@@ -29,6 +29,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -141,7 +142,7 @@ class RowSums(MetricImpl):
         """Scores under ``weights``: a dense array, or a scipy.sparse matrix of row counts (a
         simulated test set much smaller than its universe touches few rows)."""
         if hasattr(weights, "tocsr"):
-            sums = np.asarray(weights @ prepared.features)    # a sparse product
+            sums = np.asarray(weights @ prepared.row_major)    # a sparse product
         else:
             weights = np.asarray(weights, dtype=float)
             sums = _dense_product(weights, prepared.features)
@@ -185,6 +186,15 @@ class _SumsPlan:
     point_sums: np.ndarray  # (1, columns): unweighted sums of the unrounded columns
     n_shared: int
     k: int
+
+    @cached_property
+    def row_major(self) -> np.ndarray:
+        """``features`` in C order, made once per plan for sparse products: scipy's sparse
+        times dense product ravels its dense operand in C order, which copied the whole Fortran
+        ordered matrix on every block of simulated test sets (prostate2021's 32,766 x 650
+        features: 88 ms a copy, then 16 ms for the product itself). The same values, so the same
+        sums."""
+        return np.ascontiguousarray(self.features)
 
 
 def exact_columns(blocks: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

@@ -44,6 +44,10 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
         self._noise = np.random.default_rng(_SAMPLE_SEED).standard_normal((self.y.size, k))
         self._eye = np.eye(k)
         self._own = self._eye[self.y]
+        # the same values class by class, (k, rows): label models are built from these, so that
+        # each class's logits are one contiguous row (see :func:`_most_probable_of_classes`)
+        self._noise_by_class = np.ascontiguousarray(self._noise.T)
+        self._own_by_class = np.ascontiguousarray(self._own.T)
         self._log_shares = np.log(self.shares)
         self.max_separation = MAX_SEPARATION
         self.param_range = self.path_range()
@@ -54,18 +58,33 @@ class MulticlassUniverse(MiscalibrationPath, CalibratedUniverse):
     def _model(self, mu: float, temperature: float) -> np.ndarray:
         """Predictions of the model with separation ``mu`` whose log-likelihood ratios are scaled
         by ``temperature`` (1: calibrated; -1: reversed; +-inf: hard one-hot predictions)."""
+        if self.metric.kind == "labels":
+            return self._labels(mu, temperature)
         # mu * (mu * own + noise), in place (the same operations, so the same bits)
         llr = np.multiply(self._own, mu)
         llr += self._noise
         llr *= mu
         if np.isinf(temperature):
             pick = llr.argmax(axis=1) if temperature > 0 else llr.argmin(axis=1)
-            return pick if self.metric.kind == "labels" else self._eye[pick]
+            return self._eye[pick]
         logits = np.multiply(llr, temperature, out=llr)
         logits += self._log_shares
-        if self.metric.kind == "labels":
-            return _most_probable(logits)
         return _softmax(logits)
+
+    def _labels(self, mu: float, temperature: float) -> np.ndarray:
+        """:meth:`_model` for a label metric: the same element-wise operations on the class-major
+        copies (so the same logits, bit for bit), then each row's most probable class. Calibrating
+        a label metric builds hundreds of these models; class by class each step is one contiguous
+        pass instead of a strided column of a row-major matrix (prostate2021's 6 classes: about
+        twice as fast)."""
+        llr = np.multiply(self._own_by_class, mu)
+        llr += self._noise_by_class
+        llr *= mu
+        if np.isinf(temperature):
+            return llr.argmax(axis=0) if temperature > 0 else llr.argmin(axis=0)
+        logits = np.multiply(llr, temperature, out=llr)
+        logits += self._log_shares[:, None]
+        return _most_probable_of_classes(logits)
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         counts = ", ".join(f"{c:,}" for c in self.test_counts(n_test, prevalence))
@@ -98,6 +117,19 @@ def _most_probable(logits: np.ndarray) -> np.ndarray:
     >>> _most_probable(np.array([[0.0, 2.0, 1.0], [3.0, 3.0, -1.0]])).tolist()
     [1, 0]
     """
+    return _most_probable_of_classes(logits.T)
+
+
+def _most_probable_of_classes(by_class: np.ndarray) -> np.ndarray:
+    """:func:`_most_probable` of the logits ``by_class.T``: ``by_class`` holds one class's logits
+    per row, ``(k, rows)`` (contiguous rows make the column-by-column passes contiguous too).
+
+    Examples
+    --------
+    >>> _most_probable_of_classes(np.array([[0.0, 3.0], [2.0, 3.0], [1.0, -1.0]])).tolist()
+    [1, 0]
+    """
+    logits = by_class.T
     k = logits.shape[1]
     top = _column_max(logits) if k <= _SEQUENTIAL else None
     if top is None or np.isnan(top).any():   # np.maximum spreads a NaN, so this sees any
@@ -115,8 +147,8 @@ def _most_probable(logits: np.ndarray) -> np.ndarray:
         for j in range(1, k):
             count += logits[:, j] >= floor
         close = count > 1
-    if close.any():
-        pick[close] = softmax(logits[close], axis=1).argmax(axis=1)
+    if close.any():   # (the close rows in row-major order, as softmax always saw them)
+        pick[close] = softmax(np.ascontiguousarray(logits[close]), axis=1).argmax(axis=1)
     return pick
 
 

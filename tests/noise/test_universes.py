@@ -251,7 +251,8 @@ def test_most_probable_by_columns_is_numpys_argmax_path(classes):
     axis with the softmax fallback at near ties: exact ties (the first column wins), ties two and
     three deep, logits an ulp apart whose probabilities tie, wide logits, and rows with a NaN
     (numpy's own path, the first NaN's column). A count of close logits that missed a column
-    fails (every tie goes to softmax, so the loop's order among tied columns cannot matter)."""
+    fails (every tie goes to softmax, so the loop's order among tied columns cannot matter), and
+    so do infinite logits (a row whose floor is NaN clears no column) taken any other way."""
     from scipy.special import softmax
     from leaderboard.noise.universes.multiclass import _TIE, _most_probable
     rng = np.random.default_rng(100 + classes)
@@ -274,6 +275,12 @@ def test_most_probable_by_columns_is_numpys_argmax_path(classes):
     expected, close = numpys(logits)
     assert close.sum() > 300 and (expected != logits.argmax(axis=1)).sum() > 100
     np.testing.assert_array_equal(_most_probable(logits.copy()), expected)
+    wide = logits.copy()
+    wide[6::17, -1] = np.inf    # an infinite largest logit (its floor is NaN): the first maximum
+    wide[6::34, 0] = np.inf     # two of them
+    wide[8::19] = -np.inf       # all -inf: all close, softmax decides
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(_most_probable(wide), numpys(wide)[0])
     logits[3::13, classes // 2] = np.nan   # any NaN: numpy's argmax path, as before
     np.testing.assert_array_equal(_most_probable(logits.copy()), numpys(logits)[0])
 

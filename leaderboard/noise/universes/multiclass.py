@@ -108,9 +108,9 @@ def _most_probable(logits: np.ndarray) -> np.ndarray:
     exponentials; only where the two largest logits are so close that their rounded
     probabilities could tie (then softmax's first maximum wins) is softmax evaluated, for those
     rows alone, so every label is the one the probabilities give. With at most
-    :data:`_SEQUENTIAL` classes the maximum, the first column holding it and the count of close
-    logits are taken column by column (numpy's reductions along a short row axis loop per row;
-    the same numbers, two to four times faster); a NaN logit takes numpy's own path.
+    :data:`_SEQUENTIAL` classes the maximum, the count of logits close to it and the column
+    holding it are taken column by column (numpy's reductions along a short row axis loop per
+    row; the same labels, several times faster); a NaN logit takes numpy's own path.
 
     Examples
     --------
@@ -139,14 +139,25 @@ def _most_probable_of_classes(by_class: np.ndarray) -> np.ndarray:
         # a second logit within the gap of the largest
         close = np.count_nonzero(logits >= floor[:, None], axis=1) > 1
     else:
-        pick = np.full(logits.shape[0], k - 1, dtype=np.intp)
-        for j in range(k - 2, -1, -1):   # the first column at the maximum, as argmax
-            pick[logits[:, j] == top] = j
+        # A row with one logit within the gap of its largest is not close, and that logit is
+        # its largest, first or not (a tie is close): the class whose logit clears the floor.
+        # Summing each column's index where it does, in small integers, replaces a masked
+        # assignment per column (four times slower). A row whose floor is NaN (an infinite
+        # largest logit) has none that clears it: numpy's argmax, the first maximum.
         floor = top - _TIE * np.maximum(np.abs(top), 1.0)
-        count = (logits[:, 0] >= floor).astype(np.intp)
-        for j in range(1, k):
-            count += logits[:, j] >= floor
+        clears = np.empty(logits.shape[0], dtype=bool)
+        count = np.zeros(logits.shape[0], dtype=np.uint8)
+        first = np.zeros(logits.shape[0], dtype=np.uint8)   # at most 0 + 1 + ... + 6
+        for j in range(k):
+            np.greater_equal(logits[:, j], floor, out=clears)
+            count += clears
+            if j:
+                first += clears.view(np.uint8) * np.uint8(j)
+        pick = first.astype(np.intp)
         close = count > 1
+        none = count == 0
+        if none.any():
+            pick[none] = logits[none].argmax(axis=1)
     if close.any():   # (the close rows in row-major order, as softmax always saw them)
         pick[close] = softmax(np.ascontiguousarray(logits[close]), axis=1).argmax(axis=1)
     return pick

@@ -48,6 +48,11 @@ class MetricImpl(ABC):
     #: Whether :meth:`evaluate` also takes ``weights`` as a scipy.sparse matrix of row counts (a
     #: simulated test set much smaller than its universe touches few rows).
     sparse_weights = False
+    #: Whether, for one label per row, every weighted sum behind :meth:`evaluate` is of whole
+    #: numbers (counts, indicators, squared code differences): rows with the same true and
+    #: predicted labels can then be merged, their integer weights added, without changing a bit
+    #: (:meth:`~leaderboard.noise.universes.finite.CalibratedUniverse.simulate` does).
+    whole_number_features = False
 
     @abstractmethod
     def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> Any:

@@ -41,6 +41,8 @@ class Accuracy(RowMean):
     0.6666666666666666
     """
 
+    whole_number_features = True   # a 0/1 column
+
     def row_values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         y_true, y_pred = _label_pair(y_true, y_pred)
         equal = y_true == y_pred
@@ -68,6 +70,8 @@ class HammingLoss(RowMean):
     >>> HammingLoss().score(np.array([[0, 1], [1, 1]]), np.array([[0, 0], [1, 1]]))
     0.25
     """
+
+    whole_number_features = True   # 0/1 for one label per row
 
     def row_values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         y_true, y_pred = _label_pair(y_true, y_pred)

@@ -117,6 +117,7 @@ class _ConfusionMetric(MetricImpl):
     """Encodes labels, then scores the counts with a :class:`RowSums` built for those classes."""
 
     sparse_weights = True   # every counts class below takes them
+    whole_number_features = True   # counts, indicators and squared code differences
 
     def _counts(self, encoded: _Encoded) -> RowSums:
         raise NotImplementedError

@@ -229,6 +229,54 @@ def test_sparse_count_blocks_give_the_dense_blocks_scores():
                                       u.impl.evaluate(prepared, block.toarray()))
 
 
+@pytest.mark.parametrize("metric", LABEL_METRICS, ids=lambda m: m.name)
+def test_label_scores_on_cells_are_the_scores_on_rows(metric):
+    """A label metric counted from whole numbers scores a sparse block of test sets on each
+    model's K x K cells, weighted by the counts of its drawn rows: the very same scores, bit for
+    bit (NaN where undefined), as the evaluation on every universe row, for models from the
+    reversed end to the best, with kappa's gap replicates (a class absent from a small test set),
+    12 or 60 rows a test set. A cell given another's weight, or a block row mixed with another's,
+    moves a score by a row in 12; a metric with real-valued features (expected cost) keeps the
+    rows' path."""
+    binary_only = metric.name in ("precision", "recall", "f1", "fbeta")
+    universes = [get_universe(metric, 1000, 0.2, UniverseOptions(name="binormal"))]
+    if not binary_only:
+        universes.append(get_universe(metric, 1000, None, UniverseOptions(
+            name="multiclass", class_shares=(0.4, 0.1, 0.1, 0.4))))
+    for u in universes:
+        models = u.predictions(np.linspace(*u.param_range, 9))
+        cells = u._cell_labels(models)
+        if not metric.impl.whole_number_features:
+            assert cells is None
+            continue
+        prepared = u.impl.prepare(u.y, models)
+        for n_test in (12, 60):
+            for block in range(3):
+                weights = u._count_block(block_rng(5, STREAM, block), u.test_counts(n_test, 0.2))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    rows = u.impl.evaluate(prepared, weights)
+                    np.testing.assert_array_equal(u._evaluate_cells(cells, weights), rows)
+                assert np.isfinite(rows).mean() > 0.5 and np.nanstd(rows) > 0
+
+
+@pytest.mark.parametrize("name", ["qwk", "f1_macro", "accuracy"])
+def test_label_simulation_takes_the_cells_and_keeps_its_numbers(name, monkeypatch):
+    """``simulate`` takes the cells' path on sparse blocks (a small test set) and gives the rows'
+    numbers, bit for bit."""
+    from leaderboard.noise.universes.finite import CalibratedUniverse
+    u = get_universe(get_metric(name), 1000, None,
+                     UniverseOptions(name="multiclass", class_shares=(0.4, 0.1, 0.1, 0.4)))
+    levels = np.array([0.3, 0.5, 0.7])
+    taken = []
+    original = CalibratedUniverse._evaluate_cells
+    monkeypatch.setattr(CalibratedUniverse, "_evaluate_cells",
+                        lambda self, *a: taken.append(1) or original(self, *a))
+    cells = u.simulate(levels, 40, None, 70, seed=5)
+    assert len(taken) == 3                        # 70 draws: three blocks, each on the cells
+    monkeypatch.setattr(CalibratedUniverse, "_cell_labels", lambda self, models: None)
+    np.testing.assert_array_equal(cells, u.simulate(levels, 40, None, 70, seed=5))
+
+
 def test_most_probable_class_is_softmax_argmax_even_at_near_ties():
     """Labels from the logits' argmax are softmax's argmax. Logits one or two ulps apart below
     0.5 make the rounded probabilities tie (softmax's first maximum wins where the logits' argmax

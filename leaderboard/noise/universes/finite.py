@@ -31,6 +31,13 @@ STREAM = int(Stream.FINITE_UNIVERSE)
 _MAX_ROUNDS = 200     # calibration iterations (each one batched over every level)
 _SCAN = 25           # parameter values scanned to bracket the levels before refining
 _LARGEST_ROW_LOSS = float(-np.log(np.finfo(np.float64).eps))  # a clipped log loss's worst row
+# A label metric is simulated on its cells (:meth:`CalibratedUniverse._cell_labels`) while all
+# the test sets together draw at most this many rows per universe row: merging a drawn row into
+# its cell costs each model about as much as ten feature columns of the rows' sparse product, so
+# the cells win by skipping the features of every universe row only while few rows are drawn
+# (measured: QWK, 6 classes, 80 levels, 500 rows a test set: 100 draws 1.09 -> 0.21 s, 2,000
+# draws even; binary F1 at 3,263 rows, 100 draws: the rows' path 4 times faster).
+_CELLS_DRAWN_ROWS = 4
 
 
 class CalibratedUniverse(ABC):
@@ -298,10 +305,11 @@ class CalibratedUniverse(ABC):
         levels = np.asarray(levels, dtype=float)
         counts = self.test_counts(n_test, prevalence)
         models = self.predictions(self.calibrate(levels))
-        cells = self._cell_labels(models) if self._sparse_blocks(counts) else None
+        n_blocks = -(-draws // BLOCK)
+        few = n_blocks * BLOCK * n_test <= _CELLS_DRAWN_ROWS * self.y.shape[0]
+        cells = self._cell_labels(models) if few and self._sparse_blocks(counts) else None
         prepared = self.impl.prepare(self.y, models) if cells is None else None
         out = np.empty((levels.size, draws))
-        n_blocks = -(-draws // BLOCK)
         if progress is not None:
             progress.start(n_blocks)
         for block in range(n_blocks):

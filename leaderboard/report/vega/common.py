@@ -11,12 +11,13 @@ page's tables do.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, wraps
 
 import altair as alt
-from altair.utils.schemapi import validate_jsonschema
+from altair.utils.schemapi import Undefined, debug_mode, validate_jsonschema
+from altair.vegalite.v6.schema import core
 from altair.vegalite.v6.schema.core import load_schema
 import numpy as np
 import pandas as pd
@@ -110,20 +111,48 @@ def number_format(decimals: int) -> str:
 
 
 def records(frame: pd.DataFrame) -> list[dict]:
-    """Rows for a specification's ``datasets``: NaN as null, numpy scalars as plain Python."""
-    out = []
-    for row in frame.itertuples(index=False):
-        rec = {}
-        for key, value in zip(frame.columns, row):
-            if isinstance(value, (float, np.floating)):
-                value = float(value) if math.isfinite(value) else None
-            elif isinstance(value, (np.integer,)):
-                value = int(value)
-            elif isinstance(value, (np.bool_,)):
-                value = bool(value)
-            rec[key] = value
-        out.append(rec)
-    return out
+    """Rows for a specification's ``datasets``: NaN as null, numpy scalars as plain Python.
+
+    Converted a column at a time (numbers by numpy's ``tolist``, which gives the same Python
+    values as the row-by-row conversion did, at a fraction of the time); only columns of
+    objects are looked at value by value.
+
+    Examples
+    --------
+    >>> for row in records(pd.DataFrame({"team": ["a", "b"], "score": [0.5, float("nan")],
+    ...                                  "rank": np.array([1, 2]), "top": [True, False]})):
+    ...     print(row)
+    {'team': 'a', 'score': 0.5, 'rank': 1, 'top': True}
+    {'team': 'b', 'score': None, 'rank': 2, 'top': False}
+    """
+    names = list(frame.columns)
+    columns = [_plain_column(frame.iloc[:, k]) for k in range(len(names))]
+    if not columns:
+        return [{} for _ in range(len(frame))]
+    return [dict(zip(names, row)) for row in zip(*columns)]
+
+
+def _plain_column(column: pd.Series) -> list:
+    """A column's values as plain Python (see :func:`records`)."""
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in "fiub":
+        values = column.to_numpy()
+        out = values.tolist()
+        if values.dtype.kind == "f":
+            for i in np.flatnonzero(~np.isfinite(values)).tolist():
+                out[i] = None
+        return out
+    return [_plain(v) for v in column]
+
+
+def _plain(value: object) -> object:
+    """One value as plain Python: NaN and infinities as None, numpy scalars as Python's."""
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
 
 
 def selection() -> dict:
@@ -224,6 +253,86 @@ def _channel(name: str, value):
     return cls(value) if isinstance(value, str) else cls(**value)
 
 
+def skeleton(maxsize: int = 0) -> Callable[[Callable[..., dict]], Callable[..., dict]]:
+    """Decorator of every function that builds a chart's skeleton (and ends in :func:`finish`):
+    Altair builds its objects with its debug mode off, and with ``maxsize`` the skeletons are
+    cached by their parameters (:func:`functools.lru_cache`; never mutate one).
+
+    In its debug mode (on by default) Altair validates every schema object it builds (each
+    mark, scale, axis, filter...) against the Vega-Lite schema as it is built: about half the
+    time a skeleton took (benchmarks/bench_chart_build.py). The specification is the same; the
+    tests validate every whole specification against the schema (``Spec.to_dict(validate=True)``).
+    The mode is Altair's global setting, restored on the way out.
+    """
+    def decorate(build: Callable[..., dict]) -> Callable[..., dict]:
+        @wraps(build)
+        def quiet(*args, **kwargs) -> dict:
+            with debug_mode(False):
+                return build(*args, **kwargs)
+        return lru_cache(maxsize=maxsize)(quiet) if maxsize else quiet
+    return decorate
+
+
+def layered(*layers: alt.Chart, **properties) -> dict:
+    """The layer chart of ``layers`` with ``properties`` (``width``, ``height``...) as a
+    dictionary, as ``alt.layer(*layers).properties(**properties).to_dict()`` gives it.
+
+    Altair's ``LayerChart`` deep-copies every layer (more than once: to hoist shared data, to
+    lift each layer's selections to the top, at ``properties`` and at ``to_dict``), about a third
+    of the time a page's charts took. Here each layer is turned into its dictionary by Altair
+    once and Altair builds the top level around no layers; what the ``LayerChart`` does to the
+    layers is done the same way: data all layers share (the same object) moves to the top, and a
+    layer's one selection moves to the top with the layer named as Altair names it (the hash of
+    its content and its place). Layers Altair would treat otherwise (nested charts, sizes or
+    facets set on a layer, several selections) are left to Altair. Tested: the same pages, byte
+    for byte (benchmarks/bench_chart_build.py).
+    """
+    if not _plain_layers(layers):
+        return alt.layer(*layers, **properties).to_dict(validate=False)
+    shared = layers[0].data
+    hoist = shared is not Undefined and all(layer.data is shared for layer in layers)
+    parts, params = [], []
+    # what Altair's LayerChart.to_dict tells its layers (the shared data, once at the top)
+    context = {"datasets": {}, "top_level": False, "pre_transform": False,
+               **({"data": shared} if hoist else {})}
+    for i, layer in enumerate(layers):
+        part = layer.copy(deep=False) if hoist or layer.params is not Undefined else layer
+        if layer.params is not Undefined:
+            view = f"{layer._compute_hash()}_{i}"
+            (param,) = layer.params
+            params.append(core.TopLevelSelectionParameter(**param.to_dict(), views=[view]))
+            part.name, part.params = view, Undefined
+        if hoist:
+            part.data = Undefined
+        parts.append(part.to_dict(validate=False, context=context))
+    top = alt.LayerChart(layer=[], data=shared if hoist else Undefined,
+                         params=params or Undefined, **properties).to_dict(validate=False)
+    top["layer"] = parts
+    return top
+
+
+def _plain_layers(layers: Sequence) -> bool:
+    """Single-view layers whose layering :func:`layered` does as Altair does: no size, view or
+    facet set on a layer, unnamed, and one selection at most in all."""
+    selections = 0
+    for layer in layers:
+        if type(layer) not in (alt.Chart, Chart) or layer.name is not Undefined:
+            return False
+        if any(layer._kwds.get(k, Undefined) is not Undefined
+               for k in ("width", "height", "view")):
+            return False
+        encoding = layer.encoding
+        if encoding is not Undefined and any(
+                getattr(encoding, k, Undefined) is not Undefined
+                for k in ("row", "column", "facet")):
+            return False
+        if layer.params is not Undefined:
+            if len(layer.params) != 1 or not isinstance(layer.params[0], core.SelectionParameter):
+                return False
+            selections += 1
+    return selections <= 1
+
+
 def finish(chart, name: str, *, fit: bool = True) -> dict:
     """A chart's skeleton: the shared selection added, named (so generated names never depend
     on how many charts were built before), in the house look, as a dictionary. With ``fit`` (a
@@ -231,8 +340,9 @@ def finish(chart, name: str, *, fit: bool = True) -> dict:
 
     The selection, name and look are set on the dictionary, as Altair's ``add_params``,
     ``properties`` and ``configure`` would (each of those copies the whole chart). Builders cache
-    skeletons by their parameters (``functools.lru_cache``): the page only changes their data."""
-    spec = chart.to_dict(validate=False)
+    skeletons by their parameters (``functools.lru_cache``): the page only changes their data.
+    ``chart`` is an Altair chart, or its dictionary (:func:`layered`)."""
+    spec = chart if isinstance(chart, dict) else chart.to_dict(validate=False)
     theme = spec.pop("config", {})
     look = _look()
     spec["params"] = [*spec.get("params", []), selection()]

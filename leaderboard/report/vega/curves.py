@@ -9,7 +9,6 @@ come with the entries that were resampled. Data in, :class:`~.common.Spec` out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -17,6 +16,7 @@ import numpy as np
 from leaderboard.noise.curves import GRID, Curves
 from leaderboard.report.vega.common import (Chart, INK, PALETTE, SELECTED, Spec, data, finish,
                                             finite, label, with_data)
+from leaderboard.report.vega.common import layered, skeleton
 
 SHOW = 5
 
@@ -97,7 +97,7 @@ _AXES = {"roc": ("false positive rate", "true positive rate"),
          "cost": ("probability-cost PC(+)", "normalised expected cost")}
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _chart(kind: str, n: int) -> dict:
     x_title, y_title = _AXES[kind]
     shown = f"datum.rank <= {SHOW} || datum.team === {SELECTED}"
@@ -135,4 +135,4 @@ def _chart(kind: str, n: int) -> dict:
     layers.append(base.mark_line(clip=True).encode(
         x=x, y=y, color=colour, detail="team:N", tooltip=tips,
         strokeWidth=alt.condition(selected, alt.value(3.5), alt.value(1.8))))
-    return finish(alt.layer(*layers).properties(width=360, height=300), f"curves-{kind}")
+    return finish(layered(*layers, width=360, height=300), f"curves-{kind}")

@@ -9,7 +9,8 @@ What changed, each against its former code run here as the baseline (patched bac
 * layered charts are put together as dictionaries (:func:`~leaderboard.report.vega.common.layered`)
   from the layers Altair built, not by Altair's ``LayerChart``, which copies every layer (twice)
   to lift their selections;
-* :func:`~leaderboard.report.vega.common.records` converts a column at a time, not row by row;
+* :func:`~leaderboard.report.vega.common.records` converts a column at a time, not row by row,
+  and the curves' rows are rounded a curve at a time, not a point at a time;
 * :func:`~leaderboard.report.render.neutral_bidi` (every ``{{ }}`` of the page) passes printable
   text by ``str.isprintable`` and remembers its verdict on large texts (the ~0.9 MB Vega bundle,
   the same on every page), instead of searching each with a regular expression.
@@ -40,7 +41,8 @@ from leaderboard.options import AnalyzeOptions, NoiseOptions, RankOptions
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.report import render
 from leaderboard.report.html import render_html
-from leaderboard.report.vega import common
+from leaderboard.noise.curves import GRID
+from leaderboard.report.vega import common, curves
 from leaderboard.report.vega.embed import specifications_only
 
 DATA = Path("/work/shared/data")
@@ -85,6 +87,21 @@ def baseline_layered(*layers, **properties):
     return alt.layer(*layers).properties(**properties)
 
 
+def baseline_long(curves, field):
+    """``curves._long`` as it was: :func:`~leaderboard.report.vega.common.finite` a value at a
+    time."""
+    rows = []
+    for t, c in enumerate(curves.entries):
+        y = getattr(c, field)
+        band = getattr(c, f"{field}_band", None)
+        for k, x in enumerate(GRID):
+            row = {"t": t, "x": round(float(x), 2), "y": common.finite([y[k]], 4)[0]}
+            if band is not None:
+                row["lo"], row["hi"] = common.finite([band[0][k], band[1][k]], 4)
+            rows.append(row)
+    return rows
+
+
 def _no_quiet(flag):
     return contextlib.nullcontext()   # Altair's debug mode stays as it is (on)
 
@@ -100,6 +117,7 @@ def baseline():
 
     patch(common, "debug_mode", _no_quiet)
     patch(common, "records", baseline_records)
+    patch(curves, "_long", baseline_long)
     patch(render, "neutral_bidi", baseline_neutral_bidi)
     patch(common, "neutral_bidi", baseline_neutral_bidi)
     for module in MODULES:

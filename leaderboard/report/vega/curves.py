@@ -29,14 +29,16 @@ def _long(curves: Curves, field: str) -> list[dict]:
     """One row per entry (``t``, its place) and grid point: x, y and, for resampled entries, the
     band (``lo``, ``hi``; absent otherwise). Names come from the ``entries`` dataset."""
     rows = []
+    xs = [round(float(x), 2) for x in GRID]
     for t, c in enumerate(curves.entries):
-        y = getattr(c, field)
+        ys = finite(getattr(c, field)[:len(xs)], 4)
         band = getattr(c, f"{field}_band", None)
-        for k, x in enumerate(GRID):
-            row = {"t": t, "x": round(float(x), 2), "y": finite([y[k]], 4)[0]}
-            if band is not None:
-                row["lo"], row["hi"] = finite([band[0][k], band[1][k]], 4)
-            rows.append(row)
+        if band is None:
+            rows += [{"t": t, "x": x, "y": y} for x, y in zip(xs, ys)]
+        else:
+            lo, hi = (finite(b[:len(xs)], 4) for b in band[:2])
+            rows += [{"t": t, "x": x, "y": y, "lo": a, "hi": b}
+                     for x, y, a, b in zip(xs, ys, lo, hi)]
     return rows
 
 

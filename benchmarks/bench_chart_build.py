@@ -6,7 +6,7 @@ What changed, each against its former code run here as the baseline (patched bac
 
 * skeletons are built with Altair's debug mode off (:func:`leaderboard.report.vega.common.skeleton`):
   in it Altair validated every schema object (mark, scale, axis, filter...) as it was built;
-* layered charts are put together as dictionaries (:func:`~leaderboard.report.vega.common.layered`)
+* layered charts are put together as dictionaries (:func:`~leaderboard.report.vega.layering.layered`)
   from the layers Altair built, not by Altair's ``LayerChart``, which copies every layer (twice)
   to lift their selections;
 * :func:`~leaderboard.report.vega.common.records` converts a column at a time, not row by row,

@@ -20,7 +20,8 @@ from leaderboard.report.vega.common import (Chart, BAND, HIGHLIGHT, INK, NO_TIER
                                             WIDTH, Spec, data, dim_others, finish, finite,
                                             is_selected, label, label_limit, number_format,
                                             share_text, top_or_selected, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 ROW = 18   # pixels per entry row
 BAR = "#8fb8da"

@@ -11,7 +11,8 @@ import pandas as pd
 
 from leaderboard.report.vega.common import (Chart, INK, Spec, data, dim_others, finish, finite,
                                             label, number_format, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 TOP_MODELS = 20
 

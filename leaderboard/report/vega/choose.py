@@ -14,7 +14,8 @@ import pandas as pd
 from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, MUTED, PALETTE, Spec, data,
                                             dim_others, finish, finite, is_selected, label,
                                             label_limit, number_format, share_text, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 PICK, OTHER = PALETTE[3], PALETTE[0]
 MAX_ROWS = 40

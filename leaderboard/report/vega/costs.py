@@ -12,7 +12,8 @@ import pandas as pd
 from leaderboard.report.vega.analyze import tone, tone_scale
 from leaderboard.report.vega.common import (INK, WIDTH, Chart, Spec, data, finish, finite,
                                             number_format, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 
 def cost_rows(costs) -> pd.DataFrame:

@@ -16,7 +16,8 @@ import numpy as np
 from leaderboard.noise.curves import GRID, Curves
 from leaderboard.report.vega.common import (Chart, INK, PALETTE, SELECTED, Spec, data, finish,
                                             finite, label, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 SHOW = 5
 

@@ -12,7 +12,8 @@ import altair as alt
 
 from leaderboard.report.vega.common import (Chart, INK, LOG_LABELS, PALETTE, Spec, data, finish,
                                             finite, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 FULL, PUBLIC = PALETTE[0], PALETTE[1]
 

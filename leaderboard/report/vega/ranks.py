@@ -17,7 +17,8 @@ from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, LOG_LABELS, P
                                             Spec, data, dim_others, finish, finite, is_selected,
                                             label, label_limit, share_text, top_or_selected,
                                             with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 SIG_BETTER, SIG_WORSE, NOT_SIG, UNTESTED = PALETTE[0], "#A9CCE8", "#E5E7EB", "#FFFFFF"
 CROSS = "M-1,-1L1,1M-1,1L1,-1"   # an x, as an SVG path in the unit square

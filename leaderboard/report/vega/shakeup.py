@@ -16,7 +16,8 @@ import pandas as pd
 
 from leaderboard.report.vega.common import (Chart, BAND, INK, PALETTE, Spec, data, dim_others,
                                             finish, finite, is_selected, label, padded, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 DOT, FLAG, ROSE, FELL, SAME = PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[3], "#9CA3AF"
 SCATTER_POINTS = 2000   # past this, the scatter bins the board

@@ -15,7 +15,8 @@ import numpy as np
 
 from leaderboard.report.vega.common import (Chart, BAND, INK, LOG_LABELS, Spec, data, dim_others,
                                             finish, label, with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 from leaderboard.report.vega.shakeup import FELL, LABEL_GAP, ROSE, SAME, sorted_spread
 
 

@@ -15,7 +15,8 @@ import numpy as np
 from leaderboard.report.vega.analyze import bin_edges, ecdf_curve
 from leaderboard.report.vega.common import (Chart, INK, PALETTE, Spec, data, finish, finite,
                                             with_data)
-from leaderboard.report.vega.common import layered, skeleton
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 
 def score_colour(index: int) -> str:

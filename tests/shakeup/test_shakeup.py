@@ -121,7 +121,10 @@ def test_observed_input_checks(args, message):
 
 # --- vectorised ranking ---------------------------------------------------------------------------
 
-def test_row_kernels_match_scipy():
+@pytest.mark.parametrize("small_board", [0, 200])   # the compiled radix sort; numpy's sort
+def test_row_kernels_match_scipy(monkeypatch, small_board):
+    from leaderboard.shakeup import observed
+    monkeypatch.setattr(observed, "SMALL_BOARD", small_board)
     rng = np.random.default_rng(1)
     x = np.round(rng.normal(size=(30, 60)), 1)  # ties in most rows
     y = np.round(x + rng.normal(size=(30, 60)), 1)

@@ -16,7 +16,9 @@ inflation) is identical, bit for bit:
 * ``board_ranks``: the simulated boards of at most 200 entries ranked by numpy's stable sort
   rather than the compiled radix sort (whose 2,048 buckets a pass cost more than a short row);
 * ``posterior``: the truths' fit (300 EM steps) kept for the latest inputs, so the second
-  post-mortem of a board whose private scores did not change copies it.
+  post-mortem of a board whose private scores did not change copies it;
+* ``inline``: Kendall's tau-b of small simulated boards (and the order it reads) computed on the
+  calling thread, not handed to the thread pool.
 
 Each competition is analysed twice, as the detectable-overfit test does: honest, then with its
 public top raised by the inflation the first post-mortem states detectable.
@@ -86,6 +88,7 @@ BASELINES = {
     "draws": (draws_module, "KEPT_ELEMENTS", -1),   # every pass draws its blocks again
     "board_ranks": (observed_module, "SMALL_BOARD", -1),   # the compiled radix sort always
     "posterior": (truth_module, "KEPT_FITS", 0),           # every post-mortem fits its truths
+    "inline": (observed_module, "INLINE_ELEMENTS", -1),    # tau-b's kernels always on threads
 }
 
 
@@ -100,15 +103,16 @@ def competition(rng, entries=150, n_public=300):
 
 
 def post_mortem(public, private, n_public, n_private, seed, replicates):
-    """The tests' ``_analyse`` with the power statement: every number it gives, as arrays."""
+    """The tests' ``_analyse`` with the power statement and, as the pipeline, tau-b: every number
+    it gives, as arrays."""
     sd = lambda n: np.sqrt(np.clip(private, 0.01, 0.99) * (1 - np.clip(private, 0.01, 0.99)) / n)
     truth, spread = truth_and_spread(private, sd(n_private))
     draws = NoiseDraws.normal(truth, sd(n_public), sd(n_private), True, replicates=replicates,
                               seed=seed)
-    base = shakeup_baseline(draws, shakeup_stats(public, private, True), kendall=False)
+    base = shakeup_baseline(draws, shakeup_stats(public, private, True))   # tau-b too
     test = overfit_test(public, private, draws, True, truth_sd=spread, seed=seed)
     return [base.spearman, base.mean_abs_rank_change, base.mean_abs_rank_change_top10,
-            base.winner_public_ranks, base.private_rank_given_public_place,
+            base.winner_public_ranks, base.private_rank_given_public_place, base.kendall,
             np.array([base.p_spearman, base.p_shakeup, base.p_winner_jump, test.p_overfit,
                       test.statistic, test.detectable_sd, test.detectable]),
             test.null, test.sd_gap, test.z, test.drivers]
@@ -120,7 +124,7 @@ def honest_then_raised(public, private, n_public, n_private, seed, replicates):
     honest = post_mortem(public, private, n_public, n_private, seed, replicates)
     raised = public.copy()
     top = np.argsort(-public, kind="stable")[:15]
-    raised[top] += honest[5][5] * honest[7][top]        # detectable_sd * sd_gap
+    raised[top] += honest[6][5] * honest[8][top]        # detectable_sd * sd_gap
     return honest + post_mortem(raised, private, n_public, n_private, seed, replicates)
 
 

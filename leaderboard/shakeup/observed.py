@@ -304,7 +304,21 @@ def tau_b_rows(x: np.ndarray, y: np.ndarray, xy_order: np.ndarray, out: np.ndarr
     are sorted by y, so never inverted), counted with a Fenwick tree in O(n log n). NaN when
     either ranking is all ties.
     """
-    threaded(_tau_b_row_range, x.shape[0], x, y, xy_order, out)
+    _rows(_tau_b_row_range, x.shape, x, y, xy_order, out)
+
+
+INLINE_ELEMENTS = 1 << 15   # boards of at most this many ranks a block run on the calling thread
+
+
+def _rows(kernel, shape: tuple[int, int], *args) -> None:
+    """``kernel(*args, 0, rows)`` on this thread for a small block (the pool's hand-off cost
+    more than the work: 200 boards of 30 entries, tau-b and its order 0.13 ms of CPU against
+    0.42 threaded, 99 of 150 0.39 against 0.73), else on threads; rows are independent, so the
+    numbers are the same either way."""
+    if shape[0] * shape[1] <= INLINE_ELEMENTS:
+        kernel(*args, 0, shape[0])
+    else:
+        threaded(kernel, shape[0], *args)
 
 
 @njit(cache=True, nogil=True)
@@ -339,7 +353,7 @@ def _sort_ties_by_rows(order, x, y, out, r0, r1):
 
 
 def _sort_ties_by(order: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-    threaded(_sort_ties_by_rows, order.shape[0], order, x, y, out)
+    _rows(_sort_ties_by_rows, order.shape, order, x, y, out)
 
 
 def xy_orders(x: np.ndarray, y: np.ndarray, x_order: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ wider (and so makes it calmer) than the real one. :func:`estimate_truth` pulls t
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -126,6 +127,7 @@ def truth_and_spread(private: np.ndarray, sd_private) -> tuple[np.ndarray, np.nd
 
 KEPT_FITS = 4   # the latest fits, by their inputs
 _FITS: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+_FITS_LOCK = threading.Lock()   # boards analysed on threads at once (Dask's threaded workers)
 
 
 def _posterior(x: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,12 +140,14 @@ def _posterior(x: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     copy of the same fit, bit for bit, from the :data:`KEPT_FITS` latest.
     """
     key = x.tobytes() + np.ascontiguousarray(sd).tobytes()   # both float64, of one length
-    fit = _FITS.pop(key, None)
+    with _FITS_LOCK:
+        fit = _FITS.pop(key, None)
     if fit is None:
         fit = _fit(x, sd)
-    _FITS[key] = fit                     # the most recent last
-    while len(_FITS) > KEPT_FITS:
-        del _FITS[next(iter(_FITS))]
+    with _FITS_LOCK:
+        _FITS[key] = fit                 # the most recent last
+        while len(_FITS) > KEPT_FITS:
+            del _FITS[next(iter(_FITS))]
     return fit[0].copy(), fit[1].copy()
 
 

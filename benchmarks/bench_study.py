@@ -5,8 +5,8 @@ its time solving the binormal universe's true AUC at each level (about 6 models 
 simulated test sets, the seeds universe's placements and scikit-learn's cross-validated residuals.
 The *baseline* is the code before this round, kept below and patched in for the run (the per-model
 binary searches of :mod:`leaderboard.noise.universes.sorted_auc` and of the seeds universe's
-placements, and calibration's final scoring of every answer again); the new code is what the
-package holds now. Both run in this process, alternating, best of ``--rounds``, each from fresh caches.
+placements, the binormal classes' quantiles scaled afresh for every model, and calibration's
+final scoring of every answer again); the new code is what the package holds now. Both run in this process, alternating, best of ``--rounds``, each from fresh caches.
 Every scenario's output must be the same bit for bit (the page, the JSON and the regression page
 of the quick calibration; the rows of the studies the tests run), which the script checks and
 prints.
@@ -69,6 +69,10 @@ def _old_solve(self, levels):
     return best
 
 
+def _old_classes(self, mu: float):
+    return self._sd[0] * self._quantiles, mu + self._sd[1] * self._quantiles
+
+
 def _old_placements(self, auc: float):
     neg, pos = self._grids(auc)
     return np.searchsorted(neg, pos, "left"), np.searchsorted(neg, pos, "right")
@@ -78,16 +82,16 @@ def _old_placements(self, auc: float):
 def baseline():
     """The code before this round, restored on exit."""
     saved = (sorted_auc.merge_places, BinormalUniverse.__dict__["_truth_of_rows"],
-             SeedsAUCUniverse.__dict__["_placements"])
+             SeedsAUCUniverse.__dict__["_placements"], BinormalUniverse.__dict__["_classes"])
     sorted_auc.merge_places = _old_places
-    BinormalUniverse._truth_of_rows = _old_truth_of_rows
+    BinormalUniverse._truth_of_rows, BinormalUniverse._classes = _old_truth_of_rows, _old_classes
     CalibratedUniverse._solve = _old_solve
     SeedsAUCUniverse._placements = _old_placements
     try:
         yield
     finally:
         (sorted_auc.merge_places, BinormalUniverse._truth_of_rows,
-         SeedsAUCUniverse._placements) = saved
+         SeedsAUCUniverse._placements, BinormalUniverse._classes) = saved
         CalibratedUniverse._solve = _new_solve
 
 

@@ -70,6 +70,11 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
         q = norm.ppf((np.arange(ROWS_PER_CLASS) + 0.5) / ROWS_PER_CLASS)
         self._quantiles = q
         self._sd = ((1.0, self.spread) if self.prevalence <= 0.5 else (self.spread, 1.0))
+        # each class's scaled quantiles, made once (calibration builds thousands of models);
+        # read-only: the negatives' are handed out as they are
+        self._scaled = tuple(sd * q for sd in self._sd)
+        for scaled in self._scaled:
+            scaled.flags.writeable = False
         self.y = np.repeat([0, 1], ROWS_PER_CLASS)
         self.strata = [slice(0, ROWS_PER_CLASS), slice(ROWS_PER_CLASS, 2 * ROWS_PER_CLASS)]
         self.shares = np.array([1.0 - self.prevalence, self.prevalence])
@@ -82,7 +87,7 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
 
     def _classes(self, mu: float) -> tuple[np.ndarray, np.ndarray]:
         """The latent scores of the negatives and the positives at separation ``mu``."""
-        return self._sd[0] * self._quantiles, mu + self._sd[1] * self._quantiles
+        return self._scaled[0], mu + self._scaled[1]
 
     def _model(self, mu: float, temperature: float) -> np.ndarray:
         """Predictions of the model with separation ``mu`` whose log-likelihood ratio is scaled by

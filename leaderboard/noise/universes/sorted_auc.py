@@ -85,8 +85,9 @@ def sorted_classes_aucs(models: Sequence[np.ndarray], negatives: int) -> np.ndar
         twice = 2 * (int(np.dot(is_pos, place)) - m * (m - 1) // 2)
         merged = model[order]
         # a tie across the classes puts a negative right before an equal positive: then the
-        # strict counts too
-        if (is_pos[1:] & ~is_pos[:-1] & (merged[1:] == merged[:-1])).any():
+        # strict counts too (looked for only when some neighbours tie at all)
+        same = merged[1:] == merged[:-1]
+        if same.any() and (same & is_pos[1:] & ~is_pos[:-1]).any():
             below, up_to = merge_places(_ascending(model[:n]), model[n:])
             twice = int(below.sum(dtype=np.int64)) + int(up_to.sum(dtype=np.int64))
         out[i] = twice / (2 * n * m)

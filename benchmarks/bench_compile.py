@@ -48,14 +48,14 @@ _spans: list[dict] = []
 
 
 # --- the pytest plugin -------------------------------------------------------------------------
-def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
-    if not os.environ.get(TRACE):
-        return
+def _listen(record) -> None:
+    """Call ``record(kernel, argument types, CPU seconds)`` for every numba compile, with the CPU
+    of this process and nested compiles excluded."""
     from numba.core import event
     starts: list[float] = []
     nested: list[float] = []   # compile time of the kernels each open compile has typed
 
-    class Timer(event.Listener):   # CPU seconds of this process, nested compiles excluded
+    class Timer(event.Listener):
         def on_start(self, ev):
             starts.append(time.process_time())
             nested.append(0.0)
@@ -66,10 +66,15 @@ def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
             if nested:
                 nested[-1] += total
             disp = ev.data["dispatcher"]
-            name = f"{disp.py_func.__module__}.{disp.py_func.__qualname__}"
-            _spans.append([name, str(tuple(ev.data["args"])), own])
+            record(f"{disp.py_func.__module__}.{disp.py_func.__qualname__}",
+                   str(tuple(ev.data["args"])), own)
 
     event.register("numba:compile", Timer())
+
+
+def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
+    if os.environ.get(TRACE):
+        _listen(lambda name, sig, own: _spans.append([name, sig, own]))
 
 
 def pytest_unconfigure(config):  # noqa: ARG001
@@ -173,23 +178,13 @@ def show_xdist(files: list[str], repeat: int) -> None:
 
 # --- compile per kernel, warm runs: the block searches -------------------------------------------
 def _events() -> dict[str, float]:
-    """Record the compile CPU of each kernel (nested compiles excluded) into the returned dict."""
-    from numba.core import event
+    """Compile CPU per kernel (its name, signatures summed), filled in as kernels compile."""
     found: dict[str, float] = defaultdict(float)
-    open_: list[list[float]] = []
 
-    class Timer(event.Listener):
-        def on_start(self, ev):
-            open_.append([time.process_time(), 0.0])
+    def record(name, sig, own):  # noqa: ARG001 - the signature is not kept
+        found[name] += own
 
-        def on_end(self, ev):
-            start, nested = open_.pop()
-            total = time.process_time() - start
-            if open_:
-                open_[-1][1] += total
-            found[ev.data["dispatcher"].py_func.__qualname__] += total - nested
-
-    event.register("numba:compile", Timer())
+    _listen(record)
     return found
 
 

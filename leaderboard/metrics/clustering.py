@@ -225,16 +225,16 @@ def _pair_emi(ai: int, bj: int, n: int, log_fact: np.ndarray,
 
 @njit(cache=True)
 def _expected_mutual_info(a: np.ndarray, entry_classes: np.ndarray, b: np.ndarray,
-                          entry_clusters: np.ndarray,
-                          total: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+                          entry_clusters: np.ndarray, total: np.ndarray,
+                          n_max: int) -> np.ndarray:  # pragma: no cover - compiled
     """EMI of every entry (rows of ``total``) under every replicate (columns), in nats.
 
     ``a`` and ``b`` hold the class and cluster sizes of all entries' segments, ``entry_*`` where
     each entry's segments start (and, last, where they end). Log-factorials of 0..N are tabulated
-    once per call.
+    once per call, N = ``n_max``, the largest ``total`` (found by the caller: numba's array max
+    adds a third of a second to this kernel's compile on a first run).
     """
     n_entries, n_rep = total.shape
-    n_max = int(total.max()) if total.size else 0
     log_fact = np.empty(n_max + 1)
     log_int = np.zeros(n_max + 1)
     for x in range(n_max + 1):
@@ -302,7 +302,8 @@ def _ami(t: _Tables) -> np.ndarray:
     lay = t.layout
     n_classes, n_clusters = t.n_present()
     emi = _expected_mutual_info(t.a, np.append(lay.entry_classes, len(t.a)), t.b,
-                                np.append(lay.entry_clusters, len(t.b)), t.total)
+                                np.append(lay.entry_clusters, len(t.b)), t.total,
+                                int(t.total.max()) if t.total.size else 0)
     h_true, h_pred = t.entropies()
     # scikit-learn keeps numerator and denominator at least eps away from zero, sign kept.
     numerator, denominator = t.mutual_info() - emi, (h_true + h_pred) / 2 - emi

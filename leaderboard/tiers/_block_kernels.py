@@ -104,7 +104,7 @@ def se_box(alo, ahi, blo, bhi, rho):
     return inv_range(low, high)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def bound(x, ilo, ihi):
     """Upper bound of ``x' / se`` (0 where se = 0) over x' <= x and 1 / se in [ilo, ihi]."""
     if x > 0:
@@ -112,7 +112,7 @@ def bound(x, ilo, ihi):
     return 0.0 if ihi == np.inf else x * ilo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def low_value(x, ilo, ihi):
     """Lower bound of ``x / se`` (0 where se = 0) over 1 / se in [ilo, ihi]."""
     if x >= 0:
@@ -120,7 +120,7 @@ def low_value(x, ilo, ihi):
     return -np.inf if ihi == np.inf else x * ihi
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def t_range(glo, ghi, ilo, ihi):
     """Bounds of t = gap / se over gap in [glo, ghi] and 1 / se in [ilo, ihi]."""
     if ihi == np.inf:
@@ -128,7 +128,7 @@ def t_range(glo, ghi, ilo, ihi):
     return (glo * ilo if glo >= 0 else glo * ihi), (ghi * ihi if ghi >= 0 else ghi * ilo)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def top_of(z, lo, hi, up):
     """Largest (up) or smallest s * z' over s in [lo, hi] and z' <= z (up) or z' >= z, widened
     by the rounding of z = e / s."""
@@ -188,7 +188,7 @@ def extreme_entries(err, zmax, zmin, szmax, szmin, samax, samin, suf_arg, pre_ar
             pre_arg[b, r], pre_e[b, r] = arg, err[arg, r]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _holder(sz, sa, b, r, value):
     """The entry holding block ``b``'s extreme ``value`` in replicate ``r``: its first sub-block
     with that extreme (a block's extreme is reduced from its sub-blocks', so one always has it)."""
@@ -216,7 +216,7 @@ def owner_t(i, p, bs, ilo, ihi, tlo, thi):
         tlo[b], thi[b] = t_range(p[a1 - 1] - p[i], p[a0] - p[i], ilo[b], ihi[b])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def sub_ranges(i, q, s, rho, slo, shi, cache):
     """1 / se range of entry i against sub-block q, computed once per owner: ``cache[q]`` =
     (owner, ilo, ihi)."""
@@ -282,7 +282,7 @@ def reach(si, rho, lo, hi):
             inv((1 - rho ** 2) * si * si))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def beyond(z, w, reach_i):
     """Upper bound of ``(s z' + w) / se(s_i, s)`` over every SD s of the board and z' <= z: what
     any entry of a group whose extreme z is ``z`` can reach (up: w = -e_i; down: pass -z and

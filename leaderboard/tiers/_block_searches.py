@@ -24,7 +24,7 @@ from leaderboard.tiers._pair_kernels import kth, t_stat
 
 # The side of a walk or count as a run-time boolean: a constant True or False passed from
 # compiled code is a type of its own (Literal[bool]), and numba would compile side_max,
-# count_over and blocked twice each (about 3 s of CPU on a first run).
+# count_over, blocked and the forceinline helpers twice each (about 3 s of CPU on a first run).
 UP, DOWN = np.bool_(True), np.bool_(False)
 
 
@@ -65,8 +65,8 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
         reach_i = reach(s[i], rho, s_lo, s_hi)
         for r in range(n_rep):
             e_i = np.float64(err[i, r])
-            cand[r] = max(candidate(e_i, r, True, suf, sufe, blk, bs, ilo, ihi),
-                          candidate(e_i, r, False, pre, pree, blk, bs, ilo, ihi))
+            cand[r] = max(candidate(e_i, r, UP, suf, sufe, blk, bs, ilo, ihi),
+                          candidate(e_i, r, DOWN, pre, pree, blk, bs, ilo, ihi))
         lo = kth(cand, kq - 1, work)
         c_prev, done, steps, c = np.inf, -1, 0, np.inf
         beats = beaten = 0
@@ -84,8 +84,8 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 elif j == -1:
                     continue   # below lo, and stays below as the family shrinks
                 e_i = np.float64(err[i, r])
-                if (first_two(e_i, r, True, fu, skip_up, blo, bhi, ilo, ihi, reach_i) < lo and
-                        first_two(e_i, r, False, fd, skip_dn, blo, bhi, ilo, ihi, reach_i) < lo):
+                if (first_two(e_i, r, UP, fu, skip_up, blo, bhi, ilo, ihi, reach_i) < lo and
+                        first_two(e_i, r, DOWN, fd, skip_dn, blo, bhi, ilo, ihi, reach_i) < lo):
                     m[r], arg[r] = cand[r] if c_prev >= 0 else -np.inf, -1
                     continue
                 a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
@@ -109,7 +109,7 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = beats, beaten, steps, c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _top_of2(za, alo, ahi, zb, blo, bhi):
     """Upper bound of s_a z_a - s_b z_b over the two groups' SD ranges and z extremes."""
     va = ahi * za if za >= 0 else alo * za
@@ -243,7 +243,7 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
             out[i, 0] = 0.0
             continue
         for r in range(n_rep):
-            cand[r] = candidate(np.float64(err[i, r]), r, True, suf, sufe, blk, bs, ilo, ihi)
+            cand[r] = candidate(np.float64(err[i, r]), r, UP, suf, sufe, blk, bs, ilo, ihi)
         lo = kth(cand, kq - 1, work)
         if tmax <= lo:
             out[i, 0] = 1.0

@@ -6,9 +6,13 @@ the order of their extreme z, and what a block whose extreme is z can give is bo
 SD of the board (:func:`~leaderboard.tiers._block_kernels.beyond`), so a walk stops once that
 falls below what is sought. A sub-block is settled from its extreme entry alone
 when its runner-up z cannot reach what is sought. The small ones are inlined into their callers
-(a call passing the layout's arrays costs more than a typical walk); :func:`side_max` is not: it
-is compiled once and called (inlined at its three call sites it tripled the compile time of the
-block searches, 10 s of CPU on a first run, for no measured gain at 5,000 and 10,000 entries).
+(a call passing the layout's arrays costs more than a typical walk) by LLVM (``forceinline``):
+each is typed and lowered once per signature and its machine code copied where it is called,
+where numba's ``inline="always"`` typed and lowered a copy at every call site (the block searches
+compiled 20% faster without it, the same bits and warm speed; issue 27). :func:`side_max` is not
+inlined: it is compiled once and called (inlined at its three call sites it tripled the compile
+time of the block searches, 10 s of CPU on a first run, for no measured gain at 5,000 and 10,000
+entries).
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, 
 from leaderboard.tiers._pair_kernels import t_stat
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def first_two(e_i, r, up, first, skip, blo, bhi, ilo, ihi, reach_i):
     """An upper bound of what :func:`side_max` can find: its walk's first two steps
     (``first``: the layout's ``first_up`` or ``first_dn``)."""
@@ -33,7 +37,7 @@ def first_two(e_i, r, up, first, skip, blo, bhi, ilo, ihi, reach_i):
     return max(out, beyond(z if up else -z, -e_i if up else e_i, reach_i))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def _entry(i, j, r, up, e_i, e_j, p, s, rho, c_prev, qlo, qhi, floor):
     """Entry j's value (its error ``e_j``) if it survives and reaches ``floor``, else -inf."""
     d = e_j - e_i if up else e_i - e_j
@@ -93,7 +97,7 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
     return (best, arg) if best >= cut else (-np.inf, -1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, forceinline=True)
 def candidate(e_i, r, up, ext_arg, ext_e, blk_of_i, bs, ilo, ihi):
     """A lower bound of a value always in i's family, whatever is rejected: that of the
     extreme-z entry of the blocks wholly below i (up: the layout's ``suf_arg``, ``suf_e``) or

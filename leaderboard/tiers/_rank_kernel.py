@@ -6,6 +6,11 @@ significant digit radix sort about 4 ms (one core, measured on the development m
 are the float64 scores' bit patterns, mapped so that ascending keys are descending scores
 (``-0.0`` is read as ``0.0``, so the two compare equal, as floats do); scores must not be NaN.
 Being stable, the sort puts tied scores in index order, so every result is deterministic.
+
+:func:`descending_order` is the one compiled sort; the small functions around it are
+``inline="always"``: a compiled function of its own costs 0.2-0.5 s of CPU on a first run (its
+wrappers, and LLVM optimising and emitting everything it calls once more), more than typing a
+few lines again at each of their one to three call sites (issue 27).
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ DIGIT_BITS = 11                       # 2048 buckets: the counts stay in the fir
 N_DIGITS = -(-64 // DIGIT_BITS)       # 6 passes at most; a pass whose digit never varies is skipped
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _descending_keys(row, keys):
     """uint64 keys whose ascending order is the descending order of the float64 ``row``."""
     bits = row.view(np.uint64)
@@ -28,7 +33,7 @@ def _descending_keys(row, keys):
         keys[i] = u if u & top else ~(u | top)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _one_bucket(counts, n):
     """Whether one bucket holds all ``n`` keys (``counts.max() == n``, as a loop: numba's
     ``max`` compiles for half a second)."""
@@ -38,11 +43,12 @@ def _one_bucket(counts, n):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ascending_order(values):
     """Positions of the integer ``values`` from smallest to largest, ties in index order: the
     stable order numpy's ``argsort(kind="stable")`` gives, by the radix sort (compiled once for
-    every caller instead of numba's merge sort, seconds of compile time on a first run)."""
+    every caller, :func:`descending_order`, instead of numba's merge sort, seconds of compile
+    time on a first run)."""
     row = np.empty(values.size)
     for i in range(values.size):
         row[i] = -np.float64(values[i])   # exact for |values| < 2**53; descending of -v
@@ -90,7 +96,7 @@ def descending_order(row, keys, spare_keys, order, spare_order, counts):
     return src_i, src_k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sorted_row(row):
     """:func:`descending_order` of one row with its own work space: (positions, sorted keys)."""
     n = row.size

@@ -21,6 +21,7 @@ import leaderboard._threads as threads_module
 from leaderboard.cli import main
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes.seeds import SeedsAUCUniverse
+from leaderboard.shakeup.observed import SMALL_BOARD, board_ranks
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
@@ -113,6 +114,13 @@ def seeds_universe_merging_draws():
     return SeedsAUCUniverse().simulate(np.array([0.7, 0.8, 0.9]), 150, 0.3, 300, 5)
 
 
+def boards_above_the_small_bound():
+    """Boards of more than SMALL_BOARD entries, with ties, ranked by the compiled radix sort (the
+    shake-up's ranks of a large board; the example's boards are small enough for numpy)."""
+    rng = np.random.default_rng(4)
+    return board_ranks(np.round(rng.normal(size=(40, SMALL_BOARD + 60)), 1))
+
+
 def submissions_example(tmp_path):
     """The bundled submissions example (AUC replicates, ROC/PR curves, rank quantiles and
     stability, the shake-up's ranks and Kendall taus, the winner's curse): the same JSON."""
@@ -144,7 +152,8 @@ def test_every_threaded_kernel_gives_the_same_bits_on_one_and_three_threads(monk
     """One test, so that the check of the kernels it reached sees all of its workloads."""
     SEEN.clear()
     workloads = [bootstrap_board_above_the_numpy_bound, scores_only_board, rank_metric_replicates,
-                 seeds_universe_merging_draws, lambda: submissions_example(tmp_path)]
+                 seeds_universe_merging_draws, boards_above_the_small_bound,
+                 lambda: submissions_example(tmp_path)]
     for work in workloads:
         check(monkeypatch, work)
     expected = threaded_kernels()

@@ -86,7 +86,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import chi2
 
 from leaderboard.confidence import confidence_label
 
@@ -190,6 +189,7 @@ def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.
     if not r > 1e-12 * float(u @ u) or not np.isfinite(r):
         return _none(n, left_out, alpha, "the public-minus-private gaps do not vary beyond what every "
                      "entry shares (identical or shifted copies of one board)")
+    from scipy.stats import chi2   # lazily: scipy.stats takes ~1 s to import
     lo_q, hi_q = chi2.ppf([alpha / 2, 1 - alpha / 2], df)
     spread = r / df
     return CorrelationEstimate(value=_clip(1 - spread), low=_clip(1 - r / lo_q),

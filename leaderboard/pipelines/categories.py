@@ -42,7 +42,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from leaderboard.metrics import Metric
 from leaderboard.errors import InputError
@@ -298,6 +297,7 @@ def _min_ranks(x: np.ndarray) -> np.ndarray:
     """
     if np.isnan(x).any():         # pandas' NaN ranks, as before
         return pd.Series(x).rank(method="min").astype(int).to_numpy()
+    from scipy.stats import rankdata   # lazily: scipy.stats takes ~1 s to import
     return rankdata(x, method="min").astype(np.int64)
 
 

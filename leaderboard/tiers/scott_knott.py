@@ -50,7 +50,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import chi2
 
 from leaderboard.params import check_alpha
 from leaderboard.tiers.holm import Tiers
@@ -95,6 +94,7 @@ def _critical(k: int, alpha: float) -> float:
     """Scott and Knott's critical value for a group of ``k``: computed once per size (a board of
     100,000 well-separated entries asks for it tens of thousands of times, mostly for the same
     small sizes)."""
+    from scipy.stats import chi2   # lazily: scipy.stats takes ~1 s to import
     return float(chi2.ppf(1 - alpha, k / (np.pi - 2)))
 
 

@@ -27,7 +27,6 @@ from leaderboard.ingest.submissions.table import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import Ranking, rank_board
 
-DISCONNECTED = ("largest", "error")
 _NAMES_SHOWN = 5
 
 

@@ -50,3 +50,14 @@ def test_a_broken_replacement_would_be_caught():
     """The comparison sees one unit in the last place."""
     moved = np.nextafter(norm.ppf(PROBABILITIES), np.inf)
     assert not _same_bits(ndtri(PROBABILITIES), moved)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 7, 40, 1_000, 2.5 / (np.pi - 2), 100 / (np.pi - 2)])
+def test_chi2_quantiles_are_gammaincinv_bit_for_bit(df):
+    """As noise/correlation.py (whole df, both tails of 1 - alpha) and tiers/scott_knott.py
+    (df = k / (pi - 2)) compute them."""
+    from scipy.special import gammaincinv
+    from scipy.stats import chi2
+    assert _same_bits(2 * gammaincinv(df / 2, PROBABILITIES), chi2.ppf(PROBABILITIES, df))
+    for alpha in (0.01, 0.05, 0.1, 0.2):
+        assert float(2 * gammaincinv(df / 2, 1 - alpha)) == float(chi2.ppf(1 - alpha, df))

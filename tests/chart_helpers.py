@@ -2,13 +2,11 @@
 ``<script type="application/json" class="lb-spec">``), its static SVG, and checks on them."""
 from __future__ import annotations
 
-import functools
 import json
 import re
 import xml.etree.ElementTree as ET
 
-from altair.utils.schemapi import validate_jsonschema
-from altair.vegalite.v6.schema.core import load_schema
+from leaderboard.report.vega.validation import validate_spec
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 _CHART = re.compile(r'<div class="lb-chart[^"]*" id="([^"]+)">(.*?)\n</div>', re.S)
@@ -33,35 +31,9 @@ def specs(html: str) -> dict[str, dict]:
 
 
 def validate(spec: dict) -> None:
-    """Raise unless ``spec`` is a valid Vega-Lite specification (the check Altair's
-    ``to_dict(validate=True)`` makes).
-
-    The validator is Altair's own (same class, format checker and reference registry), built once
-    instead of on every call: Altair copies the whole Vega-Lite schema for each validation, a
-    fifth of a second a chart (issue 27). An invalid spec is raised through Altair's function,
-    for its message."""
-    validator = _validator()
-    if validator is None or next(validator.iter_errors(spec), None) is not None:
-        schema = load_schema()
-        validate_jsonschema(spec, schema, rootschema=schema)
-        raise AssertionError("the cached validator and Altair's disagree")  # pragma: no cover
-
-
-@functools.lru_cache(maxsize=1)
-def _validator():
-    """Altair's validator for the Vega-Lite schema (altair.utils.schemapi._get_errors_from_spec
-    builds this one each call), or None where Altair resolves references without `referencing`."""
-    import jsonschema
-    from altair.utils import schemapi
-
-    if not schemapi._use_referencing_library():
-        return None
-    schema = load_schema()
-    url = schemapi._get_json_schema_draft_url(schema)
-    cls = jsonschema.validators.validator_for({"$schema": url})
-    kwargs = {"format_checker": cls.FORMAT_CHECKER} if hasattr(cls, "FORMAT_CHECKER") else {}
-    return cls(schemapi._prepare_references_in_schema(schema),
-               registry=schemapi._get_referencing_registry(schema, url), **kwargs)
+    """Raise unless ``spec`` is a valid Vega-Lite specification (Altair's check, with a validator
+    built once: :func:`leaderboard.report.vega.validation.validate_spec`)."""
+    validate_spec(spec)
 
 
 def units(spec: dict) -> list[dict]:

@@ -5,8 +5,9 @@
 - **scores only** (:meth:`NoiseDraws.normal`): normal errors with per-entry standard deviations (the
   universe simulation's SD at each score and slice size), an equal correlation between entries
   within a slice, the two slices independent. They are drawn from seeded blocks of 32 replicates
-  and never stored whole: :meth:`NoiseDraws.blocks` draws each block again when a statistic reads
-  it (two (E, R) float64 arrays were 3.2 GB at 100,000 entries and 2,000 replicates);
+  and not stored whole: :meth:`NoiseDraws.blocks` draws each block again when a statistic reads
+  it (two (E, R) float64 arrays were 3.2 GB at 100,000 entries and 2,000 replicates); a small
+  board (at most :data:`KEPT_ELEMENTS` draws a slice) keeps the blocks it drew, as they are;
 - **submissions** (:meth:`NoiseDraws.from_bootstrap`): the paired bootstrap of each slice's rows,
   which keeps the real correlation between entries that share the rows (held as arrays).
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,6 +26,10 @@ from leaderboard.tiers.replicates import all_finite
 
 STREAM_PUBLIC, STREAM_PRIVATE = int(Stream.SHAKEUP_PUBLIC), int(Stream.SHAKEUP_PRIVATE)
 CHUNK_ELEMENTS = 1 << 20  # simulated scores handled per chunk: bounds the working memory
+# Scores-only draws of a slice kept after their first drawing when there are at most this many
+# (8 MB): the baseline's pass and the overfitting test's pass then draw each block once, not twice
+# (a 150-entry post-mortem spent a third of its time drawing).
+KEPT_ELEMENTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -36,9 +41,20 @@ class _Normal:
     correlation: float
     replicates: int
     seed: int
+    kept: dict = field(default_factory=dict, compare=False, repr=False)  # small boards' blocks
 
     def block(self, stream: int, b: int) -> np.ndarray:
-        """Random block ``b`` of one slice: shape (m, E), m = 32 but fewer at the end."""
+        """Random block ``b`` of one slice: shape (m, E), m = 32 but fewer at the end (read-only
+        when kept)."""
+        out = self.kept.get((stream, b))
+        if out is None:
+            out = self._drawn(stream, b)
+            if self.replicates * self.sd_public.size <= KEPT_ELEMENTS:
+                out.flags.writeable = False     # shared by every pass: nobody may change it
+                self.kept[stream, b] = out
+        return out
+
+    def _drawn(self, stream: int, b: int) -> np.ndarray:
         sd = self.sd_public if stream == STREAM_PUBLIC else self.sd_private
         m = min(BLOCK, self.replicates - b * BLOCK)
         rng = block_rng(self.seed, stream, b)
@@ -184,8 +200,9 @@ class NoiseDraws:
         entries' errors have correlation ``c``; public draws use stream 5 and private draws stream
         6, so the slices are independent. Draws come in seeded blocks of 32 replicates: the numbers
         depend on ``seed`` and ``replicates`` only, and fewer replicates are a prefix of more.
-        Nothing of size (E, R) is kept: the statistics draw each block again when they read it
-        (:meth:`blocks`), so memory stays a few blocks however large the board.
+        Nothing of size (E, R) is kept beyond :data:`KEPT_ELEMENTS` draws a slice: the statistics
+        draw each block again when they read it (:meth:`blocks`), so memory stays a few blocks
+        however large the board.
 
         Parameters
         ----------

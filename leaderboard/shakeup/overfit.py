@@ -200,9 +200,13 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
         return rise
     raised = np.zeros(gap.size)
     raised[leaders] = sd_gap[leaders]
+    # _centred_z(gap + delta * raised, sd_gap)[leaders].mean() by the same operations on the
+    # leaders alone (the median of every gap): some 60 calls, numpy's median most of their time
+    on, safe = sd_gap[leaders] > 0, np.where(sd_gap[leaders] > 0, sd_gap[leaders], 1.0)
 
     def statistic(delta: float) -> float:
-        return float(_centred_z(gap + delta * raised, sd_gap)[leaders].mean())
+        moved = gap + delta * raised
+        return float(np.where(on, (moved[leaders] - _median(moved)) / safe, 0.0).mean())
 
     base = statistic(0.0)
     low, high = rise, 2.0 * rise    # the rise per unit delta is at most 1
@@ -260,6 +264,16 @@ def _overfit_iv(public, private, draws, higher_is_better, alpha, top_fraction, b
     if batch < 1:
         raise ValueError(f"batch must be at least 1, got {batch}")
     return public, private, batch
+
+
+def _median(values: np.ndarray) -> float:
+    """``np.median`` of a 1-D array, bit for bit (a zero's sign too: numpy's mean adds to +0.0),
+    without its general machinery (36 us against 5 at 150 values)."""
+    n, k = values.size, values.size // 2
+    if n % 2:
+        return 0.0 + np.partition(values, k)[k]
+    part = np.partition(values, (k - 1, k))
+    return (0.0 + part[k - 1] + part[k]) / 2
 
 
 def _centred_z(gap: np.ndarray, sd_gap: np.ndarray) -> np.ndarray:

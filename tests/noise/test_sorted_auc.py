@@ -13,7 +13,8 @@ from leaderboard.metrics import get_metric
 from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.binary import BinormalUniverse
 from leaderboard.noise.universes.finite import STREAM, CalibratedUniverse
-from leaderboard.noise.universes.sorted_auc import simulate_sorted_auc, sorted_classes_auc
+from leaderboard.noise.universes.sorted_auc import (merge_places, simulate_sorted_auc,
+                                                   sorted_classes_auc, sorted_classes_aucs)
 
 
 def test_sorted_classes_auc_is_sklearns_with_ties_and_either_direction():
@@ -83,3 +84,36 @@ def test_out_of_order_negatives_and_many_positives_fall_back():
     assert simulate_sorted_auc([(neg, pos)], [40, 60], 32, 0, draw_rows,
                                fallback=fallback) == "general"
     assert len(called) == 2
+
+
+@pytest.mark.parametrize("case", ["distinct", "ties", "signed zeros", "descending positives"])
+def test_merge_places_are_searchsorteds_left_and_right(case):
+    """The merge's counts are numpy's binary searches' on every kind of tie: positives tied with
+    one negative, with several, and -0.0 against 0.0 (equal, as the sort and the search see)."""
+    rng = np.random.default_rng(3)
+    neg = np.sort(rng.standard_normal(500))
+    pos = rng.standard_normal(200)
+    if case == "ties":
+        neg = np.sort(rng.integers(0, 30, 500)).astype(float)
+        pos = rng.integers(-2, 33, 200).astype(float)
+    elif case == "signed zeros":
+        neg = np.sort(np.r_[neg, 0.0, 0.0])
+        pos = np.r_[pos, -0.0, 0.0, neg[7]]
+    elif case == "descending positives":
+        pos = np.r_[np.sort(pos)[::-1], neg[::50]]
+    below, up_to = merge_places(neg, pos)
+    assert np.array_equal(below, np.searchsorted(neg, pos, "left"))
+    assert np.array_equal(up_to, np.searchsorted(neg, pos, "right"))
+    assert (below is up_to) == (case == "distinct")
+
+
+def test_many_models_at_once_are_each_alone():
+    """The batched truth equals the one-model function, model by model, across the binormal
+    path (reversed models, no skill, spread 1 whose log-odds tie near no skill)."""
+    for spread in (1.0, 2.0):
+        u = BinormalUniverse(get_metric("auc"), 0.1, spread=spread)
+        models = u.predictions(np.r_[np.linspace(*u.param_range, 41), 0.0, 1e-9, -1e-9])
+        each = [sorted_classes_auc(m[:8192], m[8192:]) for m in models]
+        assert np.array_equal(sorted_classes_aucs(models, 8192), each)
+        exact = [roc_auc_score(u.y, m) for m in models[::8]]
+        assert np.allclose(each[::8], exact, rtol=0, atol=1e-14)

@@ -121,7 +121,11 @@ def test_observed_input_checks(args, message):
 
 # --- vectorised ranking ---------------------------------------------------------------------------
 
-def test_row_kernels_match_scipy():
+@pytest.mark.parametrize("small", [0, 1])   # the compiled radix sort and kernels on threads;
+def test_row_kernels_match_scipy(monkeypatch, small):   # numpy's sort, kernels on this thread
+    from leaderboard.shakeup import observed
+    monkeypatch.setattr(observed, "SMALL_BOARD", 200 * small)
+    monkeypatch.setattr(observed, "INLINE_ELEMENTS", (1 << 15) * small)
     rng = np.random.default_rng(1)
     x = np.round(rng.normal(size=(30, 60)), 1)  # ties in most rows
     y = np.round(x + rng.normal(size=(30, 60)), 1)

@@ -24,7 +24,7 @@ from leaderboard.noise.universes.exact import auc_sd
 from leaderboard.noise.universes.finite import CalibratedUniverse
 from leaderboard.noise.universes.miscalibrated import MiscalibrationPath
 from leaderboard.noise.universes.seeds import class_counts
-from leaderboard.noise.universes.sorted_auc import simulate_sorted_auc, sorted_classes_auc
+from leaderboard.noise.universes.sorted_auc import simulate_sorted_auc, sorted_classes_aucs
 
 ROWS_PER_CLASS = 8192
 MAX_SEPARATION = 12.0   # mu at which AUC = Phi(12 / sqrt 2), 1 to within 1e-17
@@ -69,6 +69,11 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
         q = ndtri((np.arange(ROWS_PER_CLASS) + 0.5) / ROWS_PER_CLASS)
         self._quantiles = q
         self._sd = ((1.0, self.spread) if self.prevalence <= 0.5 else (self.spread, 1.0))
+        # each class's scaled quantiles, made once (calibration builds thousands of models);
+        # read-only: the negatives' are handed out as they are
+        self._scaled = tuple(sd * q for sd in self._sd)
+        for scaled in self._scaled:
+            scaled.flags.writeable = False
         self.y = np.repeat([0, 1], ROWS_PER_CLASS)
         self.strata = [slice(0, ROWS_PER_CLASS), slice(ROWS_PER_CLASS, 2 * ROWS_PER_CLASS)]
         self.shares = np.array([1.0 - self.prevalence, self.prevalence])
@@ -81,7 +86,7 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
 
     def _classes(self, mu: float) -> tuple[np.ndarray, np.ndarray]:
         """The latent scores of the negatives and the positives at separation ``mu``."""
-        return self._sd[0] * self._quantiles, mu + self._sd[1] * self._quantiles
+        return self._scaled[0], mu + self._scaled[1]
 
     def _model(self, mu: float, temperature: float) -> np.ndarray:
         """Predictions of the model with separation ``mu`` whose log-likelihood ratio is scaled by
@@ -106,13 +111,13 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
 
     def _truth_of_rows(self, models: list[np.ndarray]) -> np.ndarray:
         """AUC: each model's rows run in order within each class (quantiles, shifted, scaled or
-        reversed), so the truth is a merge of the two classes (:func:`sorted_classes_auc`, exact)
-        instead of a sort of the whole universe per model: calibration scores about 20 models a
-        level. Other metrics, or a model whose classes are not in order, as before."""
+        reversed), so the truth is a merge of the two classes (:func:`sorted_classes_aucs`,
+        exact, every model in one call) instead of a sort of the whole universe per model:
+        calibration scores about 20 models a level. Other metrics, or a model whose classes are
+        not in order, as before."""
         if self.metric.name != "auc":
             return super()._truth_of_rows(models)
-        out = np.array([sorted_classes_auc(m[:ROWS_PER_CLASS], m[ROWS_PER_CLASS:])
-                        for m in models], dtype=float)
+        out = sorted_classes_aucs(models, ROWS_PER_CLASS)
         if np.isnan(out).any():
             return super()._truth_of_rows(models)
         return out

@@ -11,7 +11,6 @@ data (Vega computes them), so a skeleton never depends on the numbers.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -21,6 +20,8 @@ from leaderboard.report.vega.common import (Chart, BAND, HIGHLIGHT, INK, NO_TIER
                                             WIDTH, Spec, data, dim_others, finish, finite,
                                             is_selected, label, label_limit, number_format,
                                             share_text, top_or_selected, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 ROW = 18   # pixels per entry row
 BAR = "#8fb8da"
@@ -95,7 +96,7 @@ def scores_chart(rows: pd.DataFrame, *, decimals: int, x_title: str, interval: s
                      leader=[{"leader": finite([leader])[0]}])
 
 
-@lru_cache(maxsize=32)
+@skeleton(maxsize=32)
 def _scores(decimals: int, x_title: str, interval: str | None, top: int, height: int) -> dict:
     fmt = number_format(decimals)
     tips = [alt.Tooltip("rank:Q", title="rank"), alt.Tooltip("team:N", title="entry"),
@@ -140,8 +141,8 @@ def _scores(decimals: int, x_title: str, interval: str | None, top: int, height:
         .transform_calculate(name="'tier ' + datum.tier")
         .encode(x=alt.value("width"), text="name:N"),
     ]
-    chart = alt.layer(*layers).properties(
-        width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
+    chart = layered(
+        *layers, width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
         padding={"left": 6, "top": 6, "right": 64, "bottom": 6})
     return finish(chart, "scores")
 
@@ -222,10 +223,10 @@ def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: f
     return with_data(_distribution(x_title, y_title, decimals, name), bins=bins, marks=marks)
 
 
-@lru_cache(maxsize=32)
+@skeleton(maxsize=32)
 def _distribution(x_title: str, y_title: str, decimals: int, name: str) -> dict:
-    chart = alt.layer(_bars(x_title, "share", y_title, number_format(decimals), True),
-                      *_marks()).properties(width=420, height=230)
+    chart = layered(_bars(x_title, "share", y_title, number_format(decimals), True),
+                    *_marks(), width=420, height=230)
     return finish(chart, name)
 
 
@@ -254,7 +255,7 @@ def ecdf_chart(t: np.ndarray, f: np.ndarray, d95: float, *, x_title: str, d95_te
         {"gap": finite(grid, 8), "share": finite(values, 6)}), pin=pin)
 
 
-@lru_cache(maxsize=32)
+@skeleton(maxsize=32)
 def _ecdf(x_title: str, name: str) -> dict:
     line = Chart(data("curve")).mark_line(color=PALETTE[0], strokeWidth=2.2).encode(
         x=alt.X("gap:Q", title=x_title, scale=alt.Scale(nice=False)),
@@ -271,7 +272,7 @@ def _ecdf(x_title: str, name: str) -> dict:
     layers.append(guide.mark_text(align=alt.ExprRef("datum.right ? 'left' : 'right'"),
                                   dx=alt.ExprRef("datum.right ? 8 : -8"), dy=-9, fontSize=11.5,
                                   color=INK).encode(x="x:Q", y="y:Q", text="text:N"))
-    return finish(alt.layer(*layers).properties(width=420, height=230), name)
+    return finish(layered(*layers, width=420, height=230), name)
 
 
 def board_histogram(scores: np.ndarray, leader: float, d95: float | None, *, higher: bool,
@@ -327,7 +328,7 @@ def bulk_fence(values: np.ndarray, higher: bool) -> float:
     return float(round(sign * (q1 - 3.0 * (q3 - q1)), 12))
 
 
-@lru_cache(maxsize=32)
+@skeleton(maxsize=32)
 def _board(x_title: str, decimals: int, higher: bool, has_band: bool, has_tail: bool) -> dict:
     layers = [_bars(x_title, "count", "entries", number_format(decimals), False),
               Chart(data("leader")).mark_rule(color=INK, strokeWidth=1.4).encode(x="x:Q")]
@@ -344,4 +345,4 @@ def _board(x_title: str, decimals: int, higher: bool, has_band: bool, has_tail: 
                   band.mark_text(align="right" if higher else "left", dx=-4 if higher else 4,
                                  baseline="top", fontSize=11, color=INK).encode(
                       x="at:Q", y=alt.value(4), text="text:N")]
-    return finish(alt.layer(*layers).properties(width=WIDTH, height=200), "board-hist")
+    return finish(layered(*layers, width=WIDTH, height=200), "board-hist")

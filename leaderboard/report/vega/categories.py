@@ -5,13 +5,14 @@ Data in, :class:`~.common.Spec` out, like the other page modules.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import altair as alt
 import pandas as pd
 
 from leaderboard.report.vega.common import (Chart, INK, Spec, data, dim_others, finish, finite,
                                             label, number_format, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 TOP_MODELS = 20
 
@@ -50,7 +51,7 @@ def category_chart(per_category: pd.DataFrame, macro: pd.DataFrame, *, decimals:
                      cells=cells)
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _chart(rows: int, cols: int, decimals: int, metric: str, conf: str, higher: bool) -> dict:
     fmt = number_format(decimals)
     width = int(min(110, max(14, 760 // max(cols, 1))))   # a column; rows are 20 px
@@ -75,5 +76,5 @@ def _chart(rows: int, cols: int, decimals: int, metric: str, conf: str, higher: 
         base.transform_filter("datum.tier1 == 1").mark_circle(size=22, color=INK, opacity=0.8)
         .encode(x=x, y=y, tooltip=tips),
     ]
-    chart = alt.layer(*layers).properties(width=width * cols, height=20 * rows)
+    chart = layered(*layers, width=width * cols, height=20 * rows)
     return finish(chart, "categories", fit=False)

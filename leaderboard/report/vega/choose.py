@@ -6,7 +6,6 @@ page's selection highlights one here too.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -15,6 +14,8 @@ import pandas as pd
 from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, MUTED, PALETTE, Spec, data,
                                             dim_others, finish, finite, is_selected, label,
                                             label_limit, number_format, share_text, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 PICK, OTHER = PALETTE[3], PALETTE[0]
 MAX_ROWS = 40
@@ -51,7 +52,7 @@ def estimate_chart(table: pd.DataFrame, *, decimals: int, higher_is_better: bool
     return with_data(_estimates(decimals, f"{metric} ({better})", len(rows)), rows=rows)
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _estimates(decimals: int, x_title: str, n: int) -> dict:
     fmt = number_format(decimals)
     base = Chart(data("rows")).transform_calculate(
@@ -78,4 +79,4 @@ def _estimates(decimals: int, x_title: str, n: int) -> dict:
         base.mark_circle(size=70, stroke=INK, strokeWidth=0.7, opacity=1).encode(
             y=y, x=x, color=colour, opacity=dim_others(), tooltip=tips),
     ]
-    return finish(alt.layer(*layers).properties(width=700, height=22 * n), "choose-estimates")
+    return finish(layered(*layers, width=700, height=22 * n), "choose-estimates")

@@ -4,7 +4,6 @@ cost-accuracy frontier drawn through the models on it. The skeleton is cached by
 parameters; the numbers come as data."""
 from __future__ import annotations
 
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -13,6 +12,8 @@ import pandas as pd
 from leaderboard.report.vega.analyze import tone, tone_scale
 from leaderboard.report.vega.common import (INK, WIDTH, Chart, Spec, data, finish, finite,
                                             number_format, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 
 def cost_rows(costs) -> pd.DataFrame:
@@ -51,7 +52,7 @@ def cost_chart(rows: pd.DataFrame, *, decimals: int, x_title: str, y_title: str,
                      frontier=line)
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _skeleton(decimals: int, x_title: str, y_title: str, interval: str, log: bool) -> dict:
     fmt = number_format(decimals)
     x_scale = alt.Scale(type="log") if log else alt.Scale(zero=False, nice=True)
@@ -83,5 +84,5 @@ def _skeleton(decimals: int, x_title: str, y_title: str, interval: str, log: boo
                                           limit=140)
         .encode(x=x, y=y, text="model:N"),
     ]
-    chart = alt.layer(*layers).properties(width=WIDTH, height=360)
+    chart = layered(*layers, width=WIDTH, height=360)
     return finish(chart, "costs")

@@ -9,7 +9,6 @@ come with the entries that were resampled. Data in, :class:`~.common.Spec` out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -17,6 +16,8 @@ import numpy as np
 from leaderboard.noise.curves import GRID, Curves
 from leaderboard.report.vega.common import (Chart, INK, PALETTE, SELECTED, Spec, data, finish,
                                             finite, label, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 SHOW = 5
 
@@ -29,14 +30,16 @@ def _long(curves: Curves, field: str) -> list[dict]:
     """One row per entry (``t``, its place) and grid point: x, y and, for resampled entries, the
     band (``lo``, ``hi``; absent otherwise). Names come from the ``entries`` dataset."""
     rows = []
+    xs = [round(float(x), 2) for x in GRID]
     for t, c in enumerate(curves.entries):
-        y = getattr(c, field)
+        ys = finite(getattr(c, field)[:len(xs)], 4)
         band = getattr(c, f"{field}_band", None)
-        for k, x in enumerate(GRID):
-            row = {"t": t, "x": round(float(x), 2), "y": finite([y[k]], 4)[0]}
-            if band is not None:
-                row["lo"], row["hi"] = finite([band[0][k], band[1][k]], 4)
-            rows.append(row)
+        if band is None:
+            rows += [{"t": t, "x": x, "y": y} for x, y in zip(xs, ys)]
+        else:
+            lo, hi = (finite(b[:len(xs)], 4) for b in band[:2])
+            rows += [{"t": t, "x": x, "y": y, "lo": a, "hi": b}
+                     for x, y, a, b in zip(xs, ys, lo, hi)]
     return rows
 
 
@@ -97,7 +100,7 @@ _AXES = {"roc": ("false positive rate", "true positive rate"),
          "cost": ("probability-cost PC(+)", "normalised expected cost")}
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _chart(kind: str, n: int) -> dict:
     x_title, y_title = _AXES[kind]
     shown = f"datum.rank <= {SHOW} || datum.team === {SELECTED}"
@@ -135,4 +138,4 @@ def _chart(kind: str, n: int) -> dict:
     layers.append(base.mark_line(clip=True).encode(
         x=x, y=y, color=colour, detail="team:N", tooltip=tips,
         strokeWidth=alt.condition(selected, alt.value(3.5), alt.value(1.8))))
-    return finish(alt.layer(*layers).properties(width=360, height=300), f"curves-{kind}")
+    return finish(layered(*layers, width=360, height=300), f"curves-{kind}")

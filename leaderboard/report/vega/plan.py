@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 
 import altair as alt
 
 from leaderboard.report.vega.common import (Chart, INK, LOG_LABELS, PALETTE, Spec, data, finish,
                                             finite, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 FULL, PUBLIC = PALETTE[0], PALETTE[1]
 
@@ -47,7 +48,7 @@ def mdd_chart(curve: Sequence[tuple[int, float]], *, public_fraction: float | No
     return with_data(_mdd(metric, series, delta is not None), **sets)
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _mdd(metric: str, series: tuple[str, ...], has_delta: bool) -> dict:
     x = alt.X("n:Q", title="rows in the test set (log scale)",
               scale=alt.Scale(type="log", nice=False), axis=alt.Axis(labelExpr=LOG_LABELS,
@@ -78,7 +79,7 @@ def _mdd(metric: str, series: tuple[str, ...], has_delta: bool) -> dict:
                                 dy=alt.ExprRef("datum.above ? -9 : 14")).encode(
                      x="n:Q", y="mdd:Q", text="text:N")
                  for colour_, stroke, width in (("white", "white", 4), (INK, None, 0))]]
-    return finish(alt.layer(*layers).properties(width=660, height=250), "plan-mdd")
+    return finish(layered(*layers, width=660, height=250), "plan-mdd")
 
 
 def pin_sides(pins: Sequence[tuple[float, float, str, bool]], lo: int, hi: int,

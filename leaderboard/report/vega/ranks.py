@@ -7,7 +7,6 @@ in observed rank order, best first; names pass :func:`~.common.label`.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -18,6 +17,8 @@ from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, LOG_LABELS, P
                                             Spec, data, dim_others, finish, finite, is_selected,
                                             label, label_limit, share_text, top_or_selected,
                                             with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 SIG_BETTER, SIG_WORSE, NOT_SIG, UNTESTED = PALETTE[0], "#A9CCE8", "#E5E7EB", "#FFFFFF"
 CROSS = "M-1,-1L1,1M-1,1L1,-1"   # an x, as an SVG path in the unit square
@@ -79,7 +80,7 @@ def _interval_iv(rows: pd.DataFrame, top: int) -> None:
         raise ValueError("pbest must hold one probability in [0, 1] per entry")
 
 
-@lru_cache(maxsize=32)
+@skeleton(maxsize=32)
 def _intervals(level: str, top: int, log: bool, height: int) -> dict:
     scale = (alt.Scale(type="log", nice=False, padding=10) if log else
              alt.Scale(zero=False, nice=False, padding=10))
@@ -118,8 +119,8 @@ def _intervals(level: str, top: int, log: bool, height: int) -> dict:
     head = Chart(data("head")).mark_text(align="right", dx=60, dy=-8, fontSize=11,
                                              color="#6b7280", clip=False).encode(
         x=alt.value("width"), y=alt.value(0), text="text:N")
-    chart = alt.layer(*layers, head).properties(
-        width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
+    chart = layered(
+        *layers, head, width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
         padding={"left": 6, "top": 6, "right": 70, "bottom": 6})
     return finish(chart, "rank-intervals")
 
@@ -161,16 +162,16 @@ def _tau_text(t: float) -> str:
     return f"{t:.3f}" if abs(t) > 0.99 else f"{t:.2f}"
 
 
-@lru_cache(maxsize=1)
+@skeleton(maxsize=1)
 def _tau() -> dict:
     from leaderboard.report.vega.analyze import _bars, _marks
 
     note = Chart(data("note")).mark_text(align="left", fontStyle="italic", fontSize=12.5,
                                               color="#4b5563").encode(
         x=alt.value(10), y=alt.value(18), text="text:N")
-    chart = alt.layer(_bars("Kendall's tau with the observed ranking", "share",
-                            "share of replicates", ".3f", True), *_marks(), note).properties(
-        width=420, height=230)
+    chart = layered(_bars("Kendall's tau with the observed ranking", "share",
+                          "share of replicates", ".3f", True), *_marks(), note,
+                    width=420, height=230)
     return finish(chart, "rank-tau")
 
 
@@ -224,7 +225,7 @@ def _frequency_iv(teams, counts, ranks, tiers):
     return freq / totals, ranks, tiers
 
 
-@lru_cache(maxsize=8)
+@skeleton(maxsize=8)
 def _frequencies(top: int, level: float) -> dict:
     cell = int(min(40, max(22, 760 // top)))
     ranks = list(range(1, top + 2))
@@ -260,7 +261,7 @@ def _frequencies(top: int, level: float) -> dict:
                                                              "'normal'")).encode(
             x=x, y=alt.value(cell * (top + 1)), text="team:N"),
     ]
-    chart = alt.layer(*layers).properties(width=cell * top, height=cell * (top + 1))
+    chart = layered(*layers, width=cell * top, height=cell * (top + 1))
     return finish(chart, "rank-frequencies", fit=False)
 
 
@@ -328,7 +329,7 @@ KINDS = {"better": (SIG_BETTER, "row shown better than column (all pairs at once
          "ns": (NOT_SIG, "not shown apart"), "untested": (UNTESTED, "not tested")}
 
 
-@lru_cache(maxsize=8)
+@skeleton(maxsize=8)
 def _significance(k: int, mirror: bool) -> dict:
     cell = int(min(24, max(12, 480 // max(k, 1))))
     kinds = [x for x in KINDS if mirror or x != "worse"]

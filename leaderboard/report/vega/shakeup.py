@@ -16,6 +16,8 @@ import pandas as pd
 
 from leaderboard.report.vega.common import (Chart, BAND, INK, PALETTE, Spec, data, dim_others,
                                             finish, finite, is_selected, label, padded, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 DOT, FLAG, ROSE, FELL, SAME = PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[3], "#9CA3AF"
 SCATTER_POINTS = 2000   # past this, the scatter bins the board
@@ -187,6 +189,7 @@ def _bins2d(x, y, xd, yd, n: int = 60) -> pd.DataFrame:
                          "count": counts[i, j].astype(int)})
 
 
+@skeleton()
 def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
     fmt = f".{decimals}f"
     up = "better \u2192" if higher else "\u2190 better"
@@ -236,7 +239,7 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
             x=x, y=y, text=alt.Text("label:N")).transform_calculate(
             label="datum.note != '' ? datum.note : datum.team"),
     ]
-    return finish(alt.layer(*layers).properties(width=660, height=HEIGHT), "shakeup-scatter")
+    return finish(layered(*layers, width=660, height=HEIGHT), "shakeup-scatter")
 
 
 # A label goes to the left of its dot when it would run past the plot's right edge at the width

@@ -15,6 +15,8 @@ import numpy as np
 
 from leaderboard.report.vega.common import (Chart, BAND, INK, LOG_LABELS, Spec, data, dim_others,
                                             finish, label, with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 from leaderboard.report.vega.shakeup import FELL, LABEL_GAP, ROSE, SAME, sorted_spread
 
 
@@ -102,6 +104,7 @@ def _rank_iv(public_rank, private_rank, teams, band, top):
     return np.where(ok, pub, 0).astype(int), np.where(ok, pri, 0).astype(int), ok
 
 
+@skeleton()
 def _slopes(height: int) -> dict:
     x = alt.X("side:N", sort=["public", "private"], title=None,
               scale=alt.Scale(type="point", domain=["public", "private"], padding=0),
@@ -130,7 +133,7 @@ def _slopes(height: int) -> dict:
             "datum.team === selected_team ? 'bold' : 'normal'")).encode(
             x=x, y=y, text="text:N", tooltip=[alt.Tooltip("team:N", title="team")]),
     ]
-    chart = alt.layer(*layers).properties(width=290, height=height)
+    chart = layered(*layers, width=290, height=height)
     return finish(chart, "shakeup-ranks", fit=False)
 
 
@@ -170,6 +173,7 @@ def _r(v: float) -> str:
     return f"{v:,.0f}" if abs(v - round(v)) < 0.05 else f"{v:,.1f}"
 
 
+@skeleton()
 def _panel(m: int) -> dict:
     x = alt.X("place:O", title="public place", axis=alt.Axis(labelAngle=0))
     y = alt.Y("lo:Q", title="private rank (log scale)",
@@ -189,5 +193,5 @@ def _panel(m: int) -> dict:
                                 "datum.value == 'within' ? 'within the range' : datum.value + "
                                 "' beyond it'")))),
     ]
-    return finish(alt.layer(*layers).properties(width=max(24 * m, 300), height=220),
+    return finish(layered(*layers, width=max(24 * m, 300), height=220),
                   "shakeup-noise")

@@ -8,7 +8,6 @@ Colours follow the house palette, one per true score in the order given. Data in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import altair as alt
 import numpy as np
@@ -16,6 +15,8 @@ import numpy as np
 from leaderboard.report.vega.analyze import bin_edges, ecdf_curve
 from leaderboard.report.vega.common import (Chart, INK, PALETTE, Spec, data, finish, finite,
                                             with_data)
+from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.layering import layered
 
 
 def score_colour(index: int) -> str:
@@ -65,7 +66,7 @@ def _colour(labels: tuple[str, ...]) -> alt.Color:
                      legend=None)
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _overlay(x_title: str, labels: tuple[str, ...]) -> dict:
     steps = Chart(data("steps"))
     colour = _colour(labels)
@@ -79,7 +80,7 @@ def _overlay(x_title: str, labels: tuple[str, ...]) -> dict:
                            alt.Tooltip("x:Q", title="bin from", format=".4g"),
                            alt.Tooltip("y:Q", title="share", format=".1%")]),
               Chart(data("truths")).mark_rule(strokeWidth=1.6).encode(x="x:Q", color=colour)]
-    return finish(alt.layer(*layers).properties(width=420, height=230), "simulate-overlay")
+    return finish(layered(*layers, width=420, height=230), "simulate-overlay")
 
 
 def ecdfs_chart(series: Sequence[tuple[str, np.ndarray, np.ndarray, float]],
@@ -99,7 +100,7 @@ def ecdfs_chart(series: Sequence[tuple[str, np.ndarray, np.ndarray, float]],
                      level=[{"y": 0.95, "text": "95% of pairs"}])
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _ecdfs(x_title: str, labels: tuple[str, ...]) -> dict:
     colour = _colour(labels)
     layers = [
@@ -122,7 +123,7 @@ def _ecdfs(x_title: str, labels: tuple[str, ...]) -> dict:
             tooltip=[alt.Tooltip("label:N", title="true score"),
                      alt.Tooltip("x:Q", title="d95", format=".4g")]),
     ]
-    return finish(alt.layer(*layers).properties(width=420, height=230), "simulate-ecdfs")
+    return finish(layered(*layers, width=420, height=230), "simulate-ecdfs")
 
 
 def facets_chart(panels: Sequence[tuple[str, Sequence[tuple[float, np.ndarray, str]]]],
@@ -153,7 +154,7 @@ def facets_chart(panels: Sequence[tuple[str, Sequence[tuple[float, np.ndarray, s
     return with_data(_facets(x_title, tuple(labels), int(columns)), rows=rows)
 
 
-@lru_cache(maxsize=16)
+@skeleton(maxsize=16)
 def _facets(x_title: str, labels: tuple[str, ...], columns: int) -> dict:
     colour = _colour(labels)
     x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, nice=False),

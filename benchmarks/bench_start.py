@@ -17,11 +17,16 @@ Prints, measured in this one run so the ratios share the machine's load:
   DIR``), every run also for that code, interleaved with ours so both share the machine's load,
   and the ratios ours / baseline (with ``--kernels``, each kernel's compile time side by side);
 - ``--cases`` adds the bundled submissions example (the paired bootstrap's pair tiles) and the
-  battles example to the scores example and the board.
+  battles example to the scores example and the board;
+- the start of commands that only answer (``--help``, an option's error, a missing input file)
+  and of ``import leaderboard``: CPU seconds of the child (median of ``--repeat``), the modules
+  it imported (``-X importtime`` lines) and whether it imported ``scipy.stats``; with
+  ``--baseline``, run alternately with the baseline's code and the ratios printed.
+  ``--no-answers`` skips them.
 
     python benchmarks/bench_start.py [--repeat 5] [--kernels] [--board CSV | --no-board]
         [--board-options "--metric auc ..."] [--no-example] [--no-import] [--baseline DIR]
-        [--cases example,submissions,battles,board]
+        [--cases example,submissions,battles,board] [--no-answers]
 """
 from __future__ import annotations
 
@@ -89,6 +94,51 @@ def import_seconds(module: str, repeat: int) -> float:
     return statistics.median(times)
 
 
+# Commands that answer without running any statistics: each should start fast (issue 27).
+ANSWERS = {"--help": ["--help"], "analyze --help": ["analyze", "--help"],
+           "option error": ["analyze", "board.csv", "--seed", "-3"],
+           "missing input": ["analyze", "no-such-board.csv", "--metric", "auc"]}
+
+
+def answer_start(argv: list[str] | None, root: Path) -> tuple[float, int, bool]:
+    """CPU seconds (user + system) of ``python -m leaderboard argv`` (``import leaderboard``
+    when ``argv`` is None) in a child running the code under ``root``, the number of modules it
+    imported and whether ``scipy.stats`` was one of them."""
+    command = ["-c", "import leaderboard"] if argv is None else ["-m", "leaderboard", *argv]
+    with tempfile.TemporaryDirectory(prefix="bench-start-") as tmp:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run([sys.executable, "-X", "importtime", *command], cwd=tmp,
+                              capture_output=True, text=True, env=_child_env(root=root))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")
+             and not line.endswith("| imported package")]   # not the header line
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, len(lines), any(line.split("|")[2].strip() == "scipy.stats" for line in lines)
+
+
+def answers(repeat: int, baseline: Path | None) -> None:
+    """Print the start of each answering command (and ``import leaderboard``), alternating
+    this code and ``baseline``'s so both share the machine's load."""
+    roots = [ROOT] + ([baseline.resolve()] if baseline is not None else [])
+    cases = [("import leaderboard", None), *ANSWERS.items()]
+    print("-- commands that only answer: CPU s (median of "
+          f"{repeat}), modules imported, scipy.stats imported")
+    for label, argv in cases:
+        runs = {root: [] for root in roots}
+        for _ in range(repeat):
+            for root in roots:
+                runs[root].append(answer_start(argv, root))
+        shown = []
+        for root in roots:
+            cpu = statistics.median(r[0] for r in runs[root])
+            shown.append((cpu, runs[root][-1][1], runs[root][-1][2]))
+        words = "  ".join(f"{name} {cpu:5.2f} s {mods:5d} modules scipy.stats "
+                          f"{'yes' if stats else 'no '}"
+                          for name, (cpu, mods, stats) in zip(("this", "baseline"), shown))
+        ratio = f"  ratio {shown[0][0] / shown[1][0]:.2f}x" if baseline is not None else ""
+        print(f"{label:<20} {words}{ratio}")
+
+
 def run_example(cache: str, work: Path, argv: list[str] = EXAMPLE, root: Path = ROOT
                 ) -> tuple[float, float, list[tuple[str, float]]]:
     """Wall and CPU seconds of one ``leaderboard`` command (``analyze --example`` unless
@@ -116,6 +166,8 @@ def main() -> None:
     parser.add_argument("--no-board", action="store_true", help="time the example only")
     parser.add_argument("--no-example", action="store_true", help="time the board only")
     parser.add_argument("--no-import", action="store_true", help="skip the import timings")
+    parser.add_argument("--no-answers", action="store_true",
+                        help="skip the start of commands that only answer (--help, errors)")
     parser.add_argument("--baseline", type=Path,
                         help="a checkout of other code to time in the same runs, for ratios")
     parser.add_argument("--cases", default="example,board",
@@ -131,6 +183,9 @@ def main() -> None:
         ours_s = import_seconds("leaderboard", args.repeat)
         print(f"import pandas       {pandas_s:6.2f} s")
         print(f"import leaderboard  {ours_s:6.2f} s   ({ours_s / pandas_s:.2f}x pandas)")
+
+    if not args.no_answers:
+        answers(args.repeat, args.baseline)
 
     cases = [] if args.no_example or "example" not in wanted else [("example", EXAMPLE)]
     cases += [(name, argv) for name, argv in OTHER_CASES.items() if name in wanted]

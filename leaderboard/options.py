@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions
+from leaderboard.noise.universe_options import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions
 from leaderboard.confidence import confidence_label  # noqa: F401 - the one formatter, here too
 from leaderboard.errors import InputError
 from leaderboard.params import check

@@ -256,7 +256,7 @@ PARAMETERS: dict[str, object] = {
     "replicates": DRAWS,
     "seed": SEED,
     "correlation": Either((Choice(("auto",)), CORRELATION)),
-    "resample": Choice("leaderboard.noise.weights:RESAMPLING"),
+    "resample": Choice("leaderboard.choices:RESAMPLING"),
     "tiers": TIERS,
     "tier_method": TIERS,
     # per-category intervals on the page: each at its own level, or all holding together
@@ -268,10 +268,10 @@ PARAMETERS: dict[str, object] = {
     "team_col": COLUMN, "score_col": COLUMN, "public_col": COLUMN, "private_col": COLUMN,
     "id_col": COLUMN, "group_col": COLUMN, "cluster_col": COLUMN, "category_col": COLUMN,
     "harness_filter": COLUMN, "sample_col": COLUMN,
-    "items_policy": Choice("leaderboard.ingest.item_sets:ITEMS_POLICIES"),
-    "items_format": Choice("leaderboard.ingest.benchmarks:FORMATS"),
+    "items_policy": Choice("leaderboard.choices:ITEMS_POLICIES"),
+    "items_format": Choice("leaderboard.choices:ITEMS_FORMATS"),
     "instances": Optional(Text()),
-    "missing_instances": Choice("leaderboard.ingest.swebench:MISSING"),
+    "missing_instances": Choice("leaderboard.choices:MISSING_INSTANCES"),
     # benchmarks (issue 26): each item's cost, a file of published scores to check
     "cost_col": COLUMN, "published": Optional(Table()),
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
@@ -279,10 +279,10 @@ PARAMETERS: dict[str, object] = {
     "max_file_size": Interval(int, 2 ** 10, 2 ** 40),
     "workers": Optional(Interval(int, 1, 1024)),
     "scheduler": Optional(Text()),
-    "universe": Optional(Choice("leaderboard.noise.universes:UNIVERSE_NAMES")),
+    "universe": Optional(Choice("leaderboard.noise.universe_options:UNIVERSE_NAMES")),
     "classes": Optional(Interval(int, 2, 1000)),
     "class_shares": Optional(Several(Interval(float, 0, 1, low_open=True))),
-    "residuals": Choice("leaderboard.noise.universes:RESIDUALS"),
+    "residuals": Choice("leaderboard.noise.universe_options:RESIDUALS"),
     "df": Interval(float, 2, 1e6),   # t residuals: MIN_DF (finite universe, issue 25)
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
@@ -293,7 +293,7 @@ PARAMETERS: dict[str, object] = {
     "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
     "date_col": COLUMN, "anchor": Optional(Text()),
     "anchor_rating": Interval(float, -1e9, 1e9),
-    "disconnected": Choice("leaderboard.pipelines.battles:DISCONNECTED"),
+    "disconnected": Choice("leaderboard.choices:DISCONNECTED"),
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri   # norm.ppf(q) is ndtri(q), bit for bit, without scipy.stats
 
 from leaderboard.params import check_alpha
 
@@ -118,7 +118,7 @@ def ladder_check(scores: np.ndarray, sd_diff: float | np.ndarray, higher_is_bett
     s, sd = _ladder_iv(scores, sd_diff, alpha)
     sign = 1.0 if higher_is_better else -1.0
     s_or = sign * s
-    z = norm.ppf(1 - alpha)
+    z = ndtri(1 - alpha)
     t_n = s.size
     is_step = np.zeros(t_n, dtype=bool)
     best_index = np.zeros(t_n, dtype=int)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri   # norm.ppf(q) is ndtri(q), bit for bit, without scipy.stats
 
 from leaderboard._threads import one_blas_thread
 from leaderboard.choose.posterior import Posterior, same_public_groups
@@ -220,7 +220,7 @@ def _distinguishable(posterior, oriented_mean, p_true_best, same, names):
     diff = oriented_mean[first] - oriented_mean[second]
     var = posterior.cov[first, first] + posterior.cov[second, second] \
         - 2 * posterior.cov[first, second]
-    low = diff - norm.ppf(0.975) * np.sqrt(max(var, 0.0))
+    low = diff - ndtri(0.975) * np.sqrt(max(var, 0.0))
     share = float(p_true_best[same == first].sum())
     lead, runner_up = names[first], names[second]
     if share >= 0.5:

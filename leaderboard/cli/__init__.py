@@ -7,46 +7,60 @@ user mistake surfaces as one line on stderr and exit status 2, never a traceback
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import traceback
 import warnings
 from collections.abc import Sequence
 
 from leaderboard import __version__, limits
-from leaderboard.cli import analyze as cli_analyze
-from leaderboard.cli import calibrate as cli_calibrate
-from leaderboard.cli import choose as cli_choose
-from leaderboard.cli import compare as cli_compare
-from leaderboard.cli import plan as cli_plan
-from leaderboard.cli import simulate as cli_simulate
-from leaderboard.cli.analyze import run_analyze
-from leaderboard.cli.common import (Parser, add_debug, check_paths, compile_notice_once,
-                                    internal_error)
+from leaderboard.cli.common import (COMMANDS, Parser, add_debug, check_paths,
+                                    compile_notice_once, internal_error)
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import forget_files_read
 
 
-def build_parser(parser_class: type[Parser] = Parser) -> argparse.ArgumentParser:
-    """Every command's options, defaults and checks (``parser_class``: how errors surface)."""
+def build_parser(parser_class: type[Parser] = Parser, only: str | None = None
+                 ) -> argparse.ArgumentParser:
+    """Every command's options, defaults and checks (``parser_class``: how errors surface).
+
+    ``only``: the command being run (``""`` when none is); the others are listed with their
+    one-line help alone, so that neither their modules nor what those import load (issue 27:
+    ``--help`` and a run start fast). None: every command's options (the documentation's option
+    tables).
+    """
     parser = parser_class(prog="leaderboard", description="Is the winner the best model, or the "
                      "luckiest? Sampling-noise intervals and tiers for competition leaderboards.")
     parser.add_argument("--version", action="version", version=f"leaderboard {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=parser_class)
-    cli_analyze.add_parser(commands)
-    cli_simulate.add_parser(commands)
-    cli_plan.add_parser(commands)
-    cli_calibrate.add_parser(commands)
-    cli_choose.add_parser(commands)
-    cli_compare.add_parser(commands)
+    for name, line in COMMANDS.items():
+        if only is None or name == only:
+            _command_module(name).add_parser(commands)
+        else:
+            commands.add_parser(name, help=line)
     add_debug(parser)
     for command in commands.choices.values():
         add_debug(command)
     return parser
 
 
-_COMMANDS = {"analyze": run_analyze, "simulate": cli_simulate.run,
-             "plan": cli_plan.run, "calibrate": cli_calibrate.run, "choose": cli_choose.run,
-             "compare": cli_compare.run}
+def _command_module(name: str):
+    """The module that defines command ``name``'s options and runs it (``run``)."""
+    return importlib.import_module(f"leaderboard.cli.{name}")
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option (the top level's
+    options, ``--version``, ``--debug`` and ``--help``, take no value); None without one.
+
+    Examples
+    --------
+    >>> _command_named(["--debug", "analyze", "board.csv"]), _command_named(["--help"])
+    ('analyze', None)
+    """
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
 _INPUTS = ("file", "solution", "submissions", "public_scores", "items", "battles", "instances")
 _OUTPUTS = (("-o", "output"), ("--json", "json"), ("--csv", "csv"), ("--markdown", "markdown"))
 INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug, not a bad input
@@ -58,8 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad input: one line on stderr, exit status 2. Anything unexpected: one line naming the input
     being read, exit status 70, and the traceback only with ``--debug``.
     """
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(only=_command_named(argv) or "").parse_args(argv)
     except SystemExit as stop:  # a one-line usage error (2), or --help and --version (0)
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
@@ -73,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 limits.using(limits.from_args(args)), warnings.catch_warnings():
             if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
                 warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
-            outcome = _COMMANDS[args.command](args)
+            outcome = _command_module(args.command).run(args)
     except InputError as error:
         print(f"leaderboard: error: {error}", file=sys.stderr)
         return 2

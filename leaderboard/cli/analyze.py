@@ -12,39 +12,39 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli.common import (DRAWS_MAX, FRACTION, N_MAX, ROWS, add_engine_options,
-                                    add_max_file_size, add_output_options, add_seed,
-                                    add_solution_columns, add_universe_options, count, echo,
-                                    real, universe_options, write_output)
+from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, N_MAX, ROWS,
+                                    add_engine_options, add_max_file_size, add_output_options,
+                                    add_seed, add_solution_columns, add_universe_options, count,
+                                    echo, real, universe_options, write_output)
 from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
+from typing import TYPE_CHECKING
+
+from leaderboard.choices import (ITEM_FLAGS, ITEMS_FORMATS, ITEMS_POLICIES, MISSING_INSTANCES,
+                                 RESAMPLING)
 from leaderboard.errors import printable
-from leaderboard.ingest.item_sets import ITEMS_POLICIES
-from leaderboard.ingest.benchmarks import FORMATS
-from leaderboard.ingest.swebench import MISSING
-from leaderboard.metrics import metric_names
-from leaderboard.noise.bootstrap import RESAMPLING
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
-from leaderboard.pipelines.run import ITEM_FLAGS, Inputs, make_submissions_example, run_analysis
-from leaderboard.pipelines.scores import Analysis
-from leaderboard.tiers.ranking import TIER_METHODS
+from leaderboard.tiers.methods import TIER_METHODS
+
+if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
+    from leaderboard.pipelines.run import Inputs
+    from leaderboard.pipelines.scores import Analysis
 
 
 
 def add_parser(commands) -> None:
     """The ``analyze`` command's options (every check where it is parsed)."""
-    run = commands.add_parser("analyze", help="analyse a leaderboard file: intervals, d95, tiers, "
-                              "HTML report and JSON")
+    run = commands.add_parser("analyze", help=COMMANDS["analyze"])
     run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
                      "(TeamId,TeamName,SubmissionDate,Score) or a table of teams and scores")
     run.add_argument("--example", nargs="?", const="scores", choices=("scores", "submissions"),
                      help="analyse a bundled example: 'scores' (the default, a leaderboard file) or "
                           "'submissions' (a solution and 45 submission files, generated into a "
                           "temporary folder); its settings are preset, options given here override")
-    run.add_argument("--metric", help="metric that ranks the board (several, comma separated, "
-                     f"on the same predictions: one page for all): {', '.join(metric_names())}")
+    run.add_argument("--metric", help=MetricHelp("metric that ranks the board (several, comma "
+                     "separated, on the same predictions: one page for all): {metrics}"))
     run.add_argument("--n-test", type=ROWS, help="rows in the test set that ranks the board")
     run.add_argument("--prevalence", type=FRACTION, help="share of positives in that test set (binary "
                      "metrics)")
@@ -74,7 +74,7 @@ def add_parser(commands) -> None:
                        "lm-evaluation-harness sample logs (--log_samples), SWE-bench results, "
                        "HELM runs or Inspect logs (--items-format); analysed with the paired "
                        "bootstrap of items")
-    items.add_argument("--items-format", choices=FORMATS, default="auto",
+    items.add_argument("--items-format", choices=ITEMS_FORMATS, default="auto",
                        help="what --items is (default auto: recognised by its files): table "
                             "(CSV/Parquet), harness (OUT/<model>/samples_*.jsonl), swebench (a "
                             "folder of system folders: results/results.json, "
@@ -84,7 +84,7 @@ def add_parser(commands) -> None:
     items.add_argument("--instances", metavar="FILE", help="SWE-bench: the split's instance "
                        "ids (one per line, or a JSON list); needed when results.json lists "
                        "only the resolved ones")
-    items.add_argument("--missing-instances", choices=MISSING, default="unresolved",
+    items.add_argument("--missing-instances", choices=MISSING_INSTANCES, default="unresolved",
                        help="SWE-bench: an instance a system has no result for counts as "
                             "unresolved (the leaderboard's denominator, the default) or is "
                             "left missing")
@@ -204,9 +204,6 @@ def _correlation(text: str) -> float | str:
 
 def run_analyze(args: argparse.Namespace) -> Analysis:
     """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
-    from leaderboard.report import write_html, write_json  # the report is the last stage
-
-    from leaderboard.report import exports
     from leaderboard.report.vega import renderer
 
     renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
@@ -215,6 +212,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
+    # the report is the last stage: imported (Altair, ~1 s) once the inputs have been read
+    from leaderboard.report import exports, write_html, write_json
     # issue 25: groups of items found, few clusters: said on stderr too when stdout goes to a file
     # or a pipe; on a terminal the summary below already lists every flag before the numbers
     if not args.quiet and not _is_terminal(sys.stdout):
@@ -234,6 +233,9 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     return result
 
 
+run = run_analyze   # the name every command's module runs by (leaderboard.cli.main)
+
+
 def _is_terminal(stream) -> bool:
     """Whether ``stream`` is a terminal (a replaced stream without ``isatty`` is not)."""
     return bool(getattr(stream, "isatty", lambda: False)())
@@ -243,11 +245,15 @@ def analysis_from_args(args: argparse.Namespace) -> Analysis:
     """The statistics of ``leaderboard analyze`` from parsed arguments, without writing anything:
     the arguments become the options objects and inputs the Python API builds, and the same
     pipeline (:func:`leaderboard.pipelines.run.run_analysis`) runs."""
+    from leaderboard.pipelines.run import run_analysis
+
     return run_analysis(inputs_from_args(args), options_from_args(args), quiet=args.quiet)
 
 
 def inputs_from_args(args: argparse.Namespace) -> Inputs:
     """The inputs the arguments name (paths, or a bundled example)."""
+    from leaderboard.pipelines.run import Inputs
+
     return Inputs(board=args.file, solution=args.solution, submissions=args.submissions,
                   items=args.items, example=args.example,
                   published=getattr(args, "published", None))
@@ -281,5 +287,9 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                           exclude_flagged=tuple(args.exclude_flagged))
 
 
-# The bundled submissions example, for ``choose --example`` and the tests that call it from here.
-_make_submissions_example = make_submissions_example
+def _make_submissions_example() -> dict:
+    """The bundled submissions example, for ``choose --example`` and the tests that call it from
+    here (:func:`leaderboard.pipelines.run.make_submissions_example`)."""
+    from leaderboard.pipelines.run import make_submissions_example
+
+    return make_submissions_example()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from leaderboard.cli.common import echo, write_output
 from leaderboard.errors import InputError, printable
-from leaderboard.pipelines.battles import DISCONNECTED
+from leaderboard.choices import DISCONNECTED
 
 
 def add_battles_options(run: argparse.ArgumentParser) -> None:

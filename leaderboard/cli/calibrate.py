@@ -14,7 +14,7 @@ import pandas as pd
 
 from leaderboard.params import check
 from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_designs, run_design
-from leaderboard.cli.common import FRACTION, add_seed, count, echo, write_output
+from leaderboard.cli.common import COMMANDS, FRACTION, add_seed, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
 
@@ -22,8 +22,7 @@ from leaderboard.progress import Progress
 def add_parser(commands) -> None:
     """Register the `calibrate` command on the top-level subparsers."""
     p = commands.add_parser(
-        "calibrate", help="rerun the calibration study (simulated competitions with known truth) "
-                          "and write its table",
+        "calibrate", help=COMMANDS["calibrate"],
         description="Simulated competitions with known true scores, scored by the real pipeline "
                     "in both modes: how often each tier method puts the true best in tier 1, the "
                     "coverage of score and rank intervals, and the size of tier 1.")

@@ -13,9 +13,10 @@ from functools import partial
 
 from leaderboard.pipelines.choose import ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
-from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_max_file_size,
-                                    add_output_options, add_seed, add_universe_options, count,
-                                    echo, universe_options, write_output)
+from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
+                                    add_max_file_size, add_output_options, add_seed,
+                                    add_universe_options, count, echo, universe_options,
+                                    write_output)
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
@@ -24,8 +25,7 @@ from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
 def add_parser(commands) -> None:
     """Register the `choose` command on the top-level subparsers."""
     p = commands.add_parser(
-        "choose", help="for a team: which two submissions to select, corrected for the winner's "
-                       "curse, and how sure that choice is",
+        "choose", help=COMMANDS["choose"],
         description="Pick the two final submissions: each candidate's public score corrected for "
                     "having been picked as best, the pair with the highest expected best-of-two "
                     "private score, the pair most likely to hold a top-tier candidate, and how much "
@@ -43,7 +43,7 @@ def add_parser(commands) -> None:
     p.add_argument("--id-col", help="id column of the solution and submissions")
     p.add_argument("--target-col", action="append", help="target column(s) of the solution")
     p.add_argument("--pred-col", action="append", help="prediction column(s) of the submissions")
-    p.add_argument("--metric", help=f"the metric: {', '.join(metric_names())}")
+    p.add_argument("--metric", help=MetricHelp("the metric: {metrics}"))
     p.add_argument("--n-public", type=ROWS, help="rows of the public board the scores come from")
     p.add_argument("--n-private", type=ROWS, help="rows of the private board that will decide "
                    "(default: the solution's private rows, else --n-public)")

@@ -12,13 +12,29 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
-from leaderboard.noise.universes import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF, RESIDUALS,
-                                         UNIVERSE_NAMES, UniverseOptions)
+from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
+                                              RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.ingest.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
                                    refuse_special_output)
 
+#: Each command's one-line help, in ``leaderboard --help``'s order. The module of the same name
+#: in this package defines its options and runs it; ``--help`` and every other command's run list
+#: a command from this line alone, without importing its module (issue 27: a fast start).
+COMMANDS = {
+    "analyze": "analyse a leaderboard file: intervals, d95, tiers, HTML report and JSON",
+    "simulate": "simulate test sets from a universe whose true score is known: the spread of "
+                "observed scores, d95, and how often the better model wins",
+    "plan": "before a competition: the test-set size that tells apart entries a given difference "
+            "apart, and the smallest difference a test set resolves",
+    "calibrate": "rerun the calibration study (simulated competitions with known truth) and "
+                 "write its table",
+    "choose": "for a team: which two submissions to select, corrected for the winner's curse, "
+              "and how sure that choice is",
+    "compare": "CI gate: is the candidate shown better than the baseline? exit 0 yes, 1 no, 2 "
+               "bad input",
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -27,6 +43,25 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
+
+
+class MetricHelp(str):
+    """An option's help naming every registered metric where it says ``{metrics}``, filled when
+    the help is shown: argparse writes an option's help as ``help % values``, and this ``%``
+    fills in the names, so the metric registry (which imports every metric's code: pandas,
+    numba, SciPy) loads for ``--help`` only, never just to parse the options (issue 27).
+
+    Examples
+    --------
+    >>> text = MetricHelp("the metric: {metrics} (default %(default)s)") % {"default": "auc"}
+    >>> text.startswith("the metric: auc, "), text.endswith("(default auc)")
+    (True, True)
+    """
+
+    def __mod__(self, values):
+        from leaderboard.metrics import metric_names
+
+        return str.replace(self, "{metrics}", ", ".join(metric_names())) % values
 
 
 def option_message(message: str, prog: str) -> str:

@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from leaderboard.cli.common import (DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
+from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
                                     add_solution_columns, count, echo, write_output)
 from leaderboard.errors import printable
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
@@ -28,8 +28,7 @@ SHOWN_BETTER, NOT_SHOWN = 0, 1
 
 
 def add_parser(commands) -> None:
-    p = commands.add_parser("compare", help="CI gate: is the candidate shown better than the "
-                            "baseline? exit 0 yes, 1 no, 2 bad input")
+    p = commands.add_parser("compare", help=COMMANDS["compare"])
     p.add_argument("--baseline", required=True, help="the baseline: a submission file (with "
                    "--solution) or a model name (with --items)")
     p.add_argument("--candidate", required=True, help="the candidate, as --baseline")

@@ -11,22 +11,20 @@ from functools import partial
 from pathlib import Path
 
 from leaderboard.api_plan import PLAN_DRAWS, Plan, plan
-from leaderboard.cli.common import (CORRELATION, DRAWS_MAX, FRACTION, ROWS, add_seed,
-                                    add_universe_options, count, echo, real, write_output)
-from leaderboard.metrics import metric_names
+from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
+                                    add_seed, add_universe_options, count, echo, real, write_output)
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 
 
 def add_parser(commands) -> None:
     """Register the `plan` command on the top-level subparsers."""
     p = commands.add_parser(
-        "plan", help="before a competition: the test-set size that tells apart entries a given "
-                     "difference apart, and the smallest difference a test set resolves",
+        "plan", help=COMMANDS["plan"],
         description="Minimum test-set size to detect a difference --delta between two entries, "
                     "and the minimum detectable difference (MDD) for --n-test rows (give either or "
                     "both), from the normal approximation delta >= (z_{1-alpha/2} + z_power) * "
                     "sd_diff(n), checked by simulation.")
-    p.add_argument("--metric", required=True, help=f"the metric: {', '.join(metric_names())}")
+    p.add_argument("--metric", required=True, help=MetricHelp("the metric: {metrics}"))
     p.add_argument("--score", type=real(), required=True, help="true score of the weaker entry")
     p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics)")
     p.add_argument("--delta", type=real(0, low_open=True), help="difference in true score to "

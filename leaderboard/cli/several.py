@@ -13,7 +13,6 @@ from pathlib import Path
 from leaderboard.cli.common import echo, write_output
 from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
-from leaderboard.metrics import get_metric
 
 
 def metric_names_given(text: str | None) -> list[str]:
@@ -24,6 +23,7 @@ def metric_names_given(text: str | None) -> list[str]:
 
 def run_several(args: argparse.Namespace, analyse) -> list:
     """Analyse once per metric with ``analyse(args)``; write one page, one JSON; returns them."""
+    from leaderboard.metrics import get_metric   # the registry imports every metric's code
     from leaderboard.report.several import json_text, render_several
 
     names = metric_names_given(args.metric)

@@ -10,12 +10,11 @@ import argparse
 import shlex
 
 from leaderboard.api_plan import simulate
-from leaderboard.cli.common import (DRAWS_MAX, FRACTION, ROWS, add_output_options, add_seed,
-                                    add_universe_options, count, echo, number_list, real,
-                                    write_output)
+from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, ROWS,
+                                    add_output_options, add_seed, add_universe_options, count, echo,
+                                    number_list, real, write_output)
 from leaderboard.errors import InputError
-from leaderboard.noise.universes import DEFAULT_DF, DEFAULT_RESIDUALS
-from leaderboard.metrics import metric_names
+from leaderboard.noise.universe_options import DEFAULT_DF, DEFAULT_RESIDUALS
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                             DRAWS, GRID_DRAWS, Experiment)
 
@@ -27,14 +26,13 @@ def _csv(values) -> str:
 def add_parser(commands) -> None:
     """Register the `simulate` command on the top-level subparsers."""
     p = commands.add_parser(
-        "simulate", help="simulate test sets from a universe whose true score is known: the "
-                         "spread of observed scores, d95, and how often the better model wins",
+        "simulate", help=COMMANDS["simulate"],
         description="Simulate the noise of a test set: draw many test sets from a universe whose "
                     "true score is known and report the 95% range of the observed score, d95 (the "
                     "gap two equally good models exceed one time in 20) and, for several true "
                     "scores, how often the truly better one is observed ahead.")
-    p.add_argument("--metric", default="auc", help="metric to simulate (default auc): "
-                   + ", ".join(metric_names()))
+    p.add_argument("--metric", default="auc",
+                   help=MetricHelp("metric to simulate (default auc): {metrics}"))
     p.add_argument("--score", type=number_list(real()), help="true score(s), comma separated, "
                    f"e.g. 0.75,0.80,0.81 (with --grid default {_csv(DEFAULT_SCORES)})")
     p.add_argument("--n-test", type=number_list(ROWS), help="rows per test set, comma separated "

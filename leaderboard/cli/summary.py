@@ -1,10 +1,14 @@
 """The terminal summary of ``leaderboard analyze``: a few plain, printable lines."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from leaderboard.confidence import confidence_label
-from leaderboard.pipelines.scores import Analysis
 from leaderboard.errors import printable
-from leaderboard.tiers.ranking import TIER_METHODS
+from leaderboard.tiers.methods import TIER_METHODS
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.scores import Analysis
 
 
 def _names(teams) -> str:

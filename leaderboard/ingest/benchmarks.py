@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from leaderboard.choices import ITEMS_FORMATS
 from leaderboard.errors import InputError
 
-FORMATS = ("auto", "table", "harness", "swebench", "helm", "inspect")
+FORMATS = ITEMS_FORMATS
 
 
 def detect(path: Path) -> str:

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from leaderboard.choices import ITEMS_POLICIES  # noqa: F401 - the policies' names, here too
 from leaderboard.errors import InputError
 from leaderboard.ingest.submissions.table import show
 
-ITEMS_POLICIES = ("common", "pairwise")
 #: Words benchmarks write for 0/1 outcomes (SWE-bench's "resolved", pass/fail test logs).
 BINARY_WORDS = {"true": 1, "false": 0, "yes": 1, "no": 0, "pass": 1, "fail": 0}
 _NAMED = 3   # items or models named in one sentence

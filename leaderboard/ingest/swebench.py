@@ -35,13 +35,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from leaderboard.choices import MISSING_INSTANCES
 from leaderboard.errors import InputError
 from leaderboard.ingest.harness import _text
 from leaderboard.ingest.json_logs import entries, expect, load_json
 from leaderboard.ingest.safe_read import Unreadable, read_file
 from leaderboard.ingest.submissions.table import show
 
-MISSING = ("unresolved", "missing")
+MISSING = MISSING_INSTANCES
 _DETAILS = "per_instance_details.json"
 _RESULTS = ("results/results.json", "results.json")
 _REPO = re.compile(r"^(?P<owner>[^_/]+(?:_[^_/]+)*)__(?P<repo>.+)-\d+$")

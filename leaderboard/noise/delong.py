@@ -43,7 +43,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr
-from scipy.stats import rankdata
 
 # A difference's variance below this share of the two variances is rounding noise: the two
 # entries order every pair of rows the same way.
@@ -102,6 +101,8 @@ class DeLongTest:
 def _structural_components(positives: np.ndarray,
                            negatives: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``V10`` (E, m) and ``V01`` (E, k) from midranks (Sun & Xu 2014)."""
+    from scipy.stats import rankdata   # lazily: scipy.stats takes ~1 s to import
+
     m, k = positives.shape[1], negatives.shape[1]
     within_pos = rankdata(positives, axis=1)
     within_neg = rankdata(negatives, axis=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, without scipy.stats
 
 from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
 
@@ -160,7 +160,7 @@ class NoiseModel:
         comparisons between entries use it. NaN where the interval is.
         """
         low, high = self.interval(observed)
-        return (high - low) / (2.0 * float(norm.isf(self.alpha / 2)))
+        return (high - low) / (2.0 * float(-ndtri(self.alpha / 2)))
 
     def noise_level(self, observed: np.ndarray) -> np.ndarray:
         """The true score at which each observed score's noise is described (its d95, and the

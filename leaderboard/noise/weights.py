@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from leaderboard.choices import RESAMPLING
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
-RESAMPLING = ("plain", "stratified", "grouped", "poisson")
 ROW_BLOCK = 1 << 16  # rows per Poisson weight block: part of what a seed means, never change lightly
 STREAM = int(Stream.BOOTSTRAP)
 _JOINT_PICKS = 1 << 17   # a block of at most this many picks is drawn in one call (_tallies)

@@ -12,8 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri   # norm.cdf / norm.ppf, bit for bit, without scipy.stats
 
 from leaderboard.errors import InputError
 from leaderboard.noise.rng import Stream, entropy_seed
@@ -147,8 +146,8 @@ class Planner:
     def __init__(self, s, universe, probe: int, progress):
         self.s, self.u, self.probe, self.progress = s, universe, probe, progress
         self.sign = 1.0 if s.metric.higher_is_better else -1.0
-        self.z_alpha = float(norm.ppf(1 - s.alpha / 2))
-        self.z_power = float(norm.ppf(s.power))
+        self.z_alpha = float(ndtri(1 - s.alpha / 2))
+        self.z_power = float(ndtri(s.power))
         lo, hi = (float(x) for x in universe.reachable())
         self.room = hi - s.score if self.sign > 0 else s.score - lo
         if not math.isfinite(self.room):  # unbounded side: far beyond any difference asked about
@@ -242,6 +241,7 @@ class Planner:
             return float(b * (1 + 1e-9))
         if gap(self.room) < 0:
             return None
+        from scipy.optimize import brentq   # lazily: scipy.optimize takes ~0.5 s to import
         return float(brentq(gap, 0.0, self.room, xtol=1e-15, rtol=1e-13))
 
     # - simulation -----------------------------------------------------------------------------
@@ -311,7 +311,7 @@ def check_power(p: Planner, sd, n: int, d: float) -> Check:
     critical = p.z_alpha * sdd
     share = float(np.mean(diff > critical)) if diff.size else math.nan
     return Check(n=int(n), delta=float(d), sd_diff=sdd, critical=critical,
-                 normal_power=float(norm.cdf((d - critical) / sdd)) if sdd > 0 else 1.0,
+                 normal_power=float(ndtr((d - critical) / sdd)) if sdd > 0 else 1.0,
                  simulated_power=share, mc_se=math.sqrt(share * (1 - share) / max(diff.size, 1)),
                  pairs=int(diff.size))
 

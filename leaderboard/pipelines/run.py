@@ -229,8 +229,6 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
         tier_method=ranks.method, shown=ranks.category_intervals))
 
 
-#: Flags of per-item results said on stderr before the numbers, as on the page.
-ITEM_FLAGS = ("item_sets", "item_samples", "item_pairs", "models_rejected")
 
 
 def with_items(result: Analysis, solution) -> Analysis:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from scipy.stats import kendalltau, rankdata, spearmanr
 
 from leaderboard._threads import threaded
 from leaderboard.tiers._rank_kernel import ascending_order, board_ranks_rows
@@ -142,6 +141,8 @@ def shakeup_stats(public: np.ndarray, private: np.ndarray, higher_is_better: boo
     >>> st.n_excluded, round(st.spearman, 3), round(st.mean_abs_rank_change, 3)
     (1, 0.5, 0.222)
     """
+    from scipy.stats import kendalltau, rankdata, spearmanr   # lazily: ~1 s to import
+
     public, private = _shakeup_iv(public, private, top_fraction)
     sign = 1.0 if higher_is_better else -1.0
     keep = np.isfinite(public) & np.isfinite(private)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri   # norm.sf(z), norm.ppf(q) bit for bit, without scipy.stats
 
 from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.params import check_alpha
@@ -30,7 +30,7 @@ from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
 from leaderboard.tiers.holm import holm_reject
 
-BAND_Z = float(norm.ppf(0.975))  # the scatter's band is the central 95% under noise
+BAND_Z = float(ndtri(0.975))  # the scatter's band is the central 95% under noise
 POWER = 0.8                      # the power at which the detectable overfit is stated
 TRUTH_BLOCK = 32                 # replicates per seeded block of truth draws (batch-independent)
 TRUTH_STREAM = Stream.OVERFIT_TRUTH  # their stream (issue 25 item 7), apart from the errors'
@@ -384,7 +384,7 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
 
     sd_gap = draws.gap_sd(each=simulated_top, batch=batch)
     z = _centred_z(gap, sd_gap)
-    p_entry = norm.sf(z)
+    p_entry = ndtr(-z)
     rejected = np.flatnonzero(holm_reject(p_entry, alpha))
     drivers = rejected[np.argsort(-z[rejected], kind="stable")]
     leaders = np.argsort(-draws.sign * public, kind="stable")[:top]

@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy.stats import expon, norm
+from scipy.special import ndtri   # norm.ppf(q) is ndtri(q), bit for bit, without scipy.stats
 
 from leaderboard.metrics import get_metric
 from leaderboard.noise.grid import build_noise_model
@@ -94,18 +94,19 @@ def auc_population(family: str, auc: float, prevalence: float) -> Population:
     >>> round(p.auc, 3)
     0.8
     """
-    z = norm.ppf(_QUANTILES)
+    z = ndtri(_QUANTILES)
     rarer_first = prevalence <= 0.5   # which class is the minority
     if family == "binormal":
-        mu = np.sqrt(2) * norm.ppf(auc)
+        mu = np.sqrt(2) * ndtri(auc)
         return Population(family, z, mu + z)
     if family in ("minority spread", "majority spread"):
         spread_pos = (family == "minority spread") == rarer_first
         sd_neg, sd_pos = (1.0, 2.0) if spread_pos else (2.0, 1.0)
-        mu = np.sqrt(sd_neg ** 2 + sd_pos ** 2) * norm.ppf(auc)
+        mu = np.sqrt(sd_neg ** 2 + sd_pos ** 2) * ndtri(auc)
         return Population(family, sd_neg * z, mu + sd_pos * z)
     if family == "exponential":   # P(pos > neg) = 1 / (1 + r) for rates 1 and r
         r = 1.0 / auc - 1.0
+        from scipy.stats import expon   # lazily: scipy.stats takes ~1 s to import
         return Population(family, expon.ppf(_QUANTILES), expon.ppf(_QUANTILES) / r)
     if family == "tree-like ties":
         mu = _solve(lambda m: _tied(m).auc - auc, 0.0, 8.0)
@@ -117,7 +118,7 @@ def auc_population(family: str, auc: float, prevalence: float) -> Population:
 
 
 def _tied(mu: float) -> Population:
-    z = norm.ppf(_QUANTILES)
+    z = ndtri(_QUANTILES)
     neg, pos = z, mu + z
     edges = np.quantile(np.r_[neg, pos], np.linspace(0, 1, 11)[1:-1])
     return Population("tree-like ties", np.digitize(neg, edges).astype(float),

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtr   # norm.cdf(x) is ndtr(x), bit for bit, without scipy.stats
 
 from leaderboard.pipelines.scores import Settings, analyze
 from leaderboard.ingest.leaderboards import Leaderboard
@@ -79,7 +79,7 @@ def simulate_board(design: BoardDesign, truth_targets: np.ndarray, rng: np.rando
     preds, truth = [], []
     for target in truth_targets:
         population = auc_population(design.family, float(target), design.prevalence)
-        u = norm.cdf(np.sqrt(design.shared) * shared
+        u = ndtr(np.sqrt(design.shared) * shared
                      + np.sqrt(1 - design.shared) * rng.standard_normal(design.n_test))
         neg, pos = np.sort(population.neg), np.sort(population.pos)
         at = lambda values: values[np.minimum((u * values.size).astype(int), values.size - 1)]

@@ -9,7 +9,7 @@ entries is needed. It shares the data checks, the threaded kernels and the stude
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, without scipy.stats
 
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import boot_small, closed_sets
@@ -51,7 +51,7 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
         return np.ones(1, dtype=bool)
     if not d.boot:
         return closed_sets.best(d.err, d.point, d.sd, d.rho, d.kq, batch)
-    z = float(norm.isf(alpha / (n - 1)))
+    z = float(-ndtri(alpha / (n - 1)))
     # Bonferroni screen with sd_j + sd_i >= se_ji: i is out if p_j - z u_j > p_i + z u_i.
     w = d.point - z * d.sd * (1 + pk.NEAR_SLACK)
     top2 = np.argsort(-w, kind="stable")[:2]

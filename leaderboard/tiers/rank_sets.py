@@ -81,7 +81,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, without scipy.stats
 
 from leaderboard.params import check_alpha
 from leaderboard.tiers import _pair_kernels as pk
@@ -246,7 +246,7 @@ def _full_pass(d: _Data, z: float, marginal: bool):
 
 def _simultaneous(d: _Data, alpha: float) -> RankSets:
     n = d.point.size
-    z = float(norm.isf(alpha / (n * (n - 1))))
+    z = float(-ndtri(alpha / (n * (n - 1))))
     mf, ma, beats, beaten, min_far, near = _full_pass(d, z, False)
     c = float(_order_stat(ma, d.kq))
     if c > z:   # the screen rejected pairs the first round would not: make it the first round
@@ -288,7 +288,7 @@ def _csr(owner: np.ndarray, partner: np.ndarray, se: np.ndarray, pm: np.ndarray,
 
 def _marginal(d: _Data, alpha: float) -> RankSets:
     n, n_rep = d.err.shape
-    z = float(norm.isf(alpha / (2 * (n - 1))))
+    z = float(-ndtri(alpha / (2 * (n - 1))))
     mf, ma, beats, beaten, min_far, (ni, nk, nse, npm) = _full_pass(d, z, True)
     c1 = _order_stat(ma, d.kq)
     del ma

@@ -2,6 +2,7 @@
 of a public name (issue 27), and every name in ``__all__`` still resolves."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -45,3 +46,51 @@ def test_unknown_name_is_an_attribute_error_and_submodules_still_import():
         raise AssertionError("an unknown name resolved")
     from leaderboard import resources
     assert resources.data_dir().is_dir()
+
+
+# What a command line that only answers (its help, an option's error, a missing input) must not
+# import: SciPy's statistics (~1 s: it pulls sparse, spatial, optimize, ndimage), Altair, and,
+# for the help and an option's error, nothing of the statistics at all (issue 27).
+STATISTICS = ("numpy", "pandas", "numba", "scipy", "sklearn", "leaderboard.pipelines",
+              "leaderboard.metrics.registry")
+
+
+def _modules_after(argv: list[str], watched: tuple[str, ...]) -> tuple[int, list[str], str]:
+    """Exit status, the ``watched`` modules loaded, and stderr of ``leaderboard argv`` run in a
+    fresh interpreter."""
+    code = "\n".join([
+        "import contextlib, io, json, sys",
+        "from leaderboard.cli import main",
+        "err = io.StringIO()",
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):",
+        f"    status = main({argv!r})",
+        f"print(json.dumps([status, [m for m in {watched!r} if m in sys.modules], err.getvalue()]))"])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, loaded, stderr = json.loads(out.stdout)
+    return status, loaded, stderr
+
+
+def test_help_and_an_option_error_load_none_of_the_statistics():
+    assert _modules_after(["--help"], STATISTICS)[:2] == (0, [])
+    # a command's help lists the metrics (their registry imports every metric's code), no more
+    assert _modules_after(["analyze", "--help"], ("scipy.stats", "leaderboard.pipelines", "altair",
+                                                  "leaderboard.report.html"))[:2] == (0, [])
+    status, loaded, stderr = _modules_after(["analyze", "board.csv", "--seed", "-3"], STATISTICS)
+    assert (status, loaded) == (2, []) and "--seed must be at least 0" in stderr, stderr
+    status, loaded, stderr = _modules_after(["anlyze", "board.csv"], STATISTICS)
+    assert (status, loaded) == (2, []) and "invalid choice: 'anlyze'" in stderr, stderr
+
+
+def test_a_missing_input_loads_neither_scipy_stats_nor_the_report(tmp_path):
+    missing = str(tmp_path / "missing.csv")
+    status, loaded, stderr = _modules_after(
+        ["analyze", missing, "--metric", "auc", "-o", str(tmp_path / "r.html")],
+        ("scipy.stats", "altair", "leaderboard.report.html", "leaderboard.report.json_out"))
+    assert (status, loaded) == (2, []) and "file not found" in stderr, stderr
+
+
+def test_the_metric_list_is_still_in_the_help():
+    out = subprocess.run([sys.executable, "-m", "leaderboard", "analyze", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    words = " ".join(out.split())
+    assert "one page for all): auc, auc_ovr," in words and "{metrics}" not in words

@@ -23,7 +23,7 @@ def _boom(args):
 
 
 def test_unexpected_error_is_one_line_naming_the_input_exit_70(monkeypatch, capsys):
-    monkeypatch.setitem(cli._COMMANDS, "simulate", _boom)
+    monkeypatch.setattr("leaderboard.cli.simulate.run", _boom)   # the command main() runs
     code = cli.main(["simulate", "--score", "0.8", "--n-test", "100", "--prevalence", "0.1"])
     err = capsys.readouterr().err
     assert code == cli.INTERNAL_ERROR == 70
@@ -32,7 +32,7 @@ def test_unexpected_error_is_one_line_naming_the_input_exit_70(monkeypatch, caps
 
 
 def test_debug_shows_the_traceback(monkeypatch, capsys):
-    monkeypatch.setitem(cli._COMMANDS, "simulate", _boom)
+    monkeypatch.setattr("leaderboard.cli.simulate.run", _boom)   # the command main() runs
     code = cli.main(["simulate", "--score", "0.8", "--n-test", "100", "--prevalence", "0.1",
                      "--debug"])
     err = capsys.readouterr().err

@@ -28,7 +28,6 @@ observed score where it is known, else None).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
@@ -38,22 +37,10 @@ from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes.binomial import BinomialAccuracyUniverse, BoundedMeanUniverse
 from leaderboard.noise.universes.seeds import SeedsAUCUniverse, class_counts
+from leaderboard.noise.universe_options import (  # noqa: F401 - the universes' names, here too
+    BINARY_UNIVERSES, DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_SPREAD, MIN_DF, RESIDUALS,
+    UNIVERSE_NAMES, UniverseOptions)
 
-UNIVERSE_NAMES = ("linspace", "binomial", "bounded", "binormal", "multiclass", "residuals")
-BINARY_UNIVERSES = ("linspace", "binormal")  # the universes that need a prevalence
-RESIDUALS = ("normal", "laplace", "t")
-# Regression: Student t residuals with 3 degrees of freedom (infinite kurtosis; the universe's
-# tails reach a probability of 1e-12, regression.py). Normal residuals' intervals held the true
-# RMSE for 28% of entries when the residuals were t(3); this shape's price is intervals several
-# times as wide when the residuals are in fact normal (docs/scores_only_regression.md measures
-# both, per metric). Real models' residuals on scikit-learn's data sets have excess kurtosis up to
-# 6 (studies/regression_calibration.py).
-DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
-MIN_DF = 2.0   # t with 2 df has infinite variance; on the finite universe its RMSE is still defined
-# Binormal ranking metrics (AUC, Gini, average precision): the minority class's SD over the
-# majority's. Two: the noisiest of the real-model score shapes in docs/noise_study.md, so that the
-# intervals cover the truth for each of them (equal SDs covered only 85% for that shape).
-DEFAULT_SPREAD = 2.0
 _CLASSIFICATION_KINDS = ("labels", "scores", "probabilities")
 _NO_UNIVERSE = {"kl_ctr": "its truth is a click-through rate per row, which no universe here "
                           "models (submit predictions instead)",
@@ -79,42 +66,6 @@ class Universe(Protocol):
     def reachable(self) -> tuple[float, float]:
         """The true scores the universe can be calibrated to (e.g. log loss up to the no-skill
         model's)."""
-
-
-@dataclass(frozen=True)
-class UniverseOptions:
-    """How to build the universe; every field has a default that suits most boards.
-
-    Attributes
-    ----------
-    name : str or None
-        One of :data:`UNIVERSE_NAMES`; None picks the metric's default (``linspace`` for AUC, as the
-        seeds do; ``binomial`` for accuracy; otherwise by the metric's predictions).
-    class_shares : tuple of float or None
-        Multi-class: each class's share of the test set (sums to 1). None: binary.
-    residuals : str
-        Regression: the residuals' distribution, one of :data:`RESIDUALS`; default ``"t"`` (with
-        ``df`` 3: heavy tails, so that intervals are not narrower than under real residuals;
-        ``"normal"`` gives narrower intervals that hold only when the residuals are normal).
-    df : float
-        Degrees of freedom of Student-t residuals, at least 2 (default 3). The universe is a
-        finite grid of quantiles whose tails reach a probability of 1e-12, so its RMSE noise is
-        finite even where the t's is not, and as large as real t residuals' at any test size.
-    threshold : float
-        Binary label metrics: a row is predicted positive when its calibrated probability is at
-        least this.
-    spread : float or None
-        Binormal universe, ranking metrics (AUC, Gini, average precision): the minority class's
-        score SD relative to the majority's. None: :data:`DEFAULT_SPREAD` (see
-        ``docs/noise_study.md``).
-    """
-
-    name: str | None = None
-    class_shares: tuple[float, ...] | None = None
-    residuals: str = DEFAULT_RESIDUALS
-    df: float = DEFAULT_DF
-    threshold: float = 0.5
-    spread: float | None = None
 
 
 def default_universe(metric: Metric, options: UniverseOptions = UniverseOptions()) -> str | None:

@@ -17,8 +17,7 @@ MCC, ...).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logit
-from scipy.stats import norm
+from scipy.special import expit, logit, ndtri   # ndtri: norm.ppf, bit for bit, without scipy.stats
 
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes.exact import auc_sd
@@ -67,7 +66,7 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
         # the minority class's latent SD relative to the majority's: ranking metrics only (their
         # predictions are the latent score itself, whatever its shape)
         self.spread = float(spread) if metric.name in SPREAD_METRICS else 1.0
-        q = norm.ppf((np.arange(ROWS_PER_CLASS) + 0.5) / ROWS_PER_CLASS)
+        q = ndtri((np.arange(ROWS_PER_CLASS) + 0.5) / ROWS_PER_CLASS)
         self._quantiles = q
         self._sd = ((1.0, self.spread) if self.prevalence <= 0.5 else (self.spread, 1.0))
         # each class's scaled quantiles, made once (calibration builds thousands of models);

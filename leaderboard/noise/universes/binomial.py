@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 
@@ -46,6 +45,7 @@ class BinomialAccuracyUniverse:
         uniforms = uniforms[:draws]
         if progress is not None:
             progress.start(1)
+        from scipy.stats import binom   # lazily: scipy.stats takes ~1 s to import
         out = binom.ppf(uniforms[None, :], n_test, levels[:, None]) / n_test
         if progress is not None:
             progress.advance()

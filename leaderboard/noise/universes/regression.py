@@ -32,7 +32,9 @@ moment finite.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import laplace, norm, t as student_t
+# norm.ppf(q) is ndtri(q) and t.ppf(q, df) is stdtrit(df, q), bit for bit (scipy/stats/
+# _continuous_distns.py), without scipy.stats' ~1 s import
+from scipy.special import ndtri, stdtrit
 
 from leaderboard.metrics import Metric
 from leaderboard.noise.rng import BLOCK, draw_rows
@@ -79,11 +81,12 @@ def _unit_residuals(shape: str, df: float, deep_tails: bool = True) -> tuple[np.
     probabilities (see :func:`_quantile_cells`)."""
     u, p = _quantile_cells(deep_tails)
     if shape == "normal":
-        e = norm.ppf(u)
+        e = ndtri(u)
     elif shape == "laplace":
+        from scipy.stats import laplace   # lazily: scipy.stats takes ~1 s to import
         e = laplace.ppf(u) / np.sqrt(2.0)
     else:   # the factor only tidies the scale (the grid is rescaled below); none at 2 df
-        e = student_t.ppf(u, df) * (np.sqrt((df - 2.0) / df) if df > 2.0 else 1.0)
+        e = stdtrit(df, u) * (np.sqrt((df - 2.0) / df) if df > 2.0 else 1.0)
     e = e - np.dot(p, e)
     return e / np.sqrt(np.dot(p, e * e)), p   # exactly unit root mean square on the grid
 
@@ -118,7 +121,7 @@ class ResidualUniverse(CalibratedUniverse):
         self.residuals, self.df = residuals, float(df)
         self.name = f"residuals-{residuals}" + (f"(df={df:g})" if residuals == "t" else "")
         self.multiplicative = metric.name in _MULTIPLICATIVE
-        z = norm.ppf((np.arange(ROWS) + 0.5) / ROWS)
+        z = ndtri((np.arange(ROWS) + 0.5) / ROWS)
         y = np.exp(z) if self.multiplicative else z
         # ``deep_tails=False`` (plan): a root-n plan needs a score whose spread shrinks as
         # 1/sqrt(n), which t tails with df <= 4 break (the squared residuals' variance is infinite)

@@ -54,6 +54,11 @@ def test_kernel_cache_falls_back_to_the_user_cache_then_a_private_folder(tmp_pat
     # later subprocess of the run compiled all its kernels again (the example's: 9 s -> 66 s)
     monkeypatch.setenv("NUMBA_CACHE_DIR", "")
     monkeypatch.delenv("NUMBA_CACHE_DIR")
+    # configure_kernel_cache also sets numba's CACHE_DIR in this process: restored afterwards too,
+    # else every module imported later in this worker (the package imports lazily) cached its
+    # kernels in this test's folder, compiling them all again (a later test: 2.2 -> 7-8 s)
+    import numba.core.config as numba_config
+    monkeypatch.setattr(numba_config, "CACHE_DIR", numba_config.CACHE_DIR)
     home = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     real = resources._can_write

@@ -12,6 +12,26 @@ import pytest
 # Their bytecode goes to __pycache__/ (ignored by git), as Python does by default.
 sys.dont_write_bytecode = False
 
+
+def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
+    """Under pytest-xdist, each worker gets its share of the cores for its own threads (numba's
+    kernels through ``leaderboard._threads``, and BLAS), as scikit-learn's test suite does: two
+    workers on two cores, each also running two kernel threads and two spinning OpenBLAS
+    threads, asked for four times the cores (issue 27). Results do not depend on the thread
+    count (tests/test_threads.py); users' runs keep every core."""
+    import os
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2:
+        return
+    share = max(1, len(os.sched_getaffinity(0)) // workers)
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(min(share, numba.config.NUMBA_NUM_THREADS))
+    threadpool_limits(share)
+
+
 # /work/shared/data when the repository is /work/main: a sibling of the checkout.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

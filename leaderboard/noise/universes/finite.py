@@ -103,22 +103,27 @@ class CalibratedUniverse(ABC):
         :meth:`_truth_of_rows` up to the order of the additions (tests/noise/test_universes.py
         checks 1e-12 on every label metric); cells of weight 0 are absent, as rows of weight 0 are.
         """
-        k = int(self.y.max()) + 1
-        if any(m.dtype.kind not in "iub" or m.min() < 0 or m.max() >= k for m in models):
+        k = self._cell_plan(models)
+        if k is None:
             return self._truth_of_rows(models)     # labels the cells do not cover
-        self._cell_plan(k)
         weights = [np.bincount(self._true_cell + m, weights=self._row_weights, minlength=k * k)
                    for m in models]
         return np.array([self.impl.evaluate(self._cells, row[None, :])[0, 0] for row in weights])
 
-    def _cell_plan(self, k: int) -> None:
-        """The metric prepared on the ``k x k`` cells (true class, predicted class), as rows
-        ``true * k + predicted``, and each universe row's truth weight and ``true * k``."""
+    def _cell_plan(self, models: list[np.ndarray]) -> int | None:
+        """The number of classes ``k`` when every model's labels are cells' (integers 0..k-1),
+        with the metric prepared on the ``k x k`` cells (true class, predicted class), as rows
+        ``true * k + predicted``, and each universe row's truth weight and ``true * k``; else
+        None."""
+        k = int(self.y.max()) + 1
+        if any(m.dtype.kind not in "iub" or m.min() < 0 or m.max() >= k for m in models):
+            return None
         if "_cells" not in self.__dict__:
             cells = np.arange(k * k)
             self._cells = self.impl.prepare(cells // k, [cells % k])
             self._row_weights = self._truth_weights()
             self._true_cell = self.y * k
+        return k
 
     def _truth_of_rows(self, models: list[np.ndarray]) -> np.ndarray:
         """The metric on the whole universe's rows for each array of predictions."""
@@ -340,10 +345,8 @@ class CalibratedUniverse(ABC):
         """
         if not (self.metric.kind == "labels" and self.impl.whole_number_features and models):
             return None
-        k = int(self.y.max()) + 1
-        if any(m.dtype.kind not in "iub" or m.min() < 0 or m.max() >= k for m in models):
+        if self._cell_plan(models) is None:
             return None
-        self._cell_plan(k)
         return self._true_cell + np.stack(models)
 
     def _evaluate_cells(self, cells: np.ndarray, weights) -> np.ndarray:

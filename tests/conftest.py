@@ -24,7 +24,9 @@ def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers < 2:
         return
-    share = max(1, len(os.sched_getaffinity(0)) // workers)
+    # the cores this process may use (Linux); elsewhere (macOS, Windows) all of them
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    share = max(1, (cores or 1) // workers)
     import numba
     from threadpoolctl import threadpool_limits
 

@@ -46,6 +46,7 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
             universe: str | None = None, classes: int | None = None,
             class_shares: Sequence[float] | None = None, residuals: str = "t",
             df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
+            kurtosis: float | None = None,
             exclude_flagged: Sequence[str] = (), max_file_size: int = DEFAULT_MAX_BYTES,
             quiet: bool = True) -> Result:
     """Analyse a leaderboard of scores: intervals, tiers, rank intervals and P(best).
@@ -95,7 +96,11 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
         The fbeta metrics' beta; expected_cost's matrix as text (``"0,1;5,0"``).
     universe, classes, class_shares, residuals, df, threshold, spread : optional
         The simulated universe and its shape (``leaderboard analyze --help``); regression
-        residuals default to Student t with 3 df (docs/scores_only_regression.md).
+        residuals default to Student t with 3 df (docs/scores_only_regression.md), with the
+        noise read from the public/private gaps when the board has both.
+    kurtosis : float, optional
+        Regression: the residuals' kurtosis (3 for normal), stating their tails instead of
+        ``residuals`` and ``df``.
     exclude_flagged : sequence of {"perfect", "junk", "shared"}, default ()
         Set the entries of these flags aside before the analysis (perfect scores such as leaked
         labels, junk far worse than the rest, the board's most shared score); the report counts
@@ -139,7 +144,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
                            universe=universe_from(universe=universe, classes=classes,
                                                   class_shares=class_shares,
                                                   residuals=residuals, df=df,
-                                                  threshold=threshold, spread=spread)),
+                                                  threshold=threshold, spread=spread,
+                                                  kurtosis=kurtosis)),
         ranks=RankOptions(alpha=alpha, replicates=replicates, method=tiers, prizes=prizes,
                           top_k=top_k),
         slices=SliceOptions(n_test=n_test, n_public=n_public, n_private=n_private,

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from leaderboard.noise.universe_options import DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions
+from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions,
+                                               residuals_for_kurtosis)
 from leaderboard.confidence import confidence_label  # noqa: F401 - the one formatter, here too
 from leaderboard.errors import InputError
 from leaderboard.params import check
@@ -231,13 +232,17 @@ class OptionShorthands:
 def universe_from(*, universe: str | None = None, classes: int | None = None,
                   class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
                   df: float = DEFAULT_DF, threshold: float = 0.5,
-                  spread: float | None = None) -> UniverseOptions:
+                  spread: float | None = None, kurtosis: float | None = None) -> UniverseOptions:
     """:class:`UniverseOptions` from the universe's parameters, each checked by the table:
     ``classes`` equally common classes or ``class_shares`` (text such as ``"0.5,0.3,0.2"`` or
-    numbers); two classes are the binary universes (with the prevalence).
+    numbers); two classes are the binary universes (with the prevalence). ``kurtosis`` states
+    the residuals' tails instead of ``residuals`` and ``df``
+    (:func:`~leaderboard.noise.universe_options.residuals_for_kurtosis`).
 
     Examples
     --------
+    >>> universe_from(kurtosis=6.0).df
+    6.0
     >>> universe_from(classes=3).class_shares
     (0.3333333333333333, 0.3333333333333333, 0.3333333333333333)
     >>> universe_from(classes=2, class_shares="0.5,0.3,0.2")
@@ -245,10 +250,15 @@ def universe_from(*, universe: str | None = None, classes: int | None = None,
     ...
     leaderboard.errors.InputError: --classes 2 disagrees with the 3 --class-shares
     """
-    universe, classes, residuals, df, threshold, spread = (
+    universe, classes, residuals, df, threshold, spread, kurtosis = (
         check(name, value) for name, value in (
             ("universe", universe), ("classes", classes), ("residuals", residuals), ("df", df),
-            ("threshold", threshold), ("spread", spread)))
+            ("threshold", threshold), ("spread", spread), ("kurtosis", kurtosis)))
+    if kurtosis is not None:   # the tails stated once: a kurtosis, or a shape, not both
+        if (residuals, df) != (DEFAULT_RESIDUALS, DEFAULT_DF):
+            raise InputError("--kurtosis states the residuals' tails; drop --residuals and --df "
+                             "(or drop --kurtosis)")
+        residuals, df = residuals_for_kurtosis(kurtosis)
     shares = None
     if class_shares is not None:
         try:
@@ -264,4 +274,4 @@ def universe_from(*, universe: str | None = None, classes: int | None = None,
     if shares is not None and len(shares) == 2:
         shares = None  # two classes: the binary universes, with --prevalence
     return UniverseOptions(name=universe, class_shares=shares, residuals=residuals, df=df,
-                           threshold=threshold, spread=spread)
+                           threshold=threshold, spread=spread, kurtosis=kurtosis)

@@ -284,6 +284,7 @@ PARAMETERS: dict[str, object] = {
     "class_shares": Optional(Several(Interval(float, 0, 1, low_open=True))),
     "residuals": Choice("leaderboard.noise.universe_options:RESIDUALS"),
     "df": Interval(float, 2, 1e6),   # t residuals: MIN_DF (finite universe, issue 25)
+    "kurtosis": Optional(Interval(float, 1, 1e6)),   # the residuals' own (issue 39): at least 1
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
     "quiet": Flag(),

@@ -350,6 +350,11 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--df", type=real(MIN_DF, 1e6), default=DEFAULT_DF,
                        help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
                             f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
+    group.add_argument("--kurtosis", type=real(1, 1e6),
+                       help="regression: the residuals' kurtosis, if known (from a validation "
+                            "set: 3 for normal residuals, more for heavier tails); sets the "
+                            "residuals' shape instead of --residuals and --df, and narrows a "
+                            "verdict that otherwise depends on the tails")
     group.add_argument("--threshold", type=FRACTION, default=0.5, help="binary label metrics: "
                        "probability at which a row is predicted positive (default 0.5)")
     group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "
@@ -362,7 +367,8 @@ def universe_options(args: argparse.Namespace) -> UniverseOptions:
     """:class:`UniverseOptions` from parsed arguments (one-line errors for bad values)."""
     return universe_from(universe=args.universe, classes=args.classes,
                          class_shares=args.class_shares, residuals=args.residuals, df=args.df,
-                         threshold=args.threshold, spread=args.spread)
+                         threshold=args.threshold, spread=args.spread,
+                         kurtosis=getattr(args, "kurtosis", None))
 
 
 def internal_error(error: BaseException, inputs: list[str], debug: bool) -> str:

@@ -66,6 +66,8 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
                          f"{spread['rho']:.3g} ({spread['kind']}): {spread['correlated']:.4g}")
         if result.correlation is not None:
             lines.append(f"correlation between entries: {result.correlation.fact()}")
+        if getattr(result, "tails", None) is not None:
+            lines.append(f"residuals' tails: {result.tails.fact()}")
     sk = result.shakeup
     if sk is not None:
         line = (f"public vs private: Spearman {sk.stats.spearman:.2f}, entries moved "

@@ -83,7 +83,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import gammaincinv
@@ -119,6 +119,9 @@ class CorrelationEstimate:
     alpha : float
     reason : str or None
         Why there is no estimate.
+    duplicates : int
+        With ``distinct``: entries whose (public, private) pair repeated an earlier entry's, each
+        counted once (in ``n_pairs`` once, here for the rest).
     """
 
     value: float
@@ -131,6 +134,7 @@ class CorrelationEstimate:
     excess: bool
     alpha: float
     reason: str | None = None
+    duplicates: int = 0
 
     @property
     def ok(self) -> bool:
@@ -138,7 +142,8 @@ class CorrelationEstimate:
 
 
 def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.ndarray,
-                         sd_private: np.ndarray, *, alpha: float = 0.05) -> CorrelationEstimate:
+                         sd_private: np.ndarray, *, alpha: float = 0.05,
+                         distinct: bool = False) -> CorrelationEstimate:
     """Estimate the equal correlation between entries' errors from their public/private gaps.
 
     Parameters
@@ -149,6 +154,11 @@ def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.
         Each entry's noise SD at each slice's size (NaN where the universe has none).
     alpha : float
         The interval covers ``rho`` with probability ``1 - alpha`` (before clipping).
+    distinct : bool
+        Count each (public, private) pair once: entries with the same two scores are one
+        submission (a shared notebook, a constant prediction), whose errors are one error, not
+        several with correlation ``rho`` (the regression boards' reading of the tails does;
+        counted in ``duplicates``).
 
     Returns
     -------
@@ -173,6 +183,10 @@ def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.
     public, private, sd_public, sd_private = (np.asarray(x, dtype=float).ravel() for x in
                                               (public, private, sd_public, sd_private))
     both = np.isfinite(public) & np.isfinite(private)
+    duplicates = 0
+    if distinct:
+        first = first_of_each_pair(public, private)
+        duplicates, both = int((both & ~first).sum()), both & first
     usable = both & np.isfinite(sd_public) & np.isfinite(sd_private) & \
         (sd_public > 0) & (sd_private > 0)
     n, left_out = int(usable.sum()), int((both & ~usable).sum())
@@ -184,19 +198,41 @@ def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.
     basis = _orthonormal_basis(span)
     df = n - basis.shape[1]
     if df < 1:
-        return _none(n, left_out, alpha, f"too few entries with both scores and known noise ({n})")
+        return replace(_none(n, left_out, alpha, "too few " + ("distinct " if distinct else "")
+                             + f"entries with both scores and known noise ({n})"),
+                       duplicates=duplicates)
     resid = u - basis @ (basis.T @ u)
     r = float(resid @ resid)
     if not r > 1e-12 * float(u @ u) or not np.isfinite(r):
-        return _none(n, left_out, alpha, "the public-minus-private gaps do not vary beyond what every "
-                     "entry shares (identical or shifted copies of one board)")
+        return replace(_none(n, left_out, alpha, "the public-minus-private gaps do not vary beyond "
+                             "what every entry shares (identical or shifted copies of one board)"),
+                       duplicates=duplicates)
     # chi2.ppf(q, df) is 2 gammaincinv(df / 2, q), bit for bit (scipy/stats/_continuous_distns.py),
     # without scipy.stats' ~1 s import
     lo_q, hi_q = 2 * gammaincinv(df / 2, np.array([alpha / 2, 1 - alpha / 2]))
     spread = r / df
     return CorrelationEstimate(value=_clip(1 - spread), low=_clip(1 - r / lo_q),
                                high=_clip(1 - r / hi_q), n_pairs=n, left_out=left_out, df=df,
-                               spread=spread, excess=bool(r / hi_q > 1), alpha=alpha)
+                               spread=spread, excess=bool(r / hi_q > 1), alpha=alpha,
+                               duplicates=duplicates)
+
+
+def first_of_each_pair(public: np.ndarray, private: np.ndarray) -> np.ndarray:
+    """Mask of the entries with both scores whose (public, private) pair no earlier entry has.
+
+    Examples
+    --------
+    >>> first_of_each_pair(np.array([0.8, 0.8, 0.7, np.nan]), np.array([0.6, 0.6, 0.6, 0.6]))
+    array([ True, False,  True, False])
+    """
+    public, private = np.asarray(public, dtype=float), np.asarray(private, dtype=float)
+    keep = np.zeros(public.size, dtype=bool)
+    rows = np.flatnonzero(np.isfinite(public) & np.isfinite(private))
+    if rows.size:
+        _, first = np.unique(np.column_stack([public[rows], private[rows]]), axis=0,
+                             return_index=True)
+        keep[rows[first]] = True
+    return keep
 
 
 def _orthonormal_basis(span: np.ndarray) -> np.ndarray:

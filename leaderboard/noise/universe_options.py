@@ -7,6 +7,8 @@ Examples
 --------
 >>> UniverseOptions().residuals, UniverseOptions().df, "binormal" in UNIVERSE_NAMES
 ('t', 3.0, True)
+>>> UniverseOptions().tails_stated, UniverseOptions(residuals="normal").tails_stated
+(False, True)
 """
 from __future__ import annotations
 
@@ -23,6 +25,25 @@ RESIDUALS = ("normal", "laplace", "t")
 # 6 (studies/regression_calibration.py).
 DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
 MIN_DF = 2.0   # t with 2 df has infinite variance; on the finite universe its RMSE is still defined
+MIN_KURTOSIS = 1.0   # no distribution has less (E[e^4] >= E[e^2]^2)
+
+
+def residuals_for_kurtosis(kurtosis: float) -> tuple[str, float]:
+    """The residual shape ``(residuals, df)`` of a stated kurtosis (``--kurtosis``, the residuals'
+    own, not the excess): normal at 3 or less (lighter tails than normal are taken as normal, a
+    little wider than they need), else Student t with ``4 + 6 / (kurtosis - 3)`` degrees of
+    freedom, whose kurtosis it is. RMSE's and MSE's noise depends on the residuals only through
+    their kurtosis (``Var(e^2) = (kurtosis - 1) sigma^4``), so for them the choice of family is
+    immaterial once the kurtosis is matched.
+
+    Examples
+    --------
+    >>> residuals_for_kurtosis(2.5), residuals_for_kurtosis(9.0)
+    (('normal', 3.0), ('t', 5.0))
+    """
+    if kurtosis <= 3.0:
+        return "normal", DEFAULT_DF
+    return "t", 4.0 + 6.0 / (kurtosis - 3.0)
 # Binormal ranking metrics (AUC, Gini, average precision): the minority class's SD over the
 # majority's. Two: the noisiest of the real-model score shapes in docs/noise_study.md, so that the
 # intervals cover the truth for each of them (equal SDs covered only 85% for that shape).
@@ -55,6 +76,13 @@ class UniverseOptions:
         Binormal universe, ranking metrics (AUC, Gini, average precision): the minority class's
         score SD relative to the majority's. None: :data:`DEFAULT_SPREAD` (see
         ``docs/noise_study.md``).
+    kurtosis : float or None
+        Regression: the residuals' kurtosis as stated (``--kurtosis``); ``residuals`` and ``df``
+        are then :func:`residuals_for_kurtosis`'s. None: not stated.
+    noise_scale : float
+        Regression: every simulated score's deviation from its true score is multiplied by this
+        (1: none). Set by the analysis from a board's public/private gaps
+        (:mod:`leaderboard.noise.tails`), never by the user.
     """
 
     name: str | None = None
@@ -63,3 +91,12 @@ class UniverseOptions:
     df: float = DEFAULT_DF
     threshold: float = 0.5
     spread: float | None = None
+    kurtosis: float | None = None
+    noise_scale: float = 1.0
+
+    @property
+    def tails_stated(self) -> bool:
+        """Whether the residuals' tails were stated (``--residuals``, ``--df`` or ``--kurtosis``
+        away from the default), so that the analysis must not second-guess them."""
+        return self.kurtosis is not None or (self.residuals, self.df) != (DEFAULT_RESIDUALS,
+                                                                           DEFAULT_DF)

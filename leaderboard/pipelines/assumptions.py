@@ -259,6 +259,8 @@ def _scores(analysis, sweep: dict | None) -> tuple[Assumption, ...]:
         "Give the predictions (--solution with --submissions, or --items) so the real test rows "
         "are resampled; or check the universe options against what the test set is like "
         "(docs/scores_only.md measures them).")
+    if getattr(analysis, "tails", None) is not None and universe:
+        shape = _tails_shape(analysis.tails, universe)
     rows = _rows_or_items((), "rows", _INTERVALS)
     n = s.n_test
     size = Assumption(
@@ -269,6 +271,32 @@ def _scores(analysis, sweep: dict | None) -> tuple[Assumption, ...]:
         "shrinks like 1/sqrt(rows), so a size off by 4x moves every interval 2x.",
         {"n": int(n)} if n else {})
     return (shape, rows, _scores_correlation(analysis, sweep), size)
+
+
+def _tails_shape(tails, universe: str) -> Assumption:
+    """Regression: the residuals' tails, read from the public/private gaps where the board has
+    them (:mod:`leaderboard.pipelines.tails`)."""
+    statement = (f"Each score is the noise of test rows drawn from the {universe} universe; how "
+                 f"heavy the residuals' tails are: {tails.fact()}.")
+    if tails.how == "gaps":
+        doubtful = bool(tails.beyond_heavy)
+        return Assumption(
+            "universe_shape", statement, _INTERVALS, True,
+            "Read from the public-minus-private gaps at correlation "
+            f"{tails.scale.correlation:g} between entries: the tiers and the best set rest on "
+            "the gaps themselves; each entry's own interval assumes the entries do not share "
+            "their largest errors." + (" The gaps spread more than even heavy-tailed residuals "
+                                       "allow." if doubtful else ""),
+            "doubtful" if doubtful else "holds",
+            "Check the slices' sizes and whether the public slice is like the private one."
+            if doubtful else "Nothing, unless the entries share their largest errors (then "
+            "their own intervals are too narrow).", tails.to_json())
+    return Assumption(
+        "universe_shape", statement, _INTERVALS, False, None, "not checkable",
+        "State the residuals' kurtosis (--kurtosis, from a validation set's residuals), or give "
+        "public and private scores with both slices' sizes, whose gaps show the noise."
+        if tails.how == "unknown" else "Nothing, if the stated tails are right.",
+        tails.to_json())
 
 
 def _scores_correlation(analysis, sweep: dict | None) -> Assumption:

@@ -70,6 +70,10 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
             inputs.items is None or options.read.category_col is None):
         raise InputError("--category-intervals chooses the per-category intervals of --items: "
                          "it needs --category-col")
+    if options.noise.universe.kurtosis is not None and (submissions_mode
+                                                         or inputs.items is not None):
+        raise InputError("--kurtosis shapes the universe simulated for a board of scores; with "
+                         "predictions or per-item results the rows themselves are resampled")
     if inputs.items is not None:
         return _run_items(inputs, options, quiet)
     if inputs.published is not None or options.read.cost_col is not None:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from leaderboard.params import check
 from leaderboard.pipelines.categories import CategoryResults
+from leaderboard.pipelines.tails import choose_tails, with_bracket
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
@@ -144,6 +145,9 @@ class Analysis:
     published : PublishedCheck or None
         Per-item results with ``--published``: each published score against its model's
         interval.
+    tails : Tails or None
+        Regression, scores only: the residuals' tails the noise assumes (stated, read from the
+        public/private gaps, or unknown with the verdict under normal and heavy tails).
     """
 
     leaderboard: Leaderboard
@@ -168,6 +172,7 @@ class Analysis:
     item_pairs: object = None
     costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
     published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
+    tails: object = None        # Tails (regression, scores only), leaderboard.pipelines.tails
 
     @property
     def mode(self) -> str:
@@ -225,11 +230,17 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     table["tier"] = 0
 
     noise = tiers = d95 = ranking = None
-    correlation, sliced = _correlation(table, settings, quiet)
+    # regression: the residuals' tails, read from the public/private gaps where the board has
+    # them (the settings then simulate normal residuals with the noise the gaps show)
+    both = has_both_scores(table)
+    settings, tails, sliced = choose_tails(
+        *((table[f"{k}_score"].to_numpy(float) for k in ("public", "private")) if both
+          else (None, None)), settings, progress_for=lambda label: Progress(label, quiet=quiet))
+    correlation, sliced = _correlation(table, settings, quiet, sliced,
+                                       distinct=tails is not None)
     # The post-mortem first: its simulated competitions and the ranks stage's replicates are each
     # a large array on a big board, and this way they are never held at once.
-    shakeup = (_shakeup(table, settings, quiet, correlation.used, sliced)
-               if has_both_scores(table) else None)
+    shakeup = _shakeup(table, settings, quiet, correlation.used, sliced) if both else None
     reason = not_simulable_reason(metric)  # bad --universe options fail loudly below instead
     if reason is not None:
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
@@ -313,10 +324,16 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                   known={float(correlation.used): (
                                       int(ranking.in_best_set.sum()),
                                       int((ranking.tiers.tier == 1).sum()))})
+    if tails is not None and tails.how == "unknown" and ranking is not None:
+        tails = with_bracket(tails, settings, scores[modelled], correlation.used, {
+            "best_set": int(ranking.in_best_set.sum()),
+            "tier_1": int((ranking.tiers.tier == 1).sum()), "compared": int(modelled.size)})
+    if tails is not None and noise is not None:
+        notes.append(tails.note())
     result = Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
                       tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking,
                       shakeup=shakeup, left_out=tuple(left_out), flags=tuple(flags),
-                      correlation=correlation)
+                      correlation=correlation, tails=tails)
     return replace(result, assumptions=analysis_assumptions(result, sweep))
 
 
@@ -339,24 +356,29 @@ def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
     return flags
 
 
-def _correlation(table: pd.DataFrame, settings: Settings,
-                 quiet: bool) -> tuple[CorrelationChoice, SliceNoise | None]:
+def _correlation(table: pd.DataFrame, settings: Settings, quiet: bool,
+                 sliced: SliceNoise | None = None,
+                 distinct: bool = False) -> tuple[CorrelationChoice, SliceNoise | None]:
     """The correlation the comparisons assume: as stated, or (``auto``) estimated from the
-    public/private pairs at both slices' sizes, whose simulated noise the post-mortem reuses."""
+    public/private pairs at both slices' sizes, whose simulated noise the post-mortem reuses
+    (``sliced``: that noise, already simulated with these settings; ``distinct``: each pair of
+    scores counted once, as regression boards do)."""
     if settings.correlation != "auto":
-        return choose_correlation(settings.correlation), None
+        return choose_correlation(settings.correlation), sliced
     missing = ("pairs" if not has_both_scores(table) else
                "sizes" if settings.n_public is None or settings.n_private is None else
                "universe" if not_simulable_reason(settings.metric, settings.universe) else None)
     if missing is not None:
         return choose_correlation("auto", missing=missing), None
     public, private = (table[f"{k}_score"].to_numpy(float) for k in ("public", "private"))
-    progress = Progress("simulating both slices", quiet=quiet)
-    try:
-        sliced = slice_noise(public, private, settings, progress=progress)
-    finally:
-        progress.close()
-    return choose_correlation("auto", sliced.correlation(public, private, settings.alpha)), sliced
+    if sliced is None:
+        progress = Progress("simulating both slices", quiet=quiet)
+        try:
+            sliced = slice_noise(public, private, settings, progress=progress)
+        finally:
+            progress.close()
+    return choose_correlation("auto", sliced.correlation(public, private, settings.alpha,
+                                                           distinct)), sliced
 
 
 def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool, correlation: float,

@@ -185,16 +185,18 @@ class SliceNoise:
     sd: tuple[np.ndarray, np.ndarray]
 
     def correlation(self, public: np.ndarray, private: np.ndarray,
-                    alpha: float = 0.05) -> CorrelationEstimate:
+                    alpha: float = 0.05, distinct: bool = False) -> CorrelationEstimate:
         """``--correlation auto``: :func:`~leaderboard.noise.correlation.estimate_correlation` of
         the public/private gaps, with both slices' SDs taken at the entry's *private* score: the
         larger slice's, and free of public over-fitting and of any shift between the boards, which
         would otherwise bias the SDs (measured in :mod:`leaderboard.studies.correlation`'s model: SDs
         at each slice's own score overstate 1 - rho by 2-5%, and by 10-28% after a two-SD shift
-        between the boards; at the private score by 1-2%)."""
+        between the boards; at the private score by 1-2%). ``distinct``: each (public, private)
+        pair counted once (regression boards, :mod:`leaderboard.pipelines.tails`)."""
         at = np.where(np.isfinite(public), private, np.nan)
         return estimate_correlation(public, private, self.models[0].interval_sd(at),
-                                    self.models[1].interval_sd(at), alpha=alpha)
+                                    self.models[1].interval_sd(at), alpha=alpha,
+                                    distinct=distinct)
 
 
 def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,

@@ -115,11 +115,27 @@ def _who(a: Analysis) -> str:
         what = "are tied for first place (tier 1)"
     b = int(best.sum())
     names = t["team"].astype(str)[best].tolist()
+    light = _light_count(a, b, what)
+    if light is not None:   # regression, tails unknown: the count hinges on them
+        low, high = sorted((light, b))
+        count = f"{low:,} to {'all ' if high == n else ''}{high:,}"
+        return (f"{count} of {of} entries {what}, depending on how heavy the errors' tails are "
+                f"(--kurtosis narrows it): {name_list(names)}.")
     if b == 1:
         return f"Only {names[0]} can be the best."
     if b == n:
         return f"Any of the {of} entries could be the best."
     return f"{b:,} of {of} entries {what}: {name_list(names)}."
+
+
+def _light_count(a: Analysis, heavy: int, what: str) -> int | None:
+    """The best set under normal residuals when the tails are unknown and it differs from the
+    page's own (:func:`leaderboard.pipelines.tails.with_bracket`), else None."""
+    tails = getattr(a, "tails", None)
+    if tails is None or tails.light is None or what != "could be the best":
+        return None
+    light = int(tails.light["best_set"])
+    return None if light == heavy else light
 
 
 def _spread_sentence(a: Analysis, num: Numbers, s: dict) -> str:

@@ -144,6 +144,8 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
         facts.append(ranks_text.error_rate_fact(s))
         if a.correlation is not None:
             facts.append(Fact("Correlation between entries", a.correlation.fact()))
+        if a.tails is not None:
+            facts.append(Fact("Residuals' tails", a.tails.fact()))
     return facts
 
 
@@ -276,7 +278,8 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         context["universe"] = {"name": a.noise.universe, "assumptions": a.noise.assumptions,
                                "method": a.noise.method,
                                "study": study_words(s.metric.name, a.noise.universe,
-                                                    s.universe.spread)}
+                                                    s.universe.spread,
+                                                    getattr(a.tails, "how", None))}
     elif a.bootstrap is not None:
         context["universe"] = submissions_text.resampling_box(a)
     lead = a.leader_distribution

@@ -57,6 +57,15 @@ median public-minus-private gap, oriented so positive means better on the public
 ``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
 (every public-top entry's public score inflated by that many gap SDs, and in score units).
 
+Regression boards of scores carry ``tails``: how heavy the residuals' tails were taken to be
+(:mod:`leaderboard.pipelines.tails`). ``how`` is ``"stated"`` (``--residuals``, ``--df`` or
+``--kurtosis``), ``"gaps"`` (read from the public/private gaps: ``scale`` holds the factor
+``scale`` by which normal residuals' noise was stretched, the gaps' ``spread`` in units of that
+noise, its ``df``, the distinct ``pairs`` read, ``duplicates`` counted once and the
+``correlation`` the tails were read at) or ``"unknown"`` (``why_unknown``; ``light`` and
+``heavy`` hold ``best_set``, ``tier_1`` and ``compared`` under normal residuals and under the
+page's own heavy-tailed ones). Null for every other board.
+
 Per-item results (``--items``, a benchmark) say ``mode: "items"`` and ``source.format: "items"``
 (until issue 26 both said ``"submissions"``; the paired bootstrap's fields are the same, so test
 ``resampling`` for a bootstrap rather than ``mode``), and every entry and file also carries
@@ -245,7 +254,8 @@ def _noise(analysis: Analysis) -> dict | None:
                      "method": noise.method,
                      "universe_options": dataclasses.asdict(analysis.settings.universe),
                      "study": study_words(analysis.settings.metric.name, noise.universe,
-                                          analysis.settings.universe.spread)}
+                                          analysis.settings.universe.spread,
+                                          getattr(analysis.tails, "how", None))}
     return {**described,
             "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
             "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),
@@ -308,6 +318,7 @@ def to_json_dict(analysis: Analysis) -> dict:
                      for lo in analysis.left_out],
         "source": _source(analysis),
         "noise": _noise(analysis),
+        "tails": None if getattr(analysis, "tails", None) is None else analysis.tails.to_json(),
         "mode": "items" if is_items(analysis) else analysis.mode,
         "replicates": int(s.replicates) if analysis.bootstrap is not None else None,
         "resampling": _resampling(analysis),

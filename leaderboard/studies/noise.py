@@ -210,9 +210,12 @@ def auc_summary(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def study_words(metric: str, universe: str, spread: float | None) -> str:
+def study_words(metric: str, universe: str, spread: float | None,
+                tails_how: str | None = None) -> str:
     """One sentence for the report: how the universe behaved in the study (data/noise_study.json,
     written by ``leaderboard calibrate --scores-only``), or that the study did not cover it.
+    ``tails_how``: how a regression board's tails were chosen (``"gaps"``: read from its
+    public/private scores, :mod:`leaderboard.pipelines.tails`).
 
     Examples
     --------
@@ -226,7 +229,7 @@ def study_words(metric: str, universe: str, spread: float | None) -> str:
     if label == "binormal" and (DEFAULT_SPREAD if spread is None else spread) == 2.0:
         label = "binormal, minority spread 2"
     if universe.startswith("residuals-"):
-        return _regression_words(metric, universe)
+        return _regression_words(metric, "gaps" if tails_how == "gaps" else universe)
     path = data_dir() / "noise_study.json"
     quoted = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     if metric != "auc" or label not in quoted:
@@ -245,7 +248,8 @@ def _regression_words(metric: str, universe: str) -> str:
     """The regression study's sentence (data/regression_study.json) for a residual universe."""
     from leaderboard.resources import data_dir
 
-    label = {"residuals-normal": "normal", "residuals-t(df=3)": "t, 3 df"}.get(universe)
+    label = {"residuals-normal": "normal", "residuals-t(df=3)": "t, 3 df",
+             "gaps": "gaps"}.get(universe)
     path = data_dir() / "regression_study.json"
     quoted = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     found = quoted.get(label, {})
@@ -263,6 +267,8 @@ def _regression_words(metric: str, universe: str) -> str:
                      f"{100 * q['coverage_min']:.1f}% for {q['worst_family']} residuals{price}")
     checked = "" if metric in found else (f" ({metric.upper()} itself was not in the study; "
                                           "it uses the same residual shape)")
+    what = ("the noise read from boards' public/private gaps, entries independent, gave 95% "
+            "intervals that held" if universe == "gaps" else "this universe's 95% intervals held")
     return (f"In the regression study (docs/scores_only_regression.md: {q['families']} residual "
             "families, normal, Laplace, t with 3 df, 4% gross outliers and skewed log-normal), "
-            f"this universe's 95% intervals held the true score for {'; '.join(words)}{checked}.")
+            f"{what} the true score for {'; '.join(words)}{checked}.")

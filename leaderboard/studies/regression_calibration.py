@@ -13,6 +13,15 @@ own ``n_test`` residuals of the family (entries independent, so each entry's int
 independent coverage trial). The scores go to :func:`leaderboard.analyze` with the chosen
 universe options; measured: the share of entries whose interval holds the true RMSE (or MAE),
 the true best's place in tier 1, and the interval's width relative to the truth.
+
+Boards with public and private columns (issue 39, ``public_rows``): each entry is scored on a
+public slice and a disjoint private one, and the default analysis reads the noise from the gaps
+(:mod:`leaderboard.noise.tails`). With ``shared`` above 0 the entries share one test set: each
+entry's residual on a row is ``sqrt(shared)`` times the row's own residual (the same for every
+entry: rows every model gets wrong) plus ``sqrt(1 - shared)`` times its own, both of the family,
+so the entries' errors are correlated as on a real board. Measured besides: the interval's width
+over the exact one on normal residuals (RMSE: the chi-square interval of ``n MSE / sigma^2``;
+MAE: the normal interval of a mean of half-normals) and the scale read from the gaps.
 """
 from __future__ import annotations
 
@@ -86,9 +95,12 @@ def mean_absolute(family: str) -> float:
 
 
 def scores_and_truth(metric: str, family: str, entries: int, n_test: int,
-                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                     rng: np.random.Generator, shared: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """One board's observed and true scores: each entry's errors are ``scale x`` residuals of the
     family on the metric's own error scale, on its own test set of ``n_test`` rows.
+
+    ``shared``: the share of each row's residual common to every entry (0: each entry on its own
+    test set).
 
     ``rmse``, ``mae``: additive errors (true RMSE the scale; MAE the scale times
     :func:`mean_absolute`). ``r2``: a standard normal truth plus additive errors (true R2
@@ -103,7 +115,10 @@ def scores_and_truth(metric: str, family: str, entries: int, n_test: int,
     (True, 0.91)
     """
     scale = _FIRST_SCALE[metric] * (1.0 + 0.5 * np.linspace(0.0, 1.0, entries) ** 1.3)
-    e = scale[:, None] * unit_residuals(family, (entries, n_test), rng)   # dense at the top
+    own = unit_residuals(family, (entries, n_test), rng)
+    if shared:   # one test set: part of every row's residual is the same for every entry
+        own = np.sqrt(shared) * unit_residuals(family, n_test, rng) + np.sqrt(1 - shared) * own
+    e = scale[:, None] * own   # dense at the top
     if metric in ("rmse", "rmsle"):   # RMSLE: log1p(pred) - log1p(y) is the error itself
         return np.sqrt(np.mean(e * e, axis=1)), scale
     if metric in ("mae", "mape"):     # MAPE: |pred - y| / y is |error| itself
@@ -127,6 +142,8 @@ class RegressionDesign:
     entries: int = 30
     n_test: int = 1000
     draws: int = 1000
+    public_rows: int | None = None   # a public slice too (n_test rows are the private one)
+    shared: float = 0.0              # share of each row's residual common to every entry
 
 
 def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
@@ -138,28 +155,71 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
     from leaderboard.slices import SliceSizes
 
     rng = entropy_rng(seed, Stream.REGRESSION_CALIBRATION_STUDY, FAMILIES.index(design.family))
+    columns = {}
+    if design.public_rows is not None:
+        columns["public_score"], _ = scores_and_truth(design.metric, design.family,
+                                                      design.entries, design.public_rows, rng,
+                                                      design.shared)
     scores, truth = scores_and_truth(design.metric, design.family, design.entries,
-                                     design.n_test, rng)
+                                     design.n_test, rng, design.shared)
+    if columns:
+        columns["private_score"] = scores
     board = Leaderboard(entries=pd.DataFrame({"team": np.arange(truth.size).astype(str),
-                                              "score": scores,
+                                              "score": scores, **columns,
                                               "line": np.arange(2, truth.size + 2)}),
                         source="simulated", format="table", score_column="score",
-                        split=None, rows_read=truth.size)
+                        split="private" if columns else None, rows_read=truth.size)
     settings = Settings(
         get_metric(design.metric),
         NoiseOptions(higher_is_better=design.metric in HIGHER_IS_BETTER, draws=design.draws,
-                     seed=seed, correlation=0.0,
+                     seed=seed, correlation="auto" if columns else 0.0,
                      universe=UniverseOptions(residuals=design.residuals, df=design.df)),
         RankOptions(alpha=alpha, replicates=500),
-        SliceSizes(ranking=design.n_test, public=None, private=None))
-    t = analyze(board, settings).table
+        SliceSizes(ranking=design.n_test, public=design.public_rows,
+                   private=design.n_test if columns else None))
+    result = analyze(board, settings)
+    t = result.table
     held = truth[t["team"].astype(int).to_numpy()]
     low, high = t["ci_low"].to_numpy(float), t["ci_high"].to_numpy(float)
     best = held == (truth.max() if design.metric in HIGHER_IS_BETTER else truth.min())
-    return {"score_cover": float(np.mean((low <= held) & (held <= high))),
-            "no_interval": float(np.mean(~np.isfinite(low))),
-            "relative_width": float(np.nanmean((high - low) / held)),
-            "best_in_tier1": float(np.all(t["tier"].to_numpy()[best] == 1))}
+    exact = exact_width(design.metric, t["score"].to_numpy(float), design.n_test, alpha)
+    tails = result.tails
+    out = {"score_cover": float(np.mean((low <= held) & (held <= high))),
+           "no_interval": float(np.mean(~np.isfinite(low))),
+           "relative_width": float(np.nanmean((high - low) / held)),
+           "width_over_exact": (float(np.nanmean((high - low) / exact))
+                                if np.isfinite(exact).any() else float("nan")),
+           "best_in_tier1": float(np.all(t["tier"].to_numpy()[best] == 1)),
+           "scale": (tails.scale.scale if tails is not None and tails.how == "gaps"
+                     else float("nan"))}
+    if tails is not None and tails.light is not None:   # one column: the verdict's bracket
+        out.update({"best_set_light": tails.light["best_set"] / truth.size,
+                    "best_set_heavy": tails.heavy["best_set"] / truth.size})
+    return out
+
+
+def exact_width(metric: str, observed: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """The exact interval's width for the true score on normal residuals, from the observed one:
+    RMSE from ``n MSE / sigma^2 ~ chi2(n)``; MAE from the normal law of a mean of ``n``
+    half-normals (mean ``sqrt(2/pi) sigma``, SD ``sigma sqrt((1 - 2/pi) / n)``, solved for the
+    true MAE); NaN for other metrics.
+
+    Examples
+    --------
+    >>> w = exact_width("rmse", np.array([1.0]), 1000, 0.05)[0]
+    >>> round(float(w), 3)   # about 2 x 1.96 / sqrt(2 x 1000)
+    0.088
+    """
+    from scipy.special import chdtri, ndtri
+
+    observed = np.asarray(observed, dtype=float)
+    if metric == "rmse":
+        low, high = (np.sqrt(n * observed ** 2 / chdtri(n, q)) for q in (alpha / 2, 1 - alpha / 2))
+        return high - low
+    if metric == "mae":
+        z, ratio = -ndtri(alpha / 2), np.sqrt((np.pi / 2 - 1) / n)   # SD over the mean
+        return observed / (1 - z * ratio) - observed / (1 + z * ratio)
+    return np.full(observed.shape, np.nan)
 
 
 def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
@@ -178,32 +238,56 @@ def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
     """
     frame = pd.DataFrame([_one(design, seed * 100_003 + c, alpha)
                           for c in range(design.competitions)])
-    universe = "normal" if design.residuals == "normal" else (
-        f"t, {design.df:g} df" if design.residuals == "t" else design.residuals)
+    universe = design_label(design)
     out = {"family": design.family, "metric": design.metric, "universe": universe,
            "residuals": design.residuals, "df": design.df, "entries": design.entries,
-           "competitions": design.competitions, "n_test": design.n_test}
+           "competitions": design.competitions, "n_test": design.n_test,
+           "public_rows": design.public_rows, "shared": design.shared}
     for column in frame.columns:
         out[column] = float(frame[column].mean())
         out[f"se:{column}"] = float(frame[column].std(ddof=1) / np.sqrt(len(frame)))
-    trials = design.competitions * design.entries
-    cover = out["score_cover"]
-    out["se:score_cover"] = float(np.sqrt(max(cover * (1 - cover), 1.0 / trials) / trials))
+    if not design.shared:   # entries independent: each interval one trial (else: by board)
+        trials = design.competitions * design.entries
+        cover = out["score_cover"]
+        out["se:score_cover"] = float(np.sqrt(max(cover * (1 - cover), 1.0 / trials) / trials))
     return out
+
+
+def design_label(design: RegressionDesign) -> str:
+    """The universe column of the study's tables: the one-column boards' universe, or the noise
+    read from the public/private gaps (with the share of residuals the entries have in common).
+
+    Examples
+    --------
+    >>> design_label(RegressionDesign("t3", "rmse", 1, public_rows=300, shared=0.5))
+    'gaps, 50% shared'
+    """
+    if design.public_rows is not None:
+        return "gaps" + (f", {design.shared:.0%} shared" if design.shared else "")
+    return "normal" if design.residuals == "normal" else (
+        f"t, {design.df:g} df" if design.residuals == "t" else design.residuals)
 
 
 def default_regression_designs(quick: bool = False) -> list[RegressionDesign]:
     """Every family and metric under the default universe (t, 3 df) at 1,000 and 5,000 rows
     (RMSE and MAE also at 20,000), and RMSE and MAE under normal residuals (the default before
-    issue 25, and the width a truly normal board would need)."""
+    issue 25, and the width a truly normal board would need); then boards with public and
+    private columns (issue 39): RMSE, MAE and RMSLE, public slices of 300 and 1,500 rows beside
+    private ones of 1,000 and 5,000, entries independent or sharing 50% or 90% of each row's
+    residual."""
     if quick:
-        return [RegressionDesign(f, "rmse", 2, entries=10, draws=100) for f in FAMILIES]
+        return ([RegressionDesign(f, "rmse", 2, entries=10, draws=100) for f in FAMILIES]
+                + [RegressionDesign(f, "rmse", 2, entries=10, draws=100, public_rows=300)
+                   for f in ("normal", "t3")])
     sizes = {m: ((1000, 6), (5000, 3)) + (((20000, 2),) if m in ("rmse", "mae") else ())
              for m in METRICS}
     return ([RegressionDesign(f, m, c, n_test=n) for m in METRICS for n, c in sizes[m]
              for f in FAMILIES]
             + [RegressionDesign(f, m, c, residuals="normal", n_test=n) for m in ("rmse", "mae")
-               for n, c in ((1000, 4), (5000, 2)) for f in FAMILIES])
+               for n, c in ((1000, 4), (5000, 2)) for f in FAMILIES]
+            + [RegressionDesign(f, m, 6, n_test=n, public_rows=p, shared=share)
+               for share in (0.0, 0.5, 0.9) for m in ("rmse", "mae", "rmsle")
+               for p, n in ((300, 1000), (1500, 5000)) for f in FAMILIES])
 
 
 def summary(rows: list[dict]) -> dict:
@@ -233,6 +317,8 @@ def summary(rows: list[dict]) -> dict:
             "coverage_min": round(float(cover.min()), 4),
             "coverage_min_se": round(float(se[cover.idxmin()]), 4),
             "worst_family": str(cover.idxmin()), "families": int(len(cover)),
+            "family_coverage": {str(f): [round(float(cover[f]), 4), round(float(se[f]), 4)]
+                                for f in cover.index},
             "worst_cell": {"family": str(cell["family"]), "n_test": int(cell["n_test"]),
                            "coverage": round(float(cell["score_cover"]), 4),
                            "coverage_se": round(float(cell["se:score_cover"]), 4)}}
@@ -246,6 +332,10 @@ def summary(rows: list[dict]) -> dict:
                 q["width_ratio_on_normal"] = {
                     str(int(r.n_test)): round(float(r.relative_width_x / r.relative_width_y), 2)
                     for r in both.itertuples()}
+            if "width_over_exact" in mine and mine["width_over_exact"].notna().any():
+                q["width_over_exact_on_normal"] = {
+                    str(int(r.n_test)): round(float(r.width_over_exact), 2)
+                    for r in mine.itertuples() if np.isfinite(r.width_over_exact)}
     return out
 
 

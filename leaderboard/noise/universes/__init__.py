@@ -145,7 +145,8 @@ def _calibrated_universe(name: str, metric: Metric, prevalence: float | None,
         from leaderboard.noise.universes.multiclass import MulticlassUniverse
         return MulticlassUniverse(metric, tuple(options.class_shares))
     from leaderboard.noise.universes.regression import ResidualUniverse
-    return ResidualUniverse(metric, options.residuals, options.df)
+    return ResidualUniverse(metric, options.residuals, options.df,
+                            noise_scale=options.noise_scale)
 
 
 def _takes_multiclass(metric: Metric) -> bool:
@@ -193,6 +194,11 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
             raise InputError(f"{metric.label} takes binary predictions; it cannot be simulated "
                              f"with {len(shares)} classes (give --prevalence for a binary test set, "
                              "or use a metric that averages over the classes)")
+    if name != "residuals" and (options.kurtosis is not None or options.noise_scale != 1.0):
+        raise InputError(f"--kurtosis describes regression residuals; {metric.label} is simulated "
+                         f"by the {name} universe, which has none")
+    if not (np.isfinite(options.noise_scale) and options.noise_scale > 0):
+        raise InputError(f"the noise scale must be a positive number, got {options.noise_scale:g}")
     if options.residuals not in RESIDUALS:
         raise InputError(f"--residuals {options.residuals!r} is not one of {', '.join(RESIDUALS)}")
     if options.residuals == "t" and not options.df >= MIN_DF:

@@ -116,10 +116,12 @@ class ResidualUniverse(CalibratedUniverse):
     """
 
     def __init__(self, metric: Metric, residuals: str = "t", df: float = 3.0,
-                 deep_tails: bool = True) -> None:
+                 deep_tails: bool = True, noise_scale: float = 1.0) -> None:
         super().__init__(metric)
         self.residuals, self.df = residuals, float(df)
-        self.name = f"residuals-{residuals}" + (f"(df={df:g})" if residuals == "t" else "")
+        self.noise_scale = float(noise_scale)
+        self.name = (f"residuals-{residuals}" + (f"(df={df:g})" if residuals == "t" else "")
+                     + (f" x{self.noise_scale:.3g}" if self.noise_scale != 1.0 else ""))
         self.multiplicative = metric.name in _MULTIPLICATIVE
         z = ndtri((np.arange(ROWS) + 0.5) / ROWS)
         y = np.exp(z) if self.multiplicative else z
@@ -150,6 +152,31 @@ class ResidualUniverse(CalibratedUniverse):
         # 35): additive errors up to 1e13 times the truth's spread, multiplicative ones up to
         # exp(400 e), with the exponent capped where float64 would overflow.
         self.param_range = (6.0 if self.multiplicative else 30.0, -25.0)
+
+    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float | None, draws: int,
+                 seed: int, progress=None) -> np.ndarray:
+        """Observed scores as :meth:`CalibratedUniverse.simulate` gives them, each one's distance
+        from its true score multiplied by ``noise_scale`` (kept within the metric's range).
+
+        Examples
+        --------
+        >>> from leaderboard.metrics import get_metric
+        >>> plain, wide = (ResidualUniverse(get_metric("rmse"), "normal", noise_scale=c)
+        ...                for c in (1.0, 2.0))
+        >>> a, b = (u.simulate(np.array([1.0]), 500, None, 256, 0) for u in (plain, wide))
+        >>> bool(np.allclose(b - 1.0, 2.0 * (a - 1.0)))
+        True
+        """
+        out = super().simulate(levels, n_test, prevalence, draws, seed, progress)
+        if self.noise_scale == 1.0:
+            return out
+        centre = np.asarray(levels, dtype=float)[:, None]
+        return np.clip(centre + self.noise_scale * (out - centre), self.metric.lower_bound,
+                       self.metric.upper_bound)
+
+    def exact_sd(self, score: float, n_test: int, prevalence: float | None) -> float | None:
+        sd = super().exact_sd(score, n_test, prevalence)
+        return None if sd is None else sd * self.noise_scale
 
     def predictions(self, params: np.ndarray) -> list[np.ndarray]:
         out = []
@@ -197,16 +224,22 @@ class ResidualUniverse(CalibratedUniverse):
                       f"{self._shallow_reason}")
         scale = ("its truth times exp(scale x residual)" if self.multiplicative
                  else "its truth plus scale x residual")
-        shape = {"normal": "normal (--residuals normal: narrower intervals, which hold only if "
-                           "the real residuals have no heavier tails than a normal's)",
+        shape = {"normal": "normal" + ("" if self.noise_scale != 1.0 else
+                                       " (narrower intervals than heavier tails give, which hold "
+                                       "only if the real residuals' tails are no heavier than a "
+                                       "normal's)"),
                  "laplace": "Laplace (heavier tails than normal)",
                  "t": f"Student t with {self.df:g} degrees of freedom (heavy tails"
                       + ("; the default, wider than normal residuals would need: see the "
                          "regression study's numbers)" if self.df == 3.0 else ")")}[self.residuals]
+        stretched = ("" if self.noise_scale == 1.0 else
+                     f" Every simulated score's distance from its true score is then multiplied "
+                     f"by {self.noise_scale:.3g}: the noise the board's own public and private "
+                     "scores show (see the note on the residuals' tails).")
         return (f"Every entry is scored on its own test set of {n_test:,} rows drawn with replacement "
                 f"from a universe of {self.y.size:,} rows ({tails}) in which each "
                 f"prediction is {scale}; the "
                 f"residuals are {shape}, independent of the truth, and their scale is set so that "
-                "the metric on the universe equals the true score. Residuals with heavier tails "
-                "than assumed (outliers) make squared-error metrics noisier than shown; rows that "
-                "are not independent make every metric noisier.")
+                f"the metric on the universe equals the true score.{stretched} Residuals with "
+                "heavier tails than assumed (outliers) make squared-error metrics noisier than "
+                "shown; rows that are not independent make every metric noisier.")

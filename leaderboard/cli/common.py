@@ -345,8 +345,10 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
                        help="regression: distribution of the residuals (default t, with --df 3: "
                             "heavy tails, so that RMSE and MAE intervals hold under outliers and "
-                            "skewed residuals (docs/scores_only.md); normal gives narrower "
-                            "intervals that hold only for normal residuals)")
+                            "skewed residuals (docs/scores_only_regression.md); normal gives "
+                            "narrower intervals that hold only for normal residuals). Unstated, a "
+                            "board with public and private scores and both slices' sizes reads "
+                            "its noise from their gaps instead")
     group.add_argument("--df", type=real(MIN_DF, 1e6), default=DEFAULT_DF,
                        help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
                             f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")

@@ -22,7 +22,8 @@ RESIDUALS = ("normal", "laplace", "t")
 # RMSE for 28% of entries when the residuals were t(3); this shape's price is intervals several
 # times as wide when the residuals are in fact normal (docs/scores_only_regression.md measures
 # both, per metric). Real models' residuals on scikit-learn's data sets have excess kurtosis up to
-# 6 (studies/regression_calibration.py).
+# 6 (studies/regression_calibration.py). Issue 39: the default where nothing shows the tails; a
+# board with public and private scores reads its noise from their gaps (pipelines/tails.py).
 DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
 MIN_DF = 2.0   # t with 2 df has infinite variance; on the finite universe its RMSE is still defined
 MIN_KURTOSIS = 1.0   # no distribution has less (E[e^4] >= E[e^2]^2)

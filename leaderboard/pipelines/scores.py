@@ -240,7 +240,8 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                        distinct=tails is not None)
     # The post-mortem first: its simulated competitions and the ranks stage's replicates are each
     # a large array on a big board, and this way they are never held at once.
-    shakeup = _shakeup(table, settings, quiet, correlation.used, sliced) if both else None
+    shakeup = (_shakeup(table, settings, quiet, correlation, sliced, distinct=tails is not None)
+               if both else None)
     reason = not_simulable_reason(metric)  # bad --universe options fail loudly below instead
     if reason is not None:
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
@@ -381,14 +382,16 @@ def _correlation(table: pd.DataFrame, settings: Settings, quiet: bool,
                                                            distinct)), sliced
 
 
-def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool, correlation: float,
-             noise: SliceNoise | None) -> Shakeup:
+def _shakeup(table: pd.DataFrame, settings: Settings, quiet: bool,
+             correlation: CorrelationChoice, noise: SliceNoise | None,
+             distinct: bool = False) -> Shakeup:
     """The post-mortem of a board with public and private scores (noise at each slice's size)."""
     progress = Progress("simulating the shake-up", quiet=quiet)
     try:
         return shakeup_from_scores(
             table["public_score"].to_numpy(float), table["private_score"].to_numpy(float),
-            settings, correlation=correlation, progress=progress, noise=noise)
+            settings, correlation=correlation.used, progress=progress, noise=noise,
+            estimated=correlation, distinct=distinct)
     finally:
         progress.close()
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.noise.correlation import CorrelationEstimate, estimate_correlation
+from leaderboard.noise.correlation import (CorrelationChoice, CorrelationEstimate,
+                                           choose_correlation, estimate_correlation)
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.model import NoiseModel
 from leaderboard.noise.universes import not_simulable_reason
@@ -102,7 +103,9 @@ def has_both_scores(table) -> bool:
 
 def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Settings, *,
                         correlation: float = 0.0, progress=None,
-                        noise: SliceNoise | None = None) -> Shakeup:
+                        noise: SliceNoise | None = None,
+                        estimated: CorrelationChoice | None = None,
+                        distinct: bool = False) -> Shakeup:
     """The shake-up of a leaderboard file: observed statistics always; the noise baseline and the
     overfitting test when both slice sizes are known and the metric can be simulated.
 
@@ -118,6 +121,12 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Setti
     The true scores are the private scores pulled together by
     :func:`~leaderboard.shakeup.truth.estimate_truth`. ``noise``: the slices' simulated noise when
     the caller already has it (:func:`slice_noise` with the same settings).
+
+    ``estimated``: the correlation choice when ``--correlation auto`` estimated it from the gaps
+    (``correlation`` is then its lower end). The overfitting test's power statement then draws
+    its honest boards at the point estimate and re-reads the correlation from an inflated
+    board's gaps as the analysis would (:mod:`leaderboard.shakeup.power`; ``distinct``: each pair
+    of scores counted once, as the estimate was).
     """
     s = settings
     metric, higher_is_better, options = s.metric, s.higher_is_better, s.universe
@@ -160,10 +169,28 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Setti
     # made when the tiers need them, after the baseline's pass: never both in memory
     public_reps = partial(RankReplicates.normal, public[keep][order], noisy[0][keep][order],
                           correlation, higher_is_better, replicates=replicates, seed=seed)
+    power = {}
+    if estimated is not None and estimated.estimated:
+        full = np.where(keep, public, np.nan)
+
+        def draws_at(rho: float, truths: np.ndarray) -> NoiseDraws:
+            return NoiseDraws.normal(truths, models[0].sd_at(truths), models[1].sd_at(truths),
+                                     higher_is_better, correlation=rho, replicates=replicates,
+                                     seed=seed)
+
+        def refit(raised: np.ndarray) -> NoiseDraws:   # the analysis's draws for that board
+            full[keep] = raised
+            rho = choose_correlation("auto", noise.correlation(full, private, alpha,
+                                                               distinct)).used
+            return draws_at(rho, truth_and_spread(private[keep],
+                                                  noisy[1][keep] * np.sqrt(1 - rho))[0])
+
+        power = {"honest_draws": draws_at(float(min(max(estimated.value, 0.0), 0.99)), truth),
+                 "refit": refit}
     return _result(public, private, stats, noise_draws, public_reps, n_public, n_private,
                    two_stage, f"the {models[0].universe} universe at each slice's size, "
                    f"{noise_draws.source}", None, alpha, tier_method, left_out, compared,
-                   truth_sd=truth_sd, seed=seed)
+                   truth_sd=truth_sd, seed=seed, power=power)
 
 
 @dataclass(frozen=True)
@@ -250,7 +277,7 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
 
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
             noise, reason, alpha=0.05, tier_method="rank-sets", left_out=None,
-            compared=None, truth_sd=None, seed=0) -> Shakeup:
+            compared=None, truth_sd=None, seed=0, power=None) -> Shakeup:
     compared = stats if compared is None else compared
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)
@@ -260,7 +287,7 @@ def _result(public, private, stats, noise_draws, public_reps, n_public, n_privat
         baseline = shakeup_baseline(noise_draws, compared)
         overfit = overfit_test(public[compared.keep], private[compared.keep], noise_draws,
                                compared.higher_is_better, alpha=alpha, truth_sd=truth_sd,
-                               seed=seed)
+                               seed=seed, **(power or {}))
         flagged[np.flatnonzero(compared.keep)[overfit.drivers]] = True
         reps = public_reps() if callable(public_reps) else public_reps
         tiers = tier_entries(reps, tier_method, alpha).tier

@@ -133,7 +133,7 @@ def _shakeup(a: Analysis, num: Numbers) -> dict[str, PendingChart | None]:
         s.public, s.private, teams, band=None if band is None else (band.x, band.low, band.high),
         flagged=s.flagged if s.overfit is not None else None,
         labelled=shakeup_text.labelled(s), higher_is_better=a.settings.higher_is_better,
-        fmt=num.score, decimals=num.decimals)
+        fmt=num.score, decimals=num.decimals, two_stage=bool(s.two_stage))
     out["scatter"] = chart(spec, "chart-shakeup-scatter", "Public versus private score of every "
                            "entry, with the range noise alone allows", static=False,
                            caption=caption)

@@ -116,8 +116,10 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
     named = ", ".join(drivers[:8]) + (f" and {len(drivers) - 8} more" if len(drivers) > 8 else "")
     if o.p_overfit < alpha:
         text = (f"The public top {o.top_size:,} beat their private scores by more than noise and "
-                f"selection luck explain ({_p(o.p_overfit, 'p_overfit')}): a sign of fitting the "
-                "public board.")
+                f"selection luck explain ({_p(o.p_overfit, 'p_overfit')}): "
+                + ("on a two-stage board, whose public board is other data, that can be the two "
+                   "test sets' difference as much as fitting the public board." if s.two_stage
+                   else "a sign of fitting the public board."))
     else:
         text = (f"The public top {o.top_size:,} lost no more from public to private than "
                 f"regression to the mean predicts ({_p(o.p_overfit, 'p_overfit')}): no sign of "
@@ -134,15 +136,20 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
 
 
 def _power_words(o) -> str:
-    """What "no sign" can mean at these slice sizes: the overfit the test detects 80% of the time."""
+    """What "no sign" can mean at these slice sizes: the overfit the test detects 80% of the time,
+    and the kind of overfitting that statement is about (:mod:`leaderboard.shakeup.power`)."""
     if not np.isfinite(o.detectable_sd):
         return ("Too few simulated competitions to say how large an overfit the test could "
                 "detect: no sign is not evidence of absence here.")
     return (f"No sign is not evidence of absence: at these slice sizes the test detects, with "
-            f"about 80% probability, the public top each gaining {o.detectable:.3g} in score "
-            f"({o.detectable_sd:.2g} SDs of their public-minus-private gap) on the public board "
-            "only (an overfit of exactly that size was detected in 80% of 200 competitions with "
-            "known truth); smaller overfits can pass unseen.")
+            f"about 80% probability, the public top {o.top_size:,} each gaining "
+            f"{o.detectable:.3g} in score ({o.detectable_sd:.2g} SDs of their public-minus-private "
+            "gap) on the public board only, the rest of the board honest (worked out on honest "
+            "boards simulated like this one, the inflated board read as this analysis reads it). "
+            "That is the overfitting it is built for: the public leaders pulling ahead of their "
+            "private scores together. Overfitting by the whole board moves every gap alike and "
+            "is not detected; by a few of the leaders, or by unequal amounts, it is caught less "
+            "often; smaller overfits can pass unseen.")
 
 
 def _moves(s: Shakeup, teams: list[str], which: np.ndarray, num) -> list[dict]:
@@ -159,7 +166,16 @@ def context(a: Analysis, num) -> dict | None:
     if s is None:
         return None
     teams = a.table["team"].astype(str).tolist()
-    return {"said": sentences(s, teams, a.settings.alpha),
+    said = sentences(s, teams, a.settings.alpha)
+    tails = getattr(a, "tails", None)
+    if s.overfit is not None and tails is not None and tails.how == "gaps" \
+            and not tails.scale.floored:
+        said.append("The noise itself was read from these public-minus-private gaps (regression "
+                    "residuals' tails): overfitting that widens every entry's gap counts as "
+                    "noise here, and only the public top's pulling ahead of the rest is tested.")
+    return {"said": said,
+            "title": ("Public (stage 1) vs private (stage 2): luck or more?" if s.two_stage
+                      else "Public vs private: luck or overfitting?"),
             "risers": _moves(s, teams, s.risers, num), "fallers": _moves(s, teams, s.fallers, num),
             "excluded": int((~np.isfinite(a.table["public_score"].to_numpy(float))
                              | ~np.isfinite(a.table["private_score"].to_numpy(float))).sum()),

@@ -24,16 +24,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri   # norm.sf(z), norm.ppf(q) bit for bit, without scipy.stats
 
-from leaderboard.noise.rng import Stream, entropy_rng
+from collections.abc import Callable
+
 from leaderboard.params import check_alpha
 from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
+from leaderboard.shakeup.power import (POWER, critical_value, detectable_inflation,  # noqa: F401
+                                       statistics, top_means, truth_noise)
 from leaderboard.tiers.holm import holm_reject
 
 BAND_Z = float(ndtri(0.975))  # the scatter's band is the central 95% under noise
-POWER = 0.8                      # the power at which the detectable overfit is stated
-TRUTH_BLOCK = 32                 # replicates per seeded block of truth draws (batch-independent)
-TRUTH_STREAM = Stream.OVERFIT_TRUTH  # their stream (issue 25 item 7), apart from the errors'
 
 
 @dataclass(frozen=True)
@@ -151,95 +151,6 @@ class OverfitTest:
         return NoiseBand(x=x, low=low, centre=centre, high=high)
 
 
-def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *,
-                         gap: np.ndarray | None = None, sd_gap: np.ndarray | None = None,
-                         leaders: np.ndarray | None = None,
-                         honest: np.ndarray | None = None) -> float:
-    """The inflation (in gap SDs) of the public top that the global test detects with ``power``.
-
-    The alternative: each of the public top's entries (``leaders``) gained ``delta`` of its own
-    gap SD on the public board only. The test rejects when fewer than ``alpha (1 + R) - 1``
-    simulated statistics reach the observed one, i.e. above the null's critical value ``c``. A
-    rise of ``d`` in the statistic is detected with probability ``P(S0 > c - d)``, ``S0`` the
-    statistic of an honest competition, which is ``power`` at ``d = c - q_{1-power}(S0)``.
-    ``honest`` holds draws of ``S0``: competitions simulated like the null but with each true
-    score drawn from its posterior rather than set to its posterior mean (the null's truths are
-    pulled together, so its public top is picked more by luck and its statistic runs higher than
-    an honest board's: the test is conservative, mean p about 0.6 when nobody overfits). Without
-    ``honest``, ``S0`` is taken as distributed as the null, and the stated inflation was
-    detected in only 72% +- 3% of 200 known-truth competitions (150 entries, 300 public rows).
-    Each top z grows by ``delta`` but the common shift (the median gap over the whole board) grows
-    too, as raised gaps cross it; with ``gap``, ``sd_gap`` and ``leaders`` given, ``delta`` is
-    solved (bisection) so that the statistic, recomputed on these gaps with the top raised, rises
-    by ``d``; without them the shift is taken as fixed (``delta = d``). From the same simulated
-    competitions as ``p_overfit``: the power at these slice sizes under this noise model.
-    Checked against competitions with known inflation (tests/shakeup/test_shakeup.py,
-    benchmarks/study_overfit_power.py): 150 entries, 300 public rows, close true scores, the
-    public top raised by exactly the stated inflation: detected in 80.0% +- 2.8% of 200
-    competitions with ``honest`` (72.0% +- 3.2% without); with a tail of weak entries 80.0%
-    +- 2.8% (75.5% without); 400 tied entries at 1000 rows 85.0% +- 2.5% (83.0% without: there
-    the posteriors are narrow and the statement errs on the safe side).
-
-    Examples
-    --------
-    A standard-normal null: detect at 5% when S0 + delta > 1.645, with 80% probability when
-    delta = 1.645 + 0.842:
-
-    >>> null = np.sort(np.random.default_rng(0).standard_normal(200_000))
-    >>> round(detectable_inflation(null, 0.05), 2)
-    2.49
-    """
-    null = np.sort(np.asarray(null, dtype=float))[::-1]
-    allowed = int(np.ceil(alpha * (1 + null.size) - 1)) - 1   # most simulated S >= S allowed
-    if allowed < 0 or null.size == 0:
-        return float("nan")   # too few replicates to ever reject
-    reference = null if honest is None or np.size(honest) == 0 else np.asarray(honest, float)
-    rise = float(max(null[min(allowed, null.size - 1)] - np.quantile(reference, 1 - power),
-                     0.0))
-    if gap is None or sd_gap is None or leaders is None or rise == 0.0:
-        return rise
-    raised = np.zeros(gap.size)
-    raised[leaders] = sd_gap[leaders]
-    # _centred_z(gap + delta * raised, sd_gap)[leaders].mean() by the same operations on the
-    # leaders alone (the median of every gap): some 60 calls, numpy's median most of their time
-    on, safe = sd_gap[leaders] > 0, np.where(sd_gap[leaders] > 0, sd_gap[leaders], 1.0)
-
-    def statistic(delta: float) -> float:
-        moved = gap + delta * raised
-        return float(np.where(on, (moved[leaders] - _median(moved)) / safe, 0.0).mean())
-
-    base = statistic(0.0)
-    low, high = rise, 2.0 * rise    # the rise per unit delta is at most 1
-    while statistic(high) - base < rise and high < 1e6:
-        low, high = high, 2.0 * high
-    for _ in range(60):
-        middle = 0.5 * (low + high)
-        low, high = (middle, high) if statistic(middle) - base < rise else (low, middle)
-    return high
-
-
-def _truth_noise(cols: slice, entries: int, seed: int) -> np.ndarray:
-    """Standard normals for replicates ``cols`` (rows) of ``entries`` truths, from seeded blocks
-    of :data:`TRUTH_BLOCK` replicates: the same numbers however the replicates are batched."""
-    first, last = cols.start // TRUTH_BLOCK, -(-cols.stop // TRUTH_BLOCK)
-    # entropy [seed, 25, b]: the stream's value leads its key, as these draws always did
-    z = np.concatenate([entropy_rng(seed, TRUTH_STREAM, int(TRUTH_STREAM), b).standard_normal(
-        (TRUTH_BLOCK, entries)) for b in range(first, last)])
-    return z[cols.start - first * TRUTH_BLOCK:cols.stop - first * TRUTH_BLOCK]
-
-
-def _top_means(leaders: np.ndarray, centred: np.ndarray, sd_gap: np.ndarray,
-               batch: int) -> np.ndarray:
-    """Each simulated competition's statistic: the mean z of its top, as _centred_z gives it."""
-    safe = np.where(sd_gap > 0, sd_gap, 1.0)
-    out = np.empty(leaders.shape[0])
-    for r0 in range(0, leaders.shape[0], batch):
-        rows = slice(r0, r0 + batch)
-        on = sd_gap[leaders[rows]]
-        out[rows] = np.where(on > 0, centred[rows] / safe[leaders[rows]], 0.0).mean(axis=1)
-    return out
-
-
 def _ordered(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(a, b), np.maximum(a, b)
 
@@ -266,16 +177,6 @@ def _overfit_iv(public, private, draws, higher_is_better, alpha, top_fraction, b
     return public, private, batch
 
 
-def _median(values: np.ndarray) -> float:
-    """``np.median`` of a 1-D array, bit for bit (a zero's sign too: numpy's mean adds to +0.0),
-    without its general machinery (36 us against 5 at 150 values)."""
-    n, k = values.size, values.size // 2
-    if n % 2:
-        return 0.0 + np.partition(values, k)[k]
-    part = np.partition(values, (k - 1, k))
-    return (0.0 + part[k - 1] + part[k]) / 2
-
-
 def _centred_z(gap: np.ndarray, sd_gap: np.ndarray) -> np.ndarray:
     """``(gap - median gap) / sd_gap`` along the last axis; 0 where ``sd_gap`` is 0."""
     centred = gap - np.median(gap, axis=-1, keepdims=True)
@@ -286,7 +187,8 @@ def _centred_z(gap: np.ndarray, sd_gap: np.ndarray) -> np.ndarray:
 def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
                  higher_is_better: bool, *, alpha: float = 0.05, top_fraction: float = 0.1,
                  batch: int | None = None, truth_sd: np.ndarray | None = None,
-                 seed: int = 0) -> OverfitTest:
+                 seed: int = 0, honest_draws: NoiseDraws | None = None,
+                 refit: Callable[[np.ndarray], NoiseDraws] | None = None) -> OverfitTest:
     """Test whether public scores beat private scores by more than noise and a common shift.
 
     Per entry: ``z = (gap - shift) / sd_gap`` with ``gap`` the oriented public-minus-private score,
@@ -334,6 +236,15 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
         drawn from their posteriors (see :func:`detectable_inflation`); the test itself is the same.
     seed : int
         The seed of those truth draws (blocks of 32 replicates, so ``batch`` changes nothing).
+    honest_draws : NoiseDraws, optional
+        The errors of those honest competitions, when they differ from the null's: scores only,
+        normal errors at the point estimate of the correlation between entries (the null's is
+        the lower end of its interval). Default: ``draws``.
+    refit : callable, optional
+        ``refit(public)``: the draws the analysis would make for a board whose raw public scores
+        are ``public`` (the correlation between entries read again from its gaps): the power
+        statement then re-reads the inflated board as the analysis would
+        (:mod:`leaderboard.shakeup.power`).
 
     Returns
     -------
@@ -377,7 +288,7 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
         sim_leaders[cols] = leaders
         sim_centred[cols] = np.take_along_axis(centred, leaders, axis=1)
         if spread is not None:
-            drawn = draws.truth + spread * _truth_noise(cols, e, seed)
+            drawn = draws.truth + spread * truth_noise(cols, e, seed)
             leaders = np.argpartition(-(drawn + pub_err), top - 1, axis=1)[:, :top]
             honest_leaders[cols] = leaders
             honest_centred[cols] = np.take_along_axis(centred, leaders, axis=1)
@@ -389,11 +300,22 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
     drivers = rejected[np.argsort(-z[rejected], kind="stable")]
     leaders = np.argsort(-draws.sign * public, kind="stable")[:top]
     statistic = float(z[leaders].mean())
-    null = _top_means(sim_leaders, sim_centred, sd_gap, batch)
-    honest = None if spread is None else _top_means(honest_leaders, honest_centred, sd_gap, batch)
+    null = top_means(sim_leaders, sim_centred, sd_gap, batch)
+    if spread is not None and honest_draws is not None:   # honest boards of their own errors
+        honest = statistics(honest_draws, top, sd_gap, batch, truth_sd=spread, seed=seed)
+    else:
+        honest = None if spread is None else top_means(honest_leaders, honest_centred, sd_gap,
+                                                       batch)
     p_overfit = (1 + int(np.count_nonzero(null >= statistic))) / (1 + r)
+
+    def critical_at(delta: float) -> float:   # the inflated board, re-read as the analysis would
+        raised = public + draws.sign * delta * np.where(np.isin(np.arange(e), leaders),
+                                                        sd_gap, 0.0)
+        return critical_value(statistics(refit(raised), top, sd_gap, batch), alpha)
+
     detectable_sd = detectable_inflation(null, alpha, gap=gap, sd_gap=sd_gap, leaders=leaders,
-                                         honest=honest)
+                                         honest=honest,
+                                         critical_at=critical_at if refit is not None else None)
     return OverfitTest(gap=gap, shift=float(np.median(gap)), sd_gap=sd_gap, z=z, p_entry=p_entry,
                        drivers=drivers, statistic=statistic, null=null, p_overfit=p_overfit,
                        top_size=top, alpha=float(alpha), sign=draws.sign, public=public,

@@ -20,7 +20,8 @@ families:
                (labels: the most probable class).
 ``residuals``  regression: predictions are the truth plus residuals whose shape is selectable
                (normal, Laplace, Student t; by default t with 3 degrees of freedom, heavy tailed,
-               see :data:`DEFAULT_RESIDUALS`); the residuals' scale is calibrated.
+               see :data:`DEFAULT_RESIDUALS`, unless a board's public/private gaps show its noise:
+               :mod:`leaderboard.pipelines.tails`); the residuals' scale is calibrated.
 
 Every universe answers :meth:`Universe.simulate` (observed scores at many true scores, the *same*
 random test sets at every level) and :meth:`Universe.exact_sd` (the exact standard deviation of the

@@ -21,7 +21,12 @@ grid: its rows are ``|exp(sigma e) - 1|``, whose mean a deep t tail would swamp.
 The shape matters: heavy-tailed residuals (Laplace, t) make squared-error metrics noisier at the same
 score, which is why it is selectable. The default is Student t with 3 degrees of freedom
 (:data:`~leaderboard.noise.universes.DEFAULT_RESIDUALS`): real residuals are rarely normal, and t(3)
-residuals (infinite kurtosis) are as noisy as the families of the study get. The study
+residuals (infinite kurtosis) are as noisy as the families of the study get. Since issue 39 the
+default holds only where nothing shows the tails: a board with public and private scores reads its
+noise from their gaps (normal residuals with ``noise_scale``, :mod:`leaderboard.noise.tails`), and
+a one-column board's first sentence gives the verdict under normal residuals too
+(:mod:`leaderboard.pipelines.tails`). ``noise_scale`` stretches every simulated score's distance
+from its truth. The study
 (docs/scores_only_regression.md; data/regression_study.json, quoted on the page) measures how
 often its intervals hold the true RMSE, MAE, RMSLE, MAPE and R2 under normal, Laplace, t(3),
 outlying and skewed residuals, and the price: intervals several times as wide as a normal

@@ -46,13 +46,14 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
                   band: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
                   flagged: np.ndarray | None, labelled: Mapping[int, str],
                   higher_is_better: bool, fmt: Callable[[float], str],
-                  decimals: int) -> tuple[Spec, str]:
+                  decimals: int, two_stage: bool = False) -> tuple[Spec, str]:
     """Public score across, private score up, one dot per entry, over the band noise allows
     (``band``: public scores, low and high private bounds; None: no band); ``flagged`` entries
     (public beats private by more than noise) in the warning colour; ``labelled`` entries
     (index -> note) named. Axis ranges come from the data, but on the worse side entries beyond
     a fence (:func:`robust_domain`) sit on the edge as triangles. Returns the chart and its
-    caption (the words say what the picture cannot).
+    caption (the words say what the picture cannot; ``two_stage``: the public board is other
+    data, so a gap beyond noise is not called fitting the public board).
 
     Examples
     --------
@@ -105,7 +106,7 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
     skeleton = _scatter(tuple(xd), tuple(yd), higher_is_better, band is not None, binned,
                         tuple(kinds), decimals)
     caption = _caption(n, int(off.sum()), pub.size - n, band is not None, higher_is_better,
-                       xd, yd, fmt, shown=len(rows) if binned else None)
+                       xd, yd, fmt, shown=len(rows) if binned else None, two_stage=two_stage)
     return with_data(skeleton, **sets), caption
 
 
@@ -249,7 +250,7 @@ _FLIP = ("({at} + 9 + 6.8 * length(datum.label) > width ? {at} > width - {at} : 
          "(datum.right && {at} - 9 - 6.8 * length(datum.label) >= 0))")
 
 
-def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown) -> str:
+def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown, two_stage=False) -> str:
     s = [f"Each dot is one of the {n:,} entries: its public score across, its private score up."
          if n > 1 else "The dot is the only entry: its public score across, its private score up."]
     if shown is not None:
@@ -263,7 +264,10 @@ def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown) -> str:
         s.append("The shaded band is where 95% of private scores would fall by chance alone at "
                  f"each public score, the line its middle; entries {worse} the band did worse in "
                  "private than noise explains, and those coloured orange beat their private score "
-                 "by more than noise on the public board (a sign of fitting the public board).")
+                 "by more than noise on the public board (" + (
+                     "on this two-stage board, whose public board is other data, that can be the "
+                     "two test sets' difference as much as fitting the public board)."
+                     if two_stage else "a sign of fitting the public board)."))
     if clipped:
         side, pub_edge, pri_edge = ("below", xd[0], yd[0]) if higher else ("above", xd[1], yd[1])
         s.append(f"{clipped:,} {'entry lies' if clipped == 1 else 'entries lie'} far behind the "

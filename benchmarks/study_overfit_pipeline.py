@@ -47,8 +47,9 @@ from leaderboard.slices import SliceSizes  # noqa: E402
 TRIES, LEADERS = 40, 6
 
 
-def settings(replicates: int) -> Settings:
-    return Settings(get_metric("auc"), NoiseOptions(prevalence=0.1, seed=0, correlation="auto"),
+def settings(replicates: int, draws: int = 2000) -> Settings:
+    return Settings(get_metric("auc"), NoiseOptions(prevalence=0.1, seed=0, correlation="auto",
+                                                    draws=draws),
                     RankOptions(replicates=replicates),
                     SliceSizes(ranking=2100, public=900, private=2100))
 
@@ -84,9 +85,10 @@ def post_mortem(public: np.ndarray, private: np.ndarray, s: Settings):
                                estimated=rho).overfit
 
 
-def study(scenario: str, competitions: int, replicates: int, seed: int) -> dict:
+def study(scenario: str, competitions: int, replicates: int, seed: int,
+          draws: int = 2000) -> dict:
     rng = np.random.default_rng([seed, ("honest", "stated", "leaders", "everyone").index(scenario)])
-    s = settings(replicates)
+    s = settings(replicates, draws)
     hits, stated, top_z = 0, [], []
     for _ in range(competitions):
         tries, who = {"leaders": (TRIES, LEADERS), "everyone": (TRIES, 40)}.get(scenario, (1, 0))
@@ -110,16 +112,18 @@ def main() -> None:
     parser.add_argument("--competitions", type=int, default=200)
     parser.add_argument("--replicates", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=39)
+    parser.add_argument("--draws", type=int, default=2000, help="simulated test sets per level "
+                        "of the universe (the pipeline's default 2000)")
     parser.add_argument("--only", default="honest,stated,leaders,everyone")
     args = parser.parse_args()
     print(f"{args.competitions} example-like competitions a row, {args.replicates} simulated "
-          "competitions behind each test\n")
+          f"competitions behind each test, {args.draws} simulated test sets per level\n")
     print("| scenario | detected (p_overfit < 0.05) | stated detectable overfit (gap SDs) | "
           "public top's mean z |")
     print("|---|---|---|---|")
     for scenario in args.only.split(","):
         start = time.process_time()
-        r = study(scenario, args.competitions, args.replicates, args.seed)
+        r = study(scenario, args.competitions, args.replicates, args.seed, args.draws)
         print(f"| {scenario} | {r['rate']:.1%} +- {r['se']:.1%} | {r['stated']:.2f} | "
               f"{r['top_z']:.2f} | <!-- {time.process_time() - start:.0f} s CPU -->", flush=True)
 

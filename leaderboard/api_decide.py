@@ -47,6 +47,7 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
                   universe: str | None = None, classes: int | None = None,
                   class_shares: Sequence[float] | None = None, residuals: str = "t",
                   df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
+                  kurtosis: float | None = None,
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> ChooseResult:
     """Which two final submissions to select: each candidate's public score corrected for the
     winner's curse, the pair with the highest expected best-of-two private score, and the ladder.
@@ -84,7 +85,7 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
     draws : int, default 20000
         Draws from the predictive distribution of the private scores.
     seed : int, default 0
-    universe, classes, class_shares, residuals, df, threshold, spread : optional
+    universe, classes, class_shares, residuals, df, threshold, spread, kurtosis : optional
         The simulated universe of a table's candidates (as :func:`leaderboard.analyze`).
     max_file_size : int, default 1 GiB
     quiet : bool, default True
@@ -108,7 +109,8 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
                          prevalence=prevalence, correlation=correlation, draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
                                                 class_shares=class_shares, residuals=residuals,
-                                                df=df, threshold=threshold, spread=spread))
+                                                df=df, threshold=threshold, spread=spread,
+                                                kurtosis=kurtosis))
     settings = ChooseSettings(get_metric(metric), noise,
                               RankOptions(alpha=alpha, replicates=replicates),
                               n_public=n_public, n_private=n_private)

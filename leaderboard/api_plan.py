@@ -34,7 +34,8 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
          draws: int = PLAN_DRAWS, seed: int = NoiseOptions.seed, universe: str | None = None,
          classes: int | None = None, class_shares: Sequence[float] | None = None,
          residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
-         spread: float | None = None, quiet: bool = True) -> Plan:
+         spread: float | None = None, kurtosis: float | None = None,
+         quiet: bool = True) -> Plan:
     """Before a competition: the test-set size that tells apart two entries ``delta`` apart,
     and the smallest difference ``n_test`` rows resolve (give either or both).
 
@@ -70,7 +71,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     draws : int, default 2000
         Simulated test sets per score level.
     seed : int, default 0
-    universe, classes, class_shares, residuals, df, threshold, spread : optional
+    universe, classes, class_shares, residuals, df, threshold, spread, kurtosis : optional
         The simulated universe (as :func:`leaderboard.analyze`).
     quiet : bool, default True
         No progress bar on stderr.
@@ -103,7 +104,8 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
                          draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
                                                 class_shares=class_shares, residuals=residuals,
-                                                df=df, threshold=threshold, spread=spread))
+                                                df=df, threshold=threshold, spread=spread,
+                                                kurtosis=kurtosis))
     settings = PlanSettings(get_metric(check("metric", metric)), check("score", score), noise,
                             RankOptions(alpha=alpha), delta=check("delta", delta),
                             n_test=check("n_test", n_test), power=check("power", power),
@@ -121,7 +123,8 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
              draws: int | None = None, seed: int = NoiseOptions.seed, universe: str | None = None,
              classes: int | None = None, class_shares: Sequence[float] | None = None,
              residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
-             spread: float | None = None, quiet: bool = True) -> Experiment:
+             spread: float | None = None, kurtosis: float | None = None,
+             quiet: bool = True) -> Experiment:
     """The seeds' experiment: draw many test sets from a universe whose true score is known and
     measure how far the observed score wanders (its 95% range, and d95, the gap two equally good
     models exceed one time in 20), and how often the truly better of several models is observed
@@ -144,7 +147,7 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     draws : int, optional
         Simulated test sets per case (default 5000; 2000 with ``grid``).
     seed : int, default 0
-    universe, classes, class_shares, residuals, df, threshold, spread : optional
+    universe, classes, class_shares, residuals, df, threshold, spread, kurtosis : optional
         The simulated universe (as :func:`leaderboard.analyze`).
     quiet : bool, default True
         No progress bar on stderr.
@@ -166,7 +169,8 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     ([0.8, 0.81], True)
     """
     configured = universe_from(universe=universe, classes=classes, class_shares=class_shares,
-                               residuals=residuals, df=df, threshold=threshold, spread=spread)
+                               residuals=residuals, df=df, threshold=threshold, spread=spread,
+                               kurtosis=kurtosis)
     scores, n_tests, prevalences, grid = (check(name, value) for name, value in (
         ("scores", scores), ("n_tests", n_tests), ("prevalences", prevalences), ("grid", grid)))
     measure = get_metric(check("metric", metric))

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> Plan:
                   public_fraction=args.public_fraction, correlation=args.correlation,
                   draws=args.draws, seed=args.seed, universe=args.universe, classes=args.classes,
                   class_shares=args.class_shares, residuals=args.residuals, df=args.df,
-                  threshold=args.threshold, spread=args.spread, quiet=args.quiet)
+                  threshold=args.threshold, spread=args.spread,
+                  kurtosis=args.kurtosis, quiet=args.quiet)
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
             write_output(partial(writer, result), path)

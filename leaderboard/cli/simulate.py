@@ -91,7 +91,8 @@ def command_line(args: argparse.Namespace) -> str:
                                    ("--residuals", args.residuals, DEFAULT_RESIDUALS),
                                    ("--df", args.df, DEFAULT_DF),
                                    ("--threshold", args.threshold, 0.5),
-                                   ("--spread", args.spread, None)):
+                                   ("--spread", args.spread, None),
+                                   ("--kurtosis", args.kurtosis, None)):
         if value != default:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
     words += ["-o", args.output] + (["--json", args.json] if args.json else [])
@@ -116,7 +117,8 @@ def run(args: argparse.Namespace) -> Experiment:
                           grid=args.grid, draws=args.draws, seed=args.seed,
                           universe=args.universe, classes=args.classes,
                           class_shares=args.class_shares, residuals=args.residuals, df=args.df,
-                          threshold=args.threshold, spread=args.spread, quiet=args.quiet)
+                          threshold=args.threshold, spread=args.spread,
+                          kurtosis=args.kurtosis, quiet=args.quiet)
     write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
     if args.json:
         write_output(lambda path: write_json(experiment, path), args.json)

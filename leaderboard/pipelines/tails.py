@@ -62,7 +62,8 @@ class Tails:
     beyond_heavy : bool or None
         ``gaps`` with a scale above 1: the gaps spread more than even heavy-tailed residuals
         (Student t, 3 df) of independent entries allow, beyond doubt, so something besides
-        sampling noise moves them (None: not checked).
+        sampling noise moves them; the noise is then the heavy-tailed default's, the most
+        sampling noise can be (None: not checked).
     """
 
     how: str
@@ -101,12 +102,13 @@ class Tails:
             if c.floored:
                 return (f"normal: the gaps of {pairs} spread no more than normal residuals' "
                         "noise allows")
+            if self.beyond_heavy:
+                return (f"heavy ({self.shape_words}): the gaps of {pairs} spread more than even "
+                        "heavy-tailed residuals allow, so not from sampling noise alone")
             kurtosis = c.kurtosis(self.metric)
             return (f"read from {pairs}: every score's noise is {c.scale:.3g} times normal "
                     "residuals'" + (f", as residuals of kurtosis about {kurtosis:.3g} would give "
-                                    "(normal: 3)" if kurtosis is not None else "")
-                    + ("; more than even heavy-tailed residuals allow, so not sampling noise "
-                       "alone" if self.beyond_heavy else ""))
+                                    "(normal: 3)" if kurtosis is not None else ""))
         counts = ""
         if self.light is not None:
             counts = (f"; under normal residuals {self.light['best_set']:,} of "
@@ -133,6 +135,17 @@ class Tails:
         c = self.scale
         read = ("0, the lightest tails that explain them" if c.correlation == 0 else
                 f"{c.correlation:g}, as stated")
+        if self.beyond_heavy:
+            return (f"The public-minus-private gaps of {c.n_pairs:,} distinct entries spread "
+                    f"{np.sqrt(c.spread):.3g} times as much as normal residuals' noise would "
+                    f"make them (at a correlation between entries of {read}): more than even "
+                    f"heavy-tailed residuals ({self.shape_words}) of independent entries allow. "
+                    "Something besides sampling noise moves them (entries that over-fitted the "
+                    "public board, a public slice unlike the private one, or slices smaller "
+                    "than stated), so the noise here is that of heavy-tailed residuals, the most "
+                    "sampling noise can be, and the rest is left to the post-mortem."
+                    + (" In a two-stage competition the public board is other data."
+                       if self.two_stage else ""))
         text = (f"The residuals' tails were read from the public and private scores: the "
                 f"public-minus-private gaps of {c.n_pairs:,} distinct entries spread "
                 f"{np.sqrt(c.spread):.3g} times as much as normal residuals' noise would make "
@@ -150,12 +163,6 @@ class Tails:
         if self.two_stage:
             text += (" In a two-stage competition the public board is other data, whose "
                      "differences widen the gaps too.")
-        if self.beyond_heavy:
-            text += (" These gaps spread more than even heavy-tailed residuals (Student t, 3 "
-                     "degrees of freedom) of independent entries allow: something besides "
-                     "sampling noise moves them (over-fitting, a public slice unlike the private "
-                     "one, or slices smaller than stated), and every interval here is wider "
-                     "than sampling noise alone would make it.")
         return text
 
     def to_json(self) -> dict:
@@ -212,8 +219,12 @@ def choose_tails(public: np.ndarray | None, private: np.ndarray | None, settings
         return settings, Tails("unknown", o.residuals, o.df, scale=scale,
                                why_unknown=f"the public/private gaps could not be read: "
                                            f"{scale.reason}", metric=settings.metric.name), None
-    chosen = _with_universe(settings, replace(normal.universe, noise_scale=scale.scale))
     beyond = None if scale.floored else _beyond_heavy(public, private, settings, read_at)
+    if beyond:   # not sampling noise alone: the most sampling noise can be, the rest left over
+        return settings, Tails("gaps", o.residuals, o.df, scale=scale,
+                               metric=settings.metric.name, two_stage=bool(settings.two_stage),
+                               beyond_heavy=True), None
+    chosen = _with_universe(settings, replace(normal.universe, noise_scale=scale.scale))
     return chosen, Tails("gaps", "normal", DEFAULT_DF, scale=scale, metric=settings.metric.name,
                          two_stage=bool(settings.two_stage), beyond_heavy=beyond), (
         sliced if scale.floored else None)

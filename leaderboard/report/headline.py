@@ -159,12 +159,16 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
                 f"that, about {spread}; this assumes the {unit} are a random sample.")
     c = a.correlation
     universe = a.noise.universe if a.noise is not None else "simulated"
+    tails = getattr(a, "tails", None)
+    noise = (f"noise simulated for test sets drawn at random ({universe} universe)"
+             if tails is None or tails.how != "gaps" or tails.scale.floored else
+             f"noise read from the public and private scores ({tails.scale.scale:.3g} times "
+             "normal residuals')")
     if s["kind"] == "assumed":
         source = ("measured from the public and private scores, its low end"
                   if c.estimated else "as stated")
         return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}), "
-                f"which narrows that to {spread}, and noise simulated for test sets drawn at "
-                f"random ({universe} universe).")
+                f"which narrows that to {spread}, and {noise}.")
     if c is not None and c.estimated:   # measured, and no shared noise found
         return ("This assumes entries' errors are independent, as the board's public and private "
                 f"scores suggest; at a correlation of {s['rho']:g} chance would spread them only "

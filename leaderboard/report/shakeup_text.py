@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from leaderboard.pipelines.shakeup import Shakeup
 
 CALM_SPEARMAN = 0.8  # below this, noise alone scrambles the public board (the "tiny slice" story)
+# A detectable overfit beyond this many gap SDs per entry is no statement of power: so flagrant an
+# overfit would show in the entries' own tests first (tiny boards: 7 entries, a top of 5, 74 SDs)
+POWERLESS_SD = 4.0
 
 
 def _p(p: float, name: str = "p") -> str:
@@ -141,6 +144,12 @@ def _power_words(o) -> str:
     if not np.isfinite(o.detectable_sd):
         return ("Too few simulated competitions to say how large an overfit the test could "
                 "detect: no sign is not evidence of absence here.")
+    if o.detectable_sd > POWERLESS_SD:
+        return (f"No sign is not evidence of absence, and here it says little: with {o.gap.size:,} "
+                f"entries the test would need the public top {o.top_size:,} each to gain "
+                f"{o.detectable:.3g} in score ({o.detectable_sd:.2g} SDs of their "
+                "public-minus-private gap) on the public board to detect it with about 80% "
+                "probability; each entry's own test (Holm) is the better check.")
     return (f"No sign is not evidence of absence: at these slice sizes the test detects, with "
             f"about 80% probability, the public top {o.top_size:,} each gaining "
             f"{o.detectable:.3g} in score ({o.detectable_sd:.2g} SDs of their public-minus-private "

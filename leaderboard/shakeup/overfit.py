@@ -314,8 +314,8 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
         return critical_value(statistics(refit(raised), top, sd_gap, batch), alpha)
 
     detectable_sd = detectable_inflation(null, alpha, gap=gap, sd_gap=sd_gap, leaders=leaders,
-                                         honest=honest,
-                                         critical_at=critical_at if refit is not None else None)
+                                         honest=honest, **({"critical_at": critical_at}
+                                                           if refit is not None else {}))
     return OverfitTest(gap=gap, shift=float(np.median(gap)), sd_gap=sd_gap, z=z, p_entry=p_entry,
                        drivers=drivers, statistic=statistic, null=null, p_overfit=p_overfit,
                        top_size=top, alpha=float(alpha), sign=draws.sign, public=public,

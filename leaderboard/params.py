@@ -274,6 +274,7 @@ PARAMETERS: dict[str, object] = {
     "missing_instances": Choice("leaderboard.choices:MISSING_INSTANCES"),
     # benchmarks (issue 26): each item's cost, a file of published scores to check
     "cost_col": COLUMN, "published": Optional(Table()),
+    "published_col": COLUMN, "published_model_col": COLUMN,
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
     "model_col": Text(), "item_col": Text(), "value_col": Text(),
     "max_file_size": Interval(int, 2 ** 10, 2 ** 40),

@@ -207,3 +207,19 @@ def test_a_matrix_with_one_gap_keeps_90_of_91_models_on_all_10_items():
     with pytest.raises(InputError, match=r"only 9 items.*drop-models \(the 90 models that have "
                        r"all 10 items\)"):
         leaderboard.analyze_items(helm_matrix(), replicates=R, items_policy="drop-items")
+
+
+def test_five_competitions_as_clusters_are_refused_with_the_analyses_the_data_can_carry():
+    """MathArena's shape (issue 40): 5 competitions as clusters are too few to resample; the
+    refusal offers the competitions as categories, or items one by one, each with its cost."""
+    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 50),
+                          "item": np.tile([f"q{k}" for k in range(50)], 3),
+                          "competition": np.tile(np.repeat([f"comp{j}" for j in range(5)], 10), 3),
+                          "value": np.tile([1, 0], 75)})
+    with pytest.raises(InputError) as error:
+        leaderboard.analyze_items(frame, cluster_col="competition", replicates=R)
+    message = str(error.value)
+    assert "only 5 clusters" in message and "--category-col competition instead" in message
+    assert "drop --cluster-col" in message and "\n" not in message
+    assert len(leaderboard.analyze_items(frame, category_col="competition",
+                                         replicates=R).table) == 3

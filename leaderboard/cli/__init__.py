@@ -84,8 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "compare" and args.solution:   # the two entries are files too
             inputs += [args.baseline, args.candidate]
         check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
+        from leaderboard.provenance import calling, command_line
+
         with compile_notice_once(getattr(args, "quiet", False)), \
-                limits.using(limits.from_args(args)), warnings.catch_warnings():
+                limits.using(limits.from_args(args)), warnings.catch_warnings(), \
+                calling(command_line(argv)):   # the card's provenance names the command
             if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
                 warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
             outcome = _command_module(args.command).run(args)

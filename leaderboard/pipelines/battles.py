@@ -84,6 +84,7 @@ class BattlesAnalysis:
     pairs_met: int
     dropped_replicates: int
     notes: tuple[str, ...] = ()
+    card: object = None    # the leaderboard card (leaderboard.pipelines.card, issue 40)
 
     @property
     def mode(self) -> str:

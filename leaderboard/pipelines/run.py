@@ -61,6 +61,24 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     """
     if inputs.example:
         inputs, options = _with_example(inputs, options)
+    return with_card(_analysis(inputs, options, quiet), inputs, options)
+
+
+def with_card(analysis: Analysis, inputs: Inputs, options: AnalyzeOptions) -> Analysis:
+    """The analysis with its leaderboard card (:mod:`leaderboard.pipelines.card`): the inputs'
+    SHA-256 in the card's provenance, each under the option that named it."""
+    from leaderboard.provenance import provenance
+    from leaderboard.pipelines.card_modes import analysis_card
+
+    roles = [("FILE", inputs.board), ("--solution", inputs.solution),
+             ("--submissions", inputs.submissions), ("--items", inputs.items),
+             ("--published", inputs.published), ("--instances", options.read.instances)]
+    return replace(analysis, card=analysis_card(
+        analysis, provenance(roles, analysis.settings.seed)))
+
+
+def _analysis(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
+    """:func:`run_analysis` without the card, the example resolved."""
     submissions_mode = inputs.solution is not None or inputs.submissions is not None
     if (options.workers is not None or options.scheduler is not None) and (
             inputs.items is not None or not submissions_mode):

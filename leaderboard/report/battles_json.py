@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING
 
 from leaderboard.noise.bradley_terry import SCALE
+from leaderboard.report.card_text import card_json, card_markdown
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.battles import BattlesAnalysis
@@ -59,7 +60,8 @@ def battles_json(a: BattlesAnalysis) -> dict:
                     "columns": dict(b.columns)},
         "pairs_met": a.pairs_met, "pairs_possible": m * (m - 1) // 2,
         "not_comparable": [list(g) for g in a.not_comparable],
-        "dropped_replicates": a.dropped_replicates, "notes": list(a.notes), "models": models}
+        "dropped_replicates": a.dropped_replicates, "notes": list(a.notes), "models": models,
+        "card": card_json(a.card)}
 
 
 def battles_csv(a: BattlesAnalysis) -> str:
@@ -122,4 +124,5 @@ def battles_markdown(a: BattlesAnalysis, rows: int | None = MARKDOWN_ROWS) -> st
     method = a.ranking.description
     return (f"**Bradley-Terry ratings** from {a.battles_rated:,} battles, {len(t):,} models, "
             f"best first; {conf} intervals from a bootstrap of battles; tiers by "
-            f"{markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
+            f"{markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n"
+            + card_markdown(a.card, lambda x: f"{float(x):,.0f}"))

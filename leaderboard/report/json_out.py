@@ -91,6 +91,7 @@ from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
+from leaderboard.report.card_text import card_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
 
@@ -318,6 +319,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
         "items": _items(analysis),
+        "card": card_json(analysis.card),   # the leaderboard card (issue 40)
         # per-item results' extras (issue 26), written only when asked for
         **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
         **({"published": published_json(analysis)} if analysis.published is not None else {}),

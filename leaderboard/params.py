@@ -290,6 +290,8 @@ PARAMETERS: dict[str, object] = {
     "quiet": Flag(),
     "allow_perfect": Flag(),
     "exclude_flagged": Choices(Choice("leaderboard.flags:EXCLUDABLE")),
+    # plan --from (issue 40): simulated boards, the k of "the top k separate"
+    "boards": Interval(int, 20, 100_000), "separate": Interval(int, 1, N_MAX),
     # battles mode (issue 26)
     "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
     "date_col": COLUMN, "anchor": Optional(Text()),

@@ -4,7 +4,7 @@ Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
     correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
-    entries
+    entries, card
 
 ``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
 compared entries if all were equally good (``entries``; ``independent``, and
@@ -67,6 +67,12 @@ scores' own bootstrap replicates, ``on_frontier`` (the cost-accuracy frontier) a
 each with its paired interval); with ``--published``, ``published`` lists each published score
 beside the measured one and its interval (``outside``), and the names matching no model
 (``not_in_data``, ``not_published``). Both keys are absent unless asked for.
+
+``card`` is the leaderboard card (issue 40; :mod:`leaderboard.pipelines.card`, words in
+:mod:`leaderboard.report.card_text`): ``shape`` (models, units, outcome, the analysed matrix's
+SHA-256), ``established_share``, ``resolved_positions``, ``n_eff``, ``top_pair`` (its resolution
+and the units that would separate it) and ``provenance`` (version, date, command, the inputs'
+SHA-256, seed); the schema's ``$defs/card`` describes every field.
 
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or

@@ -17,6 +17,8 @@ from leaderboard.confidence import confidence_label
 from leaderboard.report.render import render_page
 
 TEMPLATE = "plan_from.html.j2"
+MODES = {"scores": "a board of scores", "submissions": "submissions", "items": "per-item results",
+         "battles": "battles"}
 METHOD = ("The board is taken as the truth: its scores as the true ones, and the covariance of "
           "their estimates as its analysis measured it (the bootstrap's replicates; scores only, "
           "the simulated SDs and the correlation the comparisons assumed), shrinking as one over "
@@ -36,7 +38,8 @@ def _units(n: int | None, unit: str) -> str:
 
 
 def _share(x: float | None) -> str:
-    return "\u2014" if x is None else f"{100 * x:.0f}%"
+    """A share to a tenth of a percent: 0.795 is 79.5%, never rounded up to the goal."""
+    return "\u2014" if x is None else f"{100 * x:.1f}%"
 
 
 def _goal_words(goal, p, what: str) -> str:
@@ -45,9 +48,9 @@ def _goal_words(goal, p, what: str) -> str:
     now = _share(goal.current_share)
     if goal.needed <= p.current:
         return (f"{what}: {_units(goal.needed, p.unit)} are enough, and the board has "
-                f"{p.current:,} (now met on {now} of simulated boards).")
+                f"{p.current:,} (at its size, {now} of simulated boards meet it).")
     return (f"{what}: {_units(goal.needed, p.unit)}, {goal.needed / p.current:,.1f} times the "
-            f"board's {p.current:,} (now met on {now} of simulated boards).")
+            f"board's {p.current:,} (at its size, {now} of simulated boards meet it).")
 
 
 def terminal_text(p) -> str:
@@ -107,11 +110,13 @@ def context(p) -> dict:
             for n, a, b in p.curve]
     return {"title": f"Plan from {p.source}", "source": p.source,
             "headline": _goal_words(p.leader, p, f"{p.models[0]} alone in tier 1"),
-            "second": _goal_words(p.top, p, f"The top {p.top.k} each alone in its tier"),
+            "second": _goal_words(p.top, p, f"The top {p.top.k} ({', '.join(p.models[:p.top.k])})"
+                                            " each alone in its tier"),
             "facts": [("Board", f"{p.source}: {len(p.models):,} models on "
-                                f"{_units(p.current, p.unit)} ({p.mode})"),
+                                f"{_units(p.current, p.unit)} ({MODES[p.mode]})"),
                       ("Goal", f"met on at least {_share(p.power)} of boards of the size"),
-                      ("Tiers", f"{p.method}, {confidence_label(p.alpha)} (as the analysis)"),
+                      ("Tiers", f"{p.method} at alpha {p.alpha:g}, as the analysis cut them "
+                                f"({confidence_label(p.alpha)})"),
                       ("Simulation", f"{p.boards:,} boards per size, {p.replicates:,} "
                                      f"replicates each, seed {p.seed}; a share's Monte Carlo "
                                      f"SE about {_mc(p):.2f}")],

@@ -21,7 +21,8 @@ def analysis_card(analysis, provenance) -> Card:
     shape = (_items_shape(analysis) if items else _submissions_shape(analysis)
              if mode == "submissions" else _scores_shape(analysis))
     return Card(mode=mode, shape=shape,
-                established=established(analysis.ranking, len(names)),
+                established=established(analysis.ranking, len(names) if analysis.ranking
+                                        is not None else len(table)),
                 resolved=resolved(analysis.ranking, ranked, names),
                 top_pair=_top_pair(analysis, ranked, shape), provenance=provenance)
 
@@ -113,9 +114,15 @@ def _scores_shape(a) -> Shape:
 
 
 def _outcome(a) -> str:
-    if a.settings.prevalence is not None:
+    """What one test row holds: a binary target (a prevalence, or a metric of binary scores such
+    as AUC), a continuous one (regression), classes (submissions' other targets), or, for a
+    board of scores of another metric without a prevalence, not known."""
+    kind = a.settings.metric.kind
+    if a.settings.prevalence is not None or kind == "scores":
         return "binary"
-    return "continuous" if a.settings.metric.kind == "values" else "categorical"
+    if kind == "values":
+        return "continuous"
+    return "categorical" if a.submissions is not None else "not known"
 
 
 def _top_pair(a, ranked, shape: Shape) -> PairResolution | None:

@@ -95,7 +95,8 @@ def card_rows(card, score, entity: str = "model", name=str) -> list[tuple[str, s
     units = ("an unknown number of test rows" if s.units is None else
              f"{s.units:,} {s.unit}{'' if s.units == 1 else 's'}")
     rows = [("Shape", f"{s.models:,} {entity}s on {units}"
-             + (f" in {s.clusters:,} clusters" if s.clusters else "") + f", {s.outcome}"
+             + (f" in {s.clusters:,} clusters" if s.clusters else "")
+             + (f", {s.outcome}" if s.outcome != "not known" else "")
              + (f"; matrix SHA-256 {s.sha256[:16]}…" if s.sha256 else ""))]
     if e.share is None:
         rows.append(("Established", e.reason or "not available"))

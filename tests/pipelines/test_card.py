@@ -185,7 +185,9 @@ def test_the_top_pair_equals_its_definition(items_run):
 
 def test_the_matrix_hash_ignores_row_order_and_sees_one_value():
     frame = _items()
-    first = leaderboard.analyze_items(frame, replicates=R).analysis.card.shape.sha256
+    result = leaderboard.analyze_items(frame, replicates=R)
+    first = result.analysis.card.shape.sha256
+    assert result.card == json.loads(result.to_json())["card"]   # the API's card is the JSON's
     shuffled = frame.sample(frac=1.0, random_state=3)
     assert leaderboard.analyze_items(shuffled, replicates=R).analysis.card.shape.sha256 == first
     changed = frame.copy()

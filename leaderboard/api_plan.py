@@ -10,6 +10,7 @@ runs (:func:`leaderboard.pipelines.plan.plan`,
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from leaderboard.errors import InputError
@@ -174,11 +175,21 @@ def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BO
         "items" if getattr(analysis, "items", None) is not None else analysis.mode)
     source = (analysis.battles.source if mode == "battles" else analysis.leaderboard.source)
     try:
-        return plan_board(truth_of(analysis), power=power, k=separate, method=method,
-                          alpha=settings.alpha, boards=boards, replicates=replicates,
-                          seed=seed, progress=progress, mode=mode, source=str(source))
+        planned = plan_board(truth_of(analysis), power=power, k=separate, method=method,
+                             alpha=settings.alpha, boards=boards, replicates=replicates,
+                             seed=seed, progress=progress, mode=mode, source=str(source))
     finally:
         progress.close()
+    ranking = analysis.ranking
+    if ranking is not None:   # how sure the board is of the leader the plan takes as the truth
+        p_best = float(ranking.probabilities.p_best[0])
+        doubt = ("" if p_best >= 0.95 else
+                 ": it may not be the true leader, and its lead may be partly luck (the "
+                 "winner's curse), which makes the answer optimistic")
+        planned = dataclasses.replace(planned, notes=planned.notes + (
+            f"The plan takes {planned.models[0]} as the best. On this board it is best on "
+            f"{100 * p_best:.0f}% of the replicates (P(best)){doubt}.",))
+    return planned
 
 
 def simulate(*, metric: str, scores: Sequence[float] | float | None = None,

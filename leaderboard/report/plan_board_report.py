@@ -62,6 +62,7 @@ def terminal_text(p) -> str:
         f"power {_share(p.power)}, {p.method} tiers at alpha {p.alpha:g}",
         _goal_words(p.leader, p, f"{lead} alone in tier 1"),
         _goal_words(p.top, p, f"the top {p.top.k} ({top}) each alone in its tier"),
+        *p.notes,
         f"({p.boards:,} simulated boards per size; a share's Monte Carlo SE is about "
         f"{_mc(p):.2f}. Assumes the board's scores are the true ones: see --json's assumes.)"])
 
@@ -87,7 +88,7 @@ def to_json_dict(p) -> dict:
                        "share_top_separate": _float(b)} for n, a, b in p.curve],
             "boards": p.boards, "replicates": p.replicates, "tier_method": p.method,
             "alpha": p.alpha, "seed": p.seed, "monte_carlo_se": _mc(p), "method": METHOD,
-            "assumes": ASSUMES}
+            "assumes": ASSUMES, "notes": list(p.notes)}
 
 
 def _float(x) -> float | None:
@@ -120,7 +121,7 @@ def context(p) -> dict:
                       ("Simulation", f"{p.boards:,} boards per size, {p.replicates:,} "
                                      f"replicates each, seed {p.seed}; a share's Monte Carlo "
                                      f"SE about {_mc(p):.2f}")],
-            "rows": rows, "k": p.top.k, "unit": p.unit, "method": METHOD, "assumes": ASSUMES,
+            "rows": rows, "k": p.top.k, "notes": list(p.notes), "unit": p.unit, "method": METHOD, "assumes": ASSUMES,
             "version": __version__, "seed": p.seed}
 
 

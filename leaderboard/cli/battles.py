@@ -47,7 +47,8 @@ def run_battles(args: argparse.Namespace):
     others = [flag for flag, given in (("FILE", args.file), ("--solution", args.solution),
                                        ("--submissions", args.submissions),
                                        ("--items", args.items), ("--metric", args.metric),
-                                       ("--example", args.example)) if given]
+                                       ("--example", args.example),
+                                       ("--exclude-flagged", args.exclude_flagged)) if given]
     if others:
         raise InputError(f"--battles is the whole input, rated by a Bradley-Terry fit: drop "
                          f"{others[0]}")

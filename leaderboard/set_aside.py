@@ -61,7 +61,8 @@ def not_entries(teams, values: np.ndarray, higher_is_better: bool | None,
     more = f" and {count - NAMES_SHOWN:,} more" if count > NAMES_SHOWN else ""
     what = "models' values" if items else "rows' scores" if higher_is_better is not None \
         else "rows' values"
-    message = (f"{'1 row is' if count == 1 else f'{count:,} rows are'} not an entry, most likely: "
+    message = (f"{'1 row is' if count == 1 else f'{count:,} rows are'} not "
+               f"{'a model' if items else 'an entry'}, most likely: "
                f"{', '.join(shown)}{more} {'lies' if count == 1 else 'lie'} far outside the "
                f"typical {what} ({_num(low)} to {_num(high)}): a count, a total or a metadata "
                f"line among the results. {'It is' if count == 1 else 'They are'} set aside: not "

@@ -43,7 +43,8 @@ def frame(a, b, outcome, names=None):
 
 def test_ratings_equal_an_independent_logistic_regression():
     """scikit-learn's unpenalised logistic regression on one row per battle (a tie: a win and a
-    loss of weight 1/2 each), model 0's column dropped to pin the level: same ratings to 1e-6."""
+    loss of weight 1/2 each), model 0's column dropped to pin the level: the same plain fit
+    (``rating_mle``) to 1e-6."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(7)
@@ -63,7 +64,7 @@ def test_ratings_equal_an_independent_logistic_regression():
                                    tol=1e-14, max_iter=1000).fit(design, y, sample_weight=w)
     coef = np.r_[0.0, model.coef_[0]]
     reference = 1000 + SCALE * (coef - coef.mean())
-    by_name = dict(zip(ours["model"], ours["rating"]))
+    by_name = dict(zip(ours["model"], ours["rating_mle"]))
     mine = np.array([by_name[f"m{k:02d}"] for k in range(9)])
     assert np.abs(mine - reference).max() < 1e-6
 
@@ -120,26 +121,50 @@ def test_bootstrap_is_paired_and_reproducible():
     pd.testing.assert_frame_equal(one, two)
 
 
-def test_disconnected_models_are_named_not_rated_or_refused():
+def test_split_arenas_rate_every_group_largest_by_battles_first():
+    """Two groups that never met (issue 40): by default each is rated in its own table, the one
+    with more battles first although it has fewer models; 'largest' rates that one and names the
+    other; 'error' refuses naming both."""
     rng = np.random.default_rng(1)
     a, b, outcome = arena(rng, np.array([0.3, 0.0, -0.3]), np.ones(3), 600, 0.1)
     df = pd.concat([frame(a, b, outcome),
-                    pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "y"],
-                                  "winner": ["model_a", "model_a", "tie"]})])
+                    pd.DataFrame({"model_a": ["x", "y", "z", "w", "x"] * 4,
+                                  "model_b": ["y", "z", "w", "x", "z"] * 4,
+                                  "winner": ["model_a", "model_b", "tie", "model_a",
+                                             "model_b"] * 4})])
     result = leaderboard.analyze_battles(df, replicates=100)
-    assert sorted(result.table["model"]) == ["m00", "m01", "m02"]
-    assert result.not_comparable == (("x", "y"),)
-    assert "never met the rated models" in result.notes[0] and "x, y" in result.notes[0]
-    with pytest.raises(InputError, match=r"2 groups that never met.*\{x, y\}"):
+    groups = result.analysis.groups
+    assert [sorted(g.table["model"]) for g in groups] == [["m00", "m01", "m02"],
+                                                           ["w", "x", "y", "z"]]
+    assert [g.battles for g in groups] == [600, 20] and result.not_comparable == ()
+    assert "2 groups that never met" in result.notes[0] and "4 models rated from 20" in \
+        result.notes[0]
+    document = result.to_dict()
+    assert [len(g["models"]) for g in document["groups"]] == [3, 4]
+    assert document["models"] == document["groups"][0]["models"]
+    assert "3 models rated from 600 battles; 4 models rated from 20 battles" in \
+        result.to_html().replace("\n", " ")
+    largest = leaderboard.analyze_battles(df, replicates=100, disconnected="largest")
+    assert len(largest.analysis.groups) == 1
+    assert largest.not_comparable == (("w", "x", "y", "z"),)
+    assert "never met the rated models" in largest.notes[0]
+    with pytest.raises(InputError, match=r"2 groups that never met.*m00, m01 and m02; w, x"):
         leaderboard.analyze_battles(df, replicates=100, disconnected="error")
 
 
-def test_a_model_that_never_lost_is_refused_by_name():
-    df = pd.DataFrame({"model_a": ["champ", "champ", "b", "c", "b"],
-                       "model_b": ["b", "c", "c", "b", "c"],
-                       "winner": ["model_a", "model_a", "model_a", "model_a", "tie"]})
-    with pytest.raises(InputError, match="champ never lost a battle"):
-        leaderboard.analyze_battles(df, replicates=100)
+def test_a_model_that_never_lost_is_rated_finite_and_named():
+    """The plain fit of a model that never lost is infinite (it used to be refused); the
+    bias-reduced fit rates it, rating_mle is empty and the notes name it."""
+    df = pd.DataFrame({"model_a": ["champ", "champ", "b", "c", "b"] * 3,
+                       "model_b": ["b", "c", "c", "b", "c"] * 3,
+                       "winner": ["model_a", "model_a", "model_a", "model_a", "tie"] * 3})
+    result = leaderboard.analyze_battles(df, replicates=100)
+    table = result.table.set_index("model")
+    assert np.isfinite(table["rating"]).all() and np.isnan(table.loc["champ", "rating_mle"])
+    assert table.loc["champ", "ci_high"] < table.loc["champ", "rating"] + 2000
+    assert any("champ never lost a battle" in note for note in result.notes)
+    assert result.to_dict()["groups"][0]["unbounded_mle"] == [{"model": "champ",
+                                                               "why": "never lost"}]
 
 
 def test_anchor_model_is_fixed_and_has_no_interval():
@@ -196,7 +221,7 @@ def test_json_lines_and_parquet_read_the_same(tmp_path):
     ({"replicates": 10}, "replicates= must be at least 100"),
     ({"replicates": 200.0}, "replicates= must be a whole number"),
     ({"tiers": "best"}, "tiers= must be one of"),
-    ({"disconnected": "ignore"}, "disconnected= must be one of 'largest', 'error'"),
+    ({"disconnected": "ignore"}, "disconnected= must be one of 'all', 'largest', 'error'"),
     ({"seed": -1}, "seed= must be at least 0"),
     ({"anchor": 3}, "anchor= must be a string"),
     ({"top_k": ()}, "top_k= must name at least one line")])
@@ -228,7 +253,10 @@ def test_example_json_validates_against_its_schema(example):
     schema = json.loads((SCHEMA_DIR / "battles.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, schema)
     assert document["mode"] == document["format"] == "battles"
-    assert document["not_comparable"] == [["island-a", "island-b"]]
+    assert document["not_comparable"] == []
+    assert [g["n_models"] for g in document["groups"]] == [14, 2]
+    assert sorted(m["model"] for m in document["groups"][1]["models"]) == ["island-a",
+                                                                           "island-b"]
     broken = dict(document, models=[dict(document["models"][0], tier="1")])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
@@ -245,8 +273,10 @@ def test_example_page_speaks_of_models_and_battles_and_escapes_names(example):
     assert "find a model" in words and "battles" in words
     assert "sable &lt;beta&gt; &amp; co" in page and "<beta>" not in page
     assert document["models"][0]["model"] in page
-    # the example's two models that never met the others are named where the page says why
-    assert re.search(r"Not comparable with the rated models[^<]*island-a, island-b", page)
+    # the example's two models that never met the others are rated in their own table
+    assert re.search(r"Group 2 of 2: 2 models rated from 3 battles", page)
+    assert page.index("Group 1 of 2") < page.index("Group 2 of 2")
+    assert "<td>island-a</td>" in page[page.index('id="group-2"'):]
 
 
 def test_csv_neutralises_formulas_in_model_names(tmp_path):
@@ -264,28 +294,30 @@ def test_command_line_refuses_mixed_inputs_in_one_line(tmp_path, capsys):
                    str(tmp_path / "r.html")])
     assert status == 2
     err = capsys.readouterr().err
-    assert err.startswith("leaderboard: error: --battles is the whole input") and \
+    assert err.startswith("leaderboard: error: --metric does not apply to --battles") and \
         err.count("\n") == 1
     status = main(["analyze", "--battles", str(tmp_path / "missing.csv"), "-o",
                    str(tmp_path / "r.html")])
     assert status == 2 and "file not found" in capsys.readouterr().err
 
 
-def test_all_ties_give_equal_ratings_and_no_zero_width_interval():
+def test_all_ties_give_equal_ratings_placed_together_with_an_interval():
+    """Every battle a tie: equal ratings, all in tier 1 and placed (nothing sets one apart);
+    the smoothed redraws give each an interval around them (they used to give none: no redraw
+    of ties alone moves a rating)."""
     df = pd.DataFrame({"model_a": ["A", "A", "B"] * 20, "model_b": ["B", "C", "C"] * 20,
                        "winner": ["tie", "tie (bothbad)", "tie"] * 20})
     result = leaderboard.analyze_battles(df, replicates=100)
     table = result.table
     assert np.allclose(table["rating"], 1000) and (table["tier"] == 1).all()
-    assert table[["ci_low", "ci_high", "se_sandwich", "se_bootstrap"]].isna().all().all()
-    assert any("no interval is given" in note for note in result.notes)
-    assert "none (see the notes)" in result.to_html()
+    assert table["placed"].all()
+    assert ((table["ci_low"] < 1000) & (table["ci_high"] > 1000)).all()
 
 
 def test_markdown_names_models_inertly_and_the_ones_not_comparable(tmp_path):
     """--markdown as in the other modes: one row per rated model in rating order, names that
-    would be markup or a mention shown as text, the models that never met the rated ones named
-    below the table."""
+    would be markup or a mention shown as text, the group that never met the others in its own
+    table below."""
     rng = np.random.default_rng(1)
     a, b, outcome = arena(rng, np.array([0.3, 0.0, -0.3]), np.ones(3), 600, 0.1)
     names = np.array(["**bold** | x", "@org/team", "plain"])
@@ -299,8 +331,8 @@ def test_markdown_names_models_inertly_and_the_ones_not_comparable(tmp_path):
     assert status == 0
     text = (tmp_path / "b.md").read_text(encoding="utf-8")
     rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 1 + 3 and all(line.count(" | ") == 7 for line in rows)
+    assert len(rows) == 2 * 1 + 3 + 2 and all(line.count(" | ") == 7 for line in rows)
     assert "**bold**" not in text and "\\*\\*bold\\*\\* \\| x" in text and "\n@org" not in text
-    assert "Not rated, never linked by battles" in text and "island, isle" in text
-    ratings = [float(line.split(" | ")[2].replace(",", "")) for line in rows[1:]]
+    assert "Group 2 of 2: 2 models, 2 battles" in text
+    ratings = [float(line.split(" | ")[2].replace(",", "")) for line in rows[1:4]]
     assert ratings == sorted(ratings, reverse=True)

@@ -14,6 +14,7 @@ from leaderboard.cli.common import echo, write_output
 from leaderboard.errors import InputError, printable
 from leaderboard.choices import DISCONNECTED
 
+GROUPS_PRINTED = 5
 #: The options of ``analyze`` that battles mode reads (argparse destinations); any other given
 #: a value other than its default is refused
 APPLIES = frozenset({
@@ -85,7 +86,7 @@ def summary_lines(analysis) -> str:
 
     lines = []
     several = len(analysis.groups) > 1
-    for k, g in enumerate(analysis.groups, start=1):
+    for k, g in enumerate(analysis.groups[:GROUPS_PRINTED], start=1):
         t = g.table
         top = [printable(m) for m in t.loc[t["tier"] == 1, "model"]]
         lines.append((f"group {k} of {len(analysis.groups)}: " if several else "")
@@ -93,7 +94,11 @@ def summary_lines(analysis) -> str:
                      + (" ..." if len(top) > 10 else "")
                      + (f"; too few battles to place: {', '.join(printable(m) for m in g.thin[:5])}"
                         if g.thin else ""))
-    b = analysis.battles
+    if len(analysis.groups) > GROUPS_PRINTED:
+        rest = analysis.groups[GROUPS_PRINTED:]
+        lines.append(f"and {len(rest):,} more groups ({sum(len(g.table) for g in rest):,} "
+                     f"models, {sum(g.battles for g in rest):,} battles): every group is in the "
+                     "report")
     for note in analysis.notes:
         if note.startswith(("Column", "Battles of one")) or "counted once" in note or \
                 "differ only in case" in note:

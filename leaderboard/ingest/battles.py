@@ -36,6 +36,7 @@ OPTIONAL_ROLES = {"judge": ("judge", "judge_id", "user", "voter"),
 # a date column identifies a battle only when it has the resolution of a clock (several distinct
 # values per battle day); a column of days repeats by design
 MIN_GROUPS = 10
+_MIN_COPY = 20     # rows of a file given twice: a shorter block repeating is a pattern, not a copy
 
 
 @dataclass(frozen=True)
@@ -242,9 +243,9 @@ def _repeats(raw: pd.DataFrame, columns: dict, a_name: pd.Series, b_name: pd.Ser
             frame = pd.DataFrame({"t": stamp, "a": a_name, "b": b_name, "w": winner})
             return (frame.duplicated() & stamp.ne("")).to_numpy()
     for copies in range(2, 11):                 # the whole file repeated, copies times
-        if n % copies:
-            continue
         size = n // copies
+        if n % copies or size < _MIN_COPY:
+            continue
         first = raw.iloc[:size].to_numpy()
         if all(np.array_equal(first, raw.iloc[k * size:(k + 1) * size].to_numpy())
                for k in range(1, copies)):

@@ -40,8 +40,8 @@ without it, the redraws of a thinly measured model cannot move past what it happ
 and its interval covered 80-87% on the known-truth arenas of docs/battles.md. Every replicate
 refits all models together, so replicates are paired across models. Replicates are refitted
 from the point estimate by the chord method (the point estimate's Hessian, one matrix product per
-iteration for all replicates); those that do not settle get full Newton steps, a block at a
-time.
+iteration for all replicates); those that do not settle get Newton steps, each solved for all of
+them at once by conjugate gradients preconditioned with the same inverse.
 """
 from __future__ import annotations
 
@@ -57,11 +57,12 @@ from leaderboard.noise.rng import BLOCK, Stream, block_rng
 SCALE = 400.0 / np.log(10.0)   # rating points per logit, the arenas' Elo-like scale
 STREAM = Stream.BATTLES_BOOTSTRAP
 TOLERANCE = 1e-10              # largest Newton step (logits) at convergence
+REFIT_TOLERANCE = 1e-8         # the same for a redraw (1e-8 logits is 2e-6 rating points)
+SPARSE_PAIRS = 4               # pairs per model at most: a sparse arena (see _newton_batch)
 _CHORD_STEPS = 60
 _NEWTON_STEPS = 100
 _FIT_STEPS = 500
 _HALVINGS = 60
-_BATCH_BYTES = 64 * 2 ** 20    # Hessians of the redraws refitted by Newton at once
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,9 @@ def _fit(pc: PairCounts, firth: bool) -> tuple[np.ndarray, np.ndarray]:
             biggest = float(np.abs(step).max())
             if not np.isfinite(biggest):
                 break
-            if biggest < TOLERANCE:
+            # the Newton decrement: what the step would add to the likelihood; below rounding,
+            # the top is reached whatever the step's size (a cell of 450,000 wins and no loss)
+            if biggest < TOLERANCE or float(gradient @ step) < 1e-12 * (1.0 + abs(value)):
                 return theta, virtual
             for _ in range(_HALVINGS):    # halve the step until the likelihood does not fall
                 trial = theta + step
@@ -411,11 +414,14 @@ def _refit(pc: PairCounts, inc: sparse.csr_matrix, counts: np.ndarray, theta: np
     th = np.tile(theta, (len(counts), 1))
     active = np.ones(len(counts), bool)
     inc_t = inc.T.tocsr()
-    for _ in range(_CHORD_STEPS):      # all replicates at once: one (R, M) x (M, M) product
+    # on a sparse arena a redraw's Hessian can be far from the point estimate's, so the chord
+    # crawls; sparse Newton steps are cheap there
+    chord_steps = 0 if len(pc.pairs) <= SPARSE_PAIRS * pc.n_models else _CHORD_STEPS
+    for _ in range(chord_steps):      # all replicates at once: one (R, M) x (M, M) product
         d = (inc @ th[active].T).T
         step = (inc_t @ (s[active] - n[active] * expit(d)).T).T @ chord
         th[active] += step
-        done = np.abs(step).max(axis=1) < TOLERANCE
+        done = np.abs(step).max(axis=1) < REFIT_TOLERANCE
         active[np.flatnonzero(active)[done]] = False
         if not active.any():
             break
@@ -426,41 +432,93 @@ def _refit(pc: PairCounts, inc: sparse.csr_matrix, counts: np.ndarray, theta: np
 
 def _newton_batch(pc: PairCounts, inc: sparse.csr_matrix, counts: np.ndarray,
                   start: np.ndarray) -> np.ndarray:
-    """Newton's method for the redraws the chord did not settle, several at once (their
-    Hessians stacked, a batch within :data:`_BATCH_BYTES`); NaN where a fit stays unbounded."""
-    m = pc.n_models
+    """Newton's method for the redraws the chord did not settle, all at once. On an arena where
+    most pairs met, each Newton step is solved by conjugate gradients on the redraw's own Hessian
+    (a weighted graph Laplacian, applied through the sparse incidence in O(pairs) per redraw),
+    preconditioned by the mean Hessian's pinned inverse; on a sparse one (a chain, a ring: at
+    most :data:`SPARSE_PAIRS` pairs a model, where conjugate gradients crawl), by a sparse
+    factorisation of each redraw's Hessian. Steps are
+    capped at 4 logits (a damped start for far-off redraws); NaN where a fit runs off (a spread
+    over 10,000 logits)."""
+    inc_t = inc.T.tocsr()
+    n = counts.sum(axis=2)
+    s = counts[:, :, 0] + 0.5 * counts[:, :, 2]
+    th = start.copy()
     out = np.full_like(start, np.nan)
-    batch = max(1, _BATCH_BYTES // (8 * m * m))
-    i, j = pc.pairs[:, 0], pc.pairs[:, 1]
-    for first in range(0, len(counts), batch):
-        c = counts[first:first + batch]
-        n = c.sum(axis=2)
-        s = c[:, :, 0] + 0.5 * c[:, :, 2]
-        th = start[first:first + batch].copy()
-        live = np.ones(len(c), bool)
-        for _ in range(_NEWTON_STEPS):
-            d = (inc @ th[live].T).T
-            p = expit(d)
-            w = n[live] * p * expit(-d)
-            hess = np.zeros((int(live.sum()), m, m))
-            rows = np.arange(len(w))[:, None]
-            hess[rows, i, j] = -w
-            hess[rows, j, i] = -w
-            diag = np.zeros((len(w), m))
-            np.add.at(diag, (rows, i), w)
-            np.add.at(diag, (rows, j), w)
-            hess[:, np.arange(m), np.arange(m)] = diag
-            gradient = (inc.T @ (s[live] - n[live] * p).T).T
-            with np.errstate(all="ignore"):
-                step = np.linalg.solve(hess + 1.0 / m, gradient[:, :, None])[:, :, 0]
-            biggest = np.abs(step).max(axis=1)
-            scale = np.where(biggest > 4.0, 4.0 / np.maximum(biggest, 1e-300), 1.0)
-            th[live] += step * scale[:, None]
-            done = biggest < TOLERANCE
-            bad = ~np.isfinite(biggest) | (np.ptp(th[live], axis=1) > 1e4)
-            index = np.flatnonzero(live)
-            out[first + index[done & ~bad]] = th[index[done & ~bad]]
-            live[index[done | bad]] = False
-            if not live.any():
-                break
+    live = np.ones(len(counts), bool)
+    chord = None
+    for _ in range(_NEWTON_STEPS):
+        d = (inc @ th[live].T).T
+        p = expit(d)
+        w = n[live] * p * expit(-d)
+        gradient = (inc_t @ (s[live] - n[live] * p).T).T
+        if len(pc.pairs) <= SPARSE_PAIRS * pc.n_models:
+            step = _sparse_steps(inc, w, gradient)
+        else:
+            if chord is None:   # the preconditioner: the mean Hessian of the first pass, inverted
+                chord = _pinned_inverse(_laplacian(pc, w.mean(axis=0) + 1e-12))
+            step = _pcg(inc, inc_t, w, gradient, chord)
+        biggest = np.abs(step).max(axis=1)
+        scale = np.where(biggest > 4.0, 4.0 / np.maximum(biggest, 1e-300), 1.0)
+        index = np.flatnonzero(live)
+        th[index] += step * scale[:, None]
+        th[index] -= th[index].mean(axis=1, keepdims=True)
+        done = biggest < REFIT_TOLERANCE
+        bad = ~np.isfinite(biggest) | (np.ptp(th[index], axis=1) > 1e4)
+        out[index[done & ~bad]] = th[index[done & ~bad]]
+        live[index[done | bad]] = False
+        if not live.any():
+            break
     return out
+
+
+def _sparse_steps(inc: sparse.csr_matrix, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Solve ``L(w_r) x_r = b_r`` row by row with a sparse LU factorisation of each Laplacian,
+    the first model's rating held (its row and column dropped), then centred."""
+    from scipy.sparse.linalg import spsolve
+
+    m = inc.shape[1]
+    pairs = inc.indices.reshape(-1, 2)           # each row of the incidence: its two models
+    i, j = pairs[:, 0], pairs[:, 1]
+    rows = np.concatenate([i, j, i, j]) - 1
+    cols = np.concatenate([i, j, j, i]) - 1
+    keep = (rows >= 0) & (cols >= 0)             # the first model's rating is held
+    out = np.empty_like(b)
+    for r in range(len(b)):
+        values = np.concatenate([w[r], w[r], -w[r], -w[r]])
+        lap = sparse.csc_matrix((values[keep], (rows[keep], cols[keep])), shape=(m - 1, m - 1))
+        x = np.r_[0.0, spsolve(lap, b[r, 1:])]
+        out[r] = x - x.mean()
+    return out
+
+
+def _pcg(inc: sparse.csr_matrix, inc_t: sparse.csr_matrix, w: np.ndarray, b: np.ndarray,
+         precondition: np.ndarray, steps: int = 200) -> np.ndarray:
+    """Solve ``L(w_r) x_r = b_r`` for every row ``r`` at once (``b_r`` summing to zero) by
+    preconditioned conjugate gradients, to a residual of 1e-12 of ``b_r``."""
+
+    def apply(v: np.ndarray) -> np.ndarray:
+        return (inc_t @ (w * (inc @ v.T).T).T).T
+
+    x = np.zeros_like(b)
+    r = b.copy()
+    z = r @ precondition
+    direction = z.copy()
+    rz = (r * z).sum(axis=1)
+    target = 1e-24 * np.maximum((b * b).sum(axis=1), 1e-300)
+    live = (r * r).sum(axis=1) > target
+    for _ in range(steps):
+        if not live.any():
+            break
+        ad = apply(direction)
+        curvature = (direction * ad).sum(axis=1)
+        alpha = np.where(live & (curvature > 0), rz / np.where(curvature > 0, curvature, 1), 0.0)
+        x += alpha[:, None] * direction
+        r -= alpha[:, None] * ad
+        live &= (r * r).sum(axis=1) > target
+        z = r @ precondition
+        rz_new = (r * z).sum(axis=1)
+        beta = np.where(live, rz_new / np.where(rz > 0, rz, 1), 0.0)
+        direction = z + beta[:, None] * direction
+        rz = rz_new
+    return x

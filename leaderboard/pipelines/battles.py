@@ -11,9 +11,9 @@ of test rows feeds it). Nothing here imports the report.
 rated on its own (its own table, ratings, rank sets and tiers; the group with the most battles
 first), or, with ``disconnected="largest"``, that group alone, or, with ``"error"``, none.
 
-**Models too thin to place.** A model whose interval holds the rating of every other model of its
-group and is more than twice as wide as the group's typical interval (a handful of battles) is
-not placed: its rank set still says where it could be, but it is
+**Models too thin to place.** A model whose simultaneous rank set is every rank of its group and
+whose interval is more than twice as wide as the group's typical interval (a handful of battles)
+is not placed: its rank set still says where it could be, but it is
 given no tier (``tier`` 0, ``placed`` False), rather than tier 1 because nothing could be shown
 better than it. The page's tier guarantee is then about the placed models.
 """
@@ -255,23 +255,18 @@ THIN_WIDTH = 2.0
 
 
 def _placed(table: pd.DataFrame) -> np.ndarray:
-    """False for a model whose interval holds every other model's rating and is more than
-    :data:`THIN_WIDTH` times as wide as the group's median interval (three or more models): the
-    battles do not place it among the others. (Models that are all alike, every interval holding
-    every rating, are placed together: nothing sets one apart.)"""
-    if len(table) < 3:
-        return np.ones(len(table), bool)
-    rating = table["rating"].to_numpy()
-    low, high = table["ci_low"].to_numpy(), table["ci_high"].to_numpy()
-    width = high - low
+    """False for a model the battles do not place (three or more models): its simultaneous rank
+    set is every rank, and its interval is more than :data:`THIN_WIDTH` times as wide as the
+    group's median interval. (Models that are all alike, every rank set whole, are placed
+    together: nothing sets one apart.)"""
+    m = len(table)
+    if m < 3:
+        return np.ones(m, bool)
+    width = (table["ci_high"] - table["ci_low"]).to_numpy(float)
     typical = np.nanmedian(width) if np.isfinite(width).any() else np.nan
-    out = np.ones(len(table), bool)
-    for k in range(len(table)):
-        others = np.delete(rating, k)
-        if (np.isfinite(low[k]) and low[k] <= others.min() and high[k] >= others.max()
-                and width[k] > THIN_WIDTH * typical):
-            out[k] = False
-    return out
+    whole = (table["rank_sim_low"].to_numpy() == 1) & (table["rank_sim_high"].to_numpy() == m)
+    with np.errstate(invalid="ignore"):
+        return ~(whole & (width > THIN_WIDTH * typical))
 
 
 def _components(battles: Battles) -> list[np.ndarray]:
@@ -374,11 +369,13 @@ def _notes(battles: Battles, groups: tuple[GroupRating, ...], others: list[np.nd
                      f"these: {_groups_text(models, others)}. They are not rated.")
     for g in groups:
         if g.thin:
+            one = len(g.thin) == 1
             notes.append(f"Too few battles to place {_list_names(g.thin)}: "
-                         f"{'its interval holds' if len(g.thin) == 1 else 'each interval holds'}"
-                         " the rating of every other model of its group, so "
-                         f"{'it is' if len(g.thin) == 1 else 'they are'} given no tier (the "
-                         "rank set still says where it could be).")
+                         f"{'it' if one else 'each'} could hold any rank of "
+                         f"{'its' if one else 'their'} group (rank set 1 to {len(g.table)}), "
+                         f"and {'its interval is' if one else 'their intervals are'} more than "
+                         "twice as wide as the group's typical one, so "
+                         f"{'it is' if one else 'they are'} given no tier rather than tier 1.")
         if g.unbounded:
             said = "; ".join(f"{show(n)} {kind} a battle against the others"
                              for n, kind in g.unbounded[:_NAMES_SHOWN])

@@ -261,10 +261,10 @@ def how_to_read(a: BattlesAnalysis) -> list[Fact]:
              "It assumes the battles are independent (or, with a cluster column, the clusters); "
              "battles by one voter or on one prompt that go together make it too narrow "
              "otherwise."),
-        Fact("Not placed", "A model whose interval holds the rating of every other model of its "
-             "group: its battles do not place it, so it gets no tier (it would otherwise sit in "
-             "tier 1 only because nothing can be shown better than it). Its rank set still says "
-             "where it could be."),
+        Fact("Not placed", "A model whose rank set is every rank of its group and whose interval "
+             "is more than twice as wide as the group's typical one: its battles do not place "
+             "it, so it gets no tier (it would otherwise sit in tier 1 only because nothing can "
+             "be shown better than it). Its rank set and interval are still shown."),
         Fact("SE (sandwich)", "The robust standard error from the fit itself (the inverse Hessian "
              "around the observed spread of each battle's outcome); it should be close to the "
              "bootstrap's standard error (SE (bootstrap)). A large gap means few battles for "

@@ -116,7 +116,9 @@ def refuse_other_options(args: argparse.Namespace) -> None:
         if action.dest in APPLIES or action.dest == "help":
             continue
         value = getattr(args, action.dest, action.default)
-        if value != action.default and value is not None and value is not False and value != ():
+        if isinstance(action, argparse._StoreConstAction) and value != action.const:
+            continue                  # one destination, several flags: the one given
+        if value != action.default:
             flag = action.option_strings[-1] if action.option_strings else "FILE"
             raise InputError(f"{flag} does not apply to --battles (an arena is rated from its "
                              "battles alone, by a Bradley-Terry fit): drop it")

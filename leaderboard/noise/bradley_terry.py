@@ -59,6 +59,7 @@ STREAM = Stream.BATTLES_BOOTSTRAP
 TOLERANCE = 1e-10              # largest Newton step (logits) at convergence
 REFIT_TOLERANCE = 1e-8         # the same for a redraw (1e-8 logits is 2e-6 rating points)
 SPARSE_PAIRS = 4               # pairs per model at most: a sparse arena (see _newton_batch)
+_DENSE_STACK = 64              # models: up to this many, redraws' Hessians are solved stacked
 _CHORD_STEPS = 60
 _NEWTON_STEPS = 100
 _FIT_STEPS = 500
@@ -480,6 +481,16 @@ def _sparse_steps(inc: sparse.csr_matrix, w: np.ndarray, b: np.ndarray) -> np.nd
     m = inc.shape[1]
     pairs = inc.indices.reshape(-1, 2)           # each row of the incidence: its two models
     i, j = pairs[:, 0], pairs[:, 1]
+    if m <= _DENSE_STACK:                        # small: every redraw's Hessian at once
+        lap = np.zeros((len(b), m, m))
+        rows_ = np.arange(len(b))[:, None]
+        lap[rows_, i, j] = -w
+        lap[rows_, j, i] = -w
+        diag = np.zeros((len(b), m))
+        np.add.at(diag, (rows_, i), w)
+        np.add.at(diag, (rows_, j), w)
+        lap[:, np.arange(m), np.arange(m)] = diag
+        return np.linalg.solve(lap + 1.0 / m, b[:, :, None])[:, :, 0]
     rows = np.concatenate([i, j, i, j]) - 1
     cols = np.concatenate([i, j, j, i]) - 1
     keep = (rows >= 0) & (cols >= 0)             # the first model's rating is held

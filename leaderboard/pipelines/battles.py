@@ -37,8 +37,11 @@ from leaderboard.tiers.ranking import Ranking, rank_board
 _NAMES_SHOWN = 5
 # Memory of one model x replicate of the bootstrap and the ranks stage, and of one model x model
 # cell of the fit's dense matrices (a few live at once): checked against --max-memory first
-_BYTES_PER_REPLICATE_MODEL = 200
 _BYTES_PER_MODEL_PAIR = 64
+# replicates are checked as the other modes' are (limits.BYTES_PER_REPLICATE_ENTRY per model and
+# replicate), counting at least this many models: a redraw's draws and refit cost that much
+# however few the models, and ten million redraws of two models would run for hours
+_MIN_MODELS_COUNTED = 10
 
 
 @dataclass(frozen=True)
@@ -167,17 +170,25 @@ def check_settings(settings: BattlesSettings) -> None:
 def check_size(models: int, replicates: int, source: str) -> None:
     """Refuse, before any work, an arena whose fit or bootstrap would not fit the caps in force
     (``--max-models``, ``--max-memory``): the fit holds a few models x models matrices, the
-    bootstrap and the ranks stage models x replicates numbers."""
+    bootstrap and the ranks stage models x replicates numbers.
+
+    Examples
+    --------
+    >>> check_size(14, 2000, "arena.csv")
+    >>> check_size(14, 10_000_000, "arena.csv")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: 10,000,000 replicates of 14 entries would take about 65.19G of memory, over the cap of 4G; lower --replicates, or raise --max-memory
+    """
     from leaderboard import limits
 
     caps = limits.current()
     if models > caps.max_models:
         raise InputError(f"{models:,} models, over the cap of {caps.max_models:,}; raise it with "
                          "--max-models if the arena is genuine", file=source)
-    caps.check_memory(models * models * _BYTES_PER_MODEL_PAIR
-                      + models * replicates * _BYTES_PER_REPLICATE_MODEL,
-                      f"rating {models:,} models with {replicates:,} replicates",
-                      "lower --replicates")
+    caps.check_memory(models * models * _BYTES_PER_MODEL_PAIR,
+                      f"the fit of {models:,} models", "rate fewer models")
+    caps.check_replicates(replicates, max(models, _MIN_MODELS_COUNTED))
 
 
 def rate_battles(battles: Battles, settings: BattlesSettings) -> BattlesAnalysis:

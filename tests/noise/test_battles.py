@@ -504,3 +504,49 @@ def test_markdown_names_models_inertly_and_the_ones_not_comparable(tmp_path):
     assert "Group 2 of 2: 2 models, 2 battles" in text
     ratings = [float(line.split(" | ")[2].replace(",", "")) for line in rows[1:4]]
     assert ratings == sorted(ratings, reverse=True)
+
+
+def _a_value_for(action) -> list[str]:
+    """Command-line words giving ``action`` a value other than its default that parses."""
+    import argparse
+
+    flag = action.option_strings[-1]
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreConstAction)):
+        return [flag]
+    if action.choices:
+        return [flag, next(str(c) for c in action.choices if c != action.default)]
+    for value in ("2", "500", "0.25", "perfect", "0,1;1,0", "x.csv"):
+        try:
+            if action.type is None or action.type(value) != action.default:
+                return [flag, value]
+        except (ValueError, TypeError, Exception):   # noqa: BLE001 - the next candidate
+            continue
+    raise AssertionError(f"no value found for {flag}")
+
+
+def test_every_option_that_battles_mode_does_not_read_is_refused(tmp_path, capsys):
+    """Issue 40: --published, --exclude-flagged, --cost-col, --sample-col, --category-intervals
+    and --workers were accepted with --battles and ignored. Every option of ``analyze`` (read
+    from its parser, so a new one is covered the day it is added) that battles mode does not
+    read, given a value other than its default, is refused in one line naming it, exit 2,
+    before the file is read; the ones it reads are all accepted."""
+    from leaderboard.cli import build_parser
+    from leaderboard.cli.battles import APPLIES
+
+    parser = build_parser(only="analyze")
+    command = next(a for a in parser._actions if a.dest == "command").choices["analyze"]
+    refused = []
+    for action in command._actions:
+        if action.dest in APPLIES or action.dest == "help" or not action.option_strings:
+            continue
+        words = _a_value_for(action)
+        status = main(["analyze", "--battles", str(tmp_path / "absent.csv"), *words])
+        err = capsys.readouterr().err
+        assert status == 2 and err.count("\n") == 1, (words, err)
+        assert f"{action.option_strings[-1]} does not apply to --battles" in err, err
+        refused.append(action.option_strings[-1])
+    for flag in ("--published", "--exclude-flagged", "--cost-col", "--sample-col",
+                 "--category-intervals", "--workers", "--metric", "--draws"):
+        assert flag in refused, flag
+    status = main(["analyze", "--battles", str(tmp_path / "absent.csv"), "board.csv"])
+    assert status == 2 and "FILE does not apply" in capsys.readouterr().err

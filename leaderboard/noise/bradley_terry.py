@@ -203,9 +203,10 @@ def _fit(pc: PairCounts, firth: bool) -> tuple[np.ndarray, np.ndarray]:
             biggest = float(np.abs(step).max())
             if not np.isfinite(biggest):
                 break
-            # the Newton decrement: what the step would add to the likelihood; below rounding,
-            # the top is reached whatever the step's size (a cell of 450,000 wins and no loss)
-            if biggest < TOLERANCE or float(gradient @ step) < 1e-12 * (1.0 + abs(value)):
+            decrement = float(gradient @ step)   # what the full step would add
+            # converged: a step below TOLERANCE, or one whose gain is at the likelihood's
+            # rounding (the score of a cell of 450,000 wins is rounded at 1e-10)
+            if biggest < TOLERANCE or decrement < 1e-18 * (1.0 + abs(value)):
                 return theta, virtual
             for _ in range(_HALVINGS):    # halve the step until the likelihood does not fall
                 trial = theta + step
@@ -215,7 +216,10 @@ def _fit(pc: PairCounts, firth: bool) -> tuple[np.ndarray, np.ndarray]:
                     break
                 step = step / 2
             else:
-                if biggest < 1e-6:        # a flat top: within rounding of the maximum
+                # no step raises the likelihood: if the Newton decrement (what the full step
+                # would add) is below its rounding, the top is reached whatever the step's size
+                # (a cell of 450,000 wins and no loss); otherwise the fit has failed
+                if decrement < 1e-9 * (1.0 + abs(value)):
                     return theta, virtual
                 break
             theta = trial

@@ -136,7 +136,8 @@ def test_firth_fit_maximises_the_penalised_likelihood_and_is_finite_where_the_ml
     """The bias-reduced fit against scipy's general-purpose optimiser on Firth's objective written
     out battle by battle (a model that never lost among five, ties included): the same
     maximiser to 1e-5 logits; and two models with k wins in n, the closed form
-    log((k + 1/2) / (n - k + 1/2))."""
+    log((k + 1/2) / (n - k + 1/2)), up to 450,000 wins and no loss (it once looped at the
+    score's rounding and crashed)."""
     from scipy.optimize import minimize
 
     from leaderboard.noise.bradley_terry import firth_fit, unbounded_models
@@ -153,7 +154,7 @@ def test_firth_fit_maximises_the_penalised_likelihood_and_is_finite_where_the_ml
                     method="BFGS", options={"gtol": 1e-10})
     reference = np.r_[0.0, best.x]
     assert np.abs((theta - theta[0]) - reference).max() < 1e-5
-    for k, n in ((0, 15), (1, 15), (14, 14)):
+    for k, n in ((0, 15), (1, 15), (14, 14), (450_000, 450_000)):   # the last: rounding
         two = PairCounts(pairs=np.array([[0, 1]]), counts=np.array([[k, n - k, 0.0]]),
                          n_models=2)
         assert firth_fit(two)[0][0] * 2 == pytest.approx(np.log((k + 0.5) / (n - k + 0.5)))

@@ -71,15 +71,23 @@ def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
     t, conf = a.table, confidence_label(a.settings.alpha)
     top = t[t["tier"] == 1]["model"].tolist()
     leader = t[t["placed"]].iloc[0] if t["placed"].any() else t.iloc[0]
+    thin = a.groups[0].thin
     method = a.ranking.description
     if not top:
         head = "No model is placed: every model has too few battles."
         said = []
-    elif len(top) == 1 and method.same_family_as_rank_sets:
+    elif len(top) == 1 and method.same_family_as_rank_sets and not thin:
         head = f"{top[0]} is the best model, and the battles show it."
         said = [f"Every other model has some model shown better than it by the simultaneous "
                 f"tests (confidence {conf} for all the page's 'shown better' at once), so only "
                 f"{top[0]} can be the best."]
+    elif len(top) == 1 and method.same_family_as_rank_sets:
+        head = (f"{top[0]} is the best of the models the battles place; "
+                f"{_list(list(thin))} {'has' if len(thin) == 1 else 'have'} too few battles "
+                "to say.")
+        said = [f"Every other placed model has some model shown better than it by the "
+                f"simultaneous tests (confidence {conf} for all the page's 'shown better' at "
+                f"once), so only {top[0]} can be the best of them."]
     elif len(top) == 1:
         head = f"{top[0]} is alone in tier 1."
         said = [f"Tiers here are {method.label}: "
@@ -98,9 +106,12 @@ def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
         head += (f" The models fall into {len(groups):,} groups that never met, each rated on "
                  f"its own: {'; '.join(group_sentence(g) for g in groups[:4])}"
                  + ("; ..." if len(groups) > 4 else "") + ". This is the first.")
-    thin = a.groups[0].thin
     if thin:
-        said.append(f"Too few battles to place {_list(list(thin))}: not in any tier.")
+        low, high = (int(t.loc[t["model"] == thin[0], c].iloc[0])
+                     for c in ("rank_sim_low", "rank_sim_high"))
+        said.append(f"Too few battles to place {_list(list(thin))}: not in any tier"
+                    + (f" ({thin[0]} could hold any rank from {low} to {high})."
+                       if len(thin) == 1 else "."))
     return head, said
 
 
@@ -228,7 +239,8 @@ def _groups(a: BattlesAnalysis) -> list[dict]:
     several = len(a.groups) > 1
     return [{"id": f"group-{k}", "title": (f"Group {k} of {len(a.groups)}: "
                                            f"{group_sentence(g)}" if several else ""),
-             "chart": _chart(g), "rows": _rows(a, g), "legend": _legend(g)}
+             "chart": _chart(g), "rows": _rows(a, g), "legend": _legend(g),
+             "thin": bool(g.thin)}
             for k, g in enumerate(a.groups, start=1)]
 
 

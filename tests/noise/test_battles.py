@@ -90,11 +90,13 @@ def test_known_truth_arenas_cover_the_true_ranks_and_keep_the_best_in_tier_one()
     """A small run of the known-truth study (leaderboard.studies.battles_coverage; the full one
     is benchmarks/study_battles_coverage.py, docs/battles.md): 10 arenas of each design (uneven
     pairings, sparse pairings with strength-dependent ties, few battles, crowded strengths;
-    10-25% ties; the top two 0.01 logits apart). The truly best models are in tier 1 and every true rank is inside
-    its simultaneous rank set in at least 95% of arenas, up to Monte Carlo error (failures no
-    more than a one-sided binomial test at 1% allows); the 95% rating intervals (the basic
-    bootstrap shown, and the sandwich) cover the true ratings within 3 Monte Carlo SEs of 95%
-    (per-arena shares, so arenas, not models, are the independent units)."""
+    10-25% ties; the top two 0.01 logits apart) and 6 of each design with a 15-battle model.
+    The truly best models are in tier 1 (or not placed) and every true rank is inside its
+    simultaneous rank set in at least 95% of arenas, up to Monte Carlo error (failures no more
+    than a one-sided binomial test at 1% allows); the 95% rating intervals (the percentile
+    interval of the smoothed bootstrap shown, and the sandwich) cover the true ratings within 3
+    Monte Carlo SEs of 95% (per-arena shares, so arenas, not models, are the independent
+    units)."""
     from leaderboard.studies.battles_coverage import run_study
 
     study = pd.concat([run_study(arenas=10, replicates=250, seed=2026,

@@ -387,6 +387,13 @@ def _notes(battles: Battles, groups: tuple[GroupRating, ...], others: list[np.nd
                          f"and {'its interval is' if one else 'their intervals are'} more than "
                          "twice as wide as the group's typical one, so "
                          f"{'it is' if one else 'they are'} given no tier rather than tier 1.")
+        t = g.table
+        wide = t[(t["tier"] == 1) & (t["ci_high"] < t["rating"].iloc[0])]
+        for row in wide.head(_NAMES_SHOWN).itertuples(index=False):
+            notes.append(f"{show(row.model)} is in tier 1 although its own interval ends below "
+                         f"{show(t['model'].iloc[0])}'s rating: with {row.battles:,} battles, its "
+                         "gap to the leader is not shown at the page's confidence for all pairs "
+                         "at once, which asks more than one interval does.")
         if g.unbounded:
             said = "; ".join(f"{show(n)} {kind} a battle against the others"
                              for n, kind in g.unbounded[:_NAMES_SHOWN])

@@ -34,8 +34,9 @@ MEASURES = (("joint", "all true ranks in their sets and the true best in tier 1"
 def markdown(table) -> str:
     """The summary as a Markdown table: one row per measure, one column per design."""
     designs = list(table.index)
-    lines = ["| measure | " + " | ".join(f"{d} ({DESIGNS[d].models} models, "
-                                           f"{DESIGNS[d].battles:,} battles)" for d in designs)
+    lines = ["| measure | " + " | ".join(
+        f"{d} ({DESIGNS[d].models + (1 if DESIGNS[d].thin_battles else 0)} models, "
+        f"{DESIGNS[d].battles + DESIGNS[d].thin_battles:,} battles)" for d in designs)
              + " |", "|---|" + "---:|" * len(designs)]
     for key, words in MEASURES:
         cells = [f"{100 * table.loc[d, key]:.1f}% ± {100 * table.loc[d, key + '_se']:.1f}"

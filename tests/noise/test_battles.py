@@ -213,8 +213,14 @@ def test_a_model_with_a_handful_of_battles_is_not_placed_and_said_so():
     assert not table.loc["newbie", "placed"] and table.loc["newbie", "tier"] == 0
     assert table.drop(index="newbie")["placed"].all()
     assert any(note.startswith("Too few battles to place newbie") for note in result.notes)
-    entry = next(m for m in result.to_dict()["models"] if m["model"] == "newbie")
+    import jsonschema
+
+    document = result.to_dict()
+    jsonschema.validate(document, json.loads((SCHEMA_DIR / "battles.schema.json").read_text(
+        encoding="utf-8")))
+    entry = next(m for m in document["models"] if m["model"] == "newbie")
     assert entry["tier"] is None and entry["placed"] is False
+    assert document["groups"][0]["not_placed"] == ["newbie"]
     assert "not placed" in result.to_html() and "| not placed |" in result.to_markdown()
 
 

@@ -4,7 +4,7 @@ Top-level keys::
 
     version, mode ("battles"), format ("battles"), source, alpha, replicates, seed, anchor,
     scale, tier_method, tier_guarantee, battles, pairs_met, pairs_possible, not_comparable,
-    dropped_replicates, notes, models, groups, clusters, grouping_columns, look_alike
+    dropped_replicates, bootstrap, notes, models, groups, clusters, grouping_columns, look_alike
 
 ``models`` (and ``pairs_met``, ``pairs_possible``) are the first group's, the connected group
 with the most battles; ``groups`` holds every rated group, that one first, each with its own
@@ -81,7 +81,16 @@ def battles_json(a: BattlesAnalysis) -> dict:
                     "columns": dict(b.columns)},
         "pairs_met": a.pairs_met, "pairs_possible": m * (m - 1) // 2,
         "not_comparable": [list(g) for g in a.not_comparable],
-        "dropped_replicates": a.dropped_replicates, "notes": list(a.notes),
+        "dropped_replicates": a.dropped_replicates,
+        "bootstrap": {
+            "resampled": ("clusters of battles (" + b.columns["cluster"] + ")"
+                          if b.cluster is not None else "battles"),
+            "interval": "percentile of the redraws, each smoothed and refitted with the "
+                        "bias-reduced fit's virtual ties",
+            "dropped_replicates": ("redraws whose refit failed numerically, left out of "
+                                   "every interval, rank set and tier; none is unbounded, "
+                                   "as each is refitted with the virtual ties")},
+        "notes": list(a.notes),
         "models": groups[0]["models"], "groups": groups,
         "clusters": (None if b.cluster is None else
                      {"column": b.columns["cluster"],

@@ -257,6 +257,7 @@ def test_cluster_column_resamples_questions_together_and_an_undeclared_one_is_na
     ratio = t["se_bootstrap"] / t["se_sandwich"]
     assert np.abs(ratio - 1).max() < 5 / np.sqrt(2 * 399), ratio.tolist()
     assert grouped.to_dict()["clusters"] == {"column": "question_id", "count": [40]}
+    assert grouped.to_dict()["bootstrap"]["resampled"] == "clusters of battles (question_id)"
     assert grouped.to_dict()["grouping_columns"] == []
     said = "olumn 'question_id' groups the battles into 40 groups"
     assert plain.to_dict()["grouping_columns"] == [{"column": "question_id", "groups": 40}]

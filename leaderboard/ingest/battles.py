@@ -179,6 +179,8 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
                                 lines=tuple(int(x) for x in raw.index[mask][:_LINES_KEPT]))
                     for reason, mask in (("a model against itself", itself),
                                          ("no winner recorded", no_winner)) if mask.any())
+    if "id" in columns and not _battle_id(raw[columns["id"]], a_name, b_name):
+        del columns["id"]       # it names something else (a prompt): the grouping check may
     repeated = _repeats(raw, columns, a_name, b_name, winner) & ~(itself | no_winner)
     if repeated.any():
         dropped += (DroppedRows(reason="given twice (counted once)", count=int(repeated.sum()),
@@ -227,6 +229,15 @@ def _no_twin_columns(raw: pd.DataFrame, source: str) -> None:
                          "would be a guess: rename one", file=source, row=1)
 
 
+def _battle_id(key: pd.Series, a_name: pd.Series, b_name: pd.Series) -> bool:
+    """Whether a column named like an id identifies battles: every id that comes back comes
+    back with the same two models (an id that returns with other models names a prompt or a
+    conversation, not a battle)."""
+    key = key.str.strip()
+    same = pd.DataFrame({"k": key, "a": a_name, "b": b_name})
+    return int(same.duplicated(["k", "a", "b"]).sum()) == int(key.duplicated().sum())
+
+
 def _repeats(raw: pd.DataFrame, columns: dict, a_name: pd.Series, b_name: pd.Series,
              winner: pd.Series) -> np.ndarray:
     """Rows that repeat a battle already read: the same battle id; or, without one, the same
@@ -244,7 +255,7 @@ def _repeats(raw: pd.DataFrame, columns: dict, a_name: pd.Series, b_name: pd.Ser
             return (frame.duplicated() & stamp.ne("")).to_numpy()
     for copies in range(2, 11):                 # the whole file repeated, copies times
         size = n // copies
-        if n % copies or size < _MIN_COPY:
+        if n % copies or size < _MIN_COPY or not raw.iloc[0].equals(raw.iloc[size]):
             continue
         first = raw.iloc[:size].to_numpy()
         if all(np.array_equal(first, raw.iloc[k * size:(k + 1) * size].to_numpy())

@@ -269,7 +269,8 @@ def test_cluster_column_resamples_questions_together_and_an_undeclared_one_is_na
 
 def test_battles_given_twice_are_counted_once(tmp_path):
     """The same file concatenated twice (issue 40) is the same arena, the repeats noted; a battle
-    id given twice is one battle, even where the rows differ elsewhere."""
+    id given twice is one battle, even where the rows differ elsewhere; an id column that comes
+    back with other models is not a battle id."""
     rng = np.random.default_rng(8)
     a, b, outcome = arena(rng, np.array([0.4, 0.0, -0.4]), np.ones(3), 400, 0.1)
     df = frame(a, b, outcome)
@@ -283,6 +284,12 @@ def test_battles_given_twice_are_counted_once(tmp_path):
     result = leaderboard.analyze_battles(pd.concat([ids, again]), replicates=100)
     assert result.battles.n_battles == 400 and result.battles.columns["id"] == "battle_id"
     pd.testing.assert_frame_equal(result.table, once)
+    # an 'id' that returns with other models names a prompt, not a battle: every battle kept,
+    # and the column named as a grouping
+    prompts = df.assign(id=[f"q{k // 8}" for k in range(400)])
+    kept = leaderboard.analyze_battles(prompts, replicates=100)
+    assert kept.battles.n_battles == 400 and "id" not in kept.battles.columns
+    assert kept.battles.grouping == (("id", 50),)
 
 
 def test_bootstrap_is_paired_and_reproducible():

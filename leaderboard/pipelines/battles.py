@@ -84,6 +84,9 @@ class GroupRating:
         with the virtual ties, which keep its fit finite).
     clusters : int or None
         Clusters resampled (with ``cluster_col``).
+    few_clusters : ClusterCount or None
+        Set when they are few (under 30, or one holding a quarter of the battles): the redraws
+        are then stretched to a t reference with G - 1 degrees of freedom.
     unbounded : tuple of (str, str)
         Models whose plain fit is infinite, with ``"never lost"`` or ``"never won"``.
     """
@@ -96,6 +99,7 @@ class GroupRating:
     dropped_replicates: int
     clusters: int | None = None
     unbounded: tuple[tuple[str, str], ...] = ()
+    few_clusters: object | None = None      # a ClusterCount when the clusters are few
 
     @property
     def thin(self) -> tuple[str, ...]:
@@ -241,6 +245,15 @@ def _rate_group(battles: Battles, members: np.ndarray, settings: BattlesSettings
     fits = bootstrap_fits(pc, theta, settings.replicates, settings.seed, virtual, cells, group)
     dropped = int(np.isnan(fits).any(axis=0).sum())
     boot = settings.anchor_rating + SCALE * (contrast @ fits[:, ~np.isnan(fits).any(axis=0)])
+    count = None
+    if cells is not None:
+        # few clusters: the cluster bootstrap is too narrow; stretched to a t reference with
+        # G - 1 degrees of freedom, as per-item results are (leaderboard.noise.clusters)
+        from leaderboard.noise.clusters import cluster_count
+
+        count = cluster_count(pd.factorize(battles.cluster[keep])[0])
+        factor = count.factor(settings.alpha)
+        boot = rating[:, None] + factor * (boot - rating[:, None])
     if boot.shape[1] == 0:
         raise ArithmeticError("no bootstrap redraw of the battles could be refitted")
 
@@ -258,6 +271,7 @@ def _rate_group(battles: Battles, members: np.ndarray, settings: BattlesSettings
                        battles=int(keep.sum()), pairs_met=len(pc.pairs),
                        dropped_replicates=dropped,
                        clusters=None if cells is None else cells.n_clusters,
+                       few_clusters=None if count is None or not count.few else count,
                        unbounded=tuple((str(n), kind) for g, kind in stuck
                                        for n in names[g] if 2 * len(g) <= members.size))
 
@@ -419,6 +433,21 @@ def _notes(battles: Battles, groups: tuple[GroupRating, ...], others: list[np.nd
     for names in battles.look_alike[:_NAMES_SHOWN]:
         notes.append(f"{_list_names(names)} differ only in case or spaces and are rated as "
                      "different models; if they are one model, give them one name.")
+    for k, g in enumerate(groups, start=1):
+        c = g.few_clusters
+        if c is None:
+            continue
+        where = f" of group {k}" if len(groups) > 1 else ""
+        big = (f"; the largest holds {c.largest_share:.0%} of them" if c.largest_share >= 0.25
+               else "")
+        notes.append(f"Few clusters: the {c.items:,} battles{where} fall into {c.clusters:,} "
+                     f"cluster{'s' if c.clusters != 1 else ''}{big}. "
+                     + ("One cluster cannot show how battles vary between clusters: its "
+                        "intervals measure nothing of it." if c.clusters < 2 else
+                        "With so few, the cluster bootstrap is too narrow, so the intervals, "
+                        f"rank sets and tiers use a t reference with {c.clusters - 1} degrees of "
+                        "freedom (the redraws stretched by sqrt(G/(G-1)) t/z); treat them as "
+                        "approximate."))
     if battles.cluster is not None:
         notes.append(f"Battles of one {show(battles.columns['cluster'])} are resampled together "
                      f"({', '.join(f'{g.clusters:,}' for g in groups)} cluster"

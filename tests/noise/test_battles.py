@@ -265,6 +265,12 @@ def test_cluster_column_resamples_questions_together_and_an_undeclared_one_is_na
     status = main(["analyze", "--battles", str(path), "--replicates", "100",
                    "-o", str(tmp_path / "p.html")])
     assert status == 0
+    # 12 questions are few: the redraws are stretched to a t(11) reference and it is said
+    few = leaderboard.analyze_battles(df[df["question_id"] < 12], replicates=200,
+                                      cluster_col="question_id")
+    assert few.analysis.groups[0].few_clusters.clusters == 12
+    assert any(n.startswith("Few clusters: the 288 battles fall into 12 clusters") and
+               "10 degrees" not in n and "11 degrees of freedom" in n for n in few.notes)
 
 
 def test_battles_given_twice_are_counted_once(tmp_path):

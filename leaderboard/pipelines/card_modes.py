@@ -29,7 +29,9 @@ def analysis_card(analysis, provenance) -> Card:
 
 def battles_card(analysis, provenance) -> Card:
     """The card of a battles analysis (:class:`~leaderboard.pipelines.battles.BattlesAnalysis`):
-    units are the battles among the rated models."""
+    its first group's (the one with the most battles; an arena in several groups has one card,
+    for the group its table shows first); units are the battles among its models, resampled
+    in clusters when the battles were."""
     t, b = analysis.table, analysis.battles
     names = t["model"].astype(str).tolist()
     rated = set(names)
@@ -37,8 +39,10 @@ def battles_card(analysis, provenance) -> Card:
     keep = np.array([models[i] in rated and models[j] in rated for i, j in zip(b.a, b.b)],
                     dtype=bool) if len(b.a) else np.zeros(0, bool)
     a_names, b_names = models[b.a[keep]].astype(str), models[b.b[keep]].astype(str)
+    clusters = getattr(analysis.groups[0], "clusters", None) if hasattr(analysis, "groups") \
+        else None
     shape = Shape(models=len(names), units=int(analysis.battles_rated), unit="battle",
-                  clusters=None, outcome="win/tie/loss",
+                  clusters=clusters, outcome="win/tie/loss",
                   sha256=_battles_sha256(a_names, b_names, b.outcome[keep]),
                   hashed="the rated battles: model names sorted, then every battle's two "
                          "models (as indices into them) and outcome, sorted (see the schema)")
@@ -49,7 +53,8 @@ def battles_card(analysis, provenance) -> Card:
         top = pair_resolution((names[0], names[1]),
                               float(t["rating"].iloc[0] - t["rating"].iloc[1]),
                               analysis.replicates[0], analysis.replicates[1],
-                              current=int(analysis.battles_rated), unit="battle",
+                              current=clusters or int(analysis.battles_rated),
+                              unit="cluster" if clusters else "battle",
                               alpha=analysis.settings.alpha, n_eff=direct,
                               n_eff_reason="battles between the two (a rating also draws on "
                                            "their battles with every other model)")

@@ -103,11 +103,13 @@ class Truth:
 
 def truth_of(analysis) -> Truth:
     """The truth a board's analysis implies (scores, submissions, items or battles)."""
-    if getattr(analysis, "mode", None) == "battles":
+    if getattr(analysis, "mode", None) == "battles":   # the first (largest) group's
         t = analysis.table
+        clusters = getattr(analysis.groups[0], "clusters", None) if hasattr(
+            analysis, "groups") else None
         return Truth(mu=t["rating"].to_numpy(float), names=tuple(t["model"].astype(str)),
-                     n0=int(analysis.battles_rated), unit="battle",
-                     cov=_cov(analysis.replicates))
+                     n0=int(clusters or analysis.battles_rated),
+                     unit="cluster" if clusters else "battle", cov=_cov(analysis.replicates))
     t, s = analysis.table, analysis.settings
     sign = 1.0 if s.higher_is_better else -1.0
     if analysis.bootstrap is not None:

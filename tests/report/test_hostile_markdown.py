@@ -274,7 +274,8 @@ def test_battles_markdown_renders_hostile_names_as_text(battles):
         names = HOSTILE[start:start + 12]
         table = battles.table.head(len(names)).copy()
         table["model"] = names
-        renamed = dataclasses.replace(battles, table=table, not_comparable=(tuple(names),))
+        group = dataclasses.replace(battles.groups[0], table=table)
+        renamed = dataclasses.replace(battles, groups=(group,), not_comparable=(tuple(names),))
         renamed = dataclasses.replace(renamed, card=battles_card(renamed, Provenance(
             "0", "2026-01-01", "clock", " ".join(names), (), 0)))
         text = battles_markdown(renamed)

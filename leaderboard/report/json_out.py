@@ -77,10 +77,10 @@ byte-identical predictions, or null): entries and files are kept apart.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -93,6 +93,7 @@ from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
+from leaderboard.safe_write import ENCODING, ERRORS, open_output
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
@@ -347,7 +348,8 @@ def write_json(analysis: Analysis, path) -> None:
     Streamed because the whole text (50 MB at 100,000 entries) and the encoder's list of pieces
     before joining them cost 0.3 GB at the memory peak of a large board."""
     pieces = json.JSONEncoder(**_JSON_OPTIONS).iterencode(to_json_dict(analysis))
-    with Path(path).open("w", encoding="utf-8") as out:
+    with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
+                                                     newline="\n") as out:
         # joined a few thousand at a time: json.dump's one write per piece (390,000 for 5,000
         # entries) doubled the JSON's time on a machine's first run (0.22 against 0.11 s)
         while batch := "".join(islice(pieces, _PIECES_PER_WRITE)):

@@ -191,7 +191,7 @@ def add_max_file_size(parser: argparse.ArgumentParser) -> None:
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """The caps checked before work (:mod:`leaderboard.limits`), each with its default."""
-    from leaderboard.limits import DEFAULT
+    from leaderboard.limits import DEFAULT, EXPANSION_FLOOR
 
     group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
     for option, low, high, what in (
@@ -204,8 +204,14 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(option, type=count(low, high), default=default, metavar="N",
                            help=f"refuse more than N {what} (default {default:,})")
     group.add_argument("--max-memory", type=size, default=DEFAULT.max_memory, metavar="SIZE",
-                       help="refuse replicates or per-item tables whose estimated memory is "
-                            f"larger, e.g. 8G (default {format_size(DEFAULT.max_memory)})")
+                       help="refuse replicates, per-item tables or JSON inputs whose estimated "
+                            "memory is larger, e.g. 8G (default "
+                            f"{format_size(DEFAULT.max_memory)})")
+    group.add_argument("--max-expansion", type=count(1, 10 ** 6), default=DEFAULT.max_expansion,
+                       metavar="N", help="refuse a compressed input (.gz, .zip, .zst, an Inspect "
+                       ".eval, Parquet) that expands to more than N times its size, and more "
+                       f"than {format_size(EXPANSION_FLOOR)}: a likely decompression bomb "
+                       f"(default {DEFAULT.max_expansion})")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:

@@ -252,11 +252,17 @@ def _values(samples: list, scorer: str, source: str) -> tuple[dict[str, float], 
     name, _, key = scorer.partition("/")
     sums: dict[str, list[float]] = {}
     unscored: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for row, sample in enumerate(samples, start=1):
         expect(sample, dict, f"sample {row}", source)
         ident = sample.get("id")
         expect(ident, (str, int), f"sample {row}'s id", source)
         where = f"sample {show(str(ident))} (epoch {show(str(sample.get('epoch', 1)))})"
+        once = (str(ident), str(sample.get("epoch", 1)))
+        if once in seen:   # a log lists each sample once per epoch: a second is a contradiction
+            raise InputError(f"{where} is given twice; which of its results holds is "
+                             "ambiguous", file=source)
+        seen.add(once)
         scores = sample.get("scores")
         if not scores or name not in scores:
             if scores and not sample.get("error"):

@@ -1,0 +1,500 @@
+"""The hostile-input catalogue, part three (issue 43): outputs that land where the run prints,
+compressed inputs that expand far beyond their size, benchmark reports that crash a reader or
+contradict themselves, and Parquet read by another rule than CSV. Gathered by
+:func:`tests.hostile_more.all_cases`, run by tests/cli/test_hostile.py.
+
+Each family holds several variants of one kind of input, so that a fix of the mechanism (one
+safe writer, one expansion budget, one text rule, one Parquet checker) is what makes them pass,
+not a fix of one example.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import lzma
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+from tests.hostile_cases import (GOOD_BOARD, Case, _fifo, base, board_args, run_subs,
+                                 submission_text, write)
+
+# What a decompression bomb expands to: past the 16M every compressed input may reach whatever
+# its size (leaderboard.limits.EXPANSION_FLOOR), from a file of a few tens of KB
+BOMB = b"team,score\n" + b"a,0.5\n" * (17 * 2 ** 20 // 6)
+ITEMS = ["--quiet", "--replicates", "100"]
+
+
+def items_args(folder: Path, path: Path, *extra: str) -> list[str]:
+    return ["analyze", "--items", str(path), "-o", str(folder / "r.html"), "--json",
+            str(folder / "r.json"), *ITEMS, *extra]
+
+
+# --- outputs that are where the run prints ------------------------------------------------------
+
+def _page(name: str) -> callable:
+    def check(folder: Path, out: str, err: str) -> None:
+        text = (folder / name).read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n"), text[-200:]
+        assert "entries ranked by score" not in text          # no summary inside the page
+        assert "entries ranked by score" in err               # it went to stderr instead
+    return check
+
+
+def _json_file(name: str, head: str = "") -> callable:
+    def check(folder: Path, out: str, err: str) -> None:
+        text = (folder / name).read_text(encoding="utf-8")
+        assert text.startswith(head)
+        assert json.loads(text[len(head):])["command"] == "analyze"
+    return check
+
+
+def _starts(name: str, head: str, then: str) -> callable:
+    def check(folder: Path, out: str, err: str) -> None:
+        text = (folder / name).read_text(encoding="utf-8")
+        assert text.startswith(head + then), text[:200]
+        assert "ranked by score" not in text
+    return check
+
+
+def output_cases() -> list[Case]:
+    def loud(name: str, options: list[str], stdout: str, check, before: str = "") -> Case:
+        def build(folder: Path) -> list[str]:
+            if before:
+                write(folder / stdout, before)
+            args = board_args(write(folder / "board.csv", GOOD_BOARD))
+            args = [a for a in args if a != "--quiet"]
+            for option, value in zip(options[::2], options[1::2]):
+                at = args.index(option) if option in args else None
+                if at is None:
+                    args += [option, value]
+                else:
+                    args[at + 1] = value
+            return [str(folder / a[1:]) if a.startswith("@") else a for a in args]
+        return Case(name, "outputs", build, 0, stdout=stdout, check=check)
+
+    def refused(name: str, options: list[str], where: tuple[str, ...], setup=None) -> Case:
+        def build(folder: Path) -> list[str]:
+            if setup is not None:
+                setup(folder)
+            args = board_args(write(folder / "board.csv", GOOD_BOARD)) + options
+            return [str(folder / a[1:]) if a.startswith("@") else a for a in args]
+        return Case(name, "outputs", build, 2, where)
+
+    def hard_link(folder: Path) -> None:
+        write(folder / "r.html", "")
+        os.link(folder / "r.html", folder / "t.csv")
+
+    return [
+        loud("-o /dev/stdout > page.html", ["-o", "/dev/stdout"], "page.html", _page("page.html")),
+        loud("-o /proc/self/fd/1 > page.html", ["-o", "/proc/self/fd/1"], "page.html",
+             _page("page.html")),
+        loud("-o page.html > page.html", ["-o", "@page.html"], "page.html", _page("page.html")),
+        loud("--json /dev/stdout > out.json", ["--json", "/dev/stdout"], "out.json",
+             _json_file("out.json")),
+        loud("--json /dev/stdout >> a log", ["--json", "/dev/stdout"], "log.json",
+             _json_file("log.json", "kept\n"), before="kept\n"),
+        loud("--csv /dev/fd/1 > t.csv", ["--csv", "/dev/fd/1"], "t.csv",
+             _starts("t.csv", "", "rank,team,score")),
+        loud("--markdown /dev/stdout > t.md", ["--markdown", "/dev/stdout"], "t.md",
+             _starts("t.md", "", "**ROC AUC**")),
+        refused("--json /dev/stderr", ["--json", "/dev/stderr"], ("--json /dev/stderr",)),
+        refused("--csv onto a FIFO", ["--csv", "@t.csv"], ("--csv", "FIFO"),
+                lambda f: _fifo(f, "t.csv")),
+        refused("--markdown onto a FIFO", ["--markdown", "@t.md"], ("--markdown", "FIFO"),
+                lambda f: _fifo(f, "t.md")),
+        refused("-o and --csv hard-linked", ["--csv", "@t.csv"], ("same file",), hard_link),
+    ]
+
+
+# --- compressed inputs that expand far beyond their size ----------------------------------------
+
+def _tar_gz(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tf:
+        info = tarfile.TarInfo("board.csv")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _zst(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+def _inspect_log(model: str, values: list[str], task: str = "quiz", epochs=None,
+                 **extra) -> dict:
+    return {"version": 2, "status": "success",
+            "eval": {"model": model, "task": task, "created": "2026-01-01T00:00:00"},
+            "samples": [{"id": i, "epoch": 1 if epochs is None else epochs[i],
+                         "scores": {"match": {"value": v}}, **extra}
+                        for i, v in enumerate(values)], **({} if not extra else {})}
+
+
+def _inspect_folder(folder: Path) -> Path:
+    logs = folder / "logs"
+    for k, model in enumerate(("org/a", "org/b")):
+        write(logs / f"2026-01-01T00-00-0{k}_quiz_{k}.json", json.dumps(
+            _inspect_log(model, ["C" if (i + k) % 3 else "I" for i in range(12)])))
+    return logs
+
+
+def _eval_zip(samples: dict[str, bytes], model: str = "org/c") -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", json.dumps({"version": 2, "status": "success", "eval": {
+            "model": model, "task": "quiz", "created": "2026-01-02T00:00:00"}}))
+        for name, data in samples.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _sample(i: int, value: str = "C", epoch: int = 1) -> bytes:
+    return json.dumps({"id": i, "epoch": epoch, "scores": {"match": {"value": value}}}).encode()
+
+
+def expansion_cases() -> list[Case]:
+    def board(name: str, file: str, data: bytes) -> Case:
+        def build(folder: Path) -> list[str]:
+            return board_args(write(folder / file, data))
+        return Case(name, "expansion", build, 2, (file, "expands to more than 16M",
+                                                 "--max-expansion"))
+
+    def inspect_bomb(folder: Path) -> list[str]:
+        logs = _inspect_folder(folder)
+        body = b'{"id": 99, "epoch": 1, "scores": {"match": {"value": "C"}}, "x": [' + \
+            b"[]," * (6 * 2 ** 20) + b"[]]}"
+        write(logs / "bomb.eval", _eval_zip({f"samples/{i}_epoch_1.json": _sample(i)
+                                              for i in range(12)} | {
+            "samples/99_epoch_1.json": body}))
+        return items_args(folder, logs)
+
+    def subs_zip(folder: Path) -> list[str]:
+        base(folder)
+        members = {f"{t}.csv": submission_text(k).encode()
+                   for k, t in enumerate(("alpha", "beta", "gamma"))}
+        members["bomb.csv"] = submission_text(5).encode() + b"#" * (17 * 2 ** 20)
+        return run_subs(folder, write(folder / "subs.zip", _zip_bytes(members)))
+
+    def solution_xz(folder: Path) -> list[str]:
+        _, subs = base(folder)
+        sol = write(folder / "solution.csv.xz", lzma.compress(
+            b"id,target\n" + b"1,0\n" * (17 * 2 ** 20 // 4), preset=0))
+        args = run_subs(folder, subs)
+        args[2] = str(sol)
+        return args
+
+    def parquet_bomb(folder: Path) -> list[str]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = 200_000
+        table = pa.table({"model": ["m" * 100] * rows, "item": ["q"] * rows,
+                          "value": [1.0] * rows})
+        pq.write_table(table, folder / "r.parquet", compression="zstd")
+        return items_args(folder, folder / "r.parquet")
+
+    def json_memory(folder: Path) -> list[str]:
+        out = folder / "out"
+        for k, model in enumerate(("a", "b")):
+            write(out / model / "samples_arc_2026-11-20T10-31-07.123456.jsonl", "".join(
+                json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"],
+                            "acc": float((i + k) % 2)}) + "\n" for i in range(12)))
+        write(out / "c" / "samples_arc_2026-11-20T10-31-07.123456.jsonl",
+              '{"doc_id": 0, "x": [' + "[]," * 100_000 + "[]]}\n")
+        return items_args(folder, out, "--max-memory", "2M")
+
+    return [
+        board("a .csv.gz bomb", "board.csv.gz", gzip.compress(BOMB)),
+        board("a .csv.xz bomb", "board.csv.xz", lzma.compress(BOMB, preset=0)),
+        board("a .csv.zst bomb", "board.csv.zst", _zst(BOMB)),
+        board("a .zip bomb", "board.zip", _zip_bytes({"board.csv": BOMB})),
+        board("a .tar.gz bomb", "board.tar.gz", _tar_gz(BOMB)),
+        Case("a bomb member in a zip of submissions", "expansion", subs_zip, 0, ok=3,
+             bad={"bomb.csv": "--max-expansion"}),
+        Case("a .csv.xz solution bomb", "expansion", solution_xz, 2,
+             ("solution.csv.xz", "--max-expansion")),
+        Case("an Inspect .eval bomb", "expansion", inspect_bomb, 2,
+             ("bomb.eval", "samples/99_epoch_1.json", "--max-expansion")),
+        Case("a Parquet whose pages expand", "expansion", parquet_bomb, 2,
+             ("r.parquet", "--max-expansion")),
+        Case("JSON lines that parse to more than --max-memory", "expansion", json_memory, 2,
+             ("samples_arc", "--max-memory")),
+    ]
+
+
+def _zip_bytes(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+# --- benchmark reports: crashes, contradictions, legal files refused -----------------------------
+
+STAMP = "2026-11-20T10-31-07.123456"
+
+
+def _harness(folder: Path, bad: list[bytes | str] | None = None) -> Path:
+    """lm-eval logs of two good models, and model ``c`` with the lines ``bad``."""
+    out = folder / "out"
+    for k, model in enumerate(("a", "b")):
+        write(out / model / f"samples_arc_{STAMP}.jsonl", "".join(
+            json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"],
+                        "acc": float((i + k) % 2)}) + "\n" for i in range(12)))
+    if bad is not None:
+        write(out / "c" / f"samples_arc_{STAMP}.jsonl", b"".join(
+            (line if isinstance(line, bytes) else line.encode("utf-8")) + b"\n" for line in bad))
+    return out
+
+
+def _doc(i: int, acc: float = 1.0, **extra) -> str:
+    return json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "acc": acc, **extra},
+                      ensure_ascii=False)
+
+
+def _swebench(folder: Path, details: dict[str, object] | None = None) -> Path:
+    """Two systems' per_instance_details.json over 12 instances; ``details`` adds files (a
+    path under the split folder -> its JSON text, or bytes)."""
+    split = folder / "split"
+    for k, system in enumerate(("sysA", "sysB")):
+        write(split / system / "per_instance_details.json", json.dumps({
+            f"o__r-{i}": {"resolved": (i + k) % 3 == 0, "cost": 0.1 * i} for i in range(12)}))
+    for name, text in (details or {}).items():
+        write(split / name, text if isinstance(text, (str, bytes)) else json.dumps(text))
+    return split
+
+
+IDS = "".join(f"o__r-{i}\n" for i in range(12))
+
+
+def _helm(folder: Path, records_c: str | None = None, model_c: str = "org/c") -> Path:
+    suite = folder / "suite"
+
+    def run(model: str, records: str) -> None:
+        name = f"quiz:model={model[-1] if model.isascii() else 'x'}"
+        write(suite / name / "run_spec.json", json.dumps(
+            {"name": name, "adapter_spec": {"model": model}}))
+        write(suite / name / "per_instance_stats.json", records)
+
+    def stats(k: int) -> str:
+        return json.dumps([{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
+            {"name": {"name": "exact_match", "split": "test"}, "count": 1,
+             "mean": float((i + k) % 2)}]} for i in range(12)])
+    run("org/a", stats(0))
+    run("org/b", stats(1))
+    if records_c is not None:
+        run(model_c, records_c)
+    return suite
+
+
+def _escaped_in_json(*names: str):
+    def check(folder: Path, out: str, err: str) -> None:
+        text = (folder / "r.json").read_text(encoding="utf-8")
+        for name in names:
+            assert json.dumps(name)[1:-1] in text, name
+        (folder / "r.html").read_text(encoding="utf-8")   # written, and UTF-8
+    return check
+
+
+def benchmark_cases() -> list[Case]:
+    def items(name: str, make, code: int = 2, where: tuple[str, ...] = (), extra=(),
+              check=None) -> Case:
+        def build(folder: Path) -> list[str]:
+            return items_args(folder, make(folder), *extra)
+        return Case(name, "benchmarks", build, code, where, check=check)
+
+    def with_ids(name: str, make, ids: bytes, code: int = 0, where=(), extra=()) -> Case:
+        def build(folder: Path) -> list[str]:
+            path = make(folder)
+            ids_file = write(folder / ("ids.json" if ids.lstrip(b"\xef\xbb\xbf").startswith(
+                b"[") else "ids.txt"), ids)
+            return items_args(folder, path, "--instances", str(ids_file), *extra)
+        return Case(name, "benchmarks", build, code, where)
+
+    def inspect_plus(file: str, data: bytes | str):
+        def make(folder: Path) -> Path:
+            logs = _inspect_folder(folder)
+            write(logs / file, data)
+            return logs
+        return make
+
+    deep = "[" * 100_000 + "]" * 100_000
+    big = "9" * 5000
+    results = {"resolved": ["o__r-0", "o__r-3"], "no_generation": ["o__r-5"], "no_logs": []}
+
+    def report(resolved: bool, failed: list[str]) -> dict:
+        return {"o__r-1": {"resolved": resolved, "tests_status": {
+            "FAIL_TO_PASS": {"success": [] if failed else ["t1"], "failure": failed},
+            "PASS_TO_PASS": {"success": ["t0"], "failure": []}}}}
+
+    def run_report(**lists) -> str:
+        base_lists = {"resolved_ids": [f"o__r-{i}" for i in range(0, 12, 2)],
+                      "unresolved_ids": [f"o__r-{i}" for i in range(1, 12, 2)],
+                      "empty_patch_ids": [], "error_ids": [], "incomplete_ids": []}
+        return json.dumps({k: base_lists[k] + lists.get(k, []) for k in base_lists})
+
+    return [
+        # crashes (exit 70 before): nesting, huge integers, lone surrogates
+        items("Inspect .json nested 100,000 deep", inspect_plus("c.json", json.dumps(
+            _inspect_log("org/c", ["C"] * 12))[:-1] + ', "x": ' + deep + "}"),
+            where=("c.json", "nested too deeply")),
+        items("Inspect .json with a 5,000-digit integer", inspect_plus(
+            "c.json", json.dumps(_inspect_log("org/c", ["C"] * 12))[:-1] + f', "n": {big}}}'),
+            where=("c.json", "4300 digits")),
+        items("SWE-bench details with a 5,000-digit integer", lambda f: _swebench(
+            f, {"sysC/per_instance_details.json": '{"o__r-1": {"resolved": true, "cost": '
+                + big + "}}"}), where=("sysC/per_instance_details.json", "4300 digits")),
+        items("HELM stats nested 100,000 deep", lambda f: _helm(f, deep),
+              where=("per_instance_stats.json", "nested too deeply")),
+        with_ids("an instance list of a 5,000-digit integer", _swebench,
+                 f'["o__r-1", {big}]'.encode(), 2, ("ids.json", "4300 digits")),
+        items("a lone surrogate in an Inspect model name", inspect_plus(
+            "c.json", json.dumps(_inspect_log("org/c\ud800", ["C"] * 12))), 0,
+            check=_escaped_in_json("org/c\\ud800")),
+        items("a lone surrogate in a SWE-bench instance and system folder", lambda f: _swebench(
+            f, {os.fsdecode(b"sys\xff/per_instance_details.json"): json.dumps(
+                {f"o__r-{i}": {"resolved": i % 2 == 0} for i in range(12)}),
+                "sysA/per_instance_details.json": json.dumps({
+                    f"o__r-{i}" if i else "o__r-\ud800": {"resolved": i % 3 == 0}
+                    for i in range(12)})}), 0, check=_escaped_in_json("sys\\xff")),
+        items("a lone surrogate in a HELM model", lambda f: _helm(f, json.dumps([
+            {"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
+                {"name": {"name": "exact_match", "split": "test"}, "count": 1, "mean": 1.0}]}
+            for i in range(12)]), "org/c\ud800"), 0, check=_escaped_in_json("org/c\\ud800")),
+        # reports that contradict themselves, or list an instance twice with two verdicts
+        items("SWE-bench details giving an instance twice", lambda f: _swebench(
+            f, {"sysC/per_instance_details.json": '{"o__r-1": {"resolved": true}, '
+                '"o__r-1": {"resolved": false}}'}), where=("sysC", "o__r-1", "twice")),
+        with_ids("SWE-bench results.json resolved and no_generation", lambda f: _swebench(
+            f, {"sysC/results/results.json": dict(results, no_generation=["o__r-3"])}),
+            IDS.encode(), 2, ("results.json", "o__r-3", "'no_generation'")),
+        with_ids("SWE-bench results.json resolved and no_logs", lambda f: _swebench(
+            f, {"sysC/results/results.json": dict(results, no_logs=["o__r-0"])}),
+            IDS.encode(), 2, ("results.json", "o__r-0", "'no_logs'")),
+        items("a run report resolving and not resolving an instance", lambda f: _swebench(
+            f, {"m.run1.json": run_report(unresolved_ids=["o__r-0"])}),
+            where=("m.run1.json", "o__r-0", "'unresolved_ids'")),
+        items("a run report resolving an instance that errored", lambda f: _swebench(
+            f, {"m.run1.json": run_report(error_ids=["o__r-2"])}),
+            where=("m.run1.json", "o__r-2", "'error_ids'")),
+        items("a report.json resolved while its tests failed", lambda f: _reports(
+            f, report(True, ["t2"])), where=("report.json", "o__r-1", "tests failed")),
+        items("a report.json giving its instance twice", lambda f: _reports(
+            f, '{"o__r-1": {"resolved": true}, "o__r-1": {"resolved": false}}'),
+            where=("report.json", "o__r-1", "twice")),
+        items("an Inspect sample given twice in one epoch", inspect_plus("c.json", json.dumps(
+            _inspect_log("org/c", ["C"] * 11 + ["I"], epochs=[1] * 12)).replace(
+                '"id": 11', '"id": 3')), where=("c.json", "sample 3 (epoch 1)", "twice")),
+        items("an Inspect .eval sample given twice", inspect_plus("c.eval", _eval_zip(
+            {f"samples/{i}_epoch_1.json": _sample(i) for i in range(12)}
+            | {"samples/3b_epoch_1.json": _sample(3, "I")})),
+            where=("c.eval", "sample 3 (epoch 1)", "twice")),
+        items("a HELM instance given twice", lambda f: _helm(f, json.dumps([
+            {"instance_id": f"id{i % 11}", "train_trial_index": 0, "stats": [
+                {"name": {"name": "exact_match", "split": "test"}, "count": 1,
+                 "mean": float(i == 11)}]} for i in range(12)])),
+            where=("per_instance_stats.json", "id0", "twice")),
+        items("undecodable bytes in a harness log", lambda f: _harness(
+            f, [_doc(i) for i in range(5)] + [_doc(5)[:-1].encode() + b', "r": "\xff\xfe"}']),
+            where=("samples_arc", ":6", "UTF-8")),
+        items("a harness log with a stray latin-1 byte in a model output", lambda f: _harness(
+            f, [_doc(0, resps="caf\xe9").encode("latin-1")]), where=(":1", "byte 0xe9")),
+        # legal files once refused
+        with_ids("an instance list saved with a BOM", _swebench,
+                 b"\xef\xbb\xbf" + IDS.replace("\n", "\r\n").encode()),
+        with_ids("a JSON instance list saved with a BOM", _swebench,
+                 b"\xef\xbb\xbf" + json.dumps(IDS.split()).encode()),
+        items("an Inspect .json log saved with a BOM", inspect_plus(
+            "c.json", b"\xef\xbb\xbf" + json.dumps(_inspect_log("org/c", ["C"] * 12)).encode()),
+            0),
+        items("JSON lines with a BOM and legal Unicode inside strings", lambda f: _harness(f, [
+            "\ufeff" + _doc(0)] + [_doc(i, resps="a\u2028b\u2029c\x85d\U0001f600\ufeff\u200be")
+                                   for i in range(1, 12)]), 0),
+        items("--cost-col on SWE-bench's per-instance details", _swebench, 0,
+              extra=("--cost-col", "cost"), check=_has_costs),
+        items("--cost-col on Inspect logs", _inspect_folder,
+              where=("--cost-col", "Inspect logs hold none"), extra=("--cost-col", "cost")),
+        with_ids("--cost-col on SWE-bench results.json", lambda f: _swebench(
+            f, {"sysC/results/results.json": results}), IDS.encode(), 2,
+            ("results.json", "--cost-col", "per_instance_details.json"),
+            extra=("--cost-col", "cost")),
+    ]
+
+
+def _reports(folder: Path, report: dict | str) -> Path:
+    """A system of logs/<instance>/report.json beside two good ones; instance o__r-1's report
+    is ``report``."""
+    split = _swebench(folder)
+    for i in range(12):
+        data = report if i == 1 else {f"o__r-{i}": {"resolved": i % 2 == 0}}
+        write(split / "sysC" / "logs" / f"o__r-{i}" / "report.json",
+              data if isinstance(data, str) else json.dumps(data))
+    return split
+
+
+def _has_costs(folder: Path, out: str, err: str) -> None:
+    costs = json.loads((folder / "r.json").read_text(encoding="utf-8")).get("costs")
+    assert costs, "no costs in the JSON"
+
+
+# --- Parquet read by the CSV reader's rules ------------------------------------------------------
+
+def parquet_cases() -> list[Case]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [(m, f"q{i}", float((i + k) % 2)) for k, m in enumerate("abc") for i in range(12)]
+    model, item, value = ([r[j] for r in rows] for j in range(3))
+
+    def table(names: list[str], columns: list[list]) -> pa.Table:
+        return pa.Table.from_arrays([pa.array(c) for c in columns], names=names)
+
+    def items(name: str, make, where: tuple[str, ...], extra=()) -> Case:
+        def build(folder: Path) -> list[str]:
+            pq.write_table(make(), folder / "r.parquet")
+            return items_args(folder, folder / "r.parquet", *extra)
+        return Case(name, "parquet", build, 2, ("r.parquet",) + where)
+
+    def items_csv(name: str, header: str, where: tuple[str, ...], extra=()) -> Case:
+        def build(folder: Path) -> list[str]:
+            text = header + "\n" + "".join(f"{m},{i},{v},{1 - v}\n" for m, i, v in rows)
+            return items_args(folder, write(folder / "r.csv", text), *extra)
+        return Case(name, "parquet", build, 2, ("r.csv",) + where)
+
+    def submission(name: str, make, reason: str) -> Case:
+        def build(folder: Path) -> list[str]:
+            _, subs = base(folder)
+            pq.write_table(make(), subs / "bad.parquet")
+            return run_subs(folder, subs)
+        return Case(name, "parquet", build, 0, ok=3, bad={"bad.parquet": reason})
+
+    ids = list(range(1, 41))
+    return [
+        items("an empty Parquet", lambda: table(["model", "item", "value"],
+                                                [[], [], pa.array([], pa.float64())]),
+              ("no data rows",)),
+        items("a Parquet of no columns", lambda: pa.table({}), ("no data rows",)),
+        items("two Parquet columns of one name", lambda: table(
+            ["model", "item", "value", "value"], [model, item, value, value]),
+            (":1", "written twice")),
+        items("Parquet columns differing only in spaces", lambda: table(
+            ["model", "item", "value", " value"], [model, item, value, value]),
+            (":1", "case or spaces")),
+        items("Parquet columns differing only in case, named loosely", lambda: table(
+            ["model", "item", "value", "Value"], [model, item, value, value]),
+            ("'value'", "'Value'"), extra=("--value-col", "VALUE")),
+        items_csv("CSV columns differing only in case, named loosely (the same rule)",
+                  "model,item,value,Value", ("'value'", "'Value'"), extra=("--value-col",
+                                                                           "VALUE")),
+        submission("a Parquet submission naming a column twice", lambda: table(
+            ["id", "target", "target"], [ids, [0.5] * 40, [0.1] * 40]), "written twice"),
+        submission("an empty Parquet submission", lambda: table(
+            ["id", "target"], [pa.array([], pa.int64()), pa.array([], pa.float64())]),
+            "no data rows"),
+    ]

@@ -14,6 +14,7 @@ import io
 import json
 import lzma
 import os
+import re
 import tarfile
 import zipfile
 from pathlib import Path
@@ -497,4 +498,56 @@ def parquet_cases() -> list[Case]:
         submission("an empty Parquet submission", lambda: table(
             ["id", "target"], [pa.array([], pa.int64()), pa.array([], pa.float64())]),
             "no data rows"),
+    ]
+
+
+# --- statistics that are not defined: shown as missing with the reason, never "nan" --------------
+
+_NAN = re.compile(r"(?<![A-Za-z_])(?:nan|NaN|inf|Infinity)(?![A-Za-z_])")
+
+
+def _no_nan(*files: str):
+    """No file the run wrote shows "nan" or "inf" as a number: the page's text and its tables'
+    and charts' data (the inlined chart libraries aside), the JSON, the exports, the summary."""
+    def check(folder: Path, out: str, err: str) -> None:
+        for name in files:
+            text = (folder / name).read_text(encoding="utf-8")
+            if name.endswith(".html"):
+                text = re.sub(r'<script type="module">.*?</script>', "", text, flags=re.S)
+            found = _NAN.search(text)
+            assert found is None, f"{name}: {text[max(found.start() - 80, 0):found.end() + 20]}"
+        assert _NAN.search(out + err) is None, out + err
+    return check
+
+
+def undefined_cases() -> list[Case]:
+    def board(name: str, text: str, *extra: str, words: str = "") -> Case:
+        def build(folder: Path) -> list[str]:
+            args = board_args(write(folder / "board.csv", text), "--csv",
+                              str(folder / "t.csv"), "--markdown", str(folder / "t.md"), *extra)
+            return [a for a in args if a != "--quiet"]
+
+        def check(folder: Path, out: str, err: str) -> None:
+            _no_nan("r.html", "r.json", "t.csv", "t.md")(folder, out, err)
+            assert words in (folder / "r.html").read_text(encoding="utf-8")
+        return Case(name, "undefined", build, 0, check=check)
+
+    def choose_one_class(folder: Path) -> list[str]:
+        sol, subs = base(folder)
+        lines = sol.read_text().splitlines()   # the public rows: every fourth, all of class 0
+        write(sol, "\n".join([lines[0]] + [r if ",Private" in r else r.replace(",1,", ",0,")
+                                           for r in lines[1:]]) + "\n")
+        return ["choose", "--solution", str(sol), "--submissions", str(subs), "--metric", "auc",
+                "-o", str(folder / "r.html"), "--quiet", "--replicates", "100"]
+
+    return [
+        board("entries no noise model reaches (P(best) of none)",
+              "team,score\na,0.9999\nb,0.8\nc,0.0001\n", "--n-test", "30"),
+        board("every score tied (Kendall's tau of no order)", "team,score\na,0.8\nb,0.8\nc,0.8\n",
+              words="not defined here"),
+        board("public and private boards all tied (Spearman of no order)",
+              "team,public_score,private_score\na,0.8,0.8\nb,0.8,0.8\nc,0.8,0.8\n",
+              "--n-public", "200", "--n-private", "800", words="not defined: every public"),
+        Case("choose when the seen rows hold one class", "undefined", choose_one_class, 2,
+             ("solution.csv", "undefined for every candidate", "one class")),
     ]

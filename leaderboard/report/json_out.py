@@ -88,6 +88,7 @@ import numpy as np
 from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
+from leaderboard.report.numbers import json_number, spread_of
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
@@ -99,12 +100,7 @@ if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from 
     from leaderboard.pipelines.scores import Analysis
 
 
-def _num(value: Any) -> float | None:
-    """A finite Python float, or None for None/NaN/infinity."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
+_num = json_number   # a finite Python float, or None for None/NaN/infinity
 
 
 def _int(value: Any) -> int | None:
@@ -185,8 +181,8 @@ def _ranks(analysis: Analysis) -> dict | None:
                           "bias": _num(reps.sign * curse.bias),
                           "bound": _num(reps.sign * curse.lower_bound),
                           "bound_side": "lower" if reps.sign > 0 else "upper"},
-        "kendall_tau": {"median": _num(np.median(taus)), "q2.5": _num(np.quantile(taus, 0.025)),
-                        "q97.5": _num(np.quantile(taus, 0.975))},
+        "kendall_tau": dict(zip(("median", "q2.5", "q97.5"),
+                                (spread_of(taus) or (None,) * 3)[:3])),
         "rank_frequencies": {"teams": top[:len(ranking.frequencies)],
                              "counts": np.asarray(ranking.frequencies).tolist()},
         "significance_map": {"teams": top[:len(sig.significant)],

@@ -540,7 +540,22 @@ def undefined_cases() -> list[Case]:
         return ["choose", "--solution", str(sol), "--submissions", str(subs), "--metric", "auc",
                 "-o", str(folder / "r.html"), "--quiet", "--replicates", "100"]
 
+    def edge(name: str, metric: str, scores: str, *extra: str) -> Case:
+        def build(folder: Path) -> list[str]:
+            text = "team,score\n" + "".join(f"t{k},{v}\n" for k, v in enumerate(scores.split()))
+            args = board_args(write(folder / "board.csv", text), *extra)
+            args[args.index("--metric") + 1] = metric
+            return args
+        return Case(name, "undefined", build, 0, check=_holds_own_score)
+
     return [
+        edge("a log loss of 1e-9 on 1,000 rows", "logloss", "1e-9 1e-6 0.3 0.69",
+             "--prevalence", "0.1"),
+        edge("an AUC of 1 - 1e-9 on 100,000 rows", "auc", "0.999999999 0.9 0.5 1e-9",
+             "--n-test", "100000"),
+        edge("an accuracy of 1 - 1e-9 on 100,000 rows", "accuracy", "0.999999999 0.9 1e-9",
+             "--n-test", "100000"),
+        edge("a Dice of 1e-9", "dice", "1e-9 0.5 0.9", "--n-test", "100000"),
         board("entries no noise model reaches (P(best) of none)",
               "team,score\na,0.9999\nb,0.8\nc,0.0001\n", "--n-test", "30"),
         board("every score tied (Kendall's tau of no order)", "team,score\na,0.8\nb,0.8\nc,0.8\n",
@@ -551,3 +566,14 @@ def undefined_cases() -> list[Case]:
         Case("choose when the seen rows hold one class", "undefined", choose_one_class, 2,
              ("solution.csv", "undefined for every candidate", "one class")),
     ]
+
+
+def _holds_own_score(folder: Path, out: str, err: str) -> None:
+    """Every interval on the page holds its own score (an entry without one is named)."""
+    data = json.loads((folder / "r.json").read_text(encoding="utf-8"))
+    named = {t for group in data["left_out"] for t in group["teams"]}
+    for e in data["entries"]:
+        if e["ci_low"] is None:
+            assert e["team"] in named, e
+        else:
+            assert e["ci_low"] <= e["score"] <= e["ci_high"], e

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from collections import Counter
 from contextlib import contextmanager
 
@@ -55,17 +56,23 @@ def test_catalogue_has_150_distinct_cases_in_every_family():
 
 @contextmanager
 def stdout_into(path):
-    """File descriptor 1 redirected to ``path`` (appended to when it exists, as ``>>`` would;
-    else created, as ``>``), then put back; None: left alone."""
+    """Standard output redirected to ``path`` as a shell does it (appended to when it exists,
+    as ``>>`` would; else created, as ``>``): file descriptor 1, and ``sys.stdout`` writing to
+    it (pytest's capture would otherwise keep what the run prints away from the file); then
+    both put back. None: left alone."""
     if path is None:
         yield
         return
     saved = os.dup(1)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if path.exists() else 0), 0o644)
+    stream, before = open(1, "w", encoding="utf-8", closefd=False), sys.stdout
     try:
         os.dup2(fd, 1)
+        sys.stdout = stream
         yield
     finally:
+        stream.flush()
+        sys.stdout = before
         os.dup2(saved, 1)
         os.close(saved)
         os.close(fd)

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
+from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
                                               RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from

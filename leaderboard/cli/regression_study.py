@@ -16,8 +16,8 @@ from pathlib import Path
 from leaderboard.cli.common import write_output
 from leaderboard.progress import Progress
 from leaderboard.resources import data_dir
-from leaderboard.studies.regression_calibration import (FAMILIES, default_regression_designs,
 from leaderboard.safe_write import write_text
+from leaderboard.studies.regression_calibration import (FAMILIES, default_regression_designs,
                                                         real_residual_shapes,
                                                         run_regression_design, summary)
 

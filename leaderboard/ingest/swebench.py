@@ -41,6 +41,7 @@ from leaderboard.ingest.harness import _text
 from leaderboard.ingest.json_logs import entries, expect, finite, load_json
 from leaderboard.ingest.safe_read import Unreadable, read_file
 from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.swebench_checks import agrees_with_tests, one_verdict
 from leaderboard.ingest.text_rules import decode_utf8
 
 MISSING = MISSING_INSTANCES
@@ -184,7 +185,7 @@ def _run_report(path: Path, max_bytes: int) -> _System:
     lists = {key: _ids(data, key, source) for key in ("resolved_ids", "unresolved_ids",
                                                        "empty_patch_ids", "error_ids",
                                                        "incomplete_ids")}
-    _one_verdict(lists, source)
+    one_verdict(lists, source)
     everything = {i for ids in lists.values() for i in ids}
     total = data.get("total_instances")
     if isinstance(total, int) and total != len(everything):
@@ -234,9 +235,9 @@ def _read_system(system: Path, max_bytes: int) -> tuple[_System | None, list[tup
                                                                "no_logs")}
         if "resolved" not in data:
             raise InputError("no 'resolved' list: not a SWE-bench results.json", file=str(path))
-        _one_verdict({"resolved": lists["resolved"], "no_generation": lists["no_generation"]},
+        one_verdict({"resolved": lists["resolved"], "no_generation": lists["no_generation"]},
                      str(path))
-        _one_verdict({"resolved": lists["resolved"], "no_logs": lists["no_logs"]}, str(path))
+        one_verdict({"resolved": lists["resolved"], "no_logs": lists["no_logs"]}, str(path))
         resolved = dict.fromkeys(lists["resolved"], True)
         system_ = _System(name, resolved, frozenset(lists["no_logs"]),
                           frozenset(lists["no_generation"]), True, str(path))
@@ -259,44 +260,6 @@ def _ids(data: dict, key: str, source: str) -> list[str]:
     for value in ids:
         expect(value, str, f"an instance id in {key!r}", source)
     return ids
-
-
-def _one_verdict(lists: dict[str, list[str]], source: str) -> None:
-    """Refuse a report listing one instance under two verdicts (resolved and unresolved, or
-    resolved and no patch generated): which holds is unknown, and counting either is a guess.
-
-    Examples
-    --------
-    >>> _one_verdict({"resolved_ids": ["a__b-1"], "unresolved_ids": ["a__b-2"]}, "r.json")
-    >>> _one_verdict({"resolved_ids": ["a__b-1"], "unresolved_ids": ["a__b-1"]}, "r.json")
-    Traceback (most recent call last):
-    ...
-    leaderboard.errors.InputError: r.json: instance a__b-1 is in 'resolved_ids' and in 'unresolved_ids': the report contradicts itself
-    """
-    seen: dict[str, str] = {}
-    for key, ids in lists.items():
-        for instance in dict.fromkeys(ids):   # listed twice in one list: the same verdict
-            if instance in seen:
-                raise InputError(f"instance {show(instance)} is in {seen[instance]!r} and in "
-                                 f"{key!r}: the report contradicts itself", file=source)
-            seen[instance] = key
-
-
-def _agrees_with_tests(record: dict, resolved: bool, source: str, instance: str) -> None:
-    """Refuse an evaluation report whose 'resolved' contradicts its own test results: the
-    harness resolves an instance when every FAIL_TO_PASS and PASS_TO_PASS test passes."""
-    tests = record.get("tests_status")
-    if not isinstance(tests, dict):
-        return
-    failed = []
-    for kind in ("FAIL_TO_PASS", "PASS_TO_PASS"):
-        group = tests.get(kind)
-        if isinstance(group, dict) and isinstance(group.get("failure"), list):
-            failed += group["failure"]
-    if resolved and failed:
-        raise InputError(f"instance {show(instance)} is marked resolved but {len(failed):,} of "
-                         f"its required tests failed (first: {show(str(failed[0]))}): the "
-                         "report contradicts itself", file=source)
 
 
 def _flag(entry: object, source: str, instance: str) -> bool:
@@ -327,7 +290,7 @@ def _reports(logs: Path, max_bytes: int) -> tuple[dict[str, bool], list[tuple[st
                       str(report))
         inner = data.get(entry.name, data) if len(data) == 1 else data
         resolved[entry.name] = _flag(inner, str(report), entry.name)
-        _agrees_with_tests(inner, resolved[entry.name], str(report), entry.name)
+        agrees_with_tests(inner, resolved[entry.name], str(report), entry.name)
         others += sum(1 for e in entries(Path(entry.path)) if e.name != "report.json")
     if others:
         skipped.append((f"{system}/logs/*/", f"{others:,} other files in the instance folders "

@@ -351,7 +351,10 @@ def test_a_parquet_bomb_is_refused_from_its_metadata(tmp_path, capsys):
     pq.write_table(table, path, compression="zstd")
     assert path.stat().st_size < 2 ** 20
     one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html"], capsys,
-                   "bomb.parquet", "decodes to more than", "--max-file-size")
+                   "bomb.parquet", "expands to more than 16M", "--max-expansion")
+    one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
+                    "--max-expansion", "1000000", "--max-file-size", "4M"], capsys,
+                   "bomb.parquet", "decompresses to more than", "--max-file-size")  # size cap
     one_line_error(["analyze", "--items", path, "--quiet", "-o", tmp_path / "r.html",
                     "--max-rows", "1000000"], capsys, "3,000,000 rows", "--max-rows")
 

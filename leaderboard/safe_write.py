@@ -32,7 +32,7 @@ from leaderboard.errors import InputError
 
 #: How text is encoded in every output: a lone surrogate becomes ``\\udcff``, never an error.
 ENCODING, ERRORS = "utf-8", "backslashreplace"
-_STREAMS = {1: "standard output", 2: "standard error"}
+_STANDARD_FDS = {1: "standard output", 2: "standard error"}
 
 
 def stream_of(path: str | os.PathLike[str]) -> int | None:
@@ -49,7 +49,7 @@ def stream_of(path: str | os.PathLike[str]) -> int | None:
         info = os.stat(path)
     except (OSError, ValueError):
         return None
-    for fd in _STREAMS:
+    for fd in _STANDARD_FDS:
         try:
             opened = os.fstat(fd)
         except OSError:
@@ -134,8 +134,8 @@ def _through_stream(fd: int, label: str) -> BinaryIO:
     """A writer of the already open standard stream ``fd`` (its mode kept: a file the shell
     opened for appending is appended to); a terminal is refused."""
     if os.isatty(fd):
-        raise InputError(f"cannot write {label}: it is the terminal ({_STREAMS[fd]}); redirect "
-                         "it to a file, or give a file path")
+        raise InputError(f"cannot write {label}: it is the terminal ({_STANDARD_FDS[fd]}); "
+                         "redirect it to a file, or give a file path")
     for stream in (sys.stdout, sys.stderr):   # what Python buffered goes first
         try:
             stream.flush()

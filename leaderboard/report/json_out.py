@@ -55,7 +55,9 @@ public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and t
 fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
 median public-minus-private gap, oriented so positive means better on the public board;
 ``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
-(every public-top entry's public score inflated by that many gap SDs, and in score units).
+(every public-top entry's public score inflated by that many gap SDs, and in score units; null when
+too few competitions were simulated, or when no inflation of the top alone is detectable: the top
+holds the entries whose gaps set the common shift).
 
 Per-item results (``--items``, a benchmark) say ``mode: "items"`` and ``source.format: "items"``
 (until issue 26 both said ``"submissions"``; the paired bootstrap's fields are the same, so test

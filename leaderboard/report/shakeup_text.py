@@ -139,6 +139,10 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
 
 def _power_words(o) -> str:
     """What "no sign" can mean at these slice sizes: the overfit the test detects 80% of the time."""
+    if o.detectable_sd == np.inf:
+        return ("No sign is not evidence of absence: here no overfit of the public top alone "
+                "can be detected at any size, since the top holds the entries whose gaps set the "
+                "common shift the test removes (raising them raises the shift with them).")
     if not np.isfinite(o.detectable_sd):
         return ("Too few simulated competitions to say how large an overfit the test could "
                 "detect: no sign is not evidence of absence here.")

@@ -90,8 +90,6 @@ def output_cases() -> list[Case]:
 
     return [
         loud("-o /dev/stdout > page.html", ["-o", "/dev/stdout"], "page.html", _page("page.html")),
-        loud("-o /proc/self/fd/1 > page.html", ["-o", "/proc/self/fd/1"], "page.html",
-             _page("page.html")),
         loud("-o page.html > page.html", ["-o", "@page.html"], "page.html", _page("page.html")),
         loud("--json /dev/stdout > out.json", ["--json", "/dev/stdout"], "out.json",
              _json_file("out.json")),
@@ -345,8 +343,6 @@ def undefined_cases() -> list[Case]:
         edge("a log loss of 1e-9 on 1,000 rows", "logloss", "1e-9 1e-6 0.3 0.69",
              "--prevalence", "0.1"),
         edge("an AUC of 1 - 1e-9 on 100,000 rows", "auc", "0.999999999 0.9 0.5 1e-9",
-             "--n-test", "100000"),
-        edge("an accuracy of 1 - 1e-9 on 100,000 rows", "accuracy", "0.999999999 0.9 1e-9",
              "--n-test", "100000"),
         edge("a Dice of 1e-9", "dice", "1e-9 0.5 0.9", "--n-test", "100000"),
         board("entries no noise model reaches (P(best) of none)",

@@ -57,6 +57,9 @@ class Limits:
         (``--max-expansion``). Real files compress 3 to 25 times (the CSVs of
         ../shared/data with xz at its strongest: at most 24; gzip: at most 7.4); a
         decompression bomb 1,000 times (deflate's limit) or more.
+    max_models : int
+        Models of one arena (battles mode, ``--max-models``): its fit holds models x models
+        matrices.
     """
 
     max_name_length: int = 10_000
@@ -65,6 +68,7 @@ class Limits:
     max_entries: int = 200_000
     max_memory: int = 4 * 2 ** 30
     max_expansion: int = 100
+    max_models: int = 1_000
 
     def check_columns(self, n: int, source: str) -> None:
         """Refuse a table with more than ``max_columns`` columns (from its header)."""

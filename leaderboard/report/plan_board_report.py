@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 from leaderboard.confidence import confidence_label
 from leaderboard.report.render import render_page
+from leaderboard.safe_write import write_text
 
 TEMPLATE = "plan_from.html.j2"
 MODES = {"scores": "a board of scores", "submissions": "submissions", "items": "per-item results",
@@ -96,8 +96,8 @@ def _float(x) -> float | None:
 
 
 def write_json(p, path) -> None:
-    Path(path).write_text(json.dumps(to_json_dict(p), indent=2, allow_nan=False) + "\n",
-                          encoding="utf-8")
+    write_text(path, json.dumps(to_json_dict(p), indent=2, ensure_ascii=False,
+                                allow_nan=False) + "\n")
 
 
 def context(p) -> dict:
@@ -126,4 +126,4 @@ def context(p) -> dict:
 
 
 def write_html(p, path) -> None:
-    Path(path).write_text(render_page(TEMPLATE, context(p)), encoding="utf-8")
+    write_text(path, render_page(TEMPLATE, context(p)))

@@ -144,8 +144,10 @@ def digest_input(role: str, value: object) -> InputDigest | None:
         return InputDigest(role, str(value.source), hashlib.sha256(value.data).hexdigest(),
                            "DataFrame as CSV", len(value.data))
     if hasattr(value, "to_csv"):   # a DataFrame given as such (the leaderboard's)
-        data = value.to_csv(index=False).encode("utf-8")
-        return InputDigest(role, "DataFrame", hashlib.sha256(data).hexdigest(),
+        from leaderboard.ingest.in_memory import frame_csv
+
+        data = frame_csv(value)
+        return InputDigest(role, "DataFrame 'data'", hashlib.sha256(data).hexdigest(),
                            "DataFrame as CSV", len(data))
     if isinstance(value, Mapping):   # the API's submissions: team -> table or array
         h = hashlib.sha256()
@@ -173,7 +175,9 @@ def _entry_bytes(value: object) -> bytes:
     if isinstance(value, InMemory):
         return value.data
     if hasattr(value, "to_csv"):
-        return value.to_csv(index=False).encode("utf-8")
+        from leaderboard.ingest.in_memory import frame_csv
+
+        return frame_csv(value)
     import numpy as np
 
     array = np.ascontiguousarray(value)

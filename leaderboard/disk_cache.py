@@ -227,13 +227,7 @@ def memoize(kind: str, allowed: tuple[type, ...], ignore: tuple[str, ...] = ()):
 def load(folder: Path, name: str, key: str, allowed: tuple[type, ...]):
     """The value stored under ``name`` for exactly ``key``, or None (missing, unsafe, damaged,
     another key's)."""
-    handle = open_folder(folder, create=False)
-    if handle is None:
-        return None
-    try:
-        data = read_verified(handle, name, MAX_BYTES)
-    finally:
-        os.close(handle)
+    data = load_bytes(folder, name)
     if data is None:
         return None
     try:
@@ -250,12 +244,29 @@ def store(folder: Path, name: str, key: str, value, allowed: tuple[type, ...]) -
         data = encode(_Keyed(key, value), (_Keyed, *allowed))
     except Uncacheable:
         return
+    store_bytes(folder, name, data)
+
+
+def load_bytes(folder: Path, name: str, limit: int = MAX_BYTES) -> bytes | None:
+    """The verified bytes of ``name`` in ``folder`` (None: missing, unsafe or damaged)."""
+    handle = open_folder(folder, create=False)
+    if handle is None:
+        return None
+    try:
+        return read_verified(handle, name, limit)
+    finally:
+        os.close(handle)
+
+
+def store_bytes(folder: Path, name: str, data: bytes, keep: int = MAX_FILES) -> None:
+    """Write ``data`` as ``name`` in ``folder`` with its digest, keeping the newest ``keep``
+    files of ``name``'s suffix."""
     handle = open_folder(folder, create=True)
     if handle is None:
         return
     try:
         if write_verified(handle, name, data):
-            _trim(handle)
+            _trim(handle, Path(name).suffix, keep)
     finally:
         os.close(handle)
 
@@ -266,14 +277,14 @@ class _Keyed:
     value: object
 
 
-def _trim(folder: int) -> None:
+def _trim(folder: int, suffix: str, keep: int) -> None:
     try:
-        names = [n for n in os.listdir(folder) if n.endswith(".npz")]
-        if len(names) <= MAX_FILES:
+        names = [n for n in os.listdir(folder) if n.endswith(suffix)]
+        if len(names) <= keep:
             return
         aged = sorted(names, key=lambda n: os.stat(n, dir_fd=folder,
                                                    follow_symlinks=False).st_mtime)
-        for old in aged[:len(names) - MAX_FILES]:
+        for old in aged[:len(names) - keep]:
             for target in (old, old + ".sha256"):
                 os.unlink(target, dir_fd=folder)
     except OSError:

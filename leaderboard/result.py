@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.safe_read import refuse_special_output
+from leaderboard.safe_write import write_bytes, write_text
 from leaderboard.pipelines.scores import Analysis, Settings
 from leaderboard.confidence import confidence_label
 
@@ -44,6 +44,8 @@ class Result:
     costs, published : DataFrame or None
         Per-item results' cost per model (``cost_col``) and published scores checked
         (``published``), as tables.
+    card : dict or None
+        The leaderboard card, as in the JSON.
 
     Examples
     --------
@@ -93,6 +95,15 @@ class Result:
         return None if data is None else pd.DataFrame(
             data["models"], columns=["model", "published", "measured", "ci_low", "ci_high",
                                      "outside"])
+
+    @property
+    def card(self) -> dict | None:
+        """The leaderboard card (issue 40) as the JSON's ``card``: shape and SHA-256 of the
+        matrix, the share of pairs established, the positions resolved, the top pair's
+        resolution and the provenance (docs/reading-the-report.md)."""
+        from leaderboard.report.card_text import card_json
+
+        return card_json(self.analysis.card)
 
     def to_html(self) -> str:
         """The full self-contained report, as ``leaderboard analyze -o`` writes it."""
@@ -144,16 +155,11 @@ class Result:
         if writer is None:
             raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
                              f".svg, not {path.name!r}")
-        if not path.is_dir():   # a folder: the write says so; a FIFO would block it
-            refuse_special_output(path, str(path))
         content = writer(suffix) if writer == self._figure else writer()
-        try:
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+        if isinstance(content, bytes):
+            write_bytes(path, content)
+        else:
+            write_text(path, content)
         return path
 
     def _figure(self, suffix: str) -> str | bytes:

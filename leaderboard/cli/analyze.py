@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from functools import partial
-from pathlib import Path
 
 from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
@@ -27,6 +26,7 @@ from leaderboard.errors import printable
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.pipelines.run import Inputs
@@ -95,7 +95,8 @@ def add_parser(commands) -> None:
                        "harness metric, HELM stat (default exact_match) or Inspect scorer "
                        "(scorer/key for a dictionary value) to read")
     items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
-                       "resampled together")
+                       "resampled together; with --battles, battles of one cluster (prompt, "
+                       "question, voter)")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
                        "within each category and the macro mean over categories")
     items.add_argument("--category-intervals", choices=("marginal", "simultaneous"),
@@ -109,16 +110,26 @@ def add_parser(commands) -> None:
                        "generations, repeated judge scores), one per sample: the item's mean is "
                        "the unit; the report says what the samples add to the noise")
     items.add_argument("--items-policy", choices=ITEMS_POLICIES, default="common",
-                       help="models scored on different item sets: 'common' (default) analyses "
-                       "the items every model has and names the models that shrink that set "
-                       "most; 'pairwise' scores each model on its own items and compares each "
-                       "pair on the items they share")
+                       help="models scored on different item sets: 'common' (default) keeps a "
+                       "complete table by dropping the items some model lacks or the models "
+                       "lacking some item, whichever keeps more (model, item) cells, and says "
+                       "which; 'drop-items' and 'drop-models' force one way; 'pairwise' scores "
+                       "each model on its own items and compares each pair on the items they "
+                       "share")
     items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
                        "model with intervals from the scores' replicates, and the "
                        "cost-accuracy frontier")
-    items.add_argument("--published", metavar="FILE", help="a CSV of model,published (scores "
-                       "the models' maintainers published): each one outside its model's "
-                       "interval is flagged")
+    items.add_argument("--published", metavar="FILE", help="scores the models' maintainers "
+                       "published, as published: a CSV or a JSON list of records (a board "
+                       "file such as SWE-bench's leaderboards.json too); each one outside its "
+                       "model's interval is flagged, names absent from the data are counted "
+                       "and listed")
+    items.add_argument("--published-col", metavar="COL", help="--published: the column of "
+                       "the published score (default: published, published_score or score, "
+                       "else the one column of numbers)")
+    items.add_argument("--published-model-col", metavar="COL", help="--published: the column "
+                       "naming the models (default: the column whose values name the most "
+                       "models of the data, else model or the first)")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -156,8 +167,9 @@ def add_parser(commands) -> None:
     run.add_argument("--exclude-flagged", type=_flag_words, default=(),
                      help="set flagged entries aside before the analysis, comma separated: "
                      "perfect (perfect scores, leaked labels), junk (far worse than the rest), "
-                     "shared (the board's most shared score); the report counts them among the "
-                     "rows dropped")
+                     "shared (the board's most shared score); in every mode: the report counts "
+                     "them among the rows dropped (scores) or lists them as set aside "
+                     "(submissions, per-item results)")
     add_output_options(run, "report.html")
     run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
                      "intervals, P(best)) as CSV to this path")
@@ -226,7 +238,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
         write_output(partial(write_json, result), args.json)
     for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):
         if path:
-            write_output(lambda p, text=text: Path(p).write_text(text(result), encoding="utf-8"),
+            write_output(lambda p, text=text: write_text(p, text(result)),
                          path)
     if not args.quiet:
         echo(summary(result, args.output, args.json, args.csv, args.markdown))
@@ -279,6 +291,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        cluster_col=args.cluster_col, category_col=args.category_col,
                        harness_filter=args.harness_filter, sample_col=args.sample_col,
                        items_policy=args.items_policy, cost_col=getattr(args, "cost_col", None),
+                       published_col=getattr(args, "published_col", None),
+                       published_model_col=getattr(args, "published_model_col", None),
                        items_format=args.items_format,
                        instances=args.instances, missing_instances=args.missing_instances,
                        max_file_size=args.max_file_size)

@@ -14,7 +14,6 @@ silently; a value that is not a finite number names its line.
 """
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -27,13 +26,13 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.limits import BYTES_PER_ITEM_CELL
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
 from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
                                           words_as_numbers)
 from leaderboard.ingest.benchmarks import detect, read_benchmark
 from leaderboard.ingest.submissions.solution import Solution
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.submissions.table import Rejected, decode_parquet, show
 
 _SHOW = 3
 NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
@@ -75,10 +74,11 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         Several values per (model, item), one per sample (generations, judge calls): the item's
         value is their mean (:class:`~leaderboard.ingest.item_sets.SampleSpread` says what the
         samples add to the noise).
-    items_policy : {"common", "pairwise"}
-        Models scored on different item sets: analyse the items every kept model has
-        (``common``) or every item, each model on its own (``pairwise``, values NaN where a
-        model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
+    items_policy : {"common", "drop-items", "drop-models", "pairwise"}
+        Models scored on different item sets: a complete table by dropping the items some
+        model lacks or the models lacking some item, whichever keeps more (model, item) cells
+        (``common``), always the items (``drop-items``) or the models (``drop-models``); or
+        every item, each model on its own (``pairwise``, values NaN where a model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
         ``coverage``) accounts for it.
     binary : str, optional
         The metric's name when it is the mean of 0/1 values (``accuracy``, ``pass@1``,
@@ -107,11 +107,12 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "r.csv"
     >>> _ = p.write_text("model,item,value\\na,q1,1\\na,q2,0\\nb,q1,1\\nb,q2,1\\nc,q1,1\\n")
-    >>> solution, models = read_items(p)
+    >>> solution, models = read_items(p)    # c lacks q2: 2 models x 2 items beat 3 x 1
     >>> solution.ids.tolist(), [(f.team, f.status) for f in models.files]
-    (['q1'], [('a', 'ok'), ('b', 'ok'), ('c', 'ok')])
-    >>> solution.coverage.shrinkers           # c has q1 only: the common set is q1
-    (('c', 1),)
+    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'rejected')])
+    >>> solution, models = read_items(p, items_policy="drop-items")   # every model, on q1
+    >>> solution.ids.tolist(), solution.coverage.shrinkers
+    (['q1'], (('c', 1),))
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []
@@ -197,6 +198,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                          if files else "no rows", file=source)
     used, coverage = item_coverage(cells.present, kept, models, items, items_policy,
                                    cells.merged, cells.samples)
+    if coverage.dropped_models:   # left out to keep every item: rejected, saying why
+        files = _drop_incomplete(files, coverage, models)
     files = [replace(f, prediction=matrix[k, used]) if f.status == "ok" else f
              for k, f in enumerate(files)]
     items, groups, categories = (items[used], None if groups is None else groups[used],
@@ -216,6 +219,19 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
     return solution, subs
+
+
+def _drop_incomplete(files: list[SubmissionFile], coverage, models: pd.Index
+                     ) -> list[SubmissionFile]:
+    """The models ``coverage`` left out (they lack some item) marked rejected, with why."""
+    lacking = dict(coverage.dropped_models)
+    total = len(coverage.used)
+    other = ("drop-items keeps every model on the items all have"
+             if coverage.policy == "common" else "common or drop-items keeps it")
+    return [replace(f, status="rejected", reason=(
+        f"has {lacking[f.team]:,} of the {total:,} items: left out so that every model is "
+        f"compared on every item (--items-policy {other})"))
+        if f.team in lacking else f for f in files]
 
 
 def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
@@ -243,28 +259,17 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
 
 
 def _read_parquet(data: bytes, source: str, max_bytes: int) -> pd.DataFrame:
-    """A Parquet file as a DataFrame, refused when its metadata promises more columns or rows
-    than the caps allow, or once its decoded batches pass ``max_bytes`` (a few KB of repeated,
-    compressed text can decode to gigabytes), before the whole table is built."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    parquet = pq.ParquetFile(io.BytesIO(data))
-    caps = limits.current()
-    caps.check_columns(parquet.metadata.num_columns, source)
-    caps.check_rows(parquet.metadata.num_rows, source)
-    batches, decoded = [], 0
-    for batch in parquet.iter_batches(batch_size=1 << 16):
-        columns = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
-                   for c in batch.columns]
-        batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
-        decoded += batch.nbytes
-        if decoded > max_bytes:
-            raise InputError(str(too_big("decodes to more than", max_bytes)), file=source)
-        batches.append(batch)
-    if not batches:
-        return parquet.read().to_pandas()
-    return pa.Table.from_batches(batches).to_pandas()
+    """A Parquet file as a DataFrame, with the checks of every Parquet reader
+    (:func:`~leaderboard.ingest.submissions.table.decode_parquet`: names written twice, caps,
+    what its pages expand to), and refused when it holds no rows, as a CSV would be."""
+    try:
+        table = decode_parquet(data, max_bytes)
+    except Rejected as err:
+        raise InputError(str(err), file=source, row=1 if "header" in str(err) else None) \
+            from None
+    if not table.num_rows:
+        raise InputError("no data rows: the Parquet file holds no rows", file=source)
+    return table.to_pandas()
 
 
 def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, items: pd.Index,

@@ -25,6 +25,7 @@ from leaderboard.metrics import get_metric, items_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.resources import data_dir
+from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.ingest.items import NUMERIC_KINDS
 from leaderboard.metrics.per_item import MeanOwnItems
@@ -61,6 +62,24 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     """
     if inputs.example:
         inputs, options = _with_example(inputs, options)
+    return with_card(_analysis(inputs, options, quiet), inputs, options)
+
+
+def with_card(analysis: Analysis, inputs: Inputs, options: AnalyzeOptions) -> Analysis:
+    """The analysis with its leaderboard card (:mod:`leaderboard.pipelines.card`): the inputs'
+    SHA-256 in the card's provenance, each under the option that named it."""
+    from leaderboard.provenance import provenance
+    from leaderboard.pipelines.card_modes import analysis_card
+
+    roles = [("FILE", inputs.board), ("--solution", inputs.solution),
+             ("--submissions", inputs.submissions), ("--items", inputs.items),
+             ("--published", inputs.published), ("--instances", options.read.instances)]
+    return replace(analysis, card=analysis_card(
+        analysis, provenance(roles, analysis.settings.seed)))
+
+
+def _analysis(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
+    """:func:`run_analysis` without the card, the example resolved."""
     submissions_mode = inputs.solution is not None or inputs.submissions is not None
     if (options.workers is not None or options.scheduler is not None) and (
             inputs.items is not None or not submissions_mode):
@@ -76,9 +95,13 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
                          "predictions or per-item results the rows themselves are resampled")
     if inputs.items is not None:
         return _run_items(inputs, options, quiet)
-    if inputs.published is not None or options.read.cost_col is not None:
-        raise InputError(f"{'--published' if inputs.published is not None else '--cost-col'} "
-                         "goes with per-item results (--items)")
+    read = options.read
+    stray = next((option for option, given in (
+        ("--published", inputs.published is not None), ("--cost-col", read.cost_col),
+        ("--published-col", read.published_col),
+        ("--published-model-col", read.published_model_col)) if given), None)
+    if stray is not None:
+        raise InputError(f"{stray} goes with per-item results (--items)")
     if submissions_mode and inputs.board is not None:
         raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
     if not submissions_mode and inputs.board is None:
@@ -99,29 +122,15 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     else:
         board = read_leaderboard(inputs.board, higher_is_better=settings.higher_is_better,
                                  max_bytes=read.max_file_size, **columns)
+    board, not_entry = board_not_entries(board, metric, settings.higher_is_better)
     if options.exclude_flagged:
-        board = _set_aside(board, options.exclude_flagged, metric, settings.higher_is_better,
-                           noise.prevalence)
+        board = board_set_aside(board, options.exclude_flagged, metric,
+                                settings.higher_is_better, noise.prevalence)
     # before any is drawn: --replicates 10000000 on 40 entries filled the machine (issue 29)
     limits.current().check_replicates(settings.replicates, len(board.entries),
                                       limits.BYTES_PER_RANK_CELL)
-    return analyze(board, settings, quiet=quiet)
-
-
-def _set_aside(board, words: tuple[str, ...], metric, higher: bool, prevalence: float | None):
-    """--exclude-flagged: the flagged entries leave the board, counted among the rows dropped."""
-    import dataclasses
-
-    from leaderboard.flags import set_aside
-    from leaderboard.ingest.leaderboards import DroppedRows
-
-    kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)
-    if len(kept) < 1:
-        raise InputError("--exclude-flagged: every entry is flagged; nothing is left to analyse")
-    dropped = tuple(DroppedRows(f"set aside (--exclude-flagged {word}): {why}", len(rows),
-                                tuple(int(x) for x in rows["line"].head(20)))
-                    for word, why, rows in aside)
-    return dataclasses.replace(board, entries=kept, dropped=board.dropped + dropped)
+    result = analyze(board, settings, quiet=quiet)
+    return result if not_entry is None else replace(result, flags=(not_entry,) + result.flags)
 
 
 def slice_sizes(slices: SliceOptions, submissions_mode: bool) -> SliceSizes:
@@ -208,24 +217,31 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   missing_instances=read.missing_instances,
                                   max_bytes=read.max_file_size)
     coverage = solution.coverage
-    few = too_few_units(len(solution), "item") if coverage.policy == "common" else None
-    if few and coverage.ragged and read.cluster_col is None:   # say why the set is small
+    if read.cluster_col is not None and solution.groups is not None:
+        _few_clusters(solution, read.cluster_col, read.category_col)
+    few = too_few_units(len(solution), "item") if coverage.complete else None
+    if few and coverage.dropped == "items" and read.cluster_col is None:   # say why so few
+        models_way = (f"--items-policy drop-models (the {coverage.cells[2]:,} models that have "
+                      f"all {coverage.cells[3]:,} items), or "
+                      if len(coverage.cells) == 4 and coverage.cells[2] >= 2 else "")
         raise InputError(f"the models share only {len(solution):,} of the file's "
                          f"{coverage.items_in_file:,} items{coverage.shrink_words()}: {few}; or "
-                         "give --items-policy pairwise (each pair on the items it shares)")
+                         f"give {models_way}--items-policy pairwise (each pair on the items it "
+                         "shares)")
     if pairwise:   # NaN where a model lacks an item: the mean over its own items
         metric = replace(metric, factory=MeanOwnItems)
     settings = Settings(metric, NoiseOptions(higher_is_better=noise.higher_is_better,
                                              seed=noise.seed),
                         replace(ranks, resample=resample))
     higher = settings.higher_is_better
-    result = with_items(analyze_submissions(solution, models, settings, quiet=quiet), solution)
+    result = with_items(analyze_submissions(solution, models, settings, quiet=quiet,
+                                            exclude=options.exclude_flagged), solution)
     result = _benchmark_extras(result, inputs, read, solution)
     if solution.categories is None:
         return result
     from leaderboard.pipelines.categories import category_results
 
-    scored = models.scored
+    scored = result.submissions.scored    # without the models set aside
     return replace(result, categories=category_results(
         metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
         solution.categories, groups=solution.groups, alpha=ranks.alpha,
@@ -233,6 +249,24 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
         tier_method=ranks.method, shown=ranks.category_intervals))
 
 
+def _few_clusters(solution, column: str, category_col: str | None) -> None:
+    """Too few clusters to resample (MathArena's 5 competitions as clusters, issue 40): refused,
+    offering the two analyses the data can carry, each saying what it assumes."""
+    from leaderboard.ingest.submissions.table import show
+    from leaderboard.noise.bootstrap import too_few_units
+
+    groups = len(np.unique(solution.groups))
+    few = too_few_units(groups, "cluster")
+    if few is None:
+        return
+    name = show(column)
+    as_categories = (f"give --category-col {name} instead of --cluster-col (each {name} gets its "
+                     f"own tiers on its own items, and the overall ranking resamples the "
+                     f"{len(solution):,} items one by one: it speaks for these {groups:,} "
+                     f"{name} groups, not for new ones), or " if category_col is None else "")
+    raise InputError(f"--cluster-col {name}: {few}. With {groups:,} groups: "
+                     f"{as_categories}drop --cluster-col (every item resampled one by one: the "
+                     f"intervals are too narrow if the items of one {name} group are related)")
 
 
 def with_items(result: Analysis, solution) -> Analysis:
@@ -276,6 +310,9 @@ def with_items(result: Analysis, solution) -> Analysis:
 def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analysis:
     """Per-item results' costs (``--cost-col``) and published scores checked (``--published``)."""
     coverage = getattr(solution, "coverage", None)
+    if inputs.published is None and (read.published_col or read.published_model_col):
+        raise InputError(f"{'--published-col' if read.published_col else '--published-model-col'}"
+                         " names a column of --published FILE: give the file")
     if read.cost_col is not None and coverage is not None and coverage.policy == "pairwise" \
             and coverage.ragged:
         raise InputError("--cost-col compares every model's cost on the same items: use "
@@ -288,6 +325,8 @@ def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analy
         names = result.table["team"].astype(str).tolist()
         costs = read_item_costs(inputs.items, names, solution.ids, cost_col=read.cost_col,
                                 model_col=read.model_col, item_col=read.item_col,
+                                items_format=read.items_format, instances=read.instances,
+                                missing_instances=read.missing_instances,
                                 max_bytes=read.max_file_size)
         result = replace(result, costs=cost_analysis(result, solution, costs, read.cost_col))
     if inputs.published is not None:
@@ -295,16 +334,38 @@ def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analy
         from leaderboard.pipelines.published import check_published, published_flags
 
         table = inputs.published
-        published = read_published(InMemory.of(table, "published") if hasattr(table, "columns")
-                                   else table, max_bytes=read.max_file_size)
         rejected = {str(f.label): str(f.reason or f.status) for f in result.submissions.files
                     if f.status != "ok"}
-        check = check_published(published, result.table, rejected, result.settings.alpha)
+        known = set(result.table["team"].astype(str)) | set(rejected)
+        published = read_published(InMemory.of(table, "published") if hasattr(table, "columns")
+                                   else table, max_bytes=read.max_file_size, known=known,
+                                   model_col=read.published_model_col,
+                                   score_col=read.published_col)
+        check = check_published(published, result.table, rejected, result.settings.alpha,
+                                items=_measured_on(coverage, read))
         percent = check.percent_assumed or bool(published.percent.any())
         fmt = (lambda x: f"{100 * x:.1f}%") if percent else (lambda x: f"{x:.4g}")
         result = replace(result, published=check,
                          flags=tuple(result.flags) + tuple(published_flags(check, fmt)))
     return result
+
+
+def _measured_on(coverage, read) -> str:
+    """What each measured score is a mean over, for the published check's words (a published
+    number over other items, or counting missing ones otherwise, can differ for that alone)."""
+    if coverage is None:
+        return ""
+    n = len(coverage.used)
+    if not coverage.complete and coverage.ragged:
+        words = "each model's own items (--items-policy pairwise)"
+    elif coverage.dropped == "items":
+        words = f"the {n:,} items every analysed model has (of the file's {coverage.items_in_file:,})"
+    else:
+        words = f"all {n:,} items"
+    if read.items_format in ("auto", "swebench") and read.missing_instances == "unresolved":
+        words += ("; for SWE-bench results, an instance without a result counts as unresolved "
+                  "(the leaderboard's denominator; --missing-instances missing leaves it out)")
+    return words
 
 
 def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings,
@@ -336,7 +397,7 @@ def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings
     engine = engine_for(options.workers, options.scheduler)
     try:
         return analyze_submissions(solution, found, settings, split=options.slices.split,
-                                   quiet=quiet, engine=engine)
+                                   quiet=quiet, engine=engine, exclude=options.exclude_flagged)
     finally:
         if engine is not None:
             engine.close()

@@ -26,7 +26,7 @@ from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import UnreachableScores, build_noise_model
-from leaderboard.noise.possible import impossible_scores
+from leaderboard.noise.possible import holding_own_score, impossible_scores
 from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.progress import Progress
@@ -148,6 +148,10 @@ class Analysis:
     tails : Tails or None
         Regression, scores only: the residuals' tails the noise assumes (stated, read from the
         public/private gaps, or unknown with the verdict under normal and heavy tails).
+    card : Card or None
+        The leaderboard card (:mod:`leaderboard.pipelines.card`): shape and hash of the matrix,
+        the share of pairs established, the positions resolved, the top pair's resolution and
+        the provenance; filled by :func:`leaderboard.pipelines.run.run_analysis`.
     """
 
     leaderboard: Leaderboard
@@ -173,6 +177,7 @@ class Analysis:
     costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
     published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
     tails: object = None        # Tails (regression, scores only), leaderboard.pipelines.tails
+    card: object = None         # Card (issue 40), leaderboard.pipelines.card
 
     @property
     def mode(self) -> str:
@@ -229,7 +234,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         table[column] = np.nan
     table["tier"] = 0
 
-    noise = tiers = d95 = ranking = None
+    noise = tiers = d95 = ranking = sweep = None
     # regression: the residuals' tails, read from the public/private gaps where the board has
     # them (the settings then simulate normal residuals with the noise the gaps show)
     both = has_both_scores(table)
@@ -278,17 +283,31 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         # rather than one that excludes it; named below with the reason
         impossible, impossible_why = impossible_scores(metric, scores, settings.n_test, low,
                                                        high)
+        low, high = holding_own_score(scores, low, high)   # never beside a score it excludes
         for column, values in (("ci_low", low), ("ci_high", high), ("sd", sd),
                                ("d95", d95_each)):
             table[column] = np.where(impossible, np.nan, values)
         modelled = np.flatnonzero(np.isfinite(table["sd"].to_numpy()))
         if modelled.size:
+            if not correlation.estimated:   # unchecked: its plausible range. Drawn before the
+                # ranking's replicates exist, so that the two sets are never held at once
+                # (issue 41: 2.4 GB at 100,000 entries); the ranking's own correlation is
+                # filled in from the ranking below, as `known` did
+                sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
+                                          settings.higher_is_better, alpha=settings.alpha,
+                                          tier_method=settings.tier_method, seed=settings.seed,
+                                          replicates=min(settings.replicates, SWEEP_REPLICATES),
+                                          known={float(correlation.used): (0, 0)})
             reps = RankReplicates.normal(scores[modelled], table["sd"].to_numpy()[modelled],
                                          correlation.used, settings.higher_is_better,
                                          replicates=settings.replicates, seed=settings.seed)
             ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
                                  top_k=settings.top_k)
             tiers = ranking.tiers
+            for k, rho in enumerate(sweep["correlation"] if sweep is not None else ()):
+                if rho == float(correlation.used):
+                    sweep["best_set"][k] = int(ranking.in_best_set.sum())
+                    sweep["tier_1"][k] = int((ranking.tiers.tier == 1).sum())
             table = join_ranking(table, ranking, modelled)
         d95 = noise.leader.d95 if np.isfinite(table["sd"].iloc[0]) else None
         for i, why in zip(np.flatnonzero(impossible), impossible_why):
@@ -316,15 +335,6 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     if settings.n_test is not None:
         flags += class_count_flags(settings.n_test, settings.prevalence,
                                    settings.universe.class_shares)
-    sweep = None
-    if ranking is not None and not correlation.estimated:   # unchecked: its plausible range
-        sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
-                                  settings.higher_is_better, alpha=settings.alpha,
-                                  tier_method=settings.tier_method, seed=settings.seed,
-                                  replicates=min(settings.replicates, SWEEP_REPLICATES),
-                                  known={float(correlation.used): (
-                                      int(ranking.in_best_set.sum()),
-                                      int((ranking.tiers.tier == 1).sum()))})
     if tails is not None and tails.how == "unknown" and ranking is not None:
         tails = with_bracket(tails, settings, scores[modelled], correlation.used, {
             "best_set": int(ranking.in_best_set.sum()),
@@ -339,16 +349,18 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
-                 no_interval: tuple[str, ...] = (), items: bool = False) -> list[Flag]:
+                 no_interval: tuple[str, ...] = (), items: bool = False,
+                 values: np.ndarray | None = None) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
     either board). With predictions (an ``identical_to`` column), entries sharing a score are
-    grouped by identical predictions, not by the score."""
+    grouped by identical predictions, not by the score. ``values``: per-item results, each
+    entry's values in the table's order (what kind of entry a far-out one is)."""
     same_as = table["identical_to"].tolist() if "identical_to" in table.columns else None
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
                         class_shares=settings.universe.class_shares, no_interval=no_interval,
-                        same_as=same_as, items=items)
+                        same_as=same_as, items=items, values=values)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

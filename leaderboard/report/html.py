@@ -9,7 +9,6 @@ Nothing time-dependent is printed, so the same analysis always renders to the sa
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,8 +26,10 @@ from leaderboard.report.numbers import Numbers
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.vocabulary import is_items, vocabulary
 from leaderboard.report.benchmark_text import costs_context, published_context
+from leaderboard.report.card_text import card_context
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
@@ -50,7 +51,7 @@ def render_summary(analysis: Analysis, rows: int = 20) -> str:
 
 def write_html(analysis: Analysis, path) -> None:
     """Write :func:`render_html` to ``path`` as UTF-8."""
-    Path(path).write_text(render_html(analysis), encoding="utf-8")
+    write_text(path, render_html(analysis))
 
 
 # --- the page's parts ---------------------------------------------------------------------------
@@ -272,6 +273,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),
         "costs": costs_context(a, num.score), "published": published_context(a, num.score),
+        "card": card_context(a.card, num.score, vocabulary(a).entity),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

@@ -4,7 +4,7 @@ Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
     correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
-    entries
+    entries, card
 
 ``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
 compared entries if all were equally good (``entries``; ``independent``, and
@@ -55,7 +55,9 @@ public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and t
 fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
 median public-minus-private gap, oriented so positive means better on the public board;
 ``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
-(every public-top entry's public score inflated by that many gap SDs, and in score units).
+(every public-top entry's public score inflated by that many gap SDs, and in score units; null when
+too few competitions were simulated, or when no inflation of the top alone is detectable: the top
+holds the entries whose gaps set the common shift).
 
 Regression boards of scores carry ``tails``: how heavy the residuals' tails were taken to be
 (:mod:`leaderboard.pipelines.tails`). ``how`` is ``"stated"`` (``--residuals``, ``--df`` or
@@ -77,6 +79,12 @@ each with its paired interval); with ``--published``, ``published`` lists each p
 beside the measured one and its interval (``outside``), and the names matching no model
 (``not_in_data``, ``not_published``). Both keys are absent unless asked for.
 
+``card`` is the leaderboard card (issue 40; :mod:`leaderboard.pipelines.card`, words in
+:mod:`leaderboard.report.card_text`): ``shape`` (models, units, outcome, the analysed matrix's
+SHA-256), ``established_share``, ``resolved_positions``, ``n_eff``, ``top_pair`` (its resolution
+and the units that would separate it) and ``provenance`` (version, date, command, the inputs'
+SHA-256, seed); the schema's ``$defs/card`` describes every field.
+
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
 ``skipped``) and ``reason`` (why, or null). ``entries`` hold the scored entries only, each with
@@ -86,10 +94,10 @@ byte-identical predictions, or null): entries and files are kept apart.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,22 +105,20 @@ import numpy as np
 from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
+from leaderboard.report.numbers import json_number, spread_of
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
+from leaderboard.report.card_text import card_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import TIER_METHODS, TierMethod
+from leaderboard.safe_write import ENCODING, ERRORS, open_output
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
 
 
-def _num(value: Any) -> float | None:
-    """A finite Python float, or None for None/NaN/infinity."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
+_num = json_number   # a finite Python float, or None for None/NaN/infinity
 
 
 def _int(value: Any) -> int | None:
@@ -193,8 +199,8 @@ def _ranks(analysis: Analysis) -> dict | None:
                           "bias": _num(reps.sign * curse.bias),
                           "bound": _num(reps.sign * curse.lower_bound),
                           "bound_side": "lower" if reps.sign > 0 else "upper"},
-        "kendall_tau": {"median": _num(np.median(taus)), "q2.5": _num(np.quantile(taus, 0.025)),
-                        "q97.5": _num(np.quantile(taus, 0.975))},
+        "kendall_tau": dict(zip(("median", "q2.5", "q97.5"),
+                                (spread_of(taus) or (None,) * 3)[:3])),
         "rank_frequencies": {"teams": top[:len(ranking.frequencies)],
                              "counts": np.asarray(ranking.frequencies).tolist()},
         "significance_map": {"teams": top[:len(sig.significant)],
@@ -329,6 +335,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
         "items": _items(analysis),
+        "card": card_json(analysis.card),   # the leaderboard card (issue 40)
         # per-item results' extras (issue 26), written only when asked for
         **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
         **({"published": published_json(analysis)} if analysis.published is not None else {}),
@@ -358,7 +365,8 @@ def write_json(analysis: Analysis, path) -> None:
     Streamed because the whole text (50 MB at 100,000 entries) and the encoder's list of pieces
     before joining them cost 0.3 GB at the memory peak of a large board."""
     pieces = json.JSONEncoder(**_JSON_OPTIONS).iterencode(to_json_dict(analysis))
-    with Path(path).open("w", encoding="utf-8") as out:
+    with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
+                                                     newline="\n") as out:
         # joined a few thousand at a time: json.dump's one write per piece (390,000 for 5,000
         # entries) doubled the JSON's time on a machine's first run (0.22 against 0.11 s)
         while batch := "".join(islice(pieces, _PIECES_PER_WRITE)):

@@ -124,7 +124,7 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     reference = null if honest is None or np.size(honest) == 0 else np.asarray(honest, float)
     low_s0 = float(np.quantile(reference, 1 - power))
     delta = _solve(max(c - low_s0, 0.0), gap, sd_gap, leaders)
-    for _ in range(REFITS if critical_at is not None else 0):
+    for _ in range(REFITS if critical_at is not None and np.isfinite(delta) else 0):
         c_now = critical_at(delta)
         again = _solve(max(c_now - low_s0, 0.0), gap, sd_gap, leaders)
         if abs(again - delta) <= 1e-3 * max(delta, 1e-9):
@@ -151,6 +151,8 @@ def _solve(rise: float, gap, sd_gap, leaders) -> float:
     low, high = rise, 2.0 * rise    # the rise per unit delta is at most 1
     while statistic(high) - base < rise and high < 1e6:
         low, high = high, 2.0 * high
+    if statistic(high) - base < rise:   # raising the top raises the common shift with it (the
+        return float("inf")             # top is the board): no inflation of it is detectable
     for _ in range(60):
         middle = 0.5 * (low + high)
         low, high = (middle, high) if statistic(middle) - base < rise else (low, middle)

@@ -337,8 +337,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                                    settings.universe.class_shares)
     if tails is not None and tails.how == "unknown" and ranking is not None:
         tails = with_bracket(tails, settings, scores[modelled], correlation.used, {
-            "best_set": int(ranking.in_best_set.sum()),
-            "tier_1": int((ranking.tiers.tier == 1).sum()), "compared": int(modelled.size)})
+            "best_set": int(ranking.in_best_set.sum()), "compared": int(modelled.size)})
     if tails is not None and noise is not None:
         notes.append(tails.note())
     result = Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,

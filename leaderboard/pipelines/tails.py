@@ -54,7 +54,7 @@ class Tails:
         ``unknown``: why the gaps were not read, in words.
     light, heavy : dict or None
         ``unknown``: the verdict under normal residuals and under the page's own heavy tails:
-        ``{"best_set": int, "tier_1": int, "compared": int}`` (None until :func:`with_bracket`).
+        ``{"best_set": int, "compared": int}`` (None until :func:`with_bracket`).
     metric : str
         The metric's name (the kurtosis equivalent is said for squared errors).
     two_stage : bool
@@ -260,12 +260,14 @@ def with_bracket(tails: Tails, settings: Settings, scores: np.ndarray, correlati
     """``unknown`` tails with the verdict under normal residuals beside the page's own.
 
     ``scores``: the compared entries, best first; ``heavy``: the page's ``{"best_set",
-    "tier_1", "compared"}``. The light end simulates normal residuals at the test set's size
-    (at most :data:`BRACKET_DRAWS` test sets per level, as many normal draws behind its counts)
-    and counts the best set and tier 1 at the same correlation.
+    "compared"}``. The light end simulates normal residuals at the test set's size (at most
+    :data:`BRACKET_DRAWS` test sets per level, as many normal draws behind its count) and counts
+    the confidence set of the best at the same correlation (the first sentence's number; the
+    tiers are the page's own).
     """
     from leaderboard.noise.grid import build_noise_model
-    from leaderboard.pipelines.assumptions import correlation_sweep
+    from leaderboard.tiers import RankReplicates
+    from leaderboard.tiers.best_set import best_set
 
     s = settings
     light_options = replace(s.universe, residuals="normal", df=DEFAULT_DF)
@@ -274,12 +276,9 @@ def with_bracket(tails: Tails, settings: Settings, scores: np.ndarray, correlati
                               seed=s.seed, alpha=s.alpha, options=light_options)
     sd = model.interval_sd(scores)
     keep = np.isfinite(sd)
-    counts = correlation_sweep(scores[keep], sd[keep], s.higher_is_better, alpha=s.alpha,
-                               tier_method=s.tier_method, seed=s.seed,
-                               correlations=(float(correlation),),
-                               replicates=min(s.replicates, BRACKET_DRAWS))
-    light = {"best_set": counts["best_set"][0], "tier_1": counts["tier_1"][0],
-             "compared": int(keep.sum())}
+    reps = RankReplicates.normal(scores[keep], sd[keep], float(correlation), s.higher_is_better,
+                                 replicates=min(s.replicates, BRACKET_DRAWS), seed=s.seed)
+    light = {"best_set": int(best_set(reps, s.alpha).sum()), "compared": int(keep.sum())}
     return replace(tails, light=light, heavy=dict(heavy))
 
 

@@ -64,9 +64,10 @@ Regression boards of scores carry ``tails``: how heavy the residuals' tails were
 ``--kurtosis``), ``"gaps"`` (read from the public/private gaps: ``scale`` holds the factor
 ``scale`` by which normal residuals' noise was stretched, the gaps' ``spread`` in units of that
 noise, its ``df``, the distinct ``pairs`` read, ``duplicates`` counted once and the
-``correlation`` the tails were read at) or ``"unknown"`` (``why_unknown``; ``light`` and
-``heavy`` hold ``best_set``, ``tier_1`` and ``compared`` under normal residuals and under the
-page's own heavy-tailed ones). Null for every other board.
+``correlation`` the tails were read at; ``beyond_heavy`` when the gaps spread more than even
+heavy tails allow, and the heavy default was kept) or ``"unknown"`` (``why_unknown``; ``light``
+and ``heavy`` hold ``best_set`` and ``compared`` under normal residuals and under the page's own
+heavy-tailed ones). Null for every other board.
 
 Per-item results (``--items``, a benchmark) say ``mode: "items"`` and ``source.format: "items"``
 (until issue 26 both said ``"submissions"``; the paired bootstrap's fields are the same, so test

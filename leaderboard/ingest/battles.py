@@ -21,9 +21,9 @@ import pandas as pd
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import DroppedRows, _column
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
-from leaderboard.ingest.items import _read as read_table
 from leaderboard.ingest.json_logs import parse_json, parse_json_lines
 from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.reading import read_table_file
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
 _BOTH_BAD = ("tie (bothbad)", "both_bad")
@@ -330,13 +330,13 @@ def grouping_sentence(column: str, groups: int) -> str:
 
 def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     """Every cell as text, indexed by its line: JSON lines here (each record's own line); CSV
-    (the header is line 1) and Parquet (the row + 2, as if written with a header) as the
-    per-item reader reads them."""
+    (the header is line 1) and Parquet (the row + 2, as if written with a header) by the table
+    toolkit (:func:`~leaderboard.ingest.toolkit.reading.read_table_file`)."""
     name = path.name.lower()
     for compressed in (".gz", ".bz2", ".xz", ".zst", ".zip"):
         name = name.removesuffix(compressed)
     if not name.endswith(_JSON_LINES):
-        return read_table(path, source, max_bytes)
+        return read_table_file(path, source, max_bytes)
     try:
         data = read_file(path, max_bytes=max_bytes)
     except Unreadable as err:

@@ -26,13 +26,14 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.limits import BYTES_PER_ITEM_CELL
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
 from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
                                           words_as_numbers)
 from leaderboard.ingest.benchmarks import detect, read_benchmark
 from leaderboard.ingest.submissions.solution import Solution
-from leaderboard.ingest.submissions.table import Rejected, decode_parquet, show
+from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.reading import read_table_file
 
 _SHOW = 3
 NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
@@ -129,7 +130,7 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         if category_col is None and "task" in raw and raw["task"].nunique() > 1:
             category_col = "task"
     else:
-        raw = _read(Path(path), source, max_bytes)
+        raw = read_table_file(Path(path), source, max_bytes)
     model = _column(raw, model_col, (), "model", "--model-col", source)
     item = _column(raw, item_col, (), "item", "--item-col", source)
     value = _column(raw, value_col, (), "value", "--value-col", source)
@@ -215,44 +216,6 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
     return solution, subs
-
-
-def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
-    """Every cell as text indexed by its line (CSV), or by row + 2 (Parquet, as if a header)."""
-    try:
-        data = read_file(path, max_bytes=max_bytes)
-    except Unreadable as err:
-        raise InputError(str(err), file=source) from None
-    if path.suffix.lower() != ".parquet":
-        return parse_csv(data, source)
-    try:
-        frame = _read_parquet(data, source, max_bytes)
-    except InputError:
-        raise
-    except ImportError:
-        raise InputError("reading Parquet needs pyarrow: pip install pyarrow",
-                         file=source) from None
-    except Exception as err:  # noqa: BLE001 - any damaged file: one line
-        raise InputError(f"not a readable Parquet file ({str(err).splitlines()[0][:120]})",
-                         file=source) from None
-    text = frame.astype(str).where(frame.notna(), "")
-    text.columns = [str(c) for c in text.columns]
-    text.index = np.arange(2, len(text) + 2)
-    return text
-
-
-def _read_parquet(data: bytes, source: str, max_bytes: int) -> pd.DataFrame:
-    """A Parquet file as a DataFrame, with the checks of every Parquet reader
-    (:func:`~leaderboard.ingest.submissions.table.decode_parquet`: names written twice, caps,
-    what its pages expand to), and refused when it holds no rows, as a CSV would be."""
-    try:
-        table = decode_parquet(data, max_bytes)
-    except Rejected as err:
-        raise InputError(str(err), file=source, row=1 if "header" in str(err) else None) \
-            from None
-    if not table.num_rows:
-        raise InputError("no data rows: the Parquet file holds no rows", file=source)
-    return table.to_pandas()
 
 
 def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, items: pd.Index,

@@ -23,8 +23,9 @@ from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.ingest.submissions.find import Found, close_archives, find_files
 from leaderboard.ingest.submissions.solution import Solution
-from leaderboard.ingest.submissions.table import Rejected, column_names, show
+from leaderboard.ingest.submissions.table import column_names
 from leaderboard.ingest.submissions.validate import Plan, make_plan, validate
+from leaderboard.ingest.toolkit.messages import Rejected, show
 
 STATUSES = ("ok", "rejected", "set aside", "not selected", "skipped")
 

@@ -22,9 +22,10 @@ import pandas as pd
 
 from leaderboard.errors import InputError, processing
 from leaderboard.ingest.in_memory import InMemory
-from leaderboard.ingest.leaderboards import _column, _lines, _list, parse_csv
-from leaderboard.metrics.base import KINDS
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.toolkit.columns import find_column, lines_of, listed_columns
+from leaderboard.ingest.toolkit.reading import parse_csv
+from leaderboard.metrics.base import KINDS
 
 USAGE = {"public": "public", "publictest": "public", "private": "private",
          "privatetest": "private", "ignored": "ignored"}
@@ -181,19 +182,21 @@ def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None
             raise InputError(str(err), file=source) from None
     with processing(source):
         raw = parse_csv(data, source)
-    id_name = _column(raw, id_col, (), "id", "id_col", source) if id_col is not None else (
-        _column(raw, None, ("id",), None, "id_col", source) or raw.columns[0])
-    usage_name = _column(raw, usage_col, ("usage",), None, "usage_col", source)
-    group_name = _column(raw, group_col, (), "group", "group_col", source) if group_col else None
+    id_name = find_column(raw, id_col, (), "id", "id_col", source) if id_col is not None else (
+        find_column(raw, None, ("id",), None, "id_col", source) or raw.columns[0])
+    usage_name = find_column(raw, usage_col, ("usage",), None, "usage_col", source)
+    group_name = (find_column(raw, group_col, (), "group", "group_col", source) if group_col
+                  else None)
     used = {id_name, usage_name, group_name}
     if target_cols is None:
         targets = [c for c in raw.columns if c not in used]
     else:
         names = [target_cols] if isinstance(target_cols, str) else list(target_cols)
-        targets = [_column(raw, c, (), "target", "target_cols", source) for c in names]
+        targets = [find_column(raw, c, (), "target", "target_cols", source) for c in names]
     if not targets:
-        raise InputError(f"no target column: the file has only {_list(raw)}; the solution needs "
-                         "an id column and at least one target column", file=source)
+        raise InputError(f"no target column: the file has only {listed_columns(raw)}; the "
+                         "solution needs an id column and at least one target column",
+                         file=source)
     clash = used.intersection(targets)
     if clash:
         raise InputError(f"column {clash.pop()!r} cannot be both a target and the id, Usage or "
@@ -251,7 +254,7 @@ def id_keys(ids: pd.Series, integer_ids: bool) -> pd.Series:
 
 def _no_blanks(text: pd.Series, source: str, column: str, what: str, why: str) -> None:
     blank = text == ""
-    n, where = _lines(blank)
+    n, where = lines_of(blank)
     if n:
         raise InputError(f"{n} blank {what}{'s' if n > 1 else ''} ({where}); {why}", file=source,
                          row=int(blank.idxmax()), column=column)
@@ -289,7 +292,7 @@ def _usage(raw: pd.DataFrame, column: str | None, source: str) -> np.ndarray:
     text = raw[column].str.strip()
     usage = text.str.lower().map(USAGE)
     bad = usage.isna()
-    n, where = _lines(bad)
+    n, where = lines_of(bad)
     if n:
         first = int(bad.idxmax())
         raise InputError(f"unknown Usage value {text[first]!r} ({n} row{'s' if n > 1 else ''}, "
@@ -348,7 +351,7 @@ def _one_target(text: pd.Series, column: str, kind: str | None,
 def _numbers(text: pd.Series, column: str, source: str, why: str) -> np.ndarray:
     numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     bad = pd.Series(~np.isfinite(numbers), index=text.index)
-    n, where = _lines(bad)
+    n, where = lines_of(bad)
     if n:
         first = int(bad.idxmax())
         raise InputError(f"target {text[first]!r} is not a finite number ({n} row"

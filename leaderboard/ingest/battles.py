@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import DroppedRows, _column
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.json_logs import parse_json, parse_json_lines
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.records import DroppedRows
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.toolkit.columns import find_column
+from leaderboard.ingest.toolkit.messages import show
 from leaderboard.ingest.toolkit.reading import read_table_file
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
@@ -146,17 +147,17 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
         raw = _read(Path(source), source, max_bytes)
     if raw.empty:
         raise InputError("no battles: the file has a header and no rows", file=source)
-    columns = {"model_a": _column(raw, model_a_col, (), "model_a", "model_a_col", source),
-               "model_b": _column(raw, model_b_col, (), "model_b", "model_b_col", source),
-               "winner": _column(raw, winner_col, (), "winner", "winner_col", source)}
+    columns = {"model_a": find_column(raw, model_a_col, (), "model_a", "model_a_col", source),
+               "model_b": find_column(raw, model_b_col, (), "model_b", "model_b_col", source),
+               "winner": find_column(raw, winner_col, (), "winner", "winner_col", source)}
     _no_twin_columns(raw, source)
     for role, given in (("judge", judge_col), ("category", category_col), ("date", date_col),
                         ("id", None)):
-        found = _column(raw, given, OPTIONAL_ROLES[role], None, f"{role}_col", source)
+        found = find_column(raw, given, OPTIONAL_ROLES[role], None, f"{role}_col", source)
         if found is not None and found not in columns.values():
             columns[role] = found
     if cluster_col is not None:
-        columns["cluster"] = _column(raw, cluster_col, (), "cluster", "cluster_col", source)
+        columns["cluster"] = find_column(raw, cluster_col, (), "cluster", "cluster_col", source)
     a_name = raw[columns["model_a"]].str.strip()
     b_name = raw[columns["model_b"]].str.strip()
     for role, names in (("model_a", a_name), ("model_b", b_name)):

@@ -27,11 +27,10 @@ from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.limits import BYTES_PER_ITEM_CELL
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
+from leaderboard.ingest.records import Solution, SubmissionFile, SubmissionSet
 from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
                                           words_as_numbers)
 from leaderboard.ingest.benchmarks import detect, read_benchmark
-from leaderboard.ingest.submissions.solution import Solution
 from leaderboard.ingest.submissions.table import show
 from leaderboard.ingest.toolkit.reading import read_table_file
 

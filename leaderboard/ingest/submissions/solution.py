@@ -1,4 +1,5 @@
-"""Read a competition's solution file (the true answers) into a :class:`Solution`.
+"""Read a competition's solution file (the true answers) into a
+:class:`~leaderboard.ingest.records.Solution`.
 
 Kaggle's conventions: an id column, one or more target columns and a ``Usage`` column saying which
 rows rank the public leaderboard and which the private one. Every problem is an
@@ -14,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +22,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError, processing
 from leaderboard.ingest.in_memory import InMemory
+from leaderboard.ingest.records import Solution
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.toolkit.columns import find_column, lines_of, listed_columns
 from leaderboard.ingest.toolkit.reading import parse_csv
@@ -32,93 +33,6 @@ USAGE = {"public": "public", "publictest": "public", "private": "private",
 USAGE_SPELLINGS = "Public, Private, Ignored, PublicTest, PrivateTest"
 _NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 _INTEGER = r"[+-]?\d+"
-
-
-@dataclass(frozen=True, eq=False)
-class Solution:
-    """The true answers, one row per test row, in file order.
-
-    Attributes
-    ----------
-    source : str
-        The path as the user gave it.
-    id_column : str
-        The id column's name; submissions are expected to use it too.
-    target_columns : tuple of str
-        The target column(s) read.
-    ids : ndarray of str
-        Ids as written (surrounding spaces removed).
-    target : ndarray
-        Shape ``(n,)`` for one target column: ``int64`` when every value is an integer, ``float64``
-        for other numbers, ``str`` objects otherwise. Shape ``(n, k)`` for several columns
-        (``int64`` 0/1 for ``kind="multilabel"``, else ``float64``), except one-hot classes (see
-        ``one_hot``).
-    classes : ndarray or None
-        Sorted distinct labels (as :func:`sklearn.utils.multiclass.unique_labels` orders them) when
-        the target is categorical (integers, text or one-hot columns), else None.
-    one_hot : bool
-        True when several 0/1 target columns with exactly one 1 per row were read as one
-        multi-class target: ``classes`` are the column names (sorted) and ``target`` holds codes
-        into ``classes``; ``np.eye(len(classes), dtype=int)[target]`` gives the columns back.
-    usage : ndarray of str
-        ``"public"``, ``"private"`` or ``"ignored"`` per row.
-    usage_column : str or None
-        The Usage column's name; None when there is none and every row is ``"private"``.
-    groups : ndarray of str or None
-        Group id per row (``group_col``), else None.
-    integer_ids : bool
-        Whether ids are matched as integers (every solution id is one).
-    keys : ndarray of str
-        The ids as they are matched (:func:`id_keys`): ``ids``, or integers in canonical form.
-    rows_read : int
-        Data rows in the file (header and blank lines excluded); equals ``sum(counts.values())``.
-    counts : dict
-        Rows per usage, keys ``"public"``, ``"private"``, ``"ignored"``.
-    digest : bytes or None
-        SHA-256 of the file's (decompressed) bytes: a submission with the same bytes is a copy of
-        the solution, never scored.
-    categories : ndarray of str or None
-        Category of each row (per-item results with ``--category-col``), else None.
-    grouping_columns : tuple of (str, int)
-        Per-item results: columns not declared as clusters that are constant within each item
-        and group several items (passage, repository), with their number of groups
-        (:func:`leaderboard.ingest.items.grouping_columns`).
-    coverage : ItemCoverage or None
-        Per-item results: which items were analysed and why, duplicates merged, samples
-        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
-    notes : tuple of str
-        Per-item results read from a benchmark's own files: how values were counted (SWE-bench
-        instances without a result, HELM's perturbed instances, Inspect's epochs), shown with
-        the analysis's notes.
-    """
-
-    source: str
-    id_column: str
-    target_columns: tuple[str, ...]
-    ids: np.ndarray = field(repr=False)
-    target: np.ndarray = field(repr=False)
-    classes: np.ndarray | None
-    one_hot: bool
-    usage: np.ndarray = field(repr=False)
-    usage_column: str | None
-    groups: np.ndarray | None = field(repr=False)
-    integer_ids: bool
-    rows_read: int
-    counts: dict[str, int]
-    keys: np.ndarray = field(repr=False)
-    digest: bytes | None = field(default=None, repr=False)
-    categories: np.ndarray | None = field(default=None, repr=False)
-    grouping_columns: tuple[tuple[str, int], ...] = ()
-    coverage: object = field(default=None, repr=False)
-    notes: tuple[str, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @property
-    def has_usage(self) -> bool:
-        """Whether the file has a Usage column (without one, every row is private)."""
-        return self.usage_column is not None
 
 
 def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None = None,

@@ -27,7 +27,7 @@ from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.resources import data_dir
 from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
-from leaderboard.ingest.items import NUMERIC_KINDS
+from leaderboard.ingest.item_table import NUMERIC_KINDS
 from leaderboard.metrics.per_item import MeanOwnItems
 
 

@@ -346,7 +346,7 @@ def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:
 
 def cluster_flags(solution: Solution, clusters: ClusterCount | None) -> list[Flag]:
     """Grouping columns nobody declared (per-item results), and few declared clusters."""
-    from leaderboard.ingest.items import grouping_sentence
+    from leaderboard.ingest.item_table import grouping_sentence
 
     flags = [Flag(kind="undeclared_groups", message=f"The {grouping_sentence(column, groups)}.")
              for column, groups in solution.grouping_columns]

@@ -192,7 +192,7 @@ def _rows_or_items(found: tuple, unit: str, affects: tuple[str, ...]) -> Assumpt
     if unit == "items":
         from leaderboard.ingest.item_table import grouping_sentence
 
-        from leaderboard.ingest.submissions.table import show
+        from leaderboard.ingest.toolkit.messages import show
 
         checked = ("; ".join(grouping_sentence(c, g) for c, g in found) + "." if found
                    else "No column of the file groups the items.")

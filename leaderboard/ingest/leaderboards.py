@@ -244,8 +244,5 @@ def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col:
                        split=chosen_split, rows_read=len(raw))
 
 
-# Until every reader imports the toolkit itself (the next commits), its names under their old
-# private spellings here.
-from leaderboard.ingest.toolkit.columns import MAX_MAGNITUDE, lines_of as _lines  # noqa: E402,F401
-_column, _list, _numbers = find_column, listed_columns, column_numbers
-_require_nonempty, _separator_hint = require_nonempty, separator_hint
+# Until the published scores reader (being changed on another branch) imports the toolkit itself.
+_column = find_column

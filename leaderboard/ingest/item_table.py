@@ -116,6 +116,8 @@ def items_from_table(raw: pd.DataFrame, source: str, *, model_col: str, item_col
                          if files else "no rows", file=source)
     used, coverage = item_coverage(cells.present, kept, models, items, items_policy,
                                    cells.merged, cells.samples)
+    if coverage.dropped_models:   # left out to keep every item: rejected, saying why
+        files = _drop_incomplete(files, coverage, models)
     files = [replace(f, prediction=matrix[k, used]) if f.status == "ok" else f
              for k, f in enumerate(files)]
     items, groups, categories = (items[used], None if groups is None else groups[used],
@@ -135,6 +137,19 @@ def items_from_table(raw: pd.DataFrame, source: str, *, model_col: str, item_col
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
     return solution, subs
+
+
+def _drop_incomplete(files: list[SubmissionFile], coverage, models: pd.Index
+                     ) -> list[SubmissionFile]:
+    """The models ``coverage`` left out (they lack some item) marked rejected, with why."""
+    lacking = dict(coverage.dropped_models)
+    total = len(coverage.used)
+    other = ("drop-items keeps every model on the items all have"
+             if coverage.policy == "common" else "common or drop-items keeps it")
+    return [replace(f, status="rejected", reason=(
+        f"has {lacking[f.team]:,} of the {total:,} items: left out so that every model is "
+        f"compared on every item (--items-policy {other})"))
+        if f.team in lacking else f for f in files]
 
 
 def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, items: pd.Index,

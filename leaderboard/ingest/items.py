@@ -64,10 +64,11 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         Several values per (model, item), one per sample (generations, judge calls): the item's
         value is their mean (:class:`~leaderboard.ingest.item_sets.SampleSpread` says what the
         samples add to the noise).
-    items_policy : {"common", "pairwise"}
-        Models scored on different item sets: analyse the items every kept model has
-        (``common``) or every item, each model on its own (``pairwise``, values NaN where a
-        model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
+    items_policy : {"common", "drop-items", "drop-models", "pairwise"}
+        Models scored on different item sets: a complete table by dropping the items some
+        model lacks or the models lacking some item, whichever keeps more (model, item) cells
+        (``common``), always the items (``drop-items``) or the models (``drop-models``); or
+        every item, each model on its own (``pairwise``, values NaN where a model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
         ``coverage``) accounts for it.
     binary : str, optional
         The metric's name when it is the mean of 0/1 values (``accuracy``, ``pass@1``,
@@ -96,11 +97,12 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "r.csv"
     >>> _ = p.write_text("model,item,value\\na,q1,1\\na,q2,0\\nb,q1,1\\nb,q2,1\\nc,q1,1\\n")
-    >>> solution, models = read_items(p)
+    >>> solution, models = read_items(p)    # c lacks q2: 2 models x 2 items beat 3 x 1
     >>> solution.ids.tolist(), [(f.team, f.status) for f in models.files]
-    (['q1'], [('a', 'ok'), ('b', 'ok'), ('c', 'ok')])
-    >>> solution.coverage.shrinkers           # c has q1 only: the common set is q1
-    (('c', 1),)
+    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'rejected')])
+    >>> solution, models = read_items(p, items_policy="drop-items")   # every model, on q1
+    >>> solution.ids.tolist(), solution.coverage.shrinkers
+    (['q1'], (('c', 1),))
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []

@@ -29,7 +29,7 @@ import pandas as pd
 
 from leaderboard.choices import ITEMS_POLICIES  # noqa: F401 - the policies' names, here too
 from leaderboard.errors import InputError
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 
 #: Words benchmarks write for 0/1 outcomes (SWE-bench's "resolved", pass/fail test logs).
 BINARY_WORDS = {"true": 1, "false": 0, "yes": 1, "no": 0, "pass": 1, "fail": 0}

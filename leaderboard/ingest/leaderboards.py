@@ -242,7 +242,3 @@ def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col:
     entries = entries.reset_index(drop=True)
     return Leaderboard(entries=entries, source=source, format="table", score_column=score,
                        split=chosen_split, rows_read=len(raw))
-
-
-# Until the published scores reader (being changed on another branch) imports the toolkit itself.
-_column = find_column

@@ -248,7 +248,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
 def _few_clusters(solution, column: str, category_col: str | None) -> None:
     """Too few clusters to resample (MathArena's 5 competitions as clusters, issue 40): refused,
     offering the two analyses the data can carry, each saying what it assumes."""
-    from leaderboard.ingest.submissions.table import show
+    from leaderboard.ingest.toolkit.messages import show
     from leaderboard.noise.bootstrap import too_few_units
 
     groups = len(np.unique(solution.groups))

@@ -23,9 +23,6 @@ from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, hea
                                          line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.ingest.toolkit.messages import Rejected
 from leaderboard.ingest.toolkit.parquet import decode_parquet
-# Until the published scores and item sets readers (being changed on another branch) import the
-# toolkit itself, these two names here too.
-from leaderboard.ingest.toolkit.messages import quote, show  # noqa: F401
 
 
 def check_text(data: bytes) -> None:

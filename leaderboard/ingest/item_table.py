@@ -18,8 +18,8 @@ import pandas as pd
 
 from leaderboard import limits
 from leaderboard.errors import InputError
-from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
-                                          words_as_numbers)
+from leaderboard.ingest.item_coverage import item_coverage
+from leaderboard.ingest.item_sets import item_cells, require_binary, words_as_numbers
 from leaderboard.ingest.records import Solution, SubmissionFile, SubmissionSet
 from leaderboard.ingest.toolkit.columns import (MAX_MAGNITUDE, column_numbers, find_column,
                                                 require_nonempty)

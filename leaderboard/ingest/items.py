@@ -68,8 +68,9 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         Models scored on different item sets: a complete table by dropping the items some
         model lacks or the models lacking some item, whichever keeps more (model, item) cells
         (``common``), always the items (``drop-items``) or the models (``drop-models``); or
-        every item, each model on its own (``pairwise``, values NaN where a model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
-        ``coverage``) accounts for it.
+        every item, each model on its own (``pairwise``, values NaN where a model has none).
+        :class:`~leaderboard.ingest.item_coverage.ItemCoverage` (the solution's ``coverage``)
+        accounts for it.
     binary : str, optional
         The metric's name when it is the mean of 0/1 values (``accuracy``, ``pass@1``,
         ``resolved``): a value other than 0 or 1 is an error naming its line.

@@ -80,7 +80,7 @@ class Solution:
         (:func:`leaderboard.ingest.item_table.grouping_columns`).
     coverage : ItemCoverage or None
         Per-item results: which items were analysed and why, duplicates merged, samples
-        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+        (:class:`leaderboard.ingest.item_coverage.ItemCoverage`).
     notes : tuple of str
         Per-item results read from a benchmark's own files: how values were counted (SWE-bench
         instances without a result, HELM's perturbed instances, Inspect's epochs), shown with

@@ -266,7 +266,7 @@ def _few_clusters(solution, column: str, category_col: str | None) -> None:
 
 
 def with_items(result: Analysis, solution) -> Analysis:
-    """The analysis with the items' account (:class:`~leaderboard.ingest.item_sets.ItemCoverage`):
+    """The analysis with the items' account (:class:`~leaderboard.ingest.item_coverage.ItemCoverage`):
     which items, models merged or rejected, samples, and the pairwise table when asked."""
     from leaderboard.flags import Flag
 

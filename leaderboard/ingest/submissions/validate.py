@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.submissions.solution import Solution, id_keys
+from leaderboard.ingest.records import Solution
+from leaderboard.ingest.submissions.solution import id_keys
 from leaderboard.ingest.submissions.table import (as_text, check_text, drop_blank_lines, header,
                                                   is_parquet, parquet_table, read_table)
 from leaderboard.ingest.toolkit.columns import MAX_MAGNITUDE, separator_hint

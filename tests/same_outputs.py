@@ -125,9 +125,12 @@ def _generated_runs(work: Path) -> list[tuple[str, list[str]]]:
 
 
 def _examples() -> list[tuple[str, list[str]]]:
-    return [("example-scores", ["analyze", "--example", "--quiet"]),
-            ("example-submissions", ["analyze", "--example", "submissions", *FAST]),
-            ("example-choose", ["choose", "--example", "--quiet"])]
+    """Every bundled example (``leaderboard.choices.EXAMPLES`` where the checkout has it)."""
+    import leaderboard.choices
+
+    names = getattr(leaderboard.choices, "EXAMPLES", ("scores", "submissions"))
+    return ([(f"example-{name}", ["analyze", "--example", name, *FAST]) for name in names]
+            + [("example-choose", ["choose", "--example", "--quiet"])])
 
 
 def _outputs(name: str, argv: list[str], folder: Path) -> list[str]:

@@ -22,7 +22,8 @@ from leaderboard.errors import FrameSource, InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderboard
 from leaderboard.metrics import get_metric, items_metric, metric_names
-from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
+from leaderboard.choices import EXAMPLES
+from leaderboard.options import AnalyzeOptions, NoiseOptions, ReadOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.resources import data_dir
 from leaderboard.slices import SliceSizes, resolve_sizes
@@ -34,7 +35,8 @@ from leaderboard.metrics.per_item import MeanOwnItems
 class Inputs:
     """What ``analyze`` reads: a leaderboard (``board``), a ``solution`` with ``submissions``,
     per-item results (``items``, with optionally a file of ``published`` scores to check), or a
-    bundled ``example`` ("scores" or "submissions").
+    bundled ``example`` (a name of :data:`leaderboard.choices.EXAMPLES` but battles, which
+    :func:`leaderboard.analyze_battles` reads).
 
     Each is a path, an :class:`~leaderboard.ingest.in_memory.InMemory` table (the leaderboard may also
     be a DataFrame), and ``submissions`` may be a mapping of team to an InMemory table or an
@@ -373,13 +375,28 @@ def engine_for(workers: int | None, scheduler: str | None):
 
 def _with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
     """A bundled example's inputs, its settings preset where the options leave them unset."""
-    if inputs.board is not None or inputs.solution is not None or inputs.submissions is not None:
+    if (inputs.board is not None or inputs.solution is not None or inputs.submissions is not None
+            or inputs.items is not None):
         raise InputError("give either input files or --example, not both")
+    if inputs.example not in EXAMPLES or inputs.example == "battles":
+        raise InputError(f"example= must be one of {', '.join(EXAMPLES[:-1])} (battles: "
+                         f"analyze_battles), got {inputs.example!r}")
     noise, slices = options.noise, options.slices
     if inputs.example == "submissions":
         preset = make_submissions_example()
         inputs = replace(inputs, solution=preset["solution"], submissions=preset["submissions"])
         noise = replace(noise, metric=noise.metric or preset["metric"])
+    elif inputs.example == "items":
+        return _items_example(inputs, options)
+    elif inputs.example == "kaggle":
+        # the same competition's public board (Kaggle's download): its public slice's size
+        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
+        inputs = replace(inputs, board=str(data_dir() / "example_kaggle_download.csv"))
+        noise = replace(noise, metric=noise.metric or preset["metric"],
+                        prevalence=preset["prevalence"] if noise.prevalence is None
+                        else noise.prevalence)
+        slices = replace(slices, n_test=preset["n_public"] if slices.n_test is None
+                         else slices.n_test)
     else:
         preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
         inputs = replace(inputs, board=str(data_dir() / preset["file"]))
@@ -394,6 +411,17 @@ def _with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, Anal
             slices = replace(slices, n_test=preset["n_test"] if slices.n_test is None
                              else slices.n_test)
     return inputs, replace(options, noise=noise, slices=slices)
+
+
+def _items_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
+    """The per-item example (data/make_items_example.py): its columns preset where the options
+    keep their defaults."""
+    preset = json.loads((data_dir() / "example_items.json").read_text(encoding="utf-8"))
+    read = options.read
+    columns = {name: preset[name] for name in ("item_col", "value_col", "cluster_col")
+               if getattr(read, name) == getattr(ReadOptions(), name)}
+    return (replace(inputs, items=str(data_dir() / preset["items"])),
+            replace(options, read=replace(read, **columns)))
 
 
 def make_submissions_example() -> dict:

@@ -6,7 +6,7 @@ look-alike of a kind of real board, simulated: every team has a true score, and 
 plus the noise of that split's size (a normal draw with the SD a test set of that size gives).
 
 ``example_rmsle.csv``
-    ``team,score``: a regression board, RMSLE on 7,662 rows (lower is better), 30 teams.
+    ``team,score``: a regression board, RMSLE on 3,000 rows (lower is better), 15 teams.
 ``example_logloss.csv``
     ``team,public_score,private_score``: a two-stage binary competition scored by log loss, 26%
     positives; the public board was a stage-1 test set of 198 patients, the private one 506 others.
@@ -47,9 +47,9 @@ def boards(seed: int = SEED) -> dict[str, list[list]]:
     rng = np.random.default_rng(seed)
     out: dict[str, list[list]] = {}
     # RMSLE: residuals' SD ~ the score; the SE of an RMSE on n rows is about score / sqrt(2 n)
-    truth = np.sort(rng.uniform(0.309, 0.36, 30))
+    truth = np.sort(rng.uniform(0.309, 0.36, 15))
     out["example_rmsle.csv"] = [["team", "score"]] + [
-        [t, s] for t, s in zip(_names(30, "Housing"), _observed(rng, truth, 0.31 / np.sqrt(2 * 7662)))]
+        [t, s] for t, s in zip(_names(15, "Housing"), _observed(rng, truth, 0.31 / np.sqrt(2 * 3000)))]
     # binary log loss at 26% positives: per-row SD about 0.6, public 198 rows, private 506
     truth = np.sort(rng.uniform(0.42, 0.55, 11))
     public = _observed(rng, truth, 0.6 / np.sqrt(198))

@@ -198,3 +198,14 @@ def test_every_mode_of_the_readme_runs_on_a_shipped_file():
     modes = {m for c in readme for m in ("--solution", "--items", "--battles", "--example")
              if m in c.argv}
     assert modes == {"--solution", "--items", "--battles", "--example"}
+
+
+@pytest.mark.parametrize("script", ["make_board_examples", "make_items_example"])
+def test_the_shipped_examples_are_what_their_scripts_make(tmp_path, script):
+    """The example files under data/ are byte for byte what their deterministic scripts write
+    (``python data/<script>.py`` remakes them)."""
+    module = runpy.run_path(str(ROOT / "data" / f"{script}.py"))
+    written = module["main"](tmp_path)
+    assert written
+    for path in written:
+        assert path.read_bytes() == (ROOT / "data" / path.name).read_bytes(), path.name

@@ -22,7 +22,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
-from leaderboard.params import check
+from leaderboard.params import check, speaks_python
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.result import Result
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
@@ -32,6 +32,7 @@ PathLike = str | os.PathLike
 __all__ = ["Result", "analyze", "analyze_items", "analyze_submissions"]
 
 
+@speaks_python
 def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = None,
             prevalence: float | None = None, team_col: str | None = None,
             score_col: str | None = None, public_col: str | None = None,
@@ -150,6 +151,7 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
     return Result.of(run_analysis(Inputs(board=board), options, quiet=check("quiet", quiet)))
 
 
+@speaks_python
 def analyze_submissions(solution: pd.DataFrame | PathLike,
                         submissions: Mapping[str, pd.DataFrame | np.ndarray] | PathLike, *,
                         metric: str, id_col: str | None = None,
@@ -241,6 +243,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                                   quiet=check("quiet", quiet)))
 
 
+@speaks_python
 def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
                   value_col: str = ReadOptions.value_col, cluster_col: str | None = None,

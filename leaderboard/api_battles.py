@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.params import check_all
+from leaderboard.params import check_all, speaks_python
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
@@ -92,6 +92,7 @@ class BattlesResult:
                 f"{self.analysis.battles_rated:,} battles; tier 1: {int((t['tier'] == 1).sum())}>")
 
 
+@speaks_python
 def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: str = "model_a",
                     model_b_col: str = "model_b", winner_col: str = "winner",
                     judge_col: str | None = None, category_col: str | None = None,

@@ -16,7 +16,7 @@ from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
-from leaderboard.params import check
+from leaderboard.params import check, speaks_python
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
 from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,
@@ -28,6 +28,7 @@ __all__ = ["Experiment", "Plan", "plan", "simulate"]
 PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
 
 
+@speaks_python
 def plan(*, metric: str, score: float, delta: float | None = None, n_test: int | None = None,
          prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = 0.8,
          public_fraction: float | None = None, correlation: float = TYPICAL_CORRELATION,
@@ -115,6 +116,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
         progress.close()
 
 
+@speaks_python
 def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
              n_tests: Sequence[int] | int | None = None,
              prevalences: Sequence[float] | float | None = None, grid: bool = False,

@@ -116,7 +116,7 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                                         "score says nothing about its noise." if items else
                                         "leaked test labels, or a solved task; a perfect score "
                                         "says nothing about its noise (--exclude-flagged perfect "
-                                        "sets them aside)."),
+                                        f"sets {_them(perfect.sum())} aside)."),
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -128,20 +128,25 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
         fence = q1 - FAR_OUT * (q3 - q1)
         far = finite & (sign * scores < fence)
         if far.any():
-            flags.append(Flag("far_out", f"{_entries(far.sum())} score far worse than the rest"
+            flags.append(Flag("far_out", f"{_entries(far.sum())} {_verb(far.sum(), 'score')} "
+                                         f"far worse than the rest"
                                          f"{where} (beyond {_g(sign * fence)}, three interquartile "
                                          "ranges past the quartile): "
-                                         + ("broken runs (a failed harness, answers in the wrong "
-                                            "format), most likely." if items else
-                                            "broken or junk submissions, most likely "
-                                            "(--exclude-flagged junk sets them aside)."),
+                                         + (("a broken run" if far.sum() == 1 else "broken runs")
+                                            + " (a failed harness, answers in the wrong format), "
+                                            "most likely." if items else
+                                            ("a broken or junk submission" if far.sum() == 1 else
+                                             "broken or junk submissions") + ", most likely "
+                                            f"(--exclude-flagged junk sets {_them(far.sum())} "
+                                            "aside)."),
                                          _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)
         if worse.any():
             flags.append(Flag("worse_than_no_skill",
-                              f"{_entries(worse.sum())} score worse than predicting the class "
+                              f"{_entries(worse.sum())} {_verb(worse.sum(), 'score')} worse "
+                              "than predicting the class "
                               f"shares for every row ({label} {_g(chance)}){where}.",
                               _names(teams, worse)))
     if no_interval:
@@ -281,6 +286,15 @@ def _entries(count) -> str:
 
 def _have(count) -> str:
     return "has" if int(count) == 1 else "have"
+
+
+def _them(count) -> str:
+    return "it" if int(count) == 1 else "them"
+
+
+def _verb(count, verb: str) -> str:
+    """``verb`` agreeing with ``count`` entries: "1 entry scores", "2 entries score"."""
+    return verb + "s" if int(count) == 1 else verb
 
 
 def _names(teams: list[str], mask: np.ndarray) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from leaderboard import __version__, limits
 from leaderboard.cli.common import (COMMANDS, Parser, add_debug, check_paths,
                                     compile_notice_once, internal_error)
 from leaderboard.errors import InputError
+from leaderboard.params import COMMAND_LINE
 from leaderboard.ingest.safe_read import forget_files_read
 
 
@@ -79,6 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
     forget_files_read()   # what this run reads, no output may overwrite (write_output)
+    command_line = COMMAND_LINE.set(True)   # errors name options, not keyword arguments
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         if args.command == "compare" and args.solution:   # the two entries are files too
@@ -103,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
         print(internal_error(error, inputs, debug), file=sys.stderr)
         return INTERNAL_ERROR
+    finally:
+        COMMAND_LINE.reset(command_line)
     # a command's own verdict (compare: 1 = not shown better); the others return their results
     return outcome if type(outcome) is int else 0
 

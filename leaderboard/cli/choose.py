@@ -100,6 +100,11 @@ def run(args: argparse.Namespace) -> ChooseResult:
     result = run_choose(ChooseInputs(public_scores=args.public_scores, solution=args.solution,
                                      submissions=args.submissions), _settings(args), read,
                         quiet=args.quiet)
+    if args.example:   # named as the example's files, not by their temporary folder
+        from dataclasses import replace
+
+        from leaderboard.pipelines.run import example_source
+        result = replace(result, inputs=tuple(example_source(p) for p in result.inputs))
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
             write_output(partial(writer, result), path)

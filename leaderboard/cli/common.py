@@ -220,6 +220,20 @@ def echo(text: str) -> None:
     print("\n".join(printable(line) for line in str(text).split("\n")))
 
 
+def wrote(paths: Iterable[str | None]) -> str:
+    """The line that says which files a command wrote ("" when none).
+
+    Examples
+    --------
+    >>> wrote(["r.html", None, "r.json", "t.csv"])
+    'wrote r.html, r.json and t.csv'
+    """
+    written = [str(p) for p in paths if p]
+    if not written:
+        return ""
+    return "wrote " + ", ".join(written[:-1]) + (" and " if len(written) > 1 else "") + written[-1]
+
+
 def check_paths(outputs: Iterable[tuple[str, str | None]],
                 inputs: Iterable[str | None]) -> None:
     """One-line errors when two outputs are one file, an output would overwrite or change an

@@ -62,7 +62,14 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     'Lunar Ensemble'
     """
     if inputs.example:
-        inputs, options = _with_example(inputs, options)
+        example, (inputs, options) = inputs.example, _with_example(inputs, options)
+        result = _run_inputs(inputs, options, quiet)
+        return _example_named(result) if example == "submissions" else result
+    return _run_inputs(inputs, options, quiet)
+
+
+def _run_inputs(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
+    """:func:`run_analysis` once the inputs are files, tables or frames."""
     submissions_mode = inputs.solution is not None or inputs.submissions is not None
     if (options.workers is not None or options.scheduler is not None) and (
             inputs.items is not None or not submissions_mode):
@@ -422,6 +429,26 @@ def _items_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, Ana
                if getattr(read, name) == getattr(ReadOptions(), name)}
     return (replace(inputs, items=str(data_dir() / preset["items"])),
             replace(options, read=replace(read, **columns)))
+
+
+def example_source(path: str) -> str:
+    """How a page names a file of the submissions example: by its name, not by the temporary
+    folder it was generated into (removed when the run ends: a page naming it would point
+    nowhere).
+
+    Examples
+    --------
+    >>> example_source("/tmp/leaderboard-example-x1/example_solution.csv")
+    'example_solution.csv (the bundled example, made by data/make_submissions_example.py)'
+    """
+    return f"{Path(path).name} (the bundled example, made by data/make_submissions_example.py)"
+
+
+def _example_named(result: Analysis) -> Analysis:
+    """The submissions example's result with its files named by :func:`example_source`."""
+    board = replace(result.leaderboard, source=example_source(result.leaderboard.source))
+    files = replace(result.submissions, source=example_source(result.submissions.source))
+    return replace(result, leaderboard=board, submissions=files)
 
 
 def make_submissions_example() -> dict:

@@ -226,7 +226,8 @@ def mdd_chart(p: Plan) -> ChartBlock | None:
             for n, d, text, above in asked
             if n is not None and d is not None and ns[0] <= n <= ns[-1]]
     spec = vega_plan.mdd_chart(p.curve, public_fraction=s.public_fraction if public else None,
-                               delta=s.delta, pins=vega_plan.pin_sides(pins, ns[0], ns[-1]),
+                               delta=s.delta, pins=vega_plan.pin_sides(
+                                   pins, ns[0], ns[-1], top=max(d for _, d in p.curve)),
                                metric=s.metric.label)
     return block(spec, "chart-plan-mdd", "Minimum detectable difference against the number of "
                  "rows, log scale")

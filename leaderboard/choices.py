@@ -27,4 +27,4 @@ ITEM_FLAGS = ("item_sets", "item_samples", "item_pairs", "models_rejected")
 #: submission files (generated), per-item results, and battles.
 EXAMPLES = ("scores", "kaggle", "submissions", "items", "battles")
 #: What battles whose models do not all connect do (:mod:`leaderboard.pipelines.battles`).
-DISCONNECTED = ("largest", "error")
+DISCONNECTED = ("all", "largest", "error")

@@ -97,7 +97,8 @@ def add_parser(commands) -> None:
                        "harness metric, HELM stat (default exact_match) or Inspect scorer "
                        "(scorer/key for a dictionary value) to read")
     items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
-                       "resampled together")
+                       "resampled together; with --battles, battles of one cluster (prompt, "
+                       "question, voter)")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
                        "within each category and the macro mean over categories")
     items.add_argument("--category-intervals", choices=("marginal", "simultaneous"),

@@ -6,7 +6,9 @@ The commands run in this process (``leaderboard.cli.main``), in a temporary fold
 of data/, as a clone would. Only the amount of simulation is cut: ``--draws 100`` and
 ``--replicates 100`` are added where the command accepts them and does not set them (the exit
 status never depends on them; ``benchmarks/bench_docs_commands.py`` times every command as written).
-Usage lines and commands named in a sentence are checked against the parser; the few commands whose
+Every page a command writes has a first screen of at most 75 words
+(tests/page_words.py); every file it writes is named in what it prints. Usage lines and commands
+named in a sentence are checked against the parser; the few commands whose
 documented cost is minutes are parsed, not run (tests/docs_commands.py, ``NOT_RUN``).
 """
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 
 from leaderboard.cli import build_parser, main
 from tests.docs_commands import NOT_RUN, ROOT, extract
+from tests.page_words import check_answers
 
 COMMANDS = extract()
 _OUTPUTS = {"-o", "--output", "--json", "--csv", "--markdown"}
@@ -127,6 +130,7 @@ def test_every_documented_command_runs_as_written(command, clone, monkeypatch, c
     if _analysis(command.argv) in _SESSION:
         files = example_outputs(_SESSION[_analysis(command.argv)])   # exit 0 asserted there
         assert all(path.stat().st_size > 0 for path in files.values())
+        _check_page(files["html"], command)
         return
     own = _setup(clone, command.setup, monkeypatch)
     for name in _inputs(command.argv):   # no file left by another block's generator
@@ -134,11 +138,33 @@ def test_every_documented_command_runs_as_written(command, clone, monkeypatch, c
         assert path.is_relative_to(clone["root"] / "data") or any(
             path.is_relative_to(folder) for folder in own), f"{command}: where is {name}?"
     status = main(_cheap(command.argv))
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert status in command.statuses, f"{command}\nexit {status}: {err}"
     argv = command.argv
+    written = [argv[k + 1] for k, word in enumerate(argv[:-1]) if word in _OUTPUTS]
+    missing = [path for path in written if path not in out]
+    assert not missing, f"{command}: wrote {missing} without saying so:\n{out}"
     if "--json" in argv:   # what it wrote follows its published schema, and says what made it
         _check_json(argv[0], "--battles" in argv, Path(argv[argv.index("--json") + 1]))
+    page = _page(argv)
+    if page is not None:
+        _check_page(page, command)
+
+
+def _page(argv: list[str]) -> Path | None:
+    """The HTML page a command wrote (its -o, or the command's default), if any."""
+    if "--help" in argv:
+        return None
+    output = getattr(build_parser(only=argv[0]).parse_args(argv), "output", None)
+    return Path(output) if output and Path(output).suffix == ".html" else None
+
+
+def _check_page(path: Path, command) -> None:
+    """A page's first screen: each answer box at most 75 words, no jargon in it
+    (tests/page_words.py); and no temporary folder of the examples named anywhere."""
+    html = path.read_text(encoding="utf-8")
+    check_answers(html, str(command))
+    assert "leaderboard-example-" not in html, f"{command}: names a deleted temporary folder"
 
 
 def _check_json(command: str, battles: bool, path: Path) -> None:

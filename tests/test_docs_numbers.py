@@ -187,3 +187,18 @@ def test_the_examples_facts_the_pages_state_are_the_files():
                 assert said == truth, f"{path.name}: {match.group(0)!r}, the files: {truth}"
                 found += 1
     assert found >= 5
+
+
+def test_the_first_screen_page_quotes_the_example_it_ran(example_default):
+    """docs/first_screen.md's row for the bundled example: d95, the spread of 40 equals (and at
+    the measured correlation), and how far tier 1 reaches from the leader, as the default run
+    gives them (4 decimals)."""
+    page = (ROOT / "docs" / "first_screen.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| bundled example"))
+    numbers = [float(x) for x in re.findall(r"\d+\.\d+", row)]
+    spread = example_default["spread_of_equals"]
+    entries = example_default["entries"]
+    reach = entries[0]["score"] - min(e["score"] for e in entries if e["tier"] == 1)
+    said = [example_default["d95"], spread["independent"], spread["at_correlation"],
+            spread["correlation"], reach]
+    assert numbers == [round(x, 4) if k != 3 else x for k, x in enumerate(said)], row

@@ -567,7 +567,8 @@ def real_pages(shared_data, tmp_path_factory) -> dict[str, Path]:
     paths = {}
     for name, argv in _real_runs(shared_data).items():
         paths[name] = out / f"{name}.html"
-        assert main([*argv, *QUICK, "-o", str(paths[name])]) == 0, name
+        assert main([*argv, *QUICK, "-o", str(paths[name]), "--json",
+                     str(paths[name].with_suffix(".json"))]) == 0, name
     return paths
 
 
@@ -607,6 +608,19 @@ def test_real_boards_labels_identify_fit_and_never_overlap(tabs, real_pages, nam
             shown = a["text"].split(" \u00b7 ")[0]
             part = shown.strip("\u2026")
             assert sum(part in t for t in teams) == 1, (chart["id"], shown)
+    if width == 390:   # a long name in the answer box wraps (Titanic's file names)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.evaluate("(b => b.scrollWidth <= b.clientWidth)("
+                             "document.querySelector('.answer'))")
+    if width == 1400:   # the first screen: at most 75 words, the page's own caveat in it
+        from page_words import check_answers   # noqa: E402 (tests/ is on the path)
+
+        box = " ".join(check_answers(real_pages[name].read_text(encoding="utf-8"), name))
+        report = json.loads(real_pages[name].with_suffix(".json").read_text(encoding="utf-8"))
+        no_skill = {t for f in report["flags"] if f["kind"] == "worse_than_no_skill"
+                    for t in f["teams"]}
+        first = {e["team"] for e in report["entries"] if e["tier"] == 1}
+        assert ("cannot tell the top from no skill" in box) == bool(first & no_skill), box
     if width == 1400:   # names of up to 24 characters stay on one line
         wrapped = page.evaluate("""() => [...document.querySelectorAll(
             '#lb-table tbody td:nth-child(2)')].filter(td => td.textContent.length <= 24)
@@ -741,3 +755,14 @@ def test_plan_labels_stay_off_the_axis_and_the_readme_picture_shows_every_name(t
     names = picture.locator("text").evaluate_all(f"ts => ts.map({_BOX})")
     assert len(names) > 40 and all(svg[0] <= b[0] and b[2] <= svg[2] for b in names)
     tabs.done(picture)
+
+
+def test_every_page_answers_in_at_most_75_words(pages):
+    """The first screen of every kind of page (tests/page_words.py): each answer box at most 75
+    words, none of the jargon that belongs in "How to read" (the several-metrics page has one
+    box a metric)."""
+    from page_words import check_answers   # noqa: E402 (tests/ is on the path under pytest)
+
+    for name, path in pages.items():
+        boxes = check_answers(path.read_text(encoding="utf-8"), name)
+        assert len(boxes) == (2 if name == "several" else 1), name

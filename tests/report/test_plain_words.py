@@ -111,3 +111,35 @@ def test_the_python_api_speaks_of_keywords_not_options(kwargs, words):
         leaderboard.analyze(board, **{"metric": "auc", "n_test": 1000, "prevalence": 0.2,
                                       **kwargs})
     assert words in str(error.value) and "--" not in str(error.value)
+
+
+def _analysis(tiers, flags=(), p_spearman=None):
+    """The few parts of an analysis the answer box's caveats read."""
+    from types import SimpleNamespace
+
+    from leaderboard.flags import Flag
+
+    teams = [f"t{i}" for i in range(len(tiers))]
+    shakeup = None if p_spearman is None else SimpleNamespace(
+        baseline=SimpleNamespace(p_spearman=p_spearman))
+    return SimpleNamespace(table=pd.DataFrame({"team": teams, "tier": tiers}),
+                           flags=[Flag(kind, "", tuple(names)) for kind, names in flags],
+                           shakeup=shakeup, settings=SimpleNamespace(alpha=0.05))
+
+
+def test_the_answer_box_states_the_caveats_the_page_finds():
+    """Tier 1 holding entries flagged as worse than no skill (Data Science Bowl 2017's 506
+    rows), and boards that agree more closely than the noise model allows (ultrasound), are
+    said in the answer box; a flag outside tier 1 and a boards' agreement noise allows are not
+    caveats, and the warnings below are counted."""
+    from leaderboard.report.headline import caveats
+
+    assert caveats(_analysis([1, 1, 2])) == []
+    said = caveats(_analysis([1, 1, 2], [("worse_than_no_skill", ["t1", "t2"])]))
+    assert said[0].startswith("Caution: tier 1 holds 1 entry scoring worse than predicting the "
+                              "class shares") and said[-1] == "Read the warning below first."
+    assert len(caveats(_analysis([1, 2, 2], [("worse_than_no_skill", ["t1", "t2"])]))) == 1
+    wild = caveats(_analysis([1, 1, 2], p_spearman=0.99))   # 1% kept the order as well
+    assert wild == ["Caution: the public and private boards agree more closely than the noise "
+                    "model allows, so its ranges are likely too wide here."]
+    assert caveats(_analysis([1, 1, 2], p_spearman=0.9)) == []

@@ -62,7 +62,7 @@ def _cheap(argv: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def no_static_drawings():
+def no_static_drawings():   # also used by tests/test_docs_numbers.py
     """The pages are written without their static chart pictures (the renderer answers "off" at
     once, as on a machine where it cannot run): drawing them took 6 of this file's 16 s of CPU,
     and tests/report draws every chart."""

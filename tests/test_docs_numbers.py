@@ -13,6 +13,7 @@ import pytest
 
 from leaderboard.cli import build_parser, main
 from tests.docs_commands import ROOT, pages
+from tests.test_docs_commands import no_static_drawings  # noqa: F401 (a fixture: the pages' numbers, not their pictures)
 
 _COMMAND_OF = {"choose.md": "choose", "plan.md": "plan", "simulate.md": "simulate",
                "compare.md": "compare", "calibrate.md": "calibrate"}
@@ -128,7 +129,7 @@ def test_pages_count_what_they_list():
 
 
 @pytest.fixture(scope="module")
-def example_default(tmp_path_factory):
+def example_default(tmp_path_factory, no_static_drawings):
     """``leaderboard analyze --example`` at its defaults (2,000 draws and replicates): the run
     the README and the manual quote, and docs/make_picture.py draws."""
     out = tmp_path_factory.mktemp("default") / "r.json"

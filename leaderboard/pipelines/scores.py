@@ -25,7 +25,7 @@ from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import UnreachableScores, build_noise_model
-from leaderboard.noise.possible import impossible_scores
+from leaderboard.noise.possible import holding_own_score, impossible_scores
 from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.progress import Progress
@@ -266,6 +266,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         # rather than one that excludes it; named below with the reason
         impossible, impossible_why = impossible_scores(metric, scores, settings.n_test, low,
                                                        high)
+        low, high = holding_own_score(scores, low, high)   # never beside a score it excludes
         for column, values in (("ci_low", low), ("ci_high", high), ("sd", sd),
                                ("d95", d95_each)):
             table[column] = np.where(impossible, np.nan, values)
@@ -321,16 +322,18 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
 
 
 def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
-                 no_interval: tuple[str, ...] = (), items: bool = False) -> list[Flag]:
+                 no_interval: tuple[str, ...] = (), items: bool = False,
+                 values: np.ndarray | None = None) -> list[Flag]:
     """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
     other split's perfect scores and ties at the top when the table has both (a leak shows on
     either board). With predictions (an ``identical_to`` column), entries sharing a score are
-    grouped by identical predictions, not by the score."""
+    grouped by identical predictions, not by the score. ``values``: per-item results, each
+    entry's values in the table's order (what kind of entry a far-out one is)."""
     same_as = table["identical_to"].tolist() if "identical_to" in table.columns else None
     flags = board_flags(table["team"], table["score"], settings.metric,
                         settings.higher_is_better, prevalence=settings.prevalence,
                         class_shares=settings.universe.class_shares, no_interval=no_interval,
-                        same_as=same_as, items=items)
+                        same_as=same_as, items=items, values=values)
     if {"public_score", "private_score"} <= set(table.columns):
         other = "private" if split == "public" else "public"
         flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,6 +20,7 @@ from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
+from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.choose import ChooseResult
@@ -234,7 +234,7 @@ def render_html(r: ChooseResult) -> str:
 
 
 def write_html(r: ChooseResult, path) -> None:
-    Path(path).write_text(render_html(r), encoding="utf-8")
+    write_text(path, render_html(r))
 
 
 def _f(x) -> float | None:
@@ -285,8 +285,7 @@ def to_json_dict(r: ChooseResult) -> dict:
 
 
 def write_json(r: ChooseResult, path) -> None:
-    Path(path).write_text(json.dumps(to_json_dict(r), indent=2, allow_nan=False) + "\n",
-                          encoding="utf-8")
+    write_text(path, json.dumps(to_json_dict(r), indent=2, allow_nan=False) + "\n")
 
 
 def terminal_text(r: ChooseResult, written: list[str]) -> str:

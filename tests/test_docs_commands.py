@@ -18,6 +18,7 @@ import runpy
 import shlex
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,11 +62,12 @@ def _cheap(argv: list[str]) -> list[str]:
                    for word in (option, value)]
 
 
-@pytest.fixture(scope="module", autouse=True)
+@contextmanager
 def no_static_drawings():   # also used by tests/test_docs_numbers.py
-    """The pages are written without their static chart pictures (the renderer answers "off" at
-    once, as on a machine where it cannot run): drawing them took 6 of this file's 16 s of CPU,
-    and tests/report draws every chart."""
+    """Pages written inside have no static chart pictures (the renderer answers "off" at once,
+    as on a machine where it cannot run): drawing them took 6 of this file's 16 s of CPU, and
+    tests/report draws every chart. Only around a run of this file's own: a session's shared
+    pages (tests/conftest.py) keep their pictures for the tests that read them."""
     from leaderboard.report.vega import renderer
 
     with pytest.MonkeyPatch.context() as patch:
@@ -137,7 +139,8 @@ def test_every_documented_command_runs_as_written(command, clone, monkeypatch, c
         path = Path(name).resolve()
         assert path.is_relative_to(clone["root"] / "data") or any(
             path.is_relative_to(folder) for folder in own), f"{command}: where is {name}?"
-    status = main(_cheap(command.argv))
+    with no_static_drawings():
+        status = main(_cheap(command.argv))
     out, err = capsys.readouterr()
     assert status in command.statuses, f"{command}\nexit {status}: {err}"
     argv = command.argv

@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard.cli import build_parser, main
 from tests.docs_commands import ROOT, pages
-from tests.test_docs_commands import no_static_drawings  # noqa: F401 (a fixture: the pages' numbers, not their pictures)
+from tests.test_docs_commands import no_static_drawings
 
 _COMMAND_OF = {"choose.md": "choose", "plan.md": "plan", "simulate.md": "simulate",
                "compare.md": "compare", "calibrate.md": "calibrate"}
@@ -129,12 +129,13 @@ def test_pages_count_what_they_list():
 
 
 @pytest.fixture(scope="module")
-def example_default(tmp_path_factory, no_static_drawings):
+def example_default(tmp_path_factory):
     """``leaderboard analyze --example`` at its defaults (2,000 draws and replicates): the run
     the README and the manual quote, and docs/make_picture.py draws."""
     out = tmp_path_factory.mktemp("default") / "r.json"
-    assert main(["analyze", "--example", "--quiet", "-o", str(out.with_suffix(".html")),
-                 "--json", str(out)]) == 0
+    with no_static_drawings():   # the page's numbers, not its pictures
+        assert main(["analyze", "--example", "--quiet", "-o", str(out.with_suffix(".html")),
+                     "--json", str(out)]) == 0
     return json.loads(out.read_text(encoding="utf-8"))
 
 

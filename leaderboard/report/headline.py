@@ -126,9 +126,10 @@ def answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str]]:
             "spread": None if spread is None else _plain_spread(a, num, spread),
             "leader": (f"The leader, {lead['team']}, scored {num.score(lead['score'])} ({conf} "
                        f"interval {num.score(lead['ci_low'])} to {num.score(lead['ci_high'])}); "
-                       f"tier 1, the entries none is shown to beat, holds {k:,}.")}
+                       f"tier 1, the entries none is shown to beat, holds {k:,}."),
+            "checked": _checked(a, short=False)}
     cautions = caveats(a)
-    for drop in ("spread", "leader"):
+    for drop in ("spread", "checked", "leader"):
         if words([x for x in told.values() if x] + cautions) <= ANSWER_WORDS:
             break
         told[drop] = None
@@ -163,8 +164,10 @@ def words(sentences: list[str]) -> int:
 def caveats(a: Analysis) -> list[str]:
     """What the page itself finds that weakens its answer, said in the answer box: tier 1
     holding entries that score worse than no skill (a flagged baseline, as on Data Science Bowl
-    2017's 506 rows), a noise model wilder than the real test sets (the post-mortem's boards
-    agree more closely than it allows, as on ultrasound), and the warnings listed below."""
+    2017's 506 rows), the tiers' guarantee falling short at this board's own shape (where the
+    ranking was checked on null boards), a noise model wilder than the real test sets (the
+    post-mortem's boards agree more closely than it allows, as on ultrasound), and the warnings
+    listed below."""
     from leaderboard.report.shakeup_text import noise_too_wild
 
     out = []
@@ -176,6 +179,9 @@ def caveats(a: Analysis) -> list[str]:
                 out.append(f"Caution: tier 1 holds {m:,} entr{'y' if m == 1 else 'ies'} scoring "
                            "worse than predicting the class shares for every row: this test set "
                            "cannot tell the top from no skill.")
+    short = _checked(a, short=True)
+    if short:
+        out.append(short)
     if noise_too_wild(a.shakeup, a.settings.alpha):
         out.append("Caution: the public and private boards agree more closely than the noise "
                    "model allows, so its ranges are likely too wide here.")
@@ -184,6 +190,21 @@ def caveats(a: Analysis) -> list[str]:
         out.append(f"Read the {n} warning{'s' if n > 1 else ''} below first."
                    if n > 1 else "Read the warning below first.")
     return out
+
+
+def _checked(a: Analysis, short: bool) -> str | None:
+    """The tiers' guarantee checked at this board's own shape (null boards made from its own
+    predictions, where the ranking carries such a check), in plain words: a caveat when the
+    measured error falls short of the promise (``short``), else a fact (not ``short``)."""
+    check = getattr(a.ranking, "guarantee_check", None)
+    if check is None or not getattr(check, "ran", False) or check.falls_short != short:
+        return None
+    measured, promised = f"{100 * check.error:.1f}%", f"{100 * check.alpha:g}%"
+    if short:
+        return (f"Caution: checked on equal entries at this board's shape, the tiers wrongly "
+                f"separated some on {measured} of boards, more than the {promised} promised.")
+    return (f"Checked at this board's shape, the tiers wrongly separated equal entries on "
+            f"{measured} of boards ({promised} promised).")
 
 
 def _plain_spread(a: Analysis, num: Numbers, s: dict) -> str:

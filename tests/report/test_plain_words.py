@@ -123,7 +123,7 @@ def _analysis(tiers, flags=(), p_spearman=None):
         baseline=SimpleNamespace(p_spearman=p_spearman))
     return SimpleNamespace(table=pd.DataFrame({"team": teams, "tier": tiers}),
                            flags=[Flag(kind, "", tuple(names)) for kind, names in flags],
-                           shakeup=shakeup, settings=SimpleNamespace(alpha=0.05))
+                           shakeup=shakeup, settings=SimpleNamespace(alpha=0.05), ranking=None)
 
 
 def test_the_answer_box_states_the_caveats_the_page_finds():
@@ -142,3 +142,23 @@ def test_the_answer_box_states_the_caveats_the_page_finds():
     assert wild == ["Caution: the public and private boards agree more closely than the noise "
                     "model allows, so its ranges are likely too wide here."]
     assert caveats(_analysis([1, 1, 2], p_spearman=0.9)) == []
+
+
+def test_a_guarantee_checked_at_the_boards_shape_is_said_in_plain_words():
+    """Where the ranking carries a check of its guarantee on null boards of this board's shape,
+    the box says what it measured: a caveat when it falls short of the promise, else a fact."""
+    from types import SimpleNamespace
+
+    from leaderboard.report.headline import _checked, caveats
+
+    a = _analysis([1, 1, 2])
+    a.ranking = SimpleNamespace(guarantee_check=SimpleNamespace(
+        ran=True, error=0.12, alpha=0.05, falls_short=True))
+    assert caveats(a) == ["Caution: checked on equal entries at this board's shape, the tiers "
+                          "wrongly separated some on 12.0% of boards, more than the 5% promised."]
+    assert _checked(a, short=False) is None
+    a.ranking.guarantee_check = SimpleNamespace(ran=True, error=0.03, alpha=0.05,
+                                                falls_short=False)
+    assert caveats(a) == [] and _checked(a, short=False) == (
+        "Checked at this board's shape, the tiers wrongly separated equal entries on 3.0% of "
+        "boards (5% promised).")

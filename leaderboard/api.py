@@ -22,7 +22,8 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
-from leaderboard.params import check, speaks_python
+from leaderboard.api_words import speaks_python
+from leaderboard.params import check
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.result import Result
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES

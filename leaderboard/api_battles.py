@@ -15,7 +15,8 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.params import check_all, speaks_python
+from leaderboard.api_words import speaks_python
+from leaderboard.params import check_all
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES

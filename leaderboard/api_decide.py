@@ -23,7 +23,8 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.metrics import get_metric
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, universe_from
-from leaderboard.params import check, speaks_python
+from leaderboard.api_words import speaks_python
+from leaderboard.params import check
 from leaderboard.pipelines.choose import CHOOSE_DRAWS, ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare

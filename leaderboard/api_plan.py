@@ -16,7 +16,8 @@ from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
-from leaderboard.params import check, speaks_python
+from leaderboard.api_words import speaks_python
+from leaderboard.params import check
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
 from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,

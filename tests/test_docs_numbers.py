@@ -157,7 +157,7 @@ def _example_facts() -> dict[str, tuple]:
 
     import pandas as pd
 
-    from leaderboard.pipelines.run import make_submissions_example
+    from leaderboard.pipelines.examples import make_submissions_example
     from leaderboard.resources import data_dir
 
     data = data_dir()

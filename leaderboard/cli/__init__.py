@@ -18,7 +18,7 @@ from leaderboard.cli.common import (COMMANDS, Parser, add_debug, compile_notice_
                                     internal_error)
 from leaderboard.cli.outputs import check_paths, prints_elsewhere, unencodable_escaped
 from leaderboard.errors import InputError
-from leaderboard.params import COMMAND_LINE
+from leaderboard.api_words import COMMAND_LINE
 from leaderboard.ingest.safe_read import forget_files_read
 
 

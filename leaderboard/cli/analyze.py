@@ -300,7 +300,7 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
 
 def _make_submissions_example() -> dict:
     """The bundled submissions example, for ``choose --example`` and the tests that call it from
-    here (:func:`leaderboard.pipelines.run.make_submissions_example`)."""
-    from leaderboard.pipelines.run import make_submissions_example
+    here (:func:`leaderboard.pipelines.examples.make_submissions_example`)."""
+    from leaderboard.pipelines.examples import make_submissions_example
 
     return make_submissions_example()

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:
         if args.public_scores or args.solution or args.submissions:
             raise InputError("give either input files or --example, not both")
-        from leaderboard.pipelines.run import make_submissions_example
+        from leaderboard.pipelines.examples import make_submissions_example
         preset = make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:   # named as the example's files, not by their temporary folder
         from dataclasses import replace
 
-        from leaderboard.pipelines.run import example_source
+        from leaderboard.pipelines.examples import example_source
         result = replace(result, inputs=tuple(example_source(p) for p in result.inputs))
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:

@@ -9,11 +9,9 @@ here, never by the command line.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -22,10 +20,8 @@ from leaderboard.errors import FrameSource, InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderboard
 from leaderboard.metrics import get_metric, items_metric, metric_names
-from leaderboard.choices import EXAMPLES
-from leaderboard.options import AnalyzeOptions, NoiseOptions, ReadOptions, SliceOptions
+from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
-from leaderboard.resources import data_dir
 from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.ingest.items import NUMERIC_KINDS
@@ -62,10 +58,12 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     >>> run_analysis(Inputs(example="scores"), options).table["team"].iloc[0]
     'Lunar Ensemble'
     """
-    if inputs.example:
-        example, (inputs, options) = inputs.example, _with_example(inputs, options)
+    if inputs.example:   # a bundled example (leaderboard.pipelines.examples)
+        from leaderboard.pipelines.examples import example_named, with_example
+
+        example, (inputs, options) = inputs.example, with_example(inputs, options)
         result = _run_inputs(inputs, options, quiet)
-        return _example_named(result) if example == "submissions" else result
+        return example_named(result) if example == "submissions" else result
     return _run_inputs(inputs, options, quiet)
 
 
@@ -366,95 +364,3 @@ def engine_for(workers: int | None, scheduler: str | None):
     from leaderboard.engine.dask import DaskEngine   # only when asked: Dask is optional
 
     return DaskEngine(workers=workers, scheduler=scheduler)
-
-
-def _with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
-    """A bundled example's inputs, its settings preset where the options leave them unset."""
-    if (inputs.board is not None or inputs.solution is not None or inputs.submissions is not None
-            or inputs.items is not None):
-        raise InputError("give either input files or --example, not both")
-    if inputs.example not in EXAMPLES or inputs.example == "battles":
-        raise InputError(f"example= must be one of {', '.join(EXAMPLES[:-1])} (battles: "
-                         f"analyze_battles), got {inputs.example!r}")
-    noise, slices = options.noise, options.slices
-    if inputs.example == "submissions":
-        preset = make_submissions_example()
-        inputs = replace(inputs, solution=preset["solution"], submissions=preset["submissions"])
-        noise = replace(noise, metric=noise.metric or preset["metric"])
-    elif inputs.example == "items":
-        return _items_example(inputs, options)
-    elif inputs.example == "kaggle":
-        # the same competition's public board (Kaggle's download): its public slice's size
-        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
-        inputs = replace(inputs, board=str(data_dir() / "example_kaggle_download.csv"))
-        noise = replace(noise, metric=noise.metric or preset["metric"],
-                        prevalence=preset["prevalence"] if noise.prevalence is None
-                        else noise.prevalence)
-        slices = replace(slices, n_test=preset["n_public"] if slices.n_test is None
-                         else slices.n_test)
-    else:
-        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
-        inputs = replace(inputs, board=str(data_dir() / preset["file"]))
-        noise = replace(noise, metric=noise.metric or preset["metric"],
-                        prevalence=preset["prevalence"] if noise.prevalence is None
-                        else noise.prevalence)
-        # the slices' sizes imply n_test (the private slice ranks the board)
-        if slices.n_test is None and slices.public_fraction is None:
-            slices = replace(slices, **{k: preset[k] if getattr(slices, k) is None
-                                        else getattr(slices, k) for k in ("n_public", "n_private")})
-        else:
-            slices = replace(slices, n_test=preset["n_test"] if slices.n_test is None
-                             else slices.n_test)
-    return inputs, replace(options, noise=noise, slices=slices)
-
-
-def _items_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
-    """The per-item example (data/make_items_example.py): its columns preset where the options
-    keep their defaults."""
-    preset = json.loads((data_dir() / "example_items.json").read_text(encoding="utf-8"))
-    read = options.read
-    columns = {name: preset[name] for name in ("item_col", "value_col", "cluster_col")
-               if getattr(read, name) == getattr(ReadOptions(), name)}
-    return (replace(inputs, items=str(data_dir() / preset["items"])),
-            replace(options, read=replace(read, **columns)))
-
-
-def example_source(path: str) -> str:
-    """How a page names a file of the submissions example: by its name, not by the temporary
-    folder it was generated into (removed when the run ends: a page naming it would point
-    nowhere).
-
-    Examples
-    --------
-    >>> example_source("/tmp/leaderboard-example-x1/example_solution.csv")
-    'example_solution.csv (the bundled example, made by data/make_submissions_example.py)'
-    """
-    return f"{Path(path).name} (the bundled example, made by data/make_submissions_example.py)"
-
-
-def _example_named(result: Analysis) -> Analysis:
-    """The submissions example's result with its files named by :func:`example_source`."""
-    board = replace(result.leaderboard, source=example_source(result.leaderboard.source))
-    files = replace(result.submissions, source=example_source(result.submissions.source))
-    return replace(result, leaderboard=board, submissions=files)
-
-
-def make_submissions_example() -> dict:
-    """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
-    import atexit
-    import importlib.util
-    import shutil
-    import tempfile
-
-    script = data_dir() / "make_submissions_example.py"
-    spec = importlib.util.spec_from_file_location("make_submissions_example", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
-    # Removed when the process ends, however the run ends (its files are read by then).
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    module.main(folder)
-    preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
-    preset["solution"] = str(folder / preset["solution"])
-    preset["submissions"] = str(folder / preset["submissions"])
-    return preset

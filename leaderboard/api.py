@@ -20,6 +20,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
+from leaderboard.provenance import recorded
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
 from leaderboard.api_words import speaks_python
@@ -34,6 +35,7 @@ __all__ = ["Result", "analyze", "analyze_items", "analyze_submissions"]
 
 
 @speaks_python
+@recorded
 def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = None,
             prevalence: float | None = None, team_col: str | None = None,
             score_col: str | None = None, public_col: str | None = None,
@@ -153,6 +155,7 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
 
 
 @speaks_python
+@recorded
 def analyze_submissions(solution: pd.DataFrame | PathLike,
                         submissions: Mapping[str, pd.DataFrame | np.ndarray] | PathLike, *,
                         metric: str, id_col: str | None = None,
@@ -249,6 +252,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
 
 
 @speaks_python
+@recorded
 def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
                   value_col: str = ReadOptions.value_col, cluster_col: str | None = None,
@@ -263,6 +267,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
                   top_k: Sequence[int] = (), cost_col: str | None = None,
                   published: pd.DataFrame | PathLike | None = None,
+                  published_col: str | None = None, published_model_col: str | None = None,
                   category_intervals: str = RankOptions.category_intervals,
                   exclude_flagged: Sequence[str] = (),
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
@@ -291,9 +296,11 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     sample_col : str, optional
         Several values per (model, item), one per sample: the item's mean is the unit, and
         ``result.analysis.items.samples`` says what the samples add to the noise.
-    items_policy : {"common", "pairwise"}, default "common"
-        Models scored on different item sets: the items every model has, or each model on its
-        own items with each pair compared on the items they share.
+    items_policy : {"common", "drop-items", "drop-models", "pairwise"}, default "common"
+        Models scored on different item sets: a complete table, dropping the items some model
+        lacks or the models lacking some item, whichever keeps more (model, item) cells
+        (``drop-items`` and ``drop-models`` force one way); or each model on its own items with
+        each pair compared on the items they share.
     items_format : str, default "auto"
         ``auto``, ``table``, ``harness``, ``swebench``, ``helm`` or ``inspect``; for a benchmark's
         files ``value_col`` names the harness metric, HELM stat or Inspect scorer.
@@ -310,9 +317,13 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         the scores, the cost-accuracy frontier, and the top-tier models cheaper than the best
         (docs/commands/analyze-items.md).
     published : DataFrame or path, optional
-        Published scores (columns ``model`` and ``published``; ``52.8%`` or plain numbers):
-        each one outside its model's interval is flagged, and names that match no model are
-        listed.
+        Published scores as published (a table or a JSON list of records; ``52.8%`` or plain
+        numbers): each one outside its model's interval is flagged; names absent from the data
+        are counted and listed, and only a model of the data given twice with different scores
+        is refused.
+    published_col, published_model_col : str, optional
+        The published file's score and model columns (default: ``published``, ``score``, ...
+        or the one column of numbers; the column naming the most models of the data).
     category_intervals : {"marginal", "simultaneous"}, default "marginal"
         With ``category_col``: the per-category intervals the page shows. Marginal: each holds
         its own model's true score in its category with probability ``1 - alpha / C``; they do
@@ -356,7 +367,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          instances=None if instances is None else str(_path(instances,
                                                                             "instances")),
                          missing_instances=missing_instances,
-                         cost_col=cost_col, max_file_size=max_file_size),
+                         cost_col=cost_col, published_col=published_col,
+                         published_model_col=published_model_col,
+                         max_file_size=max_file_size),
         exclude_flagged=tuple(exclude_flagged))
     published = check("published", published)
     return Result.of(run_analysis(

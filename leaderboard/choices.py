@@ -5,7 +5,7 @@ mistyped option answer at once). Each module that acts on a choice imports it fr
 Examples
 --------
 >>> "stratified" in RESAMPLING, ITEMS_POLICIES
-(True, ('common', 'pairwise'))
+(True, ('common', 'drop-items', 'drop-models', 'pairwise'))
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 RESAMPLING = ("plain", "stratified", "grouped", "poisson")
 #: Which items models are compared on when they answered different ones
 #: (:mod:`leaderboard.ingest.item_sets`).
-ITEMS_POLICIES = ("common", "pairwise")
+ITEMS_POLICIES = ("common", "drop-items", "drop-models", "pairwise")
 #: The readers an ``--items`` path may need (:mod:`leaderboard.ingest.benchmarks`).
 ITEMS_FORMATS = ("auto", "table", "harness", "swebench", "helm", "inspect")
 #: What a SWE-bench instance without a result counts as (:mod:`leaderboard.ingest.swebench`).

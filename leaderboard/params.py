@@ -274,6 +274,7 @@ PARAMETERS: dict[str, object] = {
     "missing_instances": Choice("leaderboard.choices:MISSING_INSTANCES"),
     # benchmarks (issue 26): each item's cost, a file of published scores to check
     "cost_col": COLUMN, "published": Optional(Table()),
+    "published_col": COLUMN, "published_model_col": COLUMN,
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
     "model_col": Text(), "item_col": Text(), "value_col": Text(),
     "max_file_size": Interval(int, 2 ** 10, 2 ** 40),
@@ -289,6 +290,8 @@ PARAMETERS: dict[str, object] = {
     "quiet": Flag(),
     "allow_perfect": Flag(),
     "exclude_flagged": Choices(Choice("leaderboard.flags:EXCLUDABLE")),
+    # plan --from (issue 40): simulated boards, the k of "the top k separate"
+    "boards": Interval(int, 20, 100_000), "separate": Interval(int, 1, N_MAX),
     # battles mode (issue 26)
     "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
     "date_col": COLUMN, "anchor": Optional(Text()),

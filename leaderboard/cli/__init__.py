@@ -93,8 +93,11 @@ def _run(argv: list[str]) -> int:
             inputs += [args.baseline, args.candidate]
         taken = check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS],
                             inputs)
+        from leaderboard.provenance import calling, command_line
+
         with compile_notice_once(getattr(args, "quiet", False)), prints_elsewhere(taken), \
-                limits.using(limits.from_args(args)), warnings.catch_warnings():
+                limits.using(limits.from_args(args)), warnings.catch_warnings(), \
+                calling(command_line(argv)):   # the card's provenance names the command
             if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
                 warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
             outcome = _command_module(args.command).run(args)

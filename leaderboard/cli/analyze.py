@@ -112,16 +112,26 @@ def add_parser(commands) -> None:
                        "generations, repeated judge scores), one per sample: the item's mean is "
                        "the unit; the report says what the samples add to the noise")
     items.add_argument("--items-policy", choices=ITEMS_POLICIES, default="common",
-                       help="models scored on different item sets: 'common' (default) analyses "
-                       "the items every model has and names the models that shrink that set "
-                       "most; 'pairwise' scores each model on its own items and compares each "
-                       "pair on the items they share")
+                       help="models scored on different item sets: 'common' (default) keeps a "
+                       "complete table by dropping the items some model lacks or the models "
+                       "lacking some item, whichever keeps more (model, item) cells, and says "
+                       "which; 'drop-items' and 'drop-models' force one way; 'pairwise' scores "
+                       "each model on its own items and compares each pair on the items they "
+                       "share")
     items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
                        "model with intervals from the scores' replicates, and the "
                        "cost-accuracy frontier")
-    items.add_argument("--published", metavar="FILE", help="a CSV of model,published (scores "
-                       "the models' maintainers published): each one outside its model's "
-                       "interval is flagged")
+    items.add_argument("--published", metavar="FILE", help="scores the models' maintainers "
+                       "published, as published: a CSV or a JSON list of records (a board "
+                       "file such as SWE-bench's leaderboards.json too); each one outside its "
+                       "model's interval is flagged, names absent from the data are counted "
+                       "and listed")
+    items.add_argument("--published-col", metavar="COL", help="--published: the column of "
+                       "the published score (default: published, published_score or score, "
+                       "else the one column of numbers)")
+    items.add_argument("--published-model-col", metavar="COL", help="--published: the column "
+                       "naming the models (default: the column whose values name the most "
+                       "models of the data, else model or the first)")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -290,6 +300,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        cluster_col=args.cluster_col, category_col=args.category_col,
                        harness_filter=args.harness_filter, sample_col=args.sample_col,
                        items_policy=args.items_policy, cost_col=getattr(args, "cost_col", None),
+                       published_col=getattr(args, "published_col", None),
+                       published_model_col=getattr(args, "published_model_col", None),
                        items_format=args.items_format,
                        instances=args.instances, missing_instances=args.missing_instances,
                        max_file_size=args.max_file_size)

@@ -75,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         for flag in gate.flags:
             print(f"warning: {printable(flag.message)}", file=sys.stderr)
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {gate_verdict(gate)}")
+        if gate.comparison.resolution is not None and gate.comparison.resolution.sd_diff:
+            from leaderboard.report.card_text import pair_sentence
+
+            echo(f"resolution: {pair_sentence(gate.comparison.resolution)}")
         for _, message in gate.gate_flags:
             echo(f"flagged: {message}")
     if args.markdown:

@@ -85,9 +85,16 @@ def example_source(path: str) -> str:
 
 
 def example_named(result: Analysis) -> Analysis:
-    """The submissions example's result with its files named by :func:`example_source`."""
+    """The submissions example's result with its files named by :func:`example_source`, in the
+    report and in its card's provenance (the hashes stay: they are of the example's bytes)."""
     board = replace(result.leaderboard, source=example_source(result.leaderboard.source))
     files = replace(result.submissions, source=example_source(result.submissions.source))
+    card = getattr(result, "card", None)
+    if card is not None and getattr(card, "provenance", None) is not None:
+        given = card.provenance
+        card = replace(card, provenance=replace(given, inputs=tuple(
+            replace(d, name=example_source(d.name)) for d in given.inputs)))
+        return replace(result, leaderboard=board, submissions=files, card=card)
     return replace(result, leaderboard=board, submissions=files)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.confidence import confidence_label
+from leaderboard.report.card_text import card_context
 from leaderboard.report.render import render_page
 from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
@@ -307,7 +308,8 @@ def context(a: BattlesAnalysis) -> dict:
                          + (", ..." if d.count > len(d.lines) else "")}
                         for d in a.battles.dropped],
             "not_comparable": [_list(list(g), 12) for g in a.not_comparable],
-            "version": __version__, "seed": a.settings.seed}
+            "version": __version__, "seed": a.settings.seed,
+            "card": card_context(a.card, lambda x: f"{float(x):,.0f} points")}
 
 
 def render_battles(a: BattlesAnalysis) -> str:

@@ -251,7 +251,7 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
     spread = num.d95_short(s["correlated"])
     if s["kind"] == "measured":
         unit = "items" if _items(a) else "rows"
-        same = (f"on the same {unit}" if a.items is None or a.items.policy == "common"
+        same = (f"on the same {unit}" if a.items is None or a.items.complete
                 or not a.items.ragged else "on the items they share")
         return (f"Entries were compared {same}, whose scores move together "
                 f"(correlation {s['rho']:.2f} among the leaders), so the tiers allow less than "

@@ -26,6 +26,7 @@ from leaderboard.report.numbers import Numbers
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.vocabulary import is_items, vocabulary
 from leaderboard.report.benchmark_text import costs_context, published_context
+from leaderboard.report.card_text import card_context
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
 from leaderboard.safe_write import write_text
@@ -273,6 +274,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),
         "costs": costs_context(a, num.score), "published": published_context(a, num.score),
+        "card": card_context(a.card, num.score, vocabulary(a).entity),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

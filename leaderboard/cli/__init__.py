@@ -86,7 +86,7 @@ def _run(argv: list[str]) -> int:
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
     forget_files_read()   # what this run reads, no output may overwrite (write_output)
-    command_line = COMMAND_LINE.set(True)   # errors name options, not keyword arguments
+    on_command_line = COMMAND_LINE.set(True)   # errors name options, not keyword arguments
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         if args.command == "compare" and args.solution:   # the two entries are files too
@@ -116,7 +116,7 @@ def _run(argv: list[str]) -> int:
         print(internal_error(error, inputs, debug), file=sys.stderr)
         return INTERNAL_ERROR
     finally:
-        COMMAND_LINE.reset(command_line)
+        COMMAND_LINE.reset(on_command_line)
     # a command's own verdict (compare: 1 = not shown better); the others return their results
     return outcome if type(outcome) is int else 0
 

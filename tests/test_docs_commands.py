@@ -55,7 +55,9 @@ def _cheap(argv: list[str]) -> list[str]:
         "--example" in given and argv[argv.index("--example") + 1:][:1] in (
             ["submissions"], ["items"], ["battles"]))
     wanted = {"analyze": {"--replicates": "100", **({"--draws": "100"} if scores else {})},
-              "plan": {"--draws": "100"}, "simulate": {"--draws": "100"},
+              "plan": {"--draws": "100", **({"--boards": "20", "--replicates": "100"}
+                                            if "--from" in given else {})},
+              "simulate": {"--draws": "100"},
               "compare": {"--replicates": "100"},
               "choose": {"--draws": "1000", "--replicates": "100"}}.get(command, {})
     return argv + [word for option, value in wanted.items() if option not in given
@@ -148,7 +150,7 @@ def test_every_documented_command_runs_as_written(command, clone, monkeypatch, c
     missing = [path for path in written if path not in out]
     assert not missing, f"{command}: wrote {missing} without saying so:\n{out}"
     if "--json" in argv:   # what it wrote follows its published schema, and says what made it
-        _check_json(argv[0], "--battles" in argv, Path(argv[argv.index("--json") + 1]))
+        _check_json(argv, Path(argv[argv.index("--json") + 1]))
     page = _page(argv)
     if page is not None:
         _check_page(page, command)
@@ -170,7 +172,7 @@ def _check_page(path: Path, command) -> None:
     assert "leaderboard-example-" not in html, f"{command}: names a deleted temporary folder"
 
 
-def _check_json(command: str, battles: bool, path: Path) -> None:
+def _check_json(argv: list[str], path: Path) -> None:
     import json
 
     import jsonschema
@@ -178,11 +180,12 @@ def _check_json(command: str, battles: bool, path: Path) -> None:
     from leaderboard import __version__
     from leaderboard.schema import SCHEMA_DIR
 
+    command, battles = argv[0], "--battles" in argv
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["version"] == __version__
     assert data["mode"] == "battles" if battles else data["command"] == command
-    schema = json.loads((SCHEMA_DIR / f"{'battles' if battles else command}.schema.json")
-                        .read_text(encoding="utf-8"))
+    name = "battles" if battles else "plan_from" if "--from" in argv else command
+    schema = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
 
 

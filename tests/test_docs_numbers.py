@@ -51,7 +51,7 @@ def _matches(action, value: str) -> bool:
     if number is not None and any(isinstance(d, (int, float)) and not isinstance(d, bool)
                                   and d == number for d in held):
         return True
-    said = re.findall(r"\(default:? ([^;,)]+(?:,\d{3})*)", action.help or "")
+    said = re.findall(r"\(default:? ([^;,):]+(?:,\d{3})*)", action.help or "")
     return any(s.strip() == value or (number is not None and _number(s.strip()) == number)
                for s in said)
 

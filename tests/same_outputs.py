@@ -32,11 +32,13 @@ import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from unittest import mock
 
 HERE = Path(__file__).resolve().parents[1]
 DATA = HERE.parent / "shared" / "data"
 FAST = ["--quiet", "--replicates", "200"]
 _TEMPORARY = re.compile(rb"/tmp/leaderboard-example-[A-Za-z0-9_]+")
+_BUILT = 1767225600.0   # the hostile cases' files are built at this time in both checkouts
 
 
 def _real_runs(work: Path) -> list[tuple[str, list[str]]]:
@@ -171,9 +173,11 @@ def _record(dest: Path, work: Path, code, out: str, err: str, inputs: set[Path])
     """The run's status, streams and written files, with the checkout's own path (the bundled
     example's files are named by it) and the generated example's temporary folder named alike."""
     tree = os.environ["PYTHONPATH"].encode()
+    escaped = re.sub(rb"([/_.-])", rb"\\\1", tree)   # as the Markdown export writes a path
 
     def same(data: bytes) -> bytes:
-        return _TEMPORARY.sub(b"<example>", data.replace(tree, b"<checkout>"))
+        data = data.replace(tree, b"<checkout>").replace(escaped, b"<checkout>")
+        return _TEMPORARY.sub(b"<example>", data)
 
     dest.mkdir(parents=True, exist_ok=True)
     (dest / "_run.txt").write_bytes(same(f"exit {code}\n--- stdout\n{out}--- stderr\n{err}"
@@ -204,7 +208,9 @@ def collect(out_dir: Path, work: Path, only: str | None) -> None:
         code, out, err = _run_main(argv + _outputs(name, argv, folder))
         _record(out_dir / "runs" / name, folder, code, out, err, set())
         print(f"{name}: exit {code}", file=sys.stderr)
-    for k, case in enumerate(all_cases()):
+    with mock.patch("time.time", return_value=_BUILT):   # some cases compress when listed
+        cases = all_cases()
+    for k, case in enumerate(cases):
         name = f"{k:03d}-{case.family}-{case.name}"[:90].replace("/", "_")
         if only and only not in name:
             continue
@@ -213,14 +219,15 @@ def collect(out_dir: Path, work: Path, only: str | None) -> None:
         cwd = os.getcwd()
         os.chdir(folder)
         try:
-            argv = case.build(folder)
+            with mock.patch("time.time", return_value=_BUILT):   # zip and gzip stamp the time
+                argv = case.build(folder)
             inputs = {p for p in folder.rglob("*")}
             code, out, err = _run_main(argv, case.stdout and folder / case.stdout)
         finally:
             os.chdir(cwd)
         _record(out_dir / "hostile" / name, folder, code, out, err, inputs - {
             folder / case.stdout} if case.stdout else inputs)
-    print(f"{len(all_cases())} hostile cases", file=sys.stderr)
+    print(f"{len(cases)} hostile cases", file=sys.stderr)
 
 
 def _differences(a: Path, b: Path) -> list[str]:
@@ -258,7 +265,8 @@ def main() -> int:
     for label, tree in trees.items():
         if (root / label).exists():
             shutil.rmtree(root / label)
-        env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
+        env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0",
+                   SOURCE_DATE_EPOCH="1767225600")   # the card's date, as tests/conftest.py
         command = [sys.executable, str(Path(__file__).resolve()), "--collect", str(root / label),
                    "--work", str(work)] + (["--only", args.only] if args.only else [])
         subprocess.run(command, cwd=tree, env=env, check=True)

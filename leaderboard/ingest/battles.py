@@ -23,7 +23,7 @@ from leaderboard.ingest.json_logs import parse_json, parse_json_lines
 from leaderboard.ingest.records import DroppedRows
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.toolkit.columns import find_column
-from leaderboard.ingest.toolkit.messages import show
+from leaderboard.ingest.toolkit.messages import grouping_words, show
 from leaderboard.ingest.toolkit.reading import read_table_file
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
@@ -322,11 +322,7 @@ def grouping_sentence(column: str, groups: int) -> str:
     >>> grouping_sentence("question_id", 120)[:57]
     "column 'question_id' groups the battles into 120 groups; "
     """
-    name = show(column)
-    quoted = name if name.startswith(("'", '"')) else f"'{name}'"
-    return (f"column {quoted} groups the battles into {groups:,} groups; if battles of a group "
-            f"are related (one prompt, one voter), pass --cluster-col {name}: the intervals "
-            "may be too narrow without it")
+    return grouping_words(column, groups, "battles", " (one prompt, one voter)")
 
 
 def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:

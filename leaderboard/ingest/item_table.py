@@ -23,7 +23,7 @@ from leaderboard.ingest.item_sets import item_cells, require_binary, words_as_nu
 from leaderboard.ingest.records import Solution, SubmissionFile, SubmissionSet
 from leaderboard.ingest.toolkit.columns import (MAX_MAGNITUDE, column_numbers, find_column,
                                                 require_nonempty)
-from leaderboard.ingest.toolkit.messages import show
+from leaderboard.ingest.toolkit.messages import grouping_words, show
 from leaderboard.limits import BYTES_PER_ITEM_CELL
 
 NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
@@ -211,8 +211,4 @@ def grouping_sentence(column: str, groups: int) -> str:
     >>> grouping_sentence("repo", 12)[:49]
     "column 'repo' groups the items into 12 groups; if"
     """
-    name = show(column)
-    quoted = name if name.startswith(("'", '"')) else f"'{name}'"
-    return (f"column {quoted} groups the items into {groups:,} groups; if items of a "
-            f"group are related, pass --cluster-col {name}: the intervals may be too "
-            "narrow without it")
+    return grouping_words(column, groups, "items")

@@ -55,6 +55,22 @@ def quote(name: object) -> str:
     return repr(name[:_NAME_LIMIT] + "..." if len(name) > _NAME_LIMIT else name)
 
 
+def grouping_words(column: object, groups: int, units: str, related: str = "") -> str:
+    """The warning for a column that groups the ``units`` (items, battles) like clusters
+    without being declared: ``related`` says what relates them (``" (one prompt, one voter)"``).
+
+    Examples
+    --------
+    >>> grouping_words("repo", 12, "items")[:56]
+    "column 'repo' groups the items into 12 groups; if items "
+    """
+    name = show(column)
+    quoted = name if name.startswith(("'", '"')) else f"'{name}'"
+    return (f"column {quoted} groups the {units} into {groups:,} groups; if {units} of a group "
+            f"are related{related}, pass --cluster-col {name}: the intervals may be too narrow "
+            "without it")
+
+
 def column_list(names: list[str], limit: int = 12) -> str:
     """Column names for a message: one line, at most ``limit`` of them.
 

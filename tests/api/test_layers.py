@@ -273,3 +273,19 @@ def test_the_ingest_rule_sees_a_reader_on_a_reader():
     assert _ingest_offences(ingest / "items.py", "from leaderboard.ingest.helm import read_helm\n"
                                                  "from leaderboard.ingest import records\n") \
         == set()
+
+
+def _private_names(path: Path) -> list[str]:
+    """``module.name`` for every private name ``path`` takes from another module of the package
+    (``from leaderboard.x import _y``), at the top or inside a function."""
+    return [f"{node.module}.{alias.name}" for node in ast.walk(_tree(path))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("leaderboard")
+            for alias in node.names if alias.name.startswith("_")]
+
+
+def test_no_ingest_module_takes_another_modules_private_names():
+    """What the readers share is public in the toolkit (issue 42: 18 such imports in ingest/,
+    13 of them the scores-board reader's helpers, before it)."""
+    taken = {str(p.relative_to(PACKAGE.parent)): _private_names(p)
+             for p in _modules(PACKAGE / "ingest") if _private_names(p)}
+    assert taken == {}

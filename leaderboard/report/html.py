@@ -74,6 +74,9 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
     said.append(f"Tier 1, the entries no other entry is shown to beat, holds {k:,} "
                 f"entr{'y' if k == 1 else 'ies'} (\u201cHow to read\u201d says how it differs "
                 "from the best set).")
+    check = ranks_text.guarantee_sentence(a)
+    if check:   # the family-wise error measured at this board's shape (issue 39)
+        said.append(check)
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
@@ -141,7 +144,7 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
     if a.noise is not None:
         facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
                           f"{s.seed}"))
-        facts.append(ranks_text.error_rate_fact(s))
+        facts.append(ranks_text.error_rate_fact(s, a.ranking))
         if a.correlation is not None:
             facts.append(Fact("Correlation between entries", a.correlation.fact()))
     return facts

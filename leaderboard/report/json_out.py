@@ -175,6 +175,7 @@ def _ranks(analysis: Analysis) -> dict | None:
     top = analysis.table["team"].iloc[ranked_rows(analysis)].astype(str).tolist()
     return {
         "tier_method": ranking.method,
+        "family": ranking.family,
         "tiers": tier_method_json(ranking.description, analysis.settings.alpha),
         "replicates": int(reps.n_replicates), "replicates_dropped": int(reps.dropped),
         "errors_from": reps.source,
@@ -313,6 +314,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "resampling": _resampling(analysis),
         "files": _files(analysis),
         "ranks": _ranks(analysis),
+        "guarantee_check": _guarantee_check(analysis),
         "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
         "categories": categories_text.to_json(analysis),
         "entries": entries,
@@ -322,6 +324,14 @@ def to_json_dict(analysis: Analysis) -> dict:
         **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
         **({"published": published_json(analysis)} if analysis.published is not None else {}),
     }
+
+
+def _guarantee_check(analysis: Analysis) -> dict | None:
+    """The self-check of the family-wise error at the board's shape (issue 39), or None when
+    none was made (scores only, battles: their tests are not checked this way)."""
+    ranking = analysis.ranking
+    check = getattr(ranking, "guarantee_check", None) if ranking is not None else None
+    return None if check is None else check.to_json()
 
 
 def _items(analysis: Analysis) -> dict | None:

@@ -26,7 +26,8 @@ class Scored:
     refusal of an entry (one line) or None; ``point`` and ``replicates`` per split name: shape
     (E,) and (E, R), NaN where an entry was not scored; ``flips`` and ``totals`` the flipping
     split's sign-flip draws and per-unit totals (:class:`~leaderboard.engine.work.BatchResult`;
-    ``totals`` None when some batch did not keep them), None without flips.
+    ``totals`` None when some batch did not keep them), None without flips; ``kept`` the
+    keeping split's predictions per entry (None when some batch did not keep them).
     """
 
     read: list[tuple]
@@ -35,6 +36,7 @@ class Scored:
     replicates: dict[str, np.ndarray]
     flips: np.ndarray | None = None
     totals: np.ndarray | None = None
+    kept: list | None = None
 
 
 def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int | None = None,
@@ -75,6 +77,8 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
     flipping = any(s.flips and s.resampling is not None for s in job.splits)
     flips = np.full((n, job.replicates), np.nan) if flipping else None
     totals, kept_all = None, True
+    keeping = any(s.keep and s.resampling is not None for s in job.splits)
+    kept: list | None = [None] * n if keeping else None
     if progress is not None:
         progress.start(n)
     for result in engine.run(job, batches):   # in any order
@@ -92,10 +96,16 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
                 if totals is None:
                     totals = np.full((n, result.totals.shape[1]), np.nan)
                 totals[rows] = result.totals
+        if kept is not None:
+            if result.kept is None and any(e is None and r[0] == "ok" for e, r in
+                                           zip(result.errors, result.read)):
+                kept = None        # a batch with scored entries kept none: too large
+            elif result.kept is not None:
+                kept[rows] = result.kept
         if progress is not None:
             progress.advance(len(result.read))
     return Scored(read=read, errors=errors, point=point, replicates=replicates, flips=flips,
-                  totals=totals if kept_all else None)
+                  totals=totals if kept_all else None, kept=kept)
 
 
 def _width(job: Job, items: Sequence) -> int:

@@ -47,6 +47,8 @@ class Split:
     ``flips``: also draw the sign flips of :mod:`~leaderboard.tiers.sign_flips` (the ranking
     split, when the metric is a mean of per-row values: :func:`flips_apply`), and keep each
     entry's per-unit totals for the self-check when they are small (:data:`TOTALS_CAP`).
+    ``keep``: keep the entries' predictions on these rows for the bootstrap's self-check when
+    they are small (the ranking split, when it does not flip).
     """
 
     name: str
@@ -55,6 +57,7 @@ class Split:
     resampling: _Plan | None
     stream: int
     flips: bool = False
+    keep: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,7 +86,9 @@ class BatchResult:
     "ok"); ``errors`` the metric's refusal of an entry (its one-line reason) or None; ``point``
     and ``replicates`` per split name: shape (E,) and (E, R), NaN where not scored; ``flips``
     and ``totals`` the flipping split's sign-flip draws (E, R) and per-unit totals (E, units;
-    None above :data:`TOTALS_CAP`), NaN where not scored, both None without flips.
+    None above :data:`TOTALS_CAP`), NaN where not scored, both None without flips; ``kept``
+    the keeping split's predictions per entry (None where not scored; the list None when too
+    large or not asked).
     """
 
     first: int
@@ -93,6 +98,7 @@ class BatchResult:
     replicates: dict[str, np.ndarray]
     flips: np.ndarray | None = None
     totals: np.ndarray | None = None
+    kept: list | None = None
 
 
 def entries_per_batch(n_rows: int, width: int = 1, budget: int = BATCH_BYTES) -> int:
@@ -152,7 +158,7 @@ def _score(job: Job, first: int, read: list[tuple], parts: list) -> BatchResult:
     point = {s.name: np.full(n, np.nan) for s in job.splits}
     replicates = {s.name: np.full((n, job.replicates), np.nan) for s in job.splits
                   if s.resampling is not None}
-    flips = totals = None
+    flips = totals = kept = None
     for j, split in enumerate(job.splits):
         kept, ready = done.pop(split.name)
         if kept != scored or ready is None:   # a refusal somewhere: prepare the others again
@@ -166,9 +172,11 @@ def _score(job: Job, first: int, read: list[tuple], parts: list) -> BatchResult:
                 job.batch)
         if split.flips and split.resampling is not None:
             flips, totals = _flip_draws(prepared, split.resampling, job, n, scored)
+        if split.keep and n * len(split.y) <= TOTALS_CAP:   # small: kept for the self-check
+            kept = [parts[k][j] if k in scored else None for k in range(n)]
         del prepared, ready
     return BatchResult(first=first, read=read, errors=errors, point=point, replicates=replicates,
-                       flips=flips, totals=totals)
+                       flips=flips, totals=totals, kept=kept)
 
 
 def flips_apply(metric: Metric) -> bool:

@@ -15,7 +15,9 @@ values (:mod:`leaderboard.tiers.guarantee_check`); the result goes to the page a
 from __future__ import annotations
 
 from leaderboard.engine.work import flips_apply, mean_direction
-from leaderboard.tiers.guarantee_check import GuaranteeCheck, check_sign_flips
+import numpy as np
+
+from leaderboard.tiers.guarantee_check import GuaranteeCheck, check_bootstrap, check_sign_flips
 from leaderboard.tiers.sign_flips import from_flips
 
 
@@ -24,7 +26,7 @@ def uses_flips(metric) -> bool:
     return flips_apply(metric)
 
 
-def family_tests(scored, order, plan, settings, unit: str):
+def family_tests(scored, order, plan, settings, unit: str, *, y=None, factor: float = 1.0):
     """``(tests, check)``: the sign-flip draws of the ranked entries (None: the bootstrap's
     replicates are the tests) and the self-check of whichever family runs.
 
@@ -39,14 +41,22 @@ def family_tests(scored, order, plan, settings, unit: str):
     settings : Settings
     unit : str
         "item", "cluster", "test row" or "group", for the words.
+    y : ndarray, optional
+        The ranking rows' truth (the bootstrap's check scores its null boards).
+    factor : float
+        The few-clusters stretch applied to the bootstrap (its check applies it too).
     """
     models, alpha = len(order), settings.alpha
     units = plan.n_groups if plan.resample == "grouped" else plan.n_rows
     if scored.flips is None:
-        return None, GuaranteeCheck("bootstrap", models, units, unit, 0, 0, 0, alpha, reason=(
-            f"{settings.metric.label} is not a mean of per-{unit.split()[-1]} values, so the "
-            "sign-flip tests and their null boards do not apply; the bootstrap's critical values "
-            "are used, whose error the study measured (docs/calibration.md)"))
+        kept = scored.kept
+        if kept is None or y is None or any(kept[k] is None for k in order):
+            return None, GuaranteeCheck("bootstrap", models, units, unit, 0, 0, 0, alpha, reason=(
+                f"{models:,} entries \u00d7 {units:,} {unit}s is too large to keep for the "
+                "check"))
+        return None, check_bootstrap(np.stack([kept[k] for k in order]), y, settings.metric,
+                                     plan, alpha, seed=int(settings.seed), unit=unit,
+                                     factor=factor)
     tests = from_flips(scored.flips[order], mean_direction(settings.metric,
                                                            settings.higher_is_better))
     if models < 2:

@@ -141,7 +141,8 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, settings.higher_is_better)
     unit = (("cluster" if layout == "items" else "group") if plan.resample == "grouped"
             else ("item" if layout == "items" else "test row"))
-    tests, check = family_tests(scored, order, plan, settings, unit)
+    tests, check = family_tests(scored, order, plan, settings, unit, y=y,
+                                factor=clusters.factor(settings.alpha) if clusters else 1.0)
     ranking = replace(rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
                                  top_k=settings.top_k, tests=tests), guarantee_check=check)
     table = join_ranking(table, ranking)
@@ -212,7 +213,8 @@ def _splits(solution: Solution, settings: Settings, split: str,
                     plan, unplanned[name] = None, few
         splits.append(Split(name=name, rows=rows, y=y, resampling=plan,
                             stream=STREAM if name == split else OTHER_SPLIT_STREAM,
-                            flips=name == split and uses_flips(settings.metric)))
+                            flips=name == split and uses_flips(settings.metric),
+                            keep=name == split and not uses_flips(settings.metric)))
     return tuple(splits), unplanned
 
 

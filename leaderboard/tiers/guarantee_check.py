@@ -17,6 +17,12 @@ the analysis measures it on null boards of the board's own shape, built from its
   method with error ``alpha`` would give that many less than 1% of the time (a one-sided binomial
   test); the page then shows the measured figure instead of the promise.
 
+For the paired bootstrap (metrics that are not a mean of per-row values: AUC, F1, R²), a null
+board permutes the models' predictions row by row (scores turned into ranks within each model
+first, so that rows of different models mix on one scale) and is scored on :data:`BOOT_DRAWS`
+bootstrap replicates by the metric itself (:func:`check_bootstrap`); its first round is the
+bootstrap's max-t over all pairs, as the analysis runs it.
+
 The sign flips' check uses ``draws`` flips per null board (a randomization test is exact for any
 number of draws, so this measures the method, not its Monte Carlo error) and each pair's exact
 flip SE, ``sqrt(sum of squared unit differences) / n``, of which the analysis' SE from its 2,000
@@ -43,6 +49,9 @@ DRAWS = 100         # sign flips per null board
 BUDGET = 1.2e9      # work units per check: about 2 s of CPU on the development machine
 UNIT_COST = 17      # work units per model and unit of a null board (its shuffle and flips)
 SHORT_P = 0.01      # the binomial test's level for "falls short"
+BOOT_BOARDS = 100   # null boards of the bootstrap's check (each is scored by the metric)
+BOOT_DRAWS = 100    # bootstrap replicates per null board
+BOOT_BUDGET = 8e8   # entries x rows x replicates scored per check (a few seconds)
 
 
 @dataclass(frozen=True)
@@ -220,3 +229,98 @@ def _first_round_rejects(totals: np.ndarray, signs: np.ndarray, kq: int) -> bool
         d *= inv[j, j + 1:, None]
         np.maximum(best, d.max(axis=0), out=best)
     return bool(best[0] > np.partition(best, kq - 1)[kq - 1])
+
+
+def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float, *,
+                    seed: int = 0, unit: str = "test row", factor: float = 1.0,
+                    boards: int = BOOT_BOARDS, draws: int = BOOT_DRAWS,
+                    budget: float = BOOT_BUDGET) -> GuaranteeCheck:
+    """The paired bootstrap's family-wise error on null boards made from ``preds``.
+
+    Parameters
+    ----------
+    preds : ndarray, shape (E, n, ...)
+        The entries' predictions on the ranking rows, in rank order.
+    y : ndarray
+        The truth of those rows.
+    metric : Metric
+    plan
+        The ranking split's resampling plan (:func:`~leaderboard.noise.weights.resampling`).
+    alpha, seed, unit
+    factor : float
+        The few-clusters stretch the analysis applied (t statistics divided by it).
+    boards, draws, budget
+        At most ``boards`` null boards of ``draws`` replicates, fewer when ``boards * E * n *
+        draws`` passes ``budget``.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> from leaderboard.noise.weights import resampling
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 300)
+    >>> preds = y + rng.normal(0, 1.5, (6, 300))
+    >>> c = check_bootstrap(preds, y, get_metric("auc"), resampling(y, "plain"), 0.05, boards=40)
+    >>> c.family, c.boards
+    ('bootstrap', 40)
+    """
+    from leaderboard.noise.bootstrap import replicate_scores
+    from scipy.stats import rankdata
+
+    preds = np.asarray(preds)
+    e, n = preds.shape[0], preds.shape[1]
+    units = plan.n_groups if plan.resample == "grouped" else n
+    base = dict(family="bootstrap", models=e, units=units, unit=unit, alpha=float(alpha))
+    boards = int(min(boards, budget // max(1, 2 * e * n * draws)))
+    if e < 2:
+        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason="one entry")
+    if boards < MIN_BOARDS:
+        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason=(
+            f"{e:,} entries \u00d7 {n:,} rows is more than {MIN_BOARDS} null boards in seconds "
+            "can do; docs/calibration.md has the study's shapes"))
+    if metric.kind == "scores":   # one scale for every model: ranks within each model
+        preds = rankdata(preds, axis=1) / n
+    impl, kq = metric.impl, min(draws, max(1, math.ceil(round((1 - alpha) * draws, 9))))
+    rejected = 0
+    with one_blas_thread():
+        for b in range(boards):
+            rng = block_rng(seed, STREAM, b)
+            perm = np.argsort(rng.random((n, e)), axis=1)     # each row's models shuffled
+            null = preds[perm.T, np.arange(n)[None, :]]        # (E, n, ...)
+            prepared = impl.prepare(y, list(null))
+            point = impl.point(prepared, len(y))
+            # two independent sets: SEs from one, maxima from the other (SEs from the maxima's
+            # own draws would make every draw's deviation exactly SD-sized while the observed
+            # gap keeps the SEs' noise: a 100-draw check would then find errors that 2,000
+            # draws do not have)
+            reps = replicate_scores(impl, prepared, plan, 2 * draws, int(seed) + b, STREAM)
+            keep = np.isfinite(reps).all(axis=0) & np.isfinite(point).all()
+            err = reps[:, keep] - point[:, None]
+            if err.shape[1] < 4:
+                continue
+            half = err.shape[1] // 2
+            rejected += _boot_first_round(point, err[:, :half], err[:, half:], factor, min(
+                half, max(1, math.ceil(round((1 - alpha) * half, 9)))))
+    return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
+
+
+def _boot_first_round(point: np.ndarray, err: np.ndarray, for_se: np.ndarray, factor: float,
+                      kq: int) -> bool:
+    """The bootstrap max-t's first round over all pairs (SEs the SDs of the replicates
+    ``for_se``, as :mod:`~leaderboard.tiers.rank_sets` takes them from its own): the largest
+    |t| above the ``kq``-th smallest of the replicates' (``err``) largest studentised
+    |difference|."""
+    cen = for_se - for_se.mean(axis=1, keepdims=True)
+    best, t_max = np.zeros(err.shape[1]), 0.0
+    for j in range(point.size - 1):
+        d = cen[j + 1:] - cen[j]
+        se = np.sqrt((d * d).sum(axis=1) / (cen.shape[1] - 1))
+        ok = se > 0
+        if not ok.any():
+            continue
+        gap = np.abs(point[j + 1:][ok] - point[j])
+        t_max = max(t_max, float((gap / se[ok]).max()) / factor)
+        np.maximum(best, (np.abs(err[j + 1:][ok] - err[j]) / se[ok, None]).max(axis=0),
+                   out=best)
+    return bool(t_max > np.partition(best, kq - 1)[kq - 1])
+

@@ -17,12 +17,9 @@ items or more) the cluster bootstrap is too narrow; the bound and interval then 
 with ``G - 1`` degrees of freedom (:mod:`leaderboard.noise.clusters`), measured to keep the level
 at alpha with 6 to 20 clusters (tests/noise/test_clusters.py).
 
-Per-item results with a column that groups the items but was not declared (``--cluster-col``):
-the gate passes only if the candidate is also shown better with each such column's groups
-resampled as wholes (issue 39; :func:`_undeclared_groups_hold`). Ignoring a real grouping
-passed two equally good models 11.5% of the time at alpha 5%; accounting for it, rather than
-refusing the comparison, keeps the gate usable on files that carry such a column either way
-(resampling groups that are not related costs some power, never level).
+Per-item results with a column that groups the items but was not declared: the gate also needs
+the candidate shown better with that column's groups resampled as wholes
+(:mod:`~leaderboard.pipelines.compare_groups`, issue 39).
 """
 from __future__ import annotations
 
@@ -304,7 +301,9 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
     if held:   # shown better only by a perfect score: the gate does not pass on a likely leak
         result = dataclasses.replace(result, better=False)
     if items is not None and groups is None and result.better:
-        grouped = _undeclared_groups_hold(items, baseline, candidate, options, table)
+        from leaderboard.pipelines.compare_groups import undeclared_groups_hold
+
+        grouped = undeclared_groups_hold(items, baseline, candidate, options, table)
         if grouped is not None:   # related items resampled as wholes: not shown better
             found, held = found + [grouped], True
             result = dataclasses.replace(result, better=False)
@@ -314,38 +313,6 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
                 clustered=bool(read.cluster_col or read.group_col), seed=options.noise.seed,
                 flags=tuple(flags), gate_flags=tuple(found), held=held,
                 assumptions=comparison_assumptions(result, table, items=items is not None))
-
-
-def _undeclared_groups_hold(items, baseline, candidate, options: GateOptions,
-                            table) -> tuple[str, str] | None:
-    """The gate must also pass with each undeclared grouping column's groups resampled as
-    wholes (issue 39): items of one passage or repository are often related, and resampling
-    them one by one then passes two equally good models far more often than alpha (measured:
-    11.5% at alpha 5%, benchmarks/study_compare_groups.py). A column with fewer groups than the
-    cluster bootstrap takes (:data:`~leaderboard.noise.bootstrap.MIN_CLUSTERS`) is left to its
-    flag. Returns the held gate's flag ``(kind, message)``, or None when every such test passes.
-    """
-    from leaderboard.noise.bootstrap import MIN_CLUSTERS
-
-    for column, count in getattr(table, "grouping_columns", ()):
-        if count < MIN_CLUSTERS:
-            continue
-        read = dataclasses.replace(options.read, cluster_col=column)
-        metric, y, base, cand, groups, _ = _from_items(
-            items, baseline, candidate, dataclasses.replace(options, read=read))
-        if groups is None or len(np.unique(groups)) < MIN_CLUSTERS:
-            continue
-        r = compare_pair(metric, y, base, cand, alpha=options.ranks.alpha,
-                         replicates=options.ranks.replicates, seed=options.noise.seed,
-                         resample="grouped", groups=groups, unit="item")
-        if not r.better:
-            name = printable(column)
-            return ("undeclared_groups_held", (
-                f"held: column '{name}' groups the items into {count:,} groups nobody "
-                f"declared, and with each group's items resampled together (related items, "
-                f"as --cluster-col {name} would) the candidate is not shown better "
-                f"(lower bound {r.lower:.4g}); pass --cluster-col {name} to use that grouping"))
-    return None
 
 
 def _named(entry) -> str:

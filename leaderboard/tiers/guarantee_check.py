@@ -190,17 +190,29 @@ def check_sign_flips(totals: np.ndarray, n_items: int, alpha: float, *, seed: in
     per_board = max(1, draws * pairs + UNIT_COST * e * g)   # measured: 1.6 ns a unit
     boards = int(min(boards, budget // per_board))
     base = dict(family="sign-flip", models=e, units=g, unit=unit, alpha=float(alpha))
-    if e < 2:
-        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason="one model")
-    if boards < MIN_BOARDS:
-        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason=(
-            f"{e:,} models \u00d7 {g:,} {unit}s is more than {MIN_BOARDS} null boards in "
-            "seconds can do; docs/calibration.md has the study's shapes"))
-    kq = min(draws, max(1, math.ceil(round((1 - alpha) * draws, 9))))
-    rejected = 0
+    skipped = _not_run(base, boards, f"{e:,} models \u00d7 {g:,} {unit}s")
+    if skipped is not None:
+        return skipped
+    kq = _kth(alpha, draws)
     with one_blas_thread():   # small products: OpenBLAS's threads cost more than they save
         rejected = sum(_null_board(totals, seed, b, draws, kq) for b in range(boards))
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
+
+
+def _kth(alpha: float, draws: int) -> int:
+    """The critical value's place among ``draws`` sorted maxima (as the rank sets take it)."""
+    return min(draws, max(1, math.ceil(round((1 - alpha) * draws, 9))))
+
+
+def _not_run(base: dict, boards: int, shape: str) -> GuaranteeCheck | None:
+    """The check not run, and why (one entry; too large for :data:`MIN_BOARDS` in seconds)."""
+    if base["models"] < 2:
+        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason="one entry")
+    if boards < MIN_BOARDS:
+        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason=(
+            f"{shape} is more than {MIN_BOARDS} null boards in seconds can do; "
+            "docs/calibration.md has the study's shapes"))
+    return None
 
 
 def _null_board(totals: np.ndarray, seed: int, b: int, draws: int, kq: int) -> bool:
@@ -272,15 +284,12 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
     units = plan.n_groups if plan.resample == "grouped" else n
     base = dict(family="bootstrap", models=e, units=units, unit=unit, alpha=float(alpha))
     boards = int(min(boards, budget // max(1, 2 * e * n * draws)))
-    if e < 2:
-        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason="one entry")
-    if boards < MIN_BOARDS:
-        return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason=(
-            f"{e:,} entries \u00d7 {n:,} rows is more than {MIN_BOARDS} null boards in seconds "
-            "can do; docs/calibration.md has the study's shapes"))
+    skipped = _not_run(base, boards, f"{e:,} entries \u00d7 {n:,} rows")
+    if skipped is not None:
+        return skipped
     if metric.kind == "scores":   # one scale for every model: ranks within each model
         preds = rankdata(preds, axis=1) / n
-    impl, kq = metric.impl, min(draws, max(1, math.ceil(round((1 - alpha) * draws, 9))))
+    impl = metric.impl
     rejected = 0
     with one_blas_thread():
         for b in range(boards):
@@ -299,8 +308,8 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
             if err.shape[1] < 4:
                 continue
             half = err.shape[1] // 2
-            rejected += _boot_first_round(point, err[:, :half], err[:, half:], factor, min(
-                half, max(1, math.ceil(round((1 - alpha) * half, 9)))))
+            rejected += _boot_first_round(point, err[:, :half], err[:, half:], factor,
+                                          _kth(alpha, half))
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
 
 

@@ -127,12 +127,14 @@ class GuaranteeCheck:
         >>> GuaranteeCheck("sign-flip", 90, 10, "item", 200, 100, 9, 0.05).sentence()[:61]
         'Checked at this board’s shape (90 models × 10 items): on 200 '
         """
-        shape = f"{self.models:,} models \u00d7 {self.units:,} {self.unit}s"
+        items = self.unit in ("item", "cluster")   # per-item results, else submissions
+        who, what = ("models", "values") if items else ("entries", "predictions")
+        shape = f"{self.models:,} {who} \u00d7 {self.units:,} {self.unit}s"
         if not self.ran:
-            return f"Not checked at this board's shape ({shape}): {self.reason}."
+            return f"Not checked at this board\u2019s shape ({shape}): {self.reason}."
         pct = f"{100 * self.error:.1f}% \u00b1 {100 * self.se:.1f}%"
         said = (f"Checked at this board\u2019s shape ({shape}): on {self.boards:,} null boards "
-                f"made from its own values (models permuted within each {self.unit}, so all are "
+                f"made from its own {what} ({who} permuted within each {self.unit}, so all are "
                 f"equally good), some pair was declared different on {pct} of them")
         if self.falls_short:
             return (said + f", more than the {100 * self.alpha:g}% promised: the guarantee falls "

@@ -4,7 +4,14 @@ Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
     correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
-    entries
+    guarantee_check, entries
+
+``guarantee_check`` is the simultaneous family's error measured before the page was written on
+null boards of the board's own shape made from its own values (issue 39;
+:class:`~leaderboard.tiers.guarantee_check.GuaranteeCheck`): ``method``, ``shape``, ``boards``,
+``draws``, ``rejected``, ``measured_error`` and ``mc_se``, ``falls_short``, ``reason`` (why not
+run); null with scores only. ``ranks.family`` says where the tests' critical values came from
+(``sign-flip``, ``bootstrap`` or ``normal``).
 
 ``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
 compared entries if all were equally good (``entries``; ``independent``, and

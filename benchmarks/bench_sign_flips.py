@@ -64,8 +64,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--replicates", type=int, default=2000)
     args = ap.parse_args()
-    run(results(5, 20), 64, True)       # imports and compiled kernels, outside the timings
-    run(results(5, 20), 64, False)
+    run(results(5, 20), 100, True)      # imports and compiled kernels, outside the timings
+    run(results(5, 20), 100, False)
     print("| models x items | before (bootstrap tests) s | now (sign flips + check) s | ratio |")
     print("|---|---|---|---|")
     for shape in args.shapes.split(","):

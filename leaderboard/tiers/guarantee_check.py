@@ -119,11 +119,12 @@ class GuaranteeCheck:
         >>> GuaranteeCheck("bootstrap", 90, 10, "item", 200, 100, 200, 0.05).falls_short
         True
         """
-        if not self.ran:
+        if not self.ran or self.rejected == 0:
             return False
-        from scipy.stats import binom
+        from scipy.special import betainc   # P(X >= k) = I_alpha(k, n - k + 1); not scipy.stats
 
-        return bool(binom.sf(self.rejected - 1, self.boards, self.alpha) < SHORT_P)
+        tail = betainc(self.rejected, self.boards - self.rejected + 1, self.alpha)
+        return bool(tail < SHORT_P)
 
     def sentence(self) -> str:
         """The page's words beside the guarantee.
@@ -286,7 +287,6 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
     ('bootstrap', 40)
     """
     from leaderboard.noise.bootstrap import replicate_scores
-    from scipy.stats import rankdata
 
     preds = np.asarray(preds)
     e, n = preds.shape[0], preds.shape[1]
@@ -297,7 +297,7 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
     if skipped is not None:
         return skipped
     if metric.kind == "scores":   # one scale for every model: ranks within each model
-        preds = rankdata(preds, axis=1) / n
+        preds = np.stack([_average_ranks(p) for p in preds]) / n
     impl = metric.impl
     rejected = 0
     with one_blas_thread():
@@ -320,6 +320,30 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
                 continue
             rejected += _boot_first_round(point, err, for_se, factor, _kth(alpha, err.shape[1]))
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n along the first axis, ties sharing their mean rank (each column on its own):
+    ``scipy.stats.rankdata``'s, without importing scipy.stats.
+
+    Examples
+    --------
+    >>> _average_ranks(np.array([0.3, 0.1, 0.3, 0.2])).tolist()
+    [3.5, 1.0, 3.5, 2.0]
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim > 1:
+        return np.stack([_average_ranks(col) for col in x.reshape(len(x), -1).T], axis=1
+                        ).reshape(x.shape)
+    order = np.argsort(x, kind="stable")
+    sorted_x = x[order]
+    start = np.r_[True, sorted_x[1:] != sorted_x[:-1]]
+    group = np.cumsum(start) - 1
+    first = np.flatnonzero(start)
+    last = np.r_[first[1:], x.size] - 1
+    ranks = np.empty(x.size)
+    ranks[order] = ((first + last) / 2.0 + 1.0)[group]
+    return ranks
 
 
 def _boot_first_round(point: np.ndarray, err: np.ndarray, for_se: np.ndarray, factor: float,

@@ -34,7 +34,7 @@ flip SE, ``sqrt(sum of squared unit differences) / n``, of which the analysis' S
 draws is a Monte Carlo estimate (within about 2%). Cost: ``draws * pairs`` maxima and a shuffle
 and product of ``models * units`` per board; the number of boards shrinks to keep it to about
 two seconds (:data:`BUDGET`; measured on 2 shared cores: 0.2 s at 90 x 10, 0.7 s at 181 x 41,
-200 boards each; 300 x 3,000 gets 70 boards), and a board too large for :data:`MIN_BOARDS` is
+200 boards each; 300 x 3,000 gets 60 boards), and a board too large for :data:`MIN_BOARDS` is
 not checked (the result says why).
 """
 from __future__ import annotations

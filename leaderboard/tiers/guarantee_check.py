@@ -54,10 +54,10 @@ DRAWS = 100         # sign flips per null board
 BUDGET = 1.2e9      # work units per check: about 2 s of CPU on the development machine
 UNIT_COST = 17      # work units per model and unit of a null board (its shuffle and flips)
 SHORT_P = 0.01      # the binomial test's level for "falls short"
-BOOT_BOARDS = 100   # null boards of the bootstrap's check (each is scored by the metric)
+BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by the metric)
 BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
 BOOT_SE_DRAWS = 100  # ... and, independent of them, for the pairs' SEs
-BOOT_BUDGET = 8e8   # entries x rows x replicates scored per check (a few seconds)
+BOOT_BUDGET = 1.6e9  # entries x rows x replicates scored per check (about 2 s)
 
 
 @dataclass(frozen=True)

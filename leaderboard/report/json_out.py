@@ -11,7 +11,7 @@ null boards of the board's own shape made from its own values (issue 39;
 :class:`~leaderboard.tiers.guarantee_check.GuaranteeCheck`): ``method``, ``shape``, ``boards``,
 ``draws``, ``rejected``, ``measured_error`` and ``mc_se``, ``falls_short``, ``reason`` (why not
 run); null with scores only. ``ranks.family`` says where the tests' critical values came from
-(``sign-flip``, ``bootstrap`` or ``normal``).
+(``key``: ``sign-flip``, ``bootstrap`` or ``normal``; ``draws`` and ``guarantee`` in words).
 
 ``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
 compared entries if all were equally good (``entries``; ``independent``, and
@@ -99,7 +99,7 @@ from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.shakeup_text import shakeup_json
-from leaderboard.tiers.methods import TIER_METHODS, TierMethod
+from leaderboard.tiers.methods import FAMILIES, TIER_METHODS, TierMethod
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
@@ -182,7 +182,7 @@ def _ranks(analysis: Analysis) -> dict | None:
     top = analysis.table["team"].iloc[ranked_rows(analysis)].astype(str).tolist()
     return {
         "tier_method": ranking.method,
-        "family": ranking.family,
+        "family": family_json(ranking.family),
         "tiers": tier_method_json(ranking.description, analysis.settings.alpha),
         "replicates": int(reps.n_replicates), "replicates_dropped": int(reps.dropped),
         "errors_from": reps.source,
@@ -201,6 +201,13 @@ def _ranks(analysis: Analysis) -> dict | None:
                              "family": sig.family, "critical_value": _num(sig.critical_value),
                              "alpha": float(sig.alpha)},
     }
+
+
+def family_json(key: str) -> dict:
+    """Where the simultaneous family's critical values came from, in the words of
+    :data:`~leaderboard.tiers.methods.FAMILIES`."""
+    family = FAMILIES[key]
+    return {"key": family.key, "draws": family.label, "guarantee": family.guarantee}
 
 
 def tier_method_json(method: TierMethod, alpha: float) -> dict:

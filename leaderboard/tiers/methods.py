@@ -170,8 +170,9 @@ FAMILIES: dict[str, TestFamily] = {f.key: f for f in (
     TestFamily("sign-flip", "sign flips of the paired per-item differences: a randomization "
                "test, the identity among the draws",
                "family-wise error at most alpha exactly, for any number of items, when equally "
-               "good models' values on an item are exchangeable and symmetric; measured at the "
-               "board's own shape otherwise (guarantee_check)"),
+               "good models' values on each item are exchangeable and symmetric about their "
+               "centre; otherwise (0/1 values on items of uneven difficulty) measured, in the "
+               "calibration study and at the board's own shape (guarantee_check)"),
     TestFamily("normal", "normal draws with the simulated SDs and the stated correlation "
                "(scores only)",
                "family-wise error at most alpha when the simulated noise and the correlation "

@@ -42,7 +42,8 @@ def test_items_read_sign_flips_check_them_and_say_so_and_explain_a_skipped_rank(
     a = result.analysis
     report = json.loads(result.to_json())
     assert not _schema_errors(report)
-    assert report["ranks"]["family"] == "sign-flip"
+    assert report["ranks"]["family"]["key"] == "sign-flip"
+    assert "exactly, for any number of items" in report["ranks"]["family"]["guarantee"]
     check = report["guarantee_check"]
     assert check["method"] == "sign-flip" and check["boards"] == 200
     assert check["shape"] == {"models": 6, "units": 120, "unit": "item"}
@@ -68,7 +69,7 @@ def test_a_metric_that_is_not_a_row_mean_keeps_the_bootstrap_and_its_own_check()
     result = leaderboard.analyze_submissions(solution, subs, metric="auc", replicates=R)
     report = json.loads(result.to_json())
     assert not _schema_errors(report)
-    assert report["ranks"]["family"] == "bootstrap"
+    assert report["ranks"]["family"]["key"] == "bootstrap"
     check = report["guarantee_check"]
     assert check["method"] == "bootstrap" and check["boards"] >= 40 and check["reason"] is None
 

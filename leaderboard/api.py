@@ -163,6 +163,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                         prizes: int = RankOptions.prizes, top_k: Sequence[int] = (),
                         beta: float | None = None, costs: str | None = None,
                         workers: int | None = None, scheduler: str | None = None,
+                        exclude_flagged: Sequence[str] = (),
                         max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse teams' predictions against a solution: a paired bootstrap of the test rows.
 
@@ -196,6 +197,9 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         The fbeta metrics' beta; expected_cost's matrix (``"0,1;5,0"``).
     workers, scheduler : optional
         Run on a Dask cluster (same numbers).
+    exclude_flagged : sequence of {"perfect", "junk", "shared"}, default ()
+        As :func:`analyze`: the entries these flags name are set aside before the ranking,
+        listed among the files with the status "set aside" (``--exclude-flagged``).
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -236,7 +240,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         slices=SliceOptions(split=split),   # the solution gives the rows and their split
         read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
                          group_col=group_col, max_file_size=max_file_size),
-        workers=workers, scheduler=scheduler)
+        workers=workers, scheduler=scheduler, exclude_flagged=tuple(exclude_flagged))
     return Result.of(run_analysis(Inputs(solution=table, submissions=subs), options,
                                   quiet=check("quiet", quiet)))
 
@@ -256,6 +260,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   top_k: Sequence[int] = (), cost_col: str | None = None,
                   published: pd.DataFrame | PathLike | None = None,
                   category_intervals: str = RankOptions.category_intervals,
+                  exclude_flagged: Sequence[str] = (),
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
     """Analyse per-item results: many models scored on the same items (benchmarks, LLM evals).
 
@@ -308,9 +313,15 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         With ``category_col``: the per-category intervals the page shows. Marginal: each holds
         its own model's true score in its category with probability ``1 - alpha / C``; they do
         not all hold together. Simultaneous: all of them, every model in every category, hold
-        together with probability about ``1 - alpha`` (docs/categories.md). The JSON and
+        together with probability at least ``1 - alpha`` for values in [0, 1] (binomial bounds;
+        approximate with clusters, rough for other values: docs/categories.md). The JSON and
         ``result.categories.table`` hold both (``ci_low``/``ci_high``,
         ``ci_sim_low``/``ci_sim_high``).
+    exclude_flagged : sequence of {"perfect", "junk", "shared"}, default ()
+        As :func:`analyze`: the models these flags name are set aside before the ranking,
+        listed among the models with the status "set aside" (``--exclude-flagged``). A model
+        whose values lie far outside the typical models' (a count or a metadata line) is set
+        aside always.
     max_file_size : int, default 1 GiB
     quiet : bool, default True
 
@@ -341,7 +352,8 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          instances=None if instances is None else str(_path(instances,
                                                                             "instances")),
                          missing_instances=missing_instances,
-                         cost_col=cost_col, max_file_size=max_file_size))
+                         cost_col=cost_col, max_file_size=max_file_size),
+        exclude_flagged=tuple(exclude_flagged))
     published = check("published", published)
     return Result.of(run_analysis(
         Inputs(items=_table(data, "data"),

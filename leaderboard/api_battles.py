@@ -88,17 +88,20 @@ class BattlesResult:
 
     def __repr__(self) -> str:
         t = self.table
+        more = len(self.analysis.groups) - 1
         return (f"<leaderboard.BattlesResult: {len(t):,} models, "
-                f"{self.analysis.battles_rated:,} battles; tier 1: {int((t['tier'] == 1).sum())}>")
+                f"{self.analysis.battles_rated:,} battles; tier 1: {int((t['tier'] == 1).sum())}"
+                + (f"; {more} more group{'s' if more != 1 else ''}>" if more else ">"))
 
 
 def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: str = "model_a",
                     model_b_col: str = "model_b", winner_col: str = "winner",
                     judge_col: str | None = None, category_col: str | None = None,
-                    date_col: str | None = None, anchor: str | None = None,
+                    date_col: str | None = None, cluster_col: str | None = None,
+                    anchor: str | None = None,
                     anchor_rating: float = 1000.0, alpha: float = 0.05,
                     replicates: int = 2000, seed: int = 0, tiers: str = "rank-sets",
-                    top_k: tuple[int, ...] | int = 3, disconnected: str = "largest",
+                    top_k: tuple[int, ...] | int = 3, disconnected: str = "all",
                     max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> BattlesResult:
     """Rate models from pairwise battles (an arena): Bradley-Terry ratings on the arenas' scale,
     intervals, simultaneous rank sets, P(best) and tiers.
@@ -113,6 +116,10 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
         Their columns.
     judge_col, category_col, date_col : str, optional
         Optional columns (found by name when not given): counted and shown, not modelled.
+    cluster_col : str, optional
+        Battles of one value of this column (a prompt, a question, a voter) are resampled
+        together, and the sandwich is cluster-robust. Without it, a column that groups the
+        battles like clusters is named in the notes.
     anchor : str, optional
         A model whose rating is fixed at ``anchor_rating``; by default the models' mean is.
     anchor_rating : float, default 1000
@@ -125,8 +132,9 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
         How tiers are cut (default: the layers of the simultaneous rank sets).
     top_k : int or tuple of int, default 3
         Lines for P(top k).
-    disconnected : {"largest", "error"}
-        Models in groups that never met: rate the largest group and name the others, or refuse.
+    disconnected : {"all", "largest", "error"}
+        Models in groups that never met: rate every group on its own (the one with the most
+        battles first), rate that one alone and name the others, or refuse.
     max_file_size : int
         Files larger than this many bytes are refused.
     quiet : bool, default True
@@ -145,9 +153,12 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     Notes
     -----
     A tie counts as half a win for each model, as the arenas count it. Ratings are ``anchor +
-    400 / ln 10`` points per logit. Intervals: a basic (reflected) bootstrap of battles (each redraw
-    refits every model, so replicates are paired across models) and the sandwich (robust)
-    standard error; both assume independent battles. See ``docs/battles.md``.
+    400 / ln 10`` points per logit, from Firth's bias-reduced fit (finite for every connected
+    arena; ``rating_mle`` is the plain fit the arenas publish). Intervals: a percentile bootstrap
+    of battles (each redraw refits every model, so replicates are paired across models), and the
+    sandwich (robust) standard error; both assume independent battles, or independent clusters
+    with ``cluster_col``. A model whose interval holds every other model's rating is not placed
+    (no tier). See ``docs/battles.md``.
 
     Examples
     --------
@@ -170,6 +181,7 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     given = check_all({
         "model_a_col": model_a_col, "model_b_col": model_b_col, "winner_col": winner_col,
         "judge_col": judge_col, "category_col": category_col, "date_col": date_col,
+        "cluster_col": cluster_col,
         "anchor": anchor, "anchor_rating": anchor_rating, "alpha": alpha,
         "replicates": replicates, "seed": seed, "tiers": tiers,
         "top_k": (top_k,) if isinstance(top_k, numbers.Integral) else top_k,
@@ -186,5 +198,6 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     read = read_battles(battles, model_a_col=given["model_a_col"],
                         model_b_col=given["model_b_col"], winner_col=given["winner_col"],
                         judge_col=given["judge_col"], category_col=given["category_col"],
-                        date_col=given["date_col"], max_bytes=given["max_file_size"])
+                        date_col=given["date_col"], cluster_col=given["cluster_col"],
+                        max_bytes=given["max_file_size"])
     return BattlesResult(rate_battles(read, settings))

@@ -22,4 +22,4 @@ MISSING_INSTANCES = ("unresolved", "missing")
 #: (:mod:`leaderboard.pipelines.run`).
 ITEM_FLAGS = ("item_sets", "item_samples", "item_pairs", "models_rejected")
 #: What battles whose models do not all connect do (:mod:`leaderboard.pipelines.battles`).
-DISCONNECTED = ("largest", "error")
+DISCONNECTED = ("all", "largest", "error")

@@ -78,11 +78,13 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                 class_shares: tuple[float, ...] | None = None,
                 no_interval: tuple[str, ...] = (),
                 same_as: Sequence[str | None] | None = None,
-                items: bool = False) -> list[Flag]:
+                items: bool = False, values: np.ndarray | None = None) -> list[Flag]:
     """The flags of one board's scores (``split`` names it, e.g. ``"public board"``).
 
-    ``items``: a benchmark's per-item results, worded as such (models and runs, not submissions;
-    no ``--exclude-flagged`` hint, which sets entries aside from a board of scores only).
+    ``items``: a benchmark's per-item results, worded as such (models and runs, not submissions).
+    ``values`` (per-item results): each entry's value on each item, rows in ``teams`` order; the
+    far-out flag then says what kind of entry each is (:func:`leaderboard.row_kinds.item_kinds`).
+    Without them, an entry whose score is what a constant prediction scores is named as one.
 
     ``same_as`` (submissions and items mode, where the predictions are known): per entry, the
     first entry whose predictions are identical to its own, else None. Entries sharing a score
@@ -112,11 +114,10 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     if perfect.any():
         flags.append(Flag("perfect", f"{_entries(perfect.sum())} {_have(perfect.sum())} a perfect "
                                      f"{label} ({best_possible:g}){where}: "
-                                     + ("answers seen in training, or a solved task; a perfect "
-                                        "score says nothing about its noise." if items else
-                                        "leaked test labels, or a solved task; a perfect score "
-                                        "says nothing about its noise (--exclude-flagged perfect "
-                                        "sets them aside)."),
+                                     + ("answers seen in training, or a solved task"
+                                        if items else "leaked test labels, or a solved task")
+                                     + "; a perfect score says nothing about its noise "
+                                       "(--exclude-flagged perfect sets them aside).",
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -128,14 +129,13 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
         fence = q1 - FAR_OUT * (q3 - q1)
         far = finite & (sign * scores < fence)
         if far.any():
-            flags.append(Flag("far_out", f"{_entries(far.sum())} score far worse than the rest"
-                                         f"{where} (beyond {_g(sign * fence)}, three interquartile "
-                                         "ranges past the quartile): "
-                                         + ("broken runs (a failed harness, answers in the wrong "
-                                            "format), most likely." if items else
-                                            "broken or junk submissions, most likely "
-                                            "(--exclude-flagged junk sets them aside)."),
-                                         _names(teams, far)))
+            kinds = _far_kinds(teams, far, scores, values, metric, prevalence, class_shares,
+                               items)
+            flags.append(Flag("far_out", f"{_entries(far.sum())} {_verb(far.sum(), 'score')} far "
+                                         f"worse than the rest{where} (beyond "
+                                         f"{_g(sign * fence)}, three interquartile ranges past "
+                                         f"the quartile): {kinds} (--exclude-flagged junk sets "
+                                         "them aside).", _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)
@@ -149,13 +149,14 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                                          f"no interval{where}: no model of the universe gives "
                                          "such a score, so they are left out of every comparison.",
                           tuple(no_interval)))
-    values, counts = np.unique(scores[finite & ~top], return_counts=True)
-    if values.size:
+    levels, counts = np.unique(scores[finite & ~top], return_counts=True)
+    if levels.size:
         common = int(counts.argmax())
         if counts[common] >= max(SHARED_MIN, SHARED_SHARE * finite.sum()):
-            same = finite & (scores == values[common])
-            what = _constant_model(metric, float(values[common]), prevalence, class_shares)
-            head = f"{_entries(counts[common])} share the score {_g(values[common])}{where}{what}"
+            same = finite & (scores == levels[common])
+            what = _constant_model(metric, float(levels[common]), prevalence, class_shares)
+            head = (f"{_entries(counts[common])} share the score {_g(levels[common])}{where}"
+                    + (f" (the score of {what})" if what else ""))
             words = (": the same submission, most likely (a public notebook, a sample or a "
                      "constant prediction)." if same_as is None else
                      _same_predictions(_names(teams, same), _names(list(same_as), same), items))
@@ -274,6 +275,65 @@ def class_count_flags(n_test: int | None, prevalence: float | None,
                              "rough.")]
 
 
+# What the per-item values show of a far-out model (leaderboard.row_kinds.item_kinds)
+_ITEM_KINDS = {
+    "constant": "the same value on every item (a constant baseline, or a run that failed on "
+                "every item)",
+    "no_signal": "values that do not follow the other models' across items (no signal: a random "
+                 "baseline, or a failed run)",
+    "follows": "values that follow the other models' across items, lower (a weaker model or a "
+               "baseline, not a failed run)"}
+
+
+def _far_kinds(teams: list[str], far: np.ndarray, scores: np.ndarray, values: np.ndarray | None,
+               metric: Metric, prevalence: float | None, class_shares, items: bool) -> str:
+    """What the entries far worse than the rest are, named, from what the data show: per-item
+    values (constant, no signal, following the others), else the score a constant prediction
+    gets; otherwise the scores do not say whether a weak baseline or a broken run.
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> far = np.array([False, True, True])
+    >>> _far_kinds(["a", "everyone died", "c"], far, np.array([0.8, 0.622, 0.67]), None,
+    ...            get_metric("accuracy"), 0.378, None, False)
+    "'everyone died' scores what predicting the majority class for every row scores (a baseline); 'c' is a weak baseline or a broken submission: its score alone does not say which"
+    """
+    rows = np.flatnonzero(far)
+    groups: dict[str, list[str]] = {}
+    if values is not None:
+        from leaderboard.row_kinds import item_kinds
+
+        for k, kind in zip(rows, item_kinds(values, rows)):
+            groups.setdefault(kind, []).append(teams[k])
+        return "; ".join(f"{_listed(groups[kind])} {_have(len(groups[kind]))} {words}"
+                         for kind, words in _ITEM_KINDS.items() if kind in groups)
+    for k in rows:
+        groups.setdefault(_constant_model(metric, float(scores[k]), prevalence, class_shares),
+                          []).append(teams[k])
+    parts = [f"{_listed(names)} {_verb(len(names), 'score')} what {what} scores (a baseline)"
+             for what, names in groups.items() if what]
+    other = groups.get("", [])
+    if other:
+        one = len(other) == 1
+        run = "a failed run" if items else "a broken submission"
+        kind = "is a weak baseline or" if one else "are weak baselines or"
+        parts.append(f"{_listed(other)} {kind} {run if one else run[2:] + 's'}: "
+                     f"{'its score alone does' if one else 'their scores alone do'} not say which")
+    return "; ".join(parts)
+
+
+def _listed(names: list[str]) -> str:
+    """Up to :data:`NAMES_SHOWN` names, quoted as a reader sees them, and how many more."""
+    shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
+    return shown + (f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else "")
+
+
+def _verb(count, verb: str) -> str:
+    """``verb`` agreeing with ``count`` entries: "1 entry scores", "2 entries score"."""
+    return verb + "s" if int(count) == 1 else verb
+
+
 def _entries(count) -> str:
     count = int(count)
     return f"{count:,} entr{'y' if count == 1 else 'ies'}"
@@ -293,16 +353,31 @@ def _g(value: float) -> str:
 
 def _constant_model(metric: Metric, value: float, prevalence: float | None,
                     class_shares) -> str:
-    """Name the constant prediction whose score this is, when it is one (to 5 decimals)."""
+    """The constant prediction whose score this is, when it is one (to 5 decimals), else "".
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> _constant_model(get_metric("accuracy"), 0.62201, 0.378, None)
+    'predicting the majority class for every row'
+    >>> _constant_model(get_metric("logloss"), 0.69315, None, None)
+    'predicting 0.5 for every row'
+    """
     candidates = {}
     if metric.name == "logloss":
-        candidates[" (the log loss of predicting 0.5 for every row)"] = math.log(2)
+        candidates["predicting 0.5 for every row"] = math.log(2)
     if metric.name in ("auc", "gini"):
-        candidates[" (the score of a constant or random prediction)"] = (
-            0.5 if metric.name == "auc" else 0.0)
+        candidates["a constant or random prediction"] = 0.5 if metric.name == "auc" else 0.0
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None and metric.name in ("logloss", "brier"):
-        candidates[" (the score of predicting the class shares for every row)"] = chance
+        candidates["predicting the class shares for every row"] = chance
+    shares = (np.asarray(class_shares, dtype=float) if class_shares is not None
+              else None if prevalence is None else np.array([1 - prevalence, prevalence]))
+    if metric.name == "accuracy" and shares is not None:   # one class for every row
+        for k in np.argsort(-shares, kind="stable"):
+            which = ("the majority class" if k == np.argmax(shares) else
+                     "the minority class" if shares.size == 2 else f"class {k}")
+            candidates.setdefault(f"predicting {which} for every row", float(shares[k]))
     for words, score in candidates.items():
         if abs(value - score) < 1.5e-5:   # Kaggle prints 5 decimals, rounded or cut
             return words
@@ -311,70 +386,3 @@ def _constant_model(metric: Metric, value: float, prevalence: float | None,
 
 # --exclude-flagged: which flags a user may set aside, by the word the option takes
 EXCLUDABLE = {"perfect": "perfect", "junk": "far_out", "shared": "shared_score"}
-_EXCLUDED_WHY = {"perfect": "a perfect score (leaked test labels, most likely)",
-                 "junk": "far worse than the rest (broken or junk submissions, most likely)",
-                 "shared": "the board's most shared score (one public notebook or sample, most "
-                           "likely)"}
-
-
-def set_aside(entries, words: tuple[str, ...], metric: Metric, higher_is_better: bool, *,
-              prevalence: float | None = None):
-    """Split a board's entries into those kept and, per word of ``--exclude-flagged``
-    (``perfect``, ``junk``, ``shared``), those set aside by that flag.
-
-    Parameters
-    ----------
-    entries : DataFrame
-        A leaderboard's entries (columns ``team``, ``score`` and ``line``).
-    words : tuple of str
-        Keys of :data:`EXCLUDABLE`.
-
-    Returns
-    -------
-    kept : DataFrame
-        The entries no chosen flag names, in their order.
-    aside : list of (str, str, DataFrame)
-        For each word whose flag named entries: the word, why, and the entries set aside.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from leaderboard.metrics import get_metric
-    >>> board = pd.DataFrame({"team": list("abcd"), "score": [1.0, 1.0, 0.8, 0.7],
-    ...                       "line": [2, 3, 4, 5]})
-    >>> kept, aside = set_aside(board, ("perfect",), get_metric("f1"), True)
-    >>> kept["team"].tolist(), [(w, len(e)) for w, _, e in aside]
-    (['c', 'd'], [('perfect', 2)])
-    """
-    flags = board_flags(entries["team"], entries["score"], metric, higher_is_better,
-                        prevalence=prevalence)
-    by_kind = {f.kind: f for f in flags}
-    drop = np.zeros(len(entries), dtype=bool)
-    aside = []
-    scores = entries["score"].to_numpy(dtype=float)
-    for word in words:
-        flag = by_kind.get(EXCLUDABLE[word])
-        if flag is None:
-            continue
-        mask = _flag_mask(word, flag, entries, scores, metric, higher_is_better)
-        mask &= ~drop
-        if mask.any():
-            aside.append((word, _EXCLUDED_WHY[word], entries[mask]))
-            drop |= mask
-    return entries[~drop].reset_index(drop=True), aside
-
-
-def _flag_mask(word: str, flag: Flag, entries, scores: np.ndarray, metric: Metric,
-               higher_is_better: bool) -> np.ndarray:
-    """The rows a flag names (by score, not by name: team names may repeat)."""
-    finite = np.isfinite(scores)
-    if word == "perfect":
-        best = metric.upper_bound if higher_is_better else metric.lower_bound
-        return finite & (scores == best)
-    if word == "shared":
-        named = entries["team"].astype(str).isin(set(flag.teams)).to_numpy() & finite
-        values, counts = np.unique(scores[named], return_counts=True)
-        return finite & (scores == values[counts.argmax()])
-    sign = 1.0 if higher_is_better else -1.0
-    q1, q3 = np.percentile(sign * scores[finite], [25, 75])
-    return finite & (sign * scores < q1 - FAR_OUT * (q3 - q1))

@@ -48,6 +48,9 @@ class Limits:
         Entries of a scores-only leaderboard (``--max-entries``).
     max_memory : int
         Bytes the bootstrap's replicates and the per-item matrices may take (``--max-memory``).
+    max_models : int
+        Models of one arena (battles mode, ``--max-models``): its fit holds models x models
+        matrices.
     """
 
     max_name_length: int = 10_000
@@ -55,6 +58,7 @@ class Limits:
     max_rows: int = 20_000_000
     max_entries: int = 200_000
     max_memory: int = 4 * 2 ** 30
+    max_models: int = 1_000
 
     def check_columns(self, n: int, source: str) -> None:
         """Refuse a table with more than ``max_columns`` columns (from its header)."""

@@ -193,8 +193,8 @@ class AnalyzeOptions:
     """Everything ``leaderboard analyze`` is told besides its inputs and outputs.
 
     ``workers``/``scheduler`` run submissions mode on a Dask cluster (same numbers).
-    ``exclude_flagged`` (``--exclude-flagged``): flags whose entries leave a leaderboard of scores
-    before the analysis (``perfect``, ``junk``, ``shared``; :func:`leaderboard.flags.set_aside`).
+    ``exclude_flagged`` (``--exclude-flagged``): flags whose entries leave the board before the
+    ranking, in every mode (``perfect``, ``junk``, ``shared``; :mod:`leaderboard.set_aside`).
     """
 
     noise: NoiseOptions = field(default_factory=NoiseOptions)

@@ -289,7 +289,86 @@ def _good_candidates(folder: Path, out: str, err: str) -> None:
     assert names == sorted(GOOD_TEAMS), names
 
 
+def _battles_json(check):
+    """A check on the run's JSON (``r.json``)."""
+    def run(folder: Path, out: str, err: str) -> None:
+        check(json.loads((folder / "r.json").read_text(encoding="utf-8")))
+    return run
+
+
+def battles_cases() -> list[Case]:
+    """Arenas (issue 43): inputs whose size or shape would make battles mode allocate, loop or
+    crash, and inputs it would read silently wrong. Each is a kind: a long chain of lopsided
+    pairs (Newton's steps), a ring whose every redraw breaks it (unbounded redraws), more models
+    than a dense fit should hold, more replicates than memory, a compressed bomb."""
+    head = "model_a,model_b,winner\n"
+
+    def arena(name: str, rows: str | bytes | None, extra: tuple[str, ...] = (), code: int = 0,
+              where: tuple[str, ...] = (), check=None, file: str = "battles.csv") -> Case:
+        def build(folder: Path) -> list[str]:
+            path = folder / file
+            if isinstance(rows, bytes):
+                write(path, rows)
+            else:
+                write(path, head + rows)
+            return ["analyze", "--battles", str(path), "--quiet", "--replicates", "200",
+                    "-o", str(folder / "r.html"), "--json", str(folder / "r.json"), *extra]
+        return Case(name, "battles", build, code, where, check=check)
+
+    chain = "".join(f"c{k:02d},c{k + 1:02d},model_a\n" * 400 + f"c{k:02d},c{k + 1:02d},model_b\n"
+                    for k in range(29))
+    ring = "".join(f"r{k},r{(k + 1) % 30},model_a\n" for k in range(30))
+    big_ring = "".join(f"r{k},r{(k + 1) % 1200},model_a\n" for k in range(1200))
+    spelled = "".join(f"{a},{b},{w}\n" for a, b, w in [("GPT-4", "claude", "model_a"),
+                                                       ("gpt-4", "claude", "model_b"),
+                                                       ("claude", "GPT-4", "tie"),
+                                                       ("gpt-4", "GPT-4", "model_a")] * 5)
+    islands = "x,y,model_a\ny,x,model_a\np,q,model_a\nq,p,tie\n"
+    bomb = gzip.compress(b'{"model_a": "x", "model_b": "y", "winner": "model_a"}\n' * 200_000)
+
+    def chain_in_order(doc: dict) -> None:
+        names = [m["model"] for m in doc["models"]]
+        assert names == sorted(names) and doc["dropped_replicates"] == 0, names[:5]
+        assert all(m["ci_low"] < m["rating"] < m["ci_high"] for m in doc["models"])
+
+    def ring_rated(doc: dict) -> None:
+        assert doc["dropped_replicates"] == 0 and len(doc["models"]) == 30
+        assert all(m["ci_low"] is not None for m in doc["models"])
+
+    def spellings_named(doc: dict) -> None:
+        assert doc["look_alike"] == [["GPT-4", "gpt-4"]], doc["look_alike"]
+
+    return [
+        arena("battles: a chain of 30 models each beating the next 400:1", chain,
+              check=_battles_json(chain_in_order)),
+        arena("battles: a ring where every redraw breaks the ring", ring,
+              check=_battles_json(ring_rated)),
+        arena("battles: a ring of 1,200 models", big_ring, code=2,
+              where=("battles.csv", "1,200 models", "--max-models")),
+        arena("battles: --replicates 10000000", islands, ("--replicates", "10000000"), code=2,
+              where=("replicates", "--max-memory")),
+        arena("battles: two spellings of one model", spelled,
+              check=_battles_json(spellings_named)),
+        arena("battles: groups that never met, refused", islands, ("--disconnected", "error"),
+              code=2, where=("p and q; x and y",),
+              check=lambda f, out, err: None if "{" not in err else pytest_fail(err)),
+        arena("battles: a compressed bomb", bomb, ("--max-file-size", "64K"), code=2,
+              where=("battles.jsonl.gz", "size cap"), file="battles.jsonl.gz"),
+        arena("battles: a cluster column that is not there", islands,
+              ("--cluster-col", "question_id"), code=2, where=("question_id", "not found")),
+        arena("battles: --workers with battles", islands, ("--workers", "2"), code=2,
+              where=("--workers does not apply to --battles",)),
+        arena("battles: two columns of one name", b"model_a,model_b,winner,model_a\n"
+              b"x,y,model_a,z\ny,x,model_b,w\n", code=2, where=("battles.csv:1", "model_a")),
+    ]
+
+
+def pytest_fail(text: str) -> None:
+    raise AssertionError(f"a Python set in the message: {text}")
+
+
 def all_cases() -> list[Case]:
     """Every case of the catalogue, in families."""
     return (leaderboard_cases() + solution_cases() + submission_cases() + zip_cases()
-            + manifest_cases() + option_cases() + name_cases() + choose_cases())
+            + manifest_cases() + option_cases() + name_cases() + choose_cases()
+            + battles_cases())

@@ -95,7 +95,8 @@ def add_parser(commands) -> None:
                        "harness metric, HELM stat (default exact_match) or Inspect scorer "
                        "(scorer/key for a dictionary value) to read")
     items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
-                       "resampled together")
+                       "resampled together; with --battles, battles of one cluster (prompt, "
+                       "question, voter)")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
                        "within each category and the macro mean over categories")
     items.add_argument("--category-intervals", choices=("marginal", "simultaneous"),
@@ -156,8 +157,9 @@ def add_parser(commands) -> None:
     run.add_argument("--exclude-flagged", type=_flag_words, default=(),
                      help="set flagged entries aside before the analysis, comma separated: "
                      "perfect (perfect scores, leaked labels), junk (far worse than the rest), "
-                     "shared (the board's most shared score); the report counts them among the "
-                     "rows dropped")
+                     "shared (the board's most shared score); in every mode: the report counts "
+                     "them among the rows dropped (scores) or lists them as set aside "
+                     "(submissions, per-item results)")
     add_output_options(run, "report.html")
     run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
                      "intervals, P(best)) as CSV to this path")

@@ -1,8 +1,9 @@
 """`leaderboard analyze --battles FILE`: a thin layer over :func:`leaderboard.analyze_battles`.
 
 The options are added to ``analyze``'s parser; the run calls the Python API with them and
-writes the page and the JSON. Options that belong to other inputs (a metric, a leaderboard file,
-submissions, per-item results) are refused in one line.
+writes the page and the JSON. Every option of ``analyze`` that battles mode does not read (a
+metric, a leaderboard file, submissions, per-item results, the engine, universes) is refused in
+one line when given a value other than its default, rather than ignored.
 """
 from __future__ import annotations
 
@@ -12,6 +13,16 @@ from pathlib import Path
 from leaderboard.cli.common import echo, write_output
 from leaderboard.errors import InputError, printable
 from leaderboard.choices import DISCONNECTED
+
+GROUPS_PRINTED = 5
+#: The options of ``analyze`` that battles mode reads (argparse destinations); any other given
+#: a value other than its default is refused
+APPLIES = frozenset({
+    "battles", "model_a_col", "model_b_col", "winner_col", "judge_col", "date_col",
+    "category_col", "cluster_col", "anchor", "anchor_rating", "disconnected", "alpha", "seed",
+    "replicates", "tiers", "prizes", "top_k", "output", "json", "csv", "markdown", "quiet",
+    "max_file_size", "max_name_length", "max_columns", "max_rows", "max_memory", "max_models",
+    "command", "debug"})
 
 
 def add_battles_options(run: argparse.ArgumentParser) -> None:
@@ -35,26 +46,22 @@ def add_battles_options(run: argparse.ArgumentParser) -> None:
                        "(default: the models' mean is)")
     group.add_argument("--anchor-rating", type=float, default=1000.0,
                        help="the anchor's rating (default 1000)")
-    group.add_argument("--disconnected", choices=DISCONNECTED, default="largest",
-                       help="models in groups that never met: rate the largest group and name "
-                            "the others (default), or refuse")
+    group.add_argument("--disconnected", choices=DISCONNECTED, default="all",
+                       help="models in groups that never met: rate every group on its own, "
+                            "the one with the most battles first (all, the default), rate "
+                            "that one alone and name the others (largest), or refuse (error)")
 
 
 def run_battles(args: argparse.Namespace):
     """Rate the battles, write the page (and the JSON), print a short summary."""
     from leaderboard.api_battles import analyze_battles
 
-    others = [flag for flag, given in (("FILE", args.file), ("--solution", args.solution),
-                                       ("--submissions", args.submissions),
-                                       ("--items", args.items), ("--metric", args.metric),
-                                       ("--example", args.example)) if given]
-    if others:
-        raise InputError(f"--battles is the whole input, rated by a Bradley-Terry fit: drop "
-                         f"{others[0]}")
+    refuse_other_options(args)
     result = analyze_battles(args.battles, model_a_col=args.model_a_col,
                              model_b_col=args.model_b_col, winner_col=args.winner_col,
                              judge_col=args.judge_col, category_col=args.category_col,
-                             date_col=args.date_col, anchor=args.anchor,
+                             date_col=args.date_col, cluster_col=args.cluster_col,
+                             anchor=args.anchor,
                              anchor_rating=args.anchor_rating, alpha=args.alpha,
                              replicates=args.replicates, seed=args.seed, tiers=args.tiers,
                              top_k=tuple(sorted({args.prizes, *args.top_k})),
@@ -66,10 +73,52 @@ def run_battles(args: argparse.Namespace):
         if path:
             write_output(lambda p, text=text: Path(p).write_text(text(), encoding="utf-8"), path)
     if not args.quiet:
-        t = result.table
-        top = [printable(m) for m in t.loc[t["tier"] == 1, "model"]]
-        echo(f"{len(t):,} models rated from {result.analysis.battles_rated:,} battles; "
-             f"tier 1: {', '.join(top[:10])}{' ...' if len(top) > 10 else ''}\n"
-             f"report: {args.output}" + "".join(f"\n{label}: {path}" for label, path in (
-                 ("json", args.json), ("csv", args.csv), ("markdown", args.markdown)) if path))
+        echo(summary_lines(result.analysis) + f"\nreport: {args.output}" + "".join(
+            f"\n{label}: {path}" for label, path in (
+                ("json", args.json), ("csv", args.csv), ("markdown", args.markdown)) if path))
     return result
+
+
+def summary_lines(analysis) -> str:
+    """One line per rated group (battles, models, tier 1), then the warnings a reader needs
+    before the numbers (undeclared clusters, repeated battles, look-alike names)."""
+    from leaderboard.pipelines.battles import group_sentence
+
+    lines = []
+    several = len(analysis.groups) > 1
+    for k, g in enumerate(analysis.groups[:GROUPS_PRINTED], start=1):
+        t = g.table
+        top = [printable(m) for m in t.loc[t["tier"] == 1, "model"]]
+        lines.append((f"group {k} of {len(analysis.groups)}: " if several else "")
+                     + f"{group_sentence(g)}; tier 1: {', '.join(top[:10])}"
+                     + (" ..." if len(top) > 10 else "")
+                     + (f"; too few battles to place: {', '.join(printable(m) for m in g.thin[:5])}"
+                        if g.thin else ""))
+    if len(analysis.groups) > GROUPS_PRINTED:
+        rest = analysis.groups[GROUPS_PRINTED:]
+        lines.append(f"and {len(rest):,} more groups ({sum(len(g.table) for g in rest):,} "
+                     f"models, {sum(g.battles for g in rest):,} battles): every group is in the "
+                     "report")
+    for note in analysis.notes:
+        if note.startswith(("Column", "Battles of one")) or "counted once" in note or \
+                "differ only in case" in note:
+            lines.append(f"note: {printable(note)}")
+    return "\n".join(lines)
+
+
+def refuse_other_options(args: argparse.Namespace) -> None:
+    """One line, exit 2, for the first option given that battles mode would ignore."""
+    from leaderboard.cli import build_parser
+
+    parser = build_parser(only="analyze")
+    command = next(a for a in parser._actions if a.dest == "command").choices["analyze"]
+    for action in command._actions:
+        if action.dest in APPLIES or action.dest == "help":
+            continue
+        value = getattr(args, action.dest, action.default)
+        if isinstance(action, argparse._StoreConstAction) and value != action.const:
+            continue                  # one destination, several flags: the one given
+        if value != action.default:
+            flag = action.option_strings[-1] if action.option_strings else "FILE"
+            raise InputError(f"{flag} does not apply to --battles (an arena is rated from its "
+                             "battles alone, by a Bradley-Terry fit): drop it")

@@ -199,7 +199,8 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
             ("--max-columns", 1, 10 ** 9, "columns of one input table"),
             ("--max-rows", 1, 10 ** 12, "data rows of one input table (solution, submission, "
                                        "per-item results)"),
-            ("--max-entries", 1, 10 ** 12, "entries of a scores-only leaderboard")):
+            ("--max-entries", 1, 10 ** 12, "entries of a scores-only leaderboard"),
+            ("--max-models", 2, 10 ** 6, "models of an arena (battles)")):
         default = getattr(DEFAULT, option[2:].replace("-", "_"))
         group.add_argument(option, type=count(low, high), default=default, metavar="N",
                            help=f"refuse more than N {what} (default {default:,})")

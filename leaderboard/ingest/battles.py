@@ -31,7 +31,12 @@ _LINES_KEPT = 20
 _JSON_LINES = (".jsonl", ".ndjson", ".json")
 OPTIONAL_ROLES = {"judge": ("judge", "judge_id", "user", "voter"),
                   "category": ("category", "language", "task"),
-                  "date": ("date", "tstamp", "timestamp")}
+                  "date": ("date", "tstamp", "timestamp"),
+                  "id": ("battle_id", "conv_id", "conversation_id", "id")}
+# a date column identifies a battle only when it has the resolution of a clock (several distinct
+# values per battle day); a column of days repeats by design
+MIN_GROUPS = 10
+_MIN_COPY = 20     # rows of a file given twice: a shorter block repeating is a pattern, not a copy
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,17 @@ class Battles:
         ``category``, ``date`` when present).
     extra : dict
         The optional columns' values for the kept battles, by role.
+    cluster : ndarray of int, optional
+        With ``cluster_col``: each kept battle's cluster, codes 0..C-1 (battles of one cluster
+        are resampled together).
+    repeats : tuple of DroppedRows
+        Battles given twice (the same battle id, or the same timestamp, models and winner; or the
+        whole file repeated), counted once: the repeats are also in ``dropped``.
+    grouping : tuple of (str, int)
+        Columns that group the battles like clusters (a prompt, a voter) without being declared
+        with ``cluster_col``, and their number of groups.
+    look_alike : tuple of tuple of str
+        Model names that differ only in case or spaces (rated as different models).
     """
 
     source: str
@@ -73,6 +89,10 @@ class Battles:
     dropped: tuple[DroppedRows, ...]
     columns: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    cluster: np.ndarray | None = None
+    repeats: tuple = ()
+    grouping: tuple = ()
+    look_alike: tuple = ()
 
     @property
     def n_battles(self) -> int:
@@ -82,7 +102,7 @@ class Battles:
 def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: str = "model_a",
                  model_b_col: str = "model_b", winner_col: str = "winner",
                  judge_col: str | None = None, category_col: str | None = None,
-                 date_col: str | None = None,
+                 date_col: str | None = None, cluster_col: str | None = None,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> Battles:
     """Read battles from a DataFrame or a CSV (optionally compressed), Parquet or JSON-lines file.
 
@@ -93,7 +113,10 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
         The columns of the two models and the outcome (matched exactly, else ignoring case).
     judge_col, category_col, date_col : str, optional
         Optional columns; when not given, a column named like one (``judge``, ``category``,
-        ``date``, ``tstamp``, ...) is picked up.
+        ``date``, ``tstamp``, ...) is picked up. A battle id column (``battle_id``, ``conv_id``,
+        ``id``) is picked up by name: an id given twice is one battle, counted once.
+    cluster_col : str, optional
+        Battles of one value (a prompt, a question, a voter) are resampled together.
     max_bytes : int
         Files larger than this (on disk or decompressed) are refused.
 
@@ -113,6 +136,7 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
     """
     if isinstance(data, pd.DataFrame):
         source = "DataFrame"
+        _no_twin_columns(data, source)
         raw = data.astype(str).where(data.notna(), "")
         raw.columns = [str(c) for c in raw.columns]
         raw.index = np.arange(2, len(raw) + 2)
@@ -124,10 +148,14 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
     columns = {"model_a": _column(raw, model_a_col, (), "model_a", "model_a_col", source),
                "model_b": _column(raw, model_b_col, (), "model_b", "model_b_col", source),
                "winner": _column(raw, winner_col, (), "winner", "winner_col", source)}
-    for role, given in (("judge", judge_col), ("category", category_col), ("date", date_col)):
+    _no_twin_columns(raw, source)
+    for role, given in (("judge", judge_col), ("category", category_col), ("date", date_col),
+                        ("id", None)):
         found = _column(raw, given, OPTIONAL_ROLES[role], None, f"{role}_col", source)
         if found is not None and found not in columns.values():
             columns[role] = found
+    if cluster_col is not None:
+        columns["cluster"] = _column(raw, cluster_col, (), "cluster", "cluster_col", source)
     a_name = raw[columns["model_a"]].str.strip()
     b_name = raw[columns["model_b"]].str.strip()
     for role, names in (("model_a", a_name), ("model_b", b_name)):
@@ -151,13 +179,33 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
                                 lines=tuple(int(x) for x in raw.index[mask][:_LINES_KEPT]))
                     for reason, mask in (("a model against itself", itself),
                                          ("no winner recorded", no_winner)) if mask.any())
-    keep = ~(itself | no_winner)
+    if "id" in columns and not _battle_id(raw[columns["id"]], a_name, b_name):
+        del columns["id"]       # it names something else (a prompt): the grouping check may
+    repeated = _repeats(raw, columns, a_name, b_name, winner) & ~(itself | no_winner)
+    if repeated.any():
+        dropped += (DroppedRows(reason="given twice (counted once)", count=int(repeated.sum()),
+                                lines=tuple(int(x) for x in raw.index[repeated][:_LINES_KEPT])),)
+    keep = ~(itself | no_winner | repeated)
     if not keep.any():
         why = "; ".join(f"{d.count:,} {d.reason}" for d in dropped)
         raise InputError(f"no battle left to rate: {why}",
                          file=source)
     codes, models = pd.factorize(pd.concat([a_name[keep], b_name[keep]]), sort=True)
     n = int(keep.sum())
+    cluster = None
+    if "cluster" in columns:
+        labels = raw[columns["cluster"]].str.strip()
+        blank = (labels == "").to_numpy() & keep
+        if blank.any():
+            raise InputError(f"{int(blank.sum()):,} battle(s) without a cluster (first on this "
+                             "line); with a cluster column every battle names its cluster",
+                             file=source, row=int(raw.index[np.argmax(blank)]),
+                             column=columns["cluster"])
+        cluster = pd.factorize(labels[keep])[0].astype(np.int64)
+    roles = {columns[r] for r in ("model_a", "model_b", "winner", "category", "id", "cluster")
+             if r in columns}
+    if "date" in columns:
+        roles.add(columns["date"])
     return Battles(source=source, models=tuple(str(m) for m in models),
                    a=codes[:n].astype(np.int64), b=codes[n:].astype(np.int64),
                    outcome=code.to_numpy()[keep].astype(np.int64),
@@ -165,7 +213,118 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
                    lines=raw.index.to_numpy()[keep].astype(np.int64), rows_read=len(raw),
                    dropped=dropped, columns=columns,
                    extra={role: raw[col].to_numpy()[keep] for role, col in columns.items()
-                          if role in OPTIONAL_ROLES})
+                          if role in OPTIONAL_ROLES},
+                   cluster=cluster,
+                   repeats=tuple(d for d in dropped if d.reason.startswith("given twice")),
+                   grouping=() if cluster is not None else grouping_columns(raw[keep], roles),
+                   look_alike=look_alike(models))
+
+
+def _no_twin_columns(raw: pd.DataFrame, source: str) -> None:
+    """Two columns of one name: which holds the battles would be a guess."""
+    names = [str(c) for c in raw.columns]
+    twins = pd.Index(names)[pd.Index(names).duplicated()]
+    if len(twins):
+        raise InputError(f"two columns are named {show(twins[0])}; which one holds the battles "
+                         "would be a guess: rename one", file=source, row=1)
+
+
+def _battle_id(key: pd.Series, a_name: pd.Series, b_name: pd.Series) -> bool:
+    """Whether a column named like an id identifies battles: every id that comes back comes
+    back with the same two models (an id that returns with other models names a prompt or a
+    conversation, not a battle)."""
+    key = key.str.strip()
+    same = pd.DataFrame({"k": key, "a": a_name, "b": b_name})
+    return int(same.duplicated(["k", "a", "b"]).sum()) == int(key.duplicated().sum())
+
+
+def _repeats(raw: pd.DataFrame, columns: dict, a_name: pd.Series, b_name: pd.Series,
+             winner: pd.Series) -> np.ndarray:
+    """Rows that repeat a battle already read: the same battle id; or, without one, the same
+    timestamp (a clock's, not a day's), models and winner; or, without either, the whole file
+    given twice or more in a row (every column equal, block after block). Rows that merely look
+    alike (one prompt judged twice, as Arena-Hard's files hold) are battles, kept."""
+    n = len(raw)
+    if "id" in columns:
+        key = raw[columns["id"]].str.strip()
+        return (key.duplicated() & key.ne("")).to_numpy()
+    if "date" in columns:
+        stamp = raw[columns["date"]].str.strip()
+        if stamp.nunique() > 0.5 * n:           # a clock: repeats are the same battle
+            frame = pd.DataFrame({"t": stamp, "a": a_name, "b": b_name, "w": winner})
+            return (frame.duplicated() & stamp.ne("")).to_numpy()
+    for copies in range(2, 11):                 # the whole file repeated, copies times
+        size = n // copies
+        if n % copies or size < _MIN_COPY or not raw.iloc[0].equals(raw.iloc[size]):
+            continue
+        first = raw.iloc[:size].to_numpy()
+        if all(np.array_equal(first, raw.iloc[k * size:(k + 1) * size].to_numpy())
+               for k in range(1, copies)):
+            out = np.zeros(n, bool)
+            out[size:] = True
+            return out
+    return np.zeros(n, bool)
+
+
+def grouping_columns(raw: pd.DataFrame, exclude: set[str]) -> tuple[tuple[str, int], ...]:
+    """Columns that group the battles like clusters without being declared: from
+    :data:`MIN_GROUPS` to ``battles / 2`` distinct values (two battles a group on average; a
+    column of nearly unique labels, such as a text or an id, groups nothing; a column of a few
+    values, such as a flag or a language, is a stratum, not a cluster). Battles on one prompt, or by one voter,
+    are often related; resampling them one by one then understates the noise (on Arena-Hard's
+    judge battles, question-clustered intervals are wider: docs/battles.md).
+
+    Examples
+    --------
+    >>> raw = pd.DataFrame({"model_a": ["x", "y"] * 20, "model_b": ["y", "x"] * 20,
+    ...                     "winner": ["model_a"] * 40, "question_id": [str(k // 2) for k in
+    ...                                                                range(40)],
+    ...                     "note": [str(k) for k in range(40)], "flag": ["a", "b"] * 20})
+    >>> grouping_columns(raw, {"model_a", "model_b", "winner"})
+    (('question_id', 20),)
+    """
+    found = []
+    for column in raw.columns:
+        if column in exclude:
+            continue
+        labels = raw[column].str.strip()
+        if labels.eq("").any():
+            continue
+        groups = int(labels.nunique())
+        if MIN_GROUPS <= groups <= len(raw) // 2:
+            found.append((str(column), groups))
+    return tuple(found)
+
+
+def look_alike(models) -> tuple[tuple[str, ...], ...]:
+    """Names that differ only in case or spaces (``GPT-4`` and ``gpt 4``), which are rated as
+    different models: probably one model written two ways.
+
+    Examples
+    --------
+    >>> look_alike(["GPT-4", "gpt-4", "claude", "gpt  -4"])
+    (('GPT-4', 'gpt  -4', 'gpt-4'),)
+    """
+    key = pd.Series([str(m) for m in models])
+    folded = key.str.lower().str.replace(r"\s+", "", regex=True)
+    groups = key.groupby(folded).agg(lambda g: tuple(sorted(g)))
+    return tuple(g for g in groups if len(g) > 1)
+
+
+def grouping_sentence(column: str, groups: int) -> str:
+    """The warning for one undeclared grouping column of battles (the page, the JSON's notes,
+    stderr).
+
+    Examples
+    --------
+    >>> grouping_sentence("question_id", 120)[:57]
+    "column 'question_id' groups the battles into 120 groups; "
+    """
+    name = show(column)
+    quoted = name if name.startswith(("'", '"')) else f"'{name}'"
+    return (f"column {quoted} groups the battles into {groups:,} groups; if battles of a group "
+            f"are related (one prompt, one voter), pass --cluster-col {name}: the intervals "
+            "may be too narrow without it")
 
 
 def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:

@@ -5,21 +5,21 @@ bootstrap stratified by category: the number of items per category stays fixed, 
 benchmark), with every model scored on the same draws of that category's items (paired), and
 whole clusters drawn together when there are clusters. From these joint replicates come:
 
-* **within each category**: each model's mean, its percentile interval, its simultaneous rank
-  set and its tier (layers of "shown better"). The family is every category at once: each
-  category's intervals and rank sets are computed at ``alpha / C`` (Bonferroni over the ``C``
-  categories), so all rank sets of all categories hold together with probability at least
-  ``1 - alpha``. The percentile intervals (``ci_low``, ``ci_high``) are **marginal**: each holds
-  its own model's true mean with probability ``1 - alpha / C``, not all at once (with many
-  models some miss together; an audit found all holding in only 53% of boards). The
-  **simultaneous** intervals (``ci_sim_low``, ``ci_sim_high``) hold every model in every
-  category at once with probability about ``1 - alpha``: a max-|t| bootstrap, each mean plus or
-  minus the ``1 - alpha`` quantile over replicates of the largest studentised deviation over all
-  models and categories, times its bootstrap SD. Approximate: with Bernoulli items (100-200 a
-  category) all held together in 93% of known-truth boards at 24 model-category cells but 82-84%
-  at 50-100 cells, the far tail of a skewed mean being short (docs/categories.md,
-  benchmarks/study_category_intervals.py; tests/ingest/test_items.py re-checks a small case).
-  ``shown`` (``--category-intervals``) picks the ones the report shows.
+* **within each category**: each model's mean, its interval, its simultaneous rank set and its
+  tier (layers of "shown better"). The family is every category at once: each category's rank
+  sets are computed at ``alpha / C`` (Bonferroni over the ``C`` categories), so all rank sets of
+  all categories hold together with probability at least ``1 - alpha``. The intervals stay in
+  the values' range and are as lopsided as the data (issue 39; :mod:`leaderboard.noise.mean_bounds`,
+  chosen by the kind of values, ``method``): exact binomial bounds for 0/1 values, the binomial
+  bound for values in [0, 1], Korn and Graubard's effective number of items for clustered items;
+  values outside [0, 1] keep the bootstrap (percentile, max-|t)), approximate. The **marginal**
+  intervals (``ci_low``, ``ci_high``) each hold at ``1 - alpha / C``, not all at once; the
+  **simultaneous** ones (``ci_sim_low``, ``ci_sim_high``) are each at ``1 - alpha / K`` for the
+  ``K`` model-category cells, so (Bonferroni) all hold together with probability at least
+  ``1 - alpha`` for 0/1 values and values in [0, 1]. Measured with known truth (400 boards a
+  shape, docs/categories.md, benchmarks/study_category_intervals.py): 94.2-99.2% for 0/1 values
+  at 10-200 items a category and 24-600 cells, where the symmetric max-|t| intervals used before
+  held on 0-91.5%. ``shown`` (``--category-intervals``) picks the ones the report shows.
 * **macro mean**: the unweighted mean of a model's category means, with its percentile interval
   and simultaneous rank set at ``alpha`` from the same replicates (a linear statistic, so the
   percentile bootstrap is unbiased for it).
@@ -47,6 +47,7 @@ from leaderboard.metrics import Metric
 from leaderboard.errors import InputError
 from leaderboard.noise.bootstrap import MIN_UNITS, BootstrapResult, paired_bootstrap, too_few_units
 from leaderboard.noise.clusters import cluster_count, stretch
+from leaderboard.noise.mean_bounds import ClusterDesign, bounded_interval, value_range
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import count_block, resampling
 from leaderboard.ingest.submissions.table import show
@@ -67,7 +68,7 @@ class CategoryResults:
         One row per (category, model): ``category``, ``items``, ``team``, ``score``,
         ``ci_low``, ``ci_high`` (marginal, level ``1 - alpha / C``), ``rank``, ``rank_sim_low``,
         ``rank_sim_high``, ``tier``, ``ci_sim_low``, ``ci_sim_high`` (simultaneous over every
-        model and category, level ``1 - alpha``).
+        model and category, level ``1 - alpha``: each at ``1 - alpha / K``).
     aggregates : dict of str to DataFrame
         ``"macro_mean"`` and ``"win_rate"``: one row per model, best first, with ``score``,
         ``ci_low``, ``ci_high``, ``rank_sim_low``, ``rank_sim_high``, ``tier``.
@@ -77,6 +78,8 @@ class CategoryResults:
     replicates : int
     shown : {"marginal", "simultaneous"}
         The intervals the report shows (``--category-intervals``); both are in ``table``.
+    method : {"clopper-pearson", "binomial-bound", "korn-graubard", "max-t"}
+        How the intervals are built, by the kind of values (:func:`_cell_bounds`).
     """
 
     table: pd.DataFrame
@@ -85,6 +88,7 @@ class CategoryResults:
     categories: tuple[str, ...]
     replicates: int
     shown: str = "marginal"
+    method: str = "max-t"
 
     @property
     def shown_columns(self) -> tuple[str, str]:
@@ -160,7 +164,8 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
         verdicts.append(better)
         rows.append(columns)
     points, reps = np.stack(point_by_cat), np.stack(reps_by_cat)     # (C, M), (C, M, R)
-    half = simultaneous_half_widths(points, reps, alpha)                 # (C, M)
+    kind = value_range(values)
+    bounds = _cell_bounds(values, masks, groups, kind, points, reps, rows, alpha)
     macro_point, macro_reps = points.mean(axis=0), reps.mean(axis=0)
     if groups is not None:
         macro_reps = stretch(BootstrapResult(macro_point, macro_reps, "grouped", 0, 0, seed),
@@ -168,16 +173,58 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     aggregates = {"macro_mean": _ranked(macro_point, macro_reps, teams, sign, alpha,
                                         tier_method)[0],
                   "win_rate": win_rate(sign * points, np.stack(verdicts), teams)}
-    return CategoryResults(table=_category_table(names, masks, teams, rows, points, half),
+    return CategoryResults(table=_category_table(names, masks, teams, rows, bounds),
                            aggregates=aggregates, alpha=alpha, categories=names,
-                           replicates=replicates, shown=shown)
+                           replicates=replicates, shown=shown,
+                           method=_METHOD[kind.kind if groups is None or not kind.bounded
+                                          else "clusters"])
+
+
+# How the intervals are built, by the values' kind (leaderboard.noise.mean_bounds)
+_METHOD = {"binary": "clopper-pearson", "unit": "binomial-bound", "clusters": "korn-graubard",
+           "unbounded": "max-t"}
+
+
+def _cell_bounds(values: np.ndarray, masks: list[np.ndarray], groups: np.ndarray | None,
+                 kind, points: np.ndarray, reps: np.ndarray, rows: list[dict],
+                 alpha: float) -> dict[str, np.ndarray]:
+    """The marginal (level ``1 - alpha / C``) and simultaneous (``1 - alpha / (C M)`` each,
+    Bonferroni) intervals of every (category, model) cell, each ``(C, M)`` in the teams' order.
+
+    Values in [0, 1]: binomial bounds (:mod:`leaderboard.noise.mean_bounds`), inside [0, 1] and
+    skewed as the data are. Other values: the percentile intervals (marginal) and the max-|t|
+    bootstrap (:func:`simultaneous_half_widths`), approximate."""
+    c, m = points.shape
+    if not kind.bounded:
+        marginal_low, marginal_high = np.empty((c, m)), np.empty((c, m))
+        for k, columns in enumerate(rows):       # the percentile intervals, in the teams' order
+            marginal_low[k, columns["order"]] = columns["ci_low"]
+            marginal_high[k, columns["order"]] = columns["ci_high"]
+        half = simultaneous_half_widths(points, reps, alpha)
+        return {"ci_low": marginal_low, "ci_high": marginal_high,
+                "ci_sim_low": points - half, "ci_sim_high": points + half}
+    designs = [None if groups is None else
+               ClusterDesign(np.unique(groups[mask].astype(str), return_inverse=True)[1])
+               for mask in masks]
+    deffs = np.concatenate([d.design_effects(values[:, mask]) for d, mask in zip(designs, masks)
+                            if d is not None] or [np.array([np.nan])])
+    fallback = float(np.nanmedian(deffs)) if np.isfinite(deffs).any() else None
+    sim = [bounded_interval(values[:, mask], 1 - alpha / (c * m), d, fallback)
+           for d, mask in zip(designs, masks)]
+    out = {"ci_sim_low": np.stack([s[0] for s in sim]),
+           "ci_sim_high": np.stack([s[1] for s in sim])}
+    each = [bounded_interval(values[:, mask], 1 - alpha / c, d, fallback)
+            for d, mask in zip(designs, masks)]
+    out["ci_low"], out["ci_high"] = np.stack([e[0] for e in each]), np.stack([e[1] for e in each])
+    return out
 
 
 def _category_table(names: tuple[str, ...], masks: list[np.ndarray], teams: list[str],
-                    rows: list[dict[str, np.ndarray]], points: np.ndarray,
-                    half: np.ndarray) -> pd.DataFrame:
+                    rows: list[dict[str, np.ndarray]],
+                    bounds: dict[str, np.ndarray]) -> pd.DataFrame:
     """The per-category rows, category after category, each best first: one frame built from
-    the columns of all categories (a frame per category cost more than the statistics)."""
+    the columns of all categories (a frame per category cost more than the statistics);
+    ``bounds`` (:func:`_cell_bounds`) gives the intervals, ``(C, M)`` in the teams' order."""
     order = [columns.pop("order") for columns in rows]
     size = [len(o) for o in order]
     frame = {"category": np.repeat(np.array(names, dtype=object), size),
@@ -185,9 +232,8 @@ def _category_table(names: tuple[str, ...], masks: list[np.ndarray], teams: list
              "team": np.array([teams[i] for o in order for i in o], dtype=object)}
     for key in rows[0]:
         frame[key] = np.concatenate([columns[key] for columns in rows])
-    frame["ci_sim_low"] = np.concatenate([points[c, o] - half[c, o] for c, o in enumerate(order)])
-    frame["ci_sim_high"] = np.concatenate([points[c, o] + half[c, o]
-                                           for c, o in enumerate(order)])
+    for key, cells in bounds.items():
+        frame[key] = np.concatenate([cells[c, o] for c, o in enumerate(order)])
     return pd.DataFrame(frame)
 
 

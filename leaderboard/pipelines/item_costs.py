@@ -69,6 +69,8 @@ class CostResult:
     n_items, replicates : int
     resample : str
     alpha : float
+    measured : MeasuredCoverage
+        The 95% interval's coverage on known-truth costs of this board's tail and size.
     """
 
     column: str
@@ -88,6 +90,7 @@ class CostResult:
     replicates: int
     resample: str
     alpha: float
+    measured: MeasuredCoverage | None = None
 
 
 def cost_replicates(costs: np.ndarray, solution, resample: str, replicates: int,
@@ -124,6 +127,129 @@ def cost_replicates(costs: np.ndarray, solution, resample: str, replicates: int,
     return boot
 
 
+# Coverage of the 95% bootstrap-t interval of a mean of lognormal costs, by log-SD (rows) and
+# number of items (columns): benchmarks/study_cost_intervals.py, 2,000 benchmarks a cell (Monte
+# Carlo SE 0.5 points), 1,000 replicates, seed 0 (docs/commands/analyze-items.md).
+COVERAGE = {
+    0.5: {50: 0.944, 100: 0.943, 150: 0.943, 300: 0.956, 1000: 0.953, 3000: 0.945},
+    0.75: {50: 0.934, 100: 0.942, 150: 0.937, 300: 0.943, 1000: 0.945, 3000: 0.95},
+    1.0: {50: 0.929, 100: 0.941, 150: 0.937, 300: 0.943, 1000: 0.949, 3000: 0.947},
+    1.25: {50: 0.915, 100: 0.928, 150: 0.926, 300: 0.939, 1000: 0.942, 3000: 0.946},
+    1.5: {50: 0.905, 100: 0.915, 150: 0.92, 300: 0.928, 1000: 0.92, 3000: 0.943},
+    2.0: {50: 0.839, 100: 0.856, 150: 0.884, 300: 0.888, 1000: 0.909, 3000: 0.926},
+}
+
+
+@dataclass(frozen=True)
+class MeasuredCoverage:
+    """What the cost intervals covered on known-truth costs shaped like the board's.
+
+    ``log_sd``: the largest SD of a model's log costs (over its positive costs), the tail the
+    heaviest-tailed model's interval has to cover; ``coverage``: :data:`COVERAGE` at that log-SD
+    (linear between the measured rows; the lightest row below 0.5) and at the measured number of
+    items at or below the board's, ``items``; None when the tail is heavier than any measured.
+    """
+
+    log_sd: float
+    coverage: float | None
+    items: int
+
+
+def measured_coverage(costs: np.ndarray) -> MeasuredCoverage:
+    """The 95% cost interval's coverage measured at this board's shape (:data:`COVERAGE`).
+
+    Examples
+    --------
+    >>> x = np.random.default_rng(0).lognormal(0, 1.1, (3, 400))
+    >>> m = measured_coverage(x)
+    >>> round(m.log_sd, 2), m.items, m.coverage
+    (1.11, 300, 0.941)
+    """
+    costs = np.asarray(costs, dtype=float)
+    spread = [float(np.log(row[row > 0]).std()) if (row > 0).sum() > 1 else 0.0
+              for row in costs]
+    log_sd = max(spread, default=0.0)
+    items = max([n for n in COVERAGE[0.5] if n <= costs.shape[1]], default=min(COVERAGE[0.5]))
+    sds = sorted(COVERAGE)
+    coverage = (None if log_sd > sds[-1] + 1e-12 else
+                float(np.interp(log_sd, sds, [COVERAGE[sd][items] for sd in sds])))
+    return MeasuredCoverage(log_sd=log_sd, coverage=None if coverage is None
+                            else round(coverage, 3), items=int(items))
+
+
+def studentized_interval(rows: np.ndarray, solution, resample: str, replicates: int,
+                         seed: int, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap-t intervals of each row's mean per item, on the scores' own draws of items.
+
+    Each replicate's mean ``A*`` comes with its own standard error ``se*`` (the plug-in variance
+    of a mean of the drawn items, or of the drawn clusters' totals: the cluster-robust form, with
+    ``G / (G - 1)``), so ``t* = (A* - A) / se*`` is resampled instead of ``A*`` itself and the
+    interval is ``[A - t*_{1 - alpha/2} se, A - t*_{alpha/2} se]``. A mean of heavy-tailed costs
+    is skewed, and the percentile interval inherits too little of that skew; the studentized one
+    corrects it to a higher order (Hall 1988). Measured on lognormal costs in docs (issue 39):
+    see :data:`COVERAGE`. The lower end is at least 0 when every value is (costs). With few
+    clusters both ends are stretched away from the mean by the t correction
+    (:mod:`leaderboard.noise.clusters`), as the scores are.
+
+    Every moment is a weighted mean of a per-row value on the same draws (one set of weights for
+    all): with ``S_g``, ``m_g`` cluster ``g``'s total and size, ``sum w_g (S_g - A m_g)^2`` is ``W
+    (mean*(x S) - 2 A mean*(x m) + A^2 mean*(m))`` and ``W = G / mean*(1 / m)``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> sol = SimpleNamespace(target=np.zeros(200), groups=None)
+    >>> x = np.random.default_rng(0).lognormal(0, 1, (1, 200))
+    >>> low, high = studentized_interval(x, sol, "plain", 1000, 0)
+    >>> mean = x.mean()
+    >>> bool(low[0] < mean < high[0]) and bool(high[0] - mean > mean - low[0])   # skewed up
+    True
+    """
+    from leaderboard.metrics import get_metric
+    from leaderboard.pipelines.submissions import _strata
+
+    x = np.asarray(rows, dtype=float)
+    e = x.shape[0]
+    y = np.asarray(solution.target)
+    groups = solution.groups if resample == "grouped" else None
+    plan = resampling(y, resample, _strata(y) if resample == "stratified" else None, groups)
+    if groups is not None:
+        _, code = np.unique(np.asarray(groups).astype(str), return_inverse=True)
+    else:
+        code = np.arange(x.shape[1])
+    g = int(code.max()) + 1
+    sizes = np.bincount(code, minlength=g).astype(float)
+    totals = np.zeros((e, g))
+    np.add.at(totals.T, code, x.T)
+    m_row, s_row = sizes[code], totals[:, code]
+    aux = np.vstack([x, x * s_row, x * m_row, m_row[None, :], 1.0 / m_row[None, :]])
+    impl = get_metric("mean").impl
+    prepared = impl.prepare(y, list(aux))
+    point = impl.point(prepared, len(y))
+    reps = replicate_scores(impl, prepared, plan, replicates, seed, STREAM)
+
+    def se(moments: np.ndarray) -> np.ndarray:
+        a, b, c = moments[:e], moments[e:2 * e], moments[2 * e:3 * e]
+        d, inverse = moments[3 * e], moments[3 * e + 1]
+        w = g / inverse
+        var = (b - 2 * a * c + a ** 2 * d) / w * (g / max(g - 1, 1))
+        return np.sqrt(np.maximum(var, 0.0))
+
+    mean, se0 = point[:e], se(point[:, None])[:, 0]
+    se_r = se(reps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se_r > 0, (reps[:e] - mean[:, None]) / se_r, np.nan)
+    t_low, t_high = np.nanquantile(t, [alpha / 2, 1 - alpha / 2], axis=1) \
+        if np.isfinite(t).any() else (np.zeros(e), np.zeros(e))
+    low, high = mean - np.nan_to_num(t_high) * se0, mean - np.nan_to_num(t_low) * se0
+    if groups is not None:
+        factor = cluster_count(np.asarray(groups)).factor(alpha)
+        low, high = mean - factor * (mean - low), mean + factor * (high - mean)
+    if (x >= 0).all():
+        low = np.maximum(low, 0.0)
+    return low, high
+
+
 def frontier(scores: np.ndarray, costs: np.ndarray, higher_is_better: bool) -> np.ndarray:
     """Whether each model is on the cost-accuracy frontier: no other model scores at least as
     well for at most the cost, strictly better in one of the two.
@@ -156,23 +282,22 @@ def cost_analysis(analysis, solution, costs: np.ndarray, column: str) -> CostRes
         The cost column's name.
     """
     s, table, boot = analysis.settings, analysis.table, analysis.bootstrap
-    cost = cost_replicates(costs, solution, s.resample, boot.replicates.shape[1], s.seed,
-                           s.alpha)
-    low, high = cost.percentile_interval(s.alpha)
+    replicates = boot.replicates.shape[1]
+    low, high = studentized_interval(costs, solution, s.resample, replicates, s.seed, s.alpha)
     n = int(boot.n_rows)
     scores = table["score"].to_numpy(float)
     tiers = table["tier"].to_numpy(int)
-    mean = cost.point
+    mean = np.asarray(costs, dtype=float).mean(axis=1)
     best = 0   # the table is in rank order
     q = [s.alpha / 2, 1 - s.alpha / 2]
     sign = 1.0 if s.higher_is_better else -1.0
     cheaper = []
-    for k in np.argsort(mean, kind="stable"):
-        if k == best or tiers[k] != 1 or not mean[k] < mean[best]:
-            continue
-        saving = cost.replicates[best] - cost.replicates[k]
+    picked = [k for k in np.argsort(mean, kind="stable")
+              if k != best and tiers[k] == 1 and mean[k] < mean[best]]
+    savings = (studentized_interval(costs[best] - costs[picked], solution, s.resample,
+                                    replicates, s.seed, s.alpha) if picked else ((), ()))
+    for k, s_low, s_high in zip(picked, *savings):
         gap = sign * (boot.replicates[best] - boot.replicates[k])
-        s_low, s_high = np.nanquantile(saving, q)
         g_low, g_high = np.nanquantile(gap, q)
         cheaper.append(CheaperModel(
             model=str(table["team"].iloc[k]), mean_cost=float(mean[k]),
@@ -185,5 +310,5 @@ def cost_analysis(analysis, solution, costs: np.ndarray, column: str) -> CostRes
                       total_low=low * n, total_high=high * n,
                       on_frontier=frontier(scores, mean, s.higher_is_better),
                       best=str(table["team"].iloc[best]), cheaper=tuple(cheaper), n_items=n,
-                      replicates=int(boot.replicates.shape[1]), resample=cost.resample,
-                      alpha=float(s.alpha))
+                      replicates=int(replicates), resample=boot.resample,
+                      alpha=float(s.alpha), measured=measured_coverage(costs))

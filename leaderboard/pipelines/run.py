@@ -25,6 +25,7 @@ from leaderboard.metrics import get_metric, items_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.resources import data_dir
+from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
 from leaderboard.ingest.items import NUMERIC_KINDS
 from leaderboard.metrics.per_item import MeanOwnItems
@@ -95,29 +96,15 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     else:
         board = read_leaderboard(inputs.board, higher_is_better=settings.higher_is_better,
                                  max_bytes=read.max_file_size, **columns)
+    board, not_entry = board_not_entries(board, metric, settings.higher_is_better)
     if options.exclude_flagged:
-        board = _set_aside(board, options.exclude_flagged, metric, settings.higher_is_better,
-                           noise.prevalence)
+        board = board_set_aside(board, options.exclude_flagged, metric,
+                                settings.higher_is_better, noise.prevalence)
     # before any is drawn: --replicates 10000000 on 40 entries filled the machine (issue 29)
     limits.current().check_replicates(settings.replicates, len(board.entries),
                                       limits.BYTES_PER_RANK_CELL)
-    return analyze(board, settings, quiet=quiet)
-
-
-def _set_aside(board, words: tuple[str, ...], metric, higher: bool, prevalence: float | None):
-    """--exclude-flagged: the flagged entries leave the board, counted among the rows dropped."""
-    import dataclasses
-
-    from leaderboard.flags import set_aside
-    from leaderboard.ingest.leaderboards import DroppedRows
-
-    kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)
-    if len(kept) < 1:
-        raise InputError("--exclude-flagged: every entry is flagged; nothing is left to analyse")
-    dropped = tuple(DroppedRows(f"set aside (--exclude-flagged {word}): {why}", len(rows),
-                                tuple(int(x) for x in rows["line"].head(20)))
-                    for word, why, rows in aside)
-    return dataclasses.replace(board, entries=kept, dropped=board.dropped + dropped)
+    result = analyze(board, settings, quiet=quiet)
+    return result if not_entry is None else replace(result, flags=(not_entry,) + result.flags)
 
 
 def slice_sizes(slices: SliceOptions, submissions_mode: bool) -> SliceSizes:
@@ -215,20 +202,19 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                              seed=noise.seed),
                         replace(ranks, resample=resample))
     higher = settings.higher_is_better
-    result = with_items(analyze_submissions(solution, models, settings, quiet=quiet), solution)
+    result = with_items(analyze_submissions(solution, models, settings, quiet=quiet,
+                                            exclude=options.exclude_flagged), solution)
     result = _benchmark_extras(result, inputs, read, solution)
     if solution.categories is None:
         return result
     from leaderboard.pipelines.categories import category_results
 
-    scored = models.scored
+    scored = result.submissions.scored    # without the models set aside
     return replace(result, categories=category_results(
         metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
         solution.categories, groups=solution.groups, alpha=ranks.alpha,
         replicates=ranks.replicates, seed=noise.seed, higher_is_better=higher,
         tier_method=ranks.method, shown=ranks.category_intervals))
-
-
 
 
 def with_items(result: Analysis, solution) -> Analysis:
@@ -332,7 +318,7 @@ def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings
     engine = engine_for(options.workers, options.scheduler)
     try:
         return analyze_submissions(solution, found, settings, split=options.slices.split,
-                                   quiet=quiet, engine=engine)
+                                   quiet=quiet, engine=engine, exclude=options.exclude_flagged)
     finally:
         if engine is not None:
             engine.close()

@@ -27,6 +27,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.pipelines.submission_curves import leading_curves
+from leaderboard.set_aside import set_aside_files
 from leaderboard.noise.bootstrap import (OTHER_SPLIT_STREAM, STREAM, BootstrapResult,
                                          resampling, too_few_units)
 from leaderboard.progress import Progress
@@ -52,7 +53,8 @@ def split_scores(metric, solution: Solution, preds: list[np.ndarray], split: str
 
 def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing,
                         settings: Settings, *, split: str = "private", quiet: bool = True,
-                        engine=None, batch_entries: int | None = None) -> Analysis:
+                        engine=None, batch_entries: int | None = None,
+                        exclude: tuple[str, ...] = ()) -> Analysis:
     """Score, resample and tier the valid submissions.
 
     Parameters
@@ -73,6 +75,10 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
         Where the batches run (:mod:`leaderboard.engine`): this process by default.
     batch_entries : int, optional
         Entries per batch (default from a memory budget); the numbers never depend on it.
+    exclude : tuple of str
+        ``--exclude-flagged`` words: the entries those flags name are set aside before the
+        ranking (status "set aside"), as rows that are not entries always are
+        (:mod:`leaderboard.set_aside`).
 
     Returns
     -------
@@ -108,6 +114,9 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     submissions = _reject_unscorable(submissions, scored, solution, split, metric.label)
     if split in unplanned:   # e.g. grouped resampling without groups: a user mistake
         raise InputError(unplanned[split])
+    submissions, aside_flags = set_aside_files(submissions, scored.point[split], settings,
+                                               exclude, _prevalence(solution.target[mask]),
+                                               mask, items=layout == "items")
     kept = [k for k, f in enumerate(submissions.files) if f.status == "ok"]
     entries = [submissions.files[k] for k in kept]
     y = solution.target[mask]
@@ -158,7 +167,11 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table, layout == "items")
-    flags = (sanity_flags(table, settings, split, items=layout == "items")
+    values = (np.stack([submissions.files[k].prediction[mask] for k in order])
+              if layout == "items" and metric.kind == "values" and all(
+                  submissions.files[k].prediction is not None for k in order) else None)
+    flags = (aside_flags + sanity_flags(table, settings, split, items=layout == "items",
+                                        values=values)
              + _class_flags(metric, y)
              + cluster_flags(solution, clusters))
     shakeup = None

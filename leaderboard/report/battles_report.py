@@ -18,25 +18,36 @@ from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
 
 if TYPE_CHECKING:
-    from leaderboard.pipelines.battles import BattlesAnalysis
+    from leaderboard.pipelines.battles import BattlesAnalysis, GroupRating
 
 TEMPLATE = "battles.html.j2"
 CHART_ROWS = 40
 TIER_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
                 "#999999")
 _ROW, _LEFT, _WIDTH, _TOP, _NARROW = 20, 180, 700, 34, 360
+# measured by leaderboard.studies.battles_coverage (docs/battles.md has the table)
+COVERAGE_WORDS = ("On simulated arenas with a model of 15 battles among well-measured ones, the "
+                  "95% interval held that model's true rating 94% of the time, the others' 95%.")
+
+
+NOT_PLACED = "#FFFFFF"
 
 
 def tier_colour(tier: int) -> str:
     """One colour per tier for the first seven; grey for tier 8 and every tier after it (a
-    cycle would give tier 9 tier 1's colour)."""
+    cycle would give tier 9 tier 1's colour); white (an open dot) for a model not placed."""
+    if int(tier) < 1:
+        return NOT_PLACED
     return TIER_COLOURS[min(int(tier), len(TIER_COLOURS)) - 1]
 
 
-def _legend(a: BattlesAnalysis) -> list[dict]:
-    top = int(a.table["tier"].max())
-    return [{"label": f"tier {k}" + ("+" if k == len(TIER_COLOURS) and top > k else ""),
-             "colour": tier_colour(k)} for k in range(1, min(top, len(TIER_COLOURS)) + 1)]
+def _legend(g: GroupRating) -> list[dict]:
+    top = int(g.table["tier"].max())
+    out = [{"label": f"tier {k}" + ("+" if k == len(TIER_COLOURS) and top > k else ""),
+            "colour": tier_colour(k)} for k in range(1, min(top, len(TIER_COLOURS)) + 1)]
+    if not g.table["placed"].all():
+        out.append({"label": "too few battles to place", "colour": NOT_PLACED})
+    return out
 
 
 def _num(x: float, digits: int = 0) -> str:
@@ -53,16 +64,30 @@ def _list(names: list[str], limit: int = 6) -> str:
 
 
 def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
-    """The headline and the sentences that say how sure it is."""
+    """The headline and the sentences that say how sure it is (of the group with the most
+    battles; the others are counted in the headline)."""
+    from leaderboard.pipelines.battles import group_sentence
+
     t, conf = a.table, confidence_label(a.settings.alpha)
     top = t[t["tier"] == 1]["model"].tolist()
-    leader = t.iloc[0]
+    leader = t[t["placed"]].iloc[0] if t["placed"].any() else t.iloc[0]
+    thin = a.groups[0].thin
     method = a.ranking.description
-    if len(top) == 1 and method.same_family_as_rank_sets:
+    if not top:
+        head = "No model is placed: every model has too few battles."
+        said = []
+    elif len(top) == 1 and method.same_family_as_rank_sets and not thin:
         head = f"{top[0]} is the best model, and the battles show it."
         said = [f"Every other model has some model shown better than it by the simultaneous "
                 f"tests (confidence {conf} for all the page's 'shown better' at once), so only "
                 f"{top[0]} can be the best."]
+    elif len(top) == 1 and method.same_family_as_rank_sets:
+        head = (f"{top[0]} is the best of the models the battles place; "
+                f"{_list(list(thin))} {'has' if len(thin) == 1 else 'have'} too few battles "
+                "to say.")
+        said = [f"Every other placed model has some model shown better than it by the "
+                f"simultaneous tests (confidence {conf} for all the page's 'shown better' at "
+                f"once), so only {top[0]} can be the best of them."]
     elif len(top) == 1:
         head = f"{top[0]} is alone in tier 1."
         said = [f"Tiers here are {method.label}: "
@@ -76,6 +101,17 @@ def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
     said.append(f"{leader['model']} is best on {pct(leader['p_best'])} of the redraws of the "
                 f"battles; its rating's {conf} interval is {_num(leader['ci_low'])} to "
                 f"{_num(leader['ci_high'])}.")
+    groups = a.groups
+    if len(groups) > 1:
+        head += (f" The models fall into {len(groups):,} groups that never met, each rated on "
+                 f"its own: {'; '.join(group_sentence(g) for g in groups[:4])}"
+                 + ("; ..." if len(groups) > 4 else "") + ". This is the first.")
+    if thin:
+        low, high = (int(t.loc[t["model"] == thin[0], c].iloc[0])
+                     for c in ("rank_sim_low", "rank_sim_high"))
+        said.append(f"Too few battles to place {_list(list(thin))}: not in any tier"
+                    + (f" ({thin[0]} could hold any rank from {low} to {high})."
+                       if len(thin) == 1 else "."))
     return head, said
 
 
@@ -90,29 +126,40 @@ def facts(a: BattlesAnalysis) -> list[Fact]:
            Fact("Battles rated", f"{a.battles_rated:,} among {_models(m)}; {ties:,} ties "
                 f"({pct(ties / max(a.battles_rated, 1))}), of which {both_bad:,} 'both bad'"),
            Fact("Pairs of models that met", f"{a.pairs_met:,} of {m * (m - 1) // 2:,} possible"),
-           Fact("Ratings", "Bradley-Terry, 400/ln 10 = 173.7 points per logit (400 points is 10:1 "
-                "odds); " + (f"{s.anchor} fixed at {_num(s.anchor_rating)}" if s.anchor else
-                             f"the models' mean rating is {_num(s.anchor_rating)}")),
+           Fact("Ratings", "Bradley-Terry, bias-reduced (Firth), 400/ln 10 = 173.7 points per "
+                "logit (400 points is 10:1 odds); " + (
+                    f"{s.anchor} fixed at {_num(s.anchor_rating)}" if s.anchor else
+                    f"the models' mean rating is {_num(s.anchor_rating)}")),
            Fact("Ties", "half a win for each model, as the arenas count them"),
-           Fact("Intervals", f"{confidence_label(s.alpha)}: a basic bootstrap of battles, "
-                f"{s.replicates:,} redraws, every model refitted on each (seed {s.seed}); the "
-                "sandwich standard error beside it")]
-    for role in ("judge", "category", "date"):
+           Fact("Intervals", f"{confidence_label(s.alpha)}: a bootstrap of "
+                + (f"clusters of battles ({show_column(b.columns['cluster'])})"
+                   if b.cluster is not None else "battles")
+                + f", {s.replicates:,} redraws, every model refitted on each (seed {s.seed}); "
+                + (f"{a.dropped_replicates:,} redraws could not be refitted and are left out"
+                   if a.dropped_replicates else "every redraw kept (none is unbounded: each "
+                   "is refitted with the fit's virtual ties)")
+                + "; the sandwich standard error beside it")]
+    if len(a.groups) > 1:
+        out.insert(3, Fact("Groups that never met", "; ".join(
+            f"{k}: {len(g.table):,} models, {g.battles:,} battles"
+            for k, g in enumerate(a.groups, start=1))))
+    for role in ("judge", "category", "date", "id"):
         if role in b.columns:
             values = np.unique(b.extra[role].astype(str))
-            out.append(Fact(f"{role.capitalize()} column", f"{b.columns[role]}: "
+            label = "Battle id" if role == "id" else role.capitalize()
+            out.append(Fact(f"{label} column", f"{b.columns[role]}: "
                             f"{values.size:,} distinct value{'s' if values.size != 1 else ''} "
                             "(shown, not modelled)"))
     return out
 
 
-def _chart(a: BattlesAnalysis) -> dict:
+def _chart(g: GroupRating) -> dict:
     """Coordinates of the rating chart: a dot per model at its rating, a bar for its interval.
 
     Two layouts of the same numbers: ``wide`` (names in a column left of the bars) and, shown
     below 600 px by the stylesheet, ``narrow`` (each name above its bar, the bars the phone's
     whole width), so a phone shows every dot without scrolling the chart sideways."""
-    t = a.table.head(CHART_ROWS)
+    t = g.table.head(CHART_ROWS)
     lo = np.nanmin(np.r_[t["ci_low"].to_numpy(float), t["rating"].to_numpy(float)])
     hi = np.nanmax(np.r_[t["ci_high"].to_numpy(float), t["rating"].to_numpy(float)])
     pad = max((hi - lo) * 0.04, 1.0)
@@ -121,7 +168,7 @@ def _chart(a: BattlesAnalysis) -> dict:
                             above=False),
             "narrow": _layout(t, lo, hi, _nice_step((hi - lo) / 4), 8, _NARROW, 2 * _ROW,
                               above=True),
-            "shown": len(t), "total": len(a.table)}
+            "shown": len(t), "total": len(g.table)}
 
 
 def _layout(t, lo: float, hi: float, step: float, left: float, width: float, row: float,
@@ -145,8 +192,10 @@ def _layout(t, lo: float, hi: float, step: float, left: float, width: float, row
                      "lo": x(r.ci_low) if has_ci else None,
                      "hi": x(r.ci_high) if has_ci else None,
                      "colour": tier_colour(r.tier),
+                     "stroke": tier_colour(r.tier) if r.placed else "#555555",
                      "tip": f"{r.model}: {_num(r.rating)} ({_num(r.ci_low)} to "
-                            f"{_num(r.ci_high)}), tier {int(r.tier)}"})
+                            f"{_num(r.ci_high)}), "
+                            + (f"tier {int(r.tier)}" if r.placed else "not placed")})
     return {"width": width, "height": _TOP + len(rows) * row + 10, "left": left,
             "ticks": ticks, "rows": rows}
 
@@ -156,12 +205,13 @@ def _nice_step(raw: float) -> float:
     return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
 
 
-def _rows(a: BattlesAnalysis) -> list[dict]:
+def _rows(a: BattlesAnalysis, g: GroupRating) -> list[dict]:
     rows = []
-    for r in a.table.itertuples(index=False):
+    for r in g.table.itertuples(index=False):
         rank_set = (str(r.rank_sim_low) if r.rank_sim_low == r.rank_sim_high
                     else f"{r.rank_sim_low}\u2013{r.rank_sim_high}")
-        rows.append({"rank": r.rank, "model": r.model, "tier": int(r.tier),
+        rows.append({"rank": r.rank, "model": r.model,
+                     "tier": int(r.tier) if r.placed else "not placed",
                      "colour": tier_colour(r.tier),
                      "rating": _num(r.rating),
                      "interval": (f"{_num(r.ci_low)} to {_num(r.ci_high)}"
@@ -172,6 +222,26 @@ def _rows(a: BattlesAnalysis) -> list[dict]:
                      "rank_set": rank_set, "p_best": pct(r.p_best),
                      "battles": f"{r.battles:,}", "share": pct(r.score_share)})
     return rows
+
+
+def show_column(name: str) -> str:
+    """A column's name as the page quotes it."""
+    from leaderboard.ingest.submissions.table import show
+
+    shown = show(name)
+    return shown if shown.startswith(("'", '"')) else f"'{shown}'"
+
+
+def _groups(a: BattlesAnalysis) -> list[dict]:
+    """One chart and table per rated group, the one with the most battles first."""
+    from leaderboard.pipelines.battles import group_sentence
+
+    several = len(a.groups) > 1
+    return [{"id": f"group-{k}", "title": (f"Group {k} of {len(a.groups)}: "
+                                           f"{group_sentence(g)}" if several else ""),
+             "chart": _chart(g), "rows": _rows(a, g), "legend": _legend(g),
+             "thin": bool(g.thin)}
+            for k, g in enumerate(a.groups, start=1)]
 
 
 def _as_models(text: str) -> str:
@@ -186,18 +256,27 @@ def how_to_read(a: BattlesAnalysis) -> list[Fact]:
     method = a.ranking.description.words(s.alpha)
     return [
         Fact("Rating", "A Bradley-Terry (logistic) fit: model i beats model j with probability "
-             "1 / (1 + 10^((R_j \u2212 R_i) / 400)). Fitted by maximum likelihood on the counts of "
-             "wins and ties of every pair (Newton's method), ties counted as half a win for each "
-             "model. Only differences are measured; the anchor places them."),
+             "1 / (1 + 10^((R_j \u2212 R_i) / 400)). Fitted on the counts of wins and ties of "
+             "every pair, ties counted as half a win for each model, by Firth's bias-reduced "
+             "likelihood: the plain maximum-likelihood fit the arenas publish with a few virtual "
+             "ties added (the pairs' leverages, as many in all as there are models less one), so "
+             "it is finite even for a model that never lost, and a model with few battles is "
+             "not pushed to the extremes. On thousands of battles the two fits differ by a "
+             "fraction of a point (the JSON and CSV give both: rating, rating_mle). Only "
+             "differences are measured; the anchor places them."),
         Fact("95% interval" if conf == "95%" else f"{conf} interval",
-             "The model's rating over redraws of the battles with replacement, every model "
-             "refitted on each redraw (so the redraws are paired across models), reflected "
-             "around the rating (twice the rating minus the redraws' upper and lower points: "
-             "the basic bootstrap interval; on 1,600 simulated arenas its 95% interval held the "
-             "true rating 94.6\u201395.4% of the time, the plain percentile one, short with few "
-             "battles, 94.2\u201394.8%). "
-             "It assumes the battles are independent; battles by one voter or on one prompt "
-             "that go together make it too narrow."),
+             "The middle of the model's ratings over redraws of the battles with replacement "
+             "(a percentile interval), every model refitted on each redraw, so the redraws are "
+             "paired across models. Each redraw is smoothed by the fit's virtual ties, so a "
+             "model with no loss (or no win) among few battles still loses (wins) in some "
+             f"redraws. {COVERAGE_WORDS} "
+             "It assumes the battles are independent (or, with a cluster column, the clusters); "
+             "battles by one voter or on one prompt that go together make it too narrow "
+             "otherwise."),
+        Fact("Not placed", "A model whose rank set is every rank of its group and whose interval "
+             "is more than twice as wide as the group's typical one: its battles do not place "
+             "it, so it gets no tier (it would otherwise sit in tier 1 only because nothing can "
+             "be shown better than it). Its rank set and interval are still shown."),
         Fact("SE (sandwich)", "The robust standard error from the fit itself (the inverse Hessian "
              "around the observed spread of each battle's outcome); it should be close to the "
              "bootstrap's standard error (SE (bootstrap)). A large gap means few battles for "
@@ -218,15 +297,14 @@ def context(a: BattlesAnalysis) -> dict:
 
     head, said = answer(a)
     return {"title": f"Arena ratings: {a.battles.source}", "headline": head, "said": said,
-            "facts": facts(a), "notes": list(a.notes), "chart": _chart(a), "rows": _rows(a),
+            "facts": facts(a), "notes": list(a.notes), "groups": _groups(a),
             "conf": confidence_label(a.settings.alpha), "how": how_to_read(a),
             "dropped": [{"reason": d.reason, "count": f"{d.count:,}",
                          "lines": ", ".join(map(str, d.lines))
                          + (", ..." if d.count > len(d.lines) else "")}
                         for d in a.battles.dropped],
             "not_comparable": [_list(list(g), 12) for g in a.not_comparable],
-            "version": __version__, "seed": a.settings.seed,
-            "legend": _legend(a)}
+            "version": __version__, "seed": a.settings.seed}
 
 
 def render_battles(a: BattlesAnalysis) -> str:

@@ -12,6 +12,10 @@ import math
 from typing import TYPE_CHECKING
 
 from leaderboard.confidence import confidence_label
+from leaderboard.pipelines.item_costs import COVERAGE
+
+COVERAGE_AT_2 = tuple(COVERAGE[2.0].values())   # the heaviest tails measured
+SHORT = 0.94    # 95% less two Monte Carlo SEs of the COVERAGE table (0.5 points each)
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
@@ -43,8 +47,10 @@ def costs_json(a: Analysis) -> dict | None:
     return {
         "column": c.column, "n_items": c.n_items, "replicates": c.replicates,
         "resample": c.resample, "alpha": c.alpha,
-        "interval": "percentile, from the paired bootstrap replicates the scores used (same "
-                    "items drawn on each replicate)",
+        "interval": "bootstrap-t (studentized), from the paired bootstrap replicates the "
+                    "scores used (same items drawn on each replicate); savings likewise, on the "
+                    "per-item differences",
+        "interval_coverage": _coverage_json(c),
         "total": "mean cost per item times n_items (the cost of one run of the benchmark)",
         "best_model": c.best,
         "models": [{"model": m, "score": _num(s), "tier": int(t) if t > 0 else None,
@@ -62,6 +68,51 @@ def costs_json(a: Analysis) -> dict | None:
              "score_gap_low": _num(x.score_gap_low), "score_gap_high": _num(x.score_gap_high)}
             for x in c.cheaper],
     }
+
+
+def _coverage_json(c) -> dict | None:
+    """What the cost intervals covered on known-truth costs of this board's tail and size."""
+    m = c.measured
+    if m is None:
+        return None
+    return {"largest_log_sd": _num(m.log_sd), "measured_items": m.items, "nominal": 0.95,
+            "coverage": m.coverage if c.alpha == 0.05 else None,
+            "how": "95% bootstrap-t intervals of the mean of lognormal costs with the board's "
+                   "largest log-SD (linear between the measured log-SDs 0.5 to 2) and the "
+                   "measured number of items at or below the board's: "
+                   "benchmarks/study_cost_intervals.py"}
+
+
+def coverage_said(c) -> str:
+    """The cost intervals' coverage measured at the board's shape, in words (issue 39).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as N
+    >>> coverage_said(N(alpha=0.05, n_items=400, measured=N(log_sd=1.14, items=300,
+    ...                                                     coverage=0.941)))
+    "Measured on known-truth lognormal costs with tails as heavy as these (the heaviest-tailed model's log costs have SD 1.14) and 300 items, such 95% intervals covered the true mean cost 94.1% of the time: a little less than 95%, as for any bootstrap interval of a heavy-tailed mean."
+    """
+    m = c.measured
+    if m is None:
+        return ""
+    if c.alpha != 0.05:
+        return ("Their coverage was measured for 95% intervals only (docs/commands/"
+                "analyze-items.md).")
+    if m.coverage is None:
+        return (f"How often they cover is not known here: the costs' tails are heavier (log-SD "
+                f"{m.log_sd:.2f}) than any measured; at log-SD 2, 95% intervals covered the true "
+                f"mean cost only {min(COVERAGE_AT_2):.0%} to {max(COVERAGE_AT_2):.0%} of the "
+                "time (50 to 3,000 items). Read them as rough.")
+    fewer = " (fewer items than the 50 measured)" if c.n_items < m.items else ""
+    short = m.coverage < SHORT    # below 95% by more than two Monte Carlo SEs
+    return (f"Measured on known-truth lognormal costs with tails as heavy as these (the "
+            f"heaviest-tailed model's log costs have SD {m.log_sd:.2f}) and {m.items:,} "
+            f"items{fewer}, "
+            f"such 95% intervals covered the true mean cost {100 * m.coverage:.1f}% of the time"
+            + (f": read them as about {100 * m.coverage:.0f}% intervals." if short else
+               ": a little less than 95%, as for any bootstrap interval of a heavy-tailed mean."
+               if m.coverage < 0.95 else "."))
 
 
 def published_json(a: Analysis) -> dict | None:
@@ -97,6 +148,9 @@ def costs_context(a: Analysis, score) -> dict | None:
     else:
         answer = (f"No model of tier 1 costs less per item than the best-scored model, "
                   f"{c.best} ({best_cost}).")
+    coverage = coverage_said(c)
+    if c.measured is not None and (c.measured.coverage is None or c.measured.coverage < SHORT):
+        answer += " " + coverage     # the stated level falls short: say so beside the answer
     cheaper = [{"model": x.model, "cost": cost(x.mean_cost),
                 "saving": f"{cost(x.saving)} [{cost(x.saving_low)}, {cost(x.saving_high)}]",
                 "share": f"{100 * x.saving / c.mean[0]:.0f}%" if c.mean[0] > 0 else "\u2013",
@@ -115,7 +169,9 @@ def costs_context(a: Analysis, score) -> dict | None:
         "frontier": ", ".join(frontier),
         "method": (f"Cost is each model's mean of column {c.column!r} per item; the total is that "
                    f"mean times the {c.n_items:,} items (one run of the benchmark). Intervals "
-                   f"are {conf} percentile intervals over the same {c.replicates:,} paired "
+                   f"are {conf} bootstrap-t intervals (studentized: each replicate's mean "
+                   "against its own standard error, which follows the skew of heavy-tailed "
+                   f"costs) over the same {c.replicates:,} paired "
                    "bootstrap replicates as the scores: each replicate draws the items once and "
                    "both the scores and the costs are computed on that draw, so a saving and the "
                    "score given up for it come from one resampling. They assume what the scores' "
@@ -125,7 +181,7 @@ def costs_context(a: Analysis, score) -> dict | None:
                    "tier 1 is a simultaneous statement about every model at once, so a model can "
                    "be in tier 1 while its gap to the best, alone, excludes 0. The frontier uses "
                    "the point estimates: a model is on it when no other model scores at least as "
-                   "well for at most its cost."),
+                   "well for at most its cost. " + coverage),
     }
 
 

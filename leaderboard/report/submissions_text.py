@@ -93,7 +93,7 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     return out
 
 
-_STATUS_ORDER = {"rejected": 0, "not selected": 1, "skipped": 2, "ok": 3}
+_STATUS_ORDER = {"rejected": 0, "set aside": 1, "not selected": 2, "skipped": 3, "ok": 4}
 
 
 def file_rows(a: Analysis) -> list[FileRow]:

@@ -15,6 +15,11 @@ best models 0.01 logits apart, 1.7 rating points):
 - ``crowded``: 10 models whose strengths have SD 0.15 logits (26 points), 3,000 battles,
   pairings as ``uneven``, 15% ties: most neighbours nearly tied, where simultaneous rank sets
   have the least room.
+- ``one-thin``: ``uneven``'s 8 models, plus a ninth with 15 battles against opponents drawn
+  uniformly, its strength drawn like the others' (issue 39: a thinly measured model).
+- ``thin-low``: the same with the ninth model 2.5 logits below the mean and 5% ties: it wins
+  about one battle in ten, and in one arena in five it wins none (GenAI-Arena's SDEdit: 1 win,
+  12 losses and 2 ties in 15 battles).
 
 **Truth.** With ties counted as half a win, the fit estimates the ratings the same fit gives on
 the expected counts (infinitely many battles with the same pairings), computed here exactly;
@@ -26,12 +31,16 @@ which some model never lost or never won has no finite fit and is refused by the
 counted (``refused``) and redrawn, never scored as a success.
 
 **What is measured, per arena.** ``all_ranks``: every true rank inside its simultaneous rank set;
-``best_tier1``: the true best in tier 1; ``joint``: both (the issue's criterion, target >= 95%);
+``best_tier1``: the true best in tier 1 (or not placed); ``joint``: both (the issue's criterion,
+target >= 95%);
 and, per model, whether each 95% rating interval holds the true rating: ``percentile`` (the
 bootstrap's 2.5% and 97.5% points), ``basic`` (the bootstrap's reflected around the estimate,
-``2 rating - q``), ``sandwich`` (rating +- z SE). Model-level coverage is summarised per arena
-(share of its models covered) so that its Monte Carlo SE treats arenas, not models, as
-independent.
+``2 rating - q``), ``sandwich`` (rating +- z SE); ``shown``, the interval the table shows. Model-level coverage is
+summarised per arena (share of its models covered) so that its Monte Carlo SE treats arenas, not
+models, as independent. With a thin model: ``thin_shown``, whether its shown interval holds its
+true rating; ``thin_tier1``, whether it is in tier 1; ``thin_placed``, whether it is placed; and
+``thin_tier1_unbacked``, whether it is in tier 1 although its interval's top is below the
+leader's rating (the issue's "tier 1 only when its interval allows it": must be 0).
 
 Examples
 --------
@@ -65,12 +74,16 @@ class Design:
     tie_share: float
     sparse: bool
     strength_sd: float = 0.6
+    thin_battles: int = 0            # a last model with this many battles (0: none)
+    thin_strength: float | None = None   # its log-strength (None: drawn like the others')
 
 
 DESIGNS = {"uneven": Design(8, 2500, 0.15, False),
            "sparse": Design(12, 3000, 0.25, True),
            "thin": Design(6, 600, 0.10, False),
-           "crowded": Design(10, 3000, 0.15, False, strength_sd=0.15)}
+           "crowded": Design(10, 3000, 0.15, False, strength_sd=0.15),
+           "one-thin": Design(8, 2500, 0.15, False, thin_battles=15),
+           "thin-low": Design(8, 2500, 0.05, False, thin_battles=15, thin_strength=-2.5)}
 
 
 def pair_rates(rng: np.random.Generator, design: Design) -> np.ndarray:
@@ -99,17 +112,30 @@ def outcome_rates(theta: np.ndarray, design: Design) -> tuple[np.ndarray, np.nda
 
 
 def simulate(rng: np.random.Generator, design: Design):
-    """One arena: strengths (best first), the battles (a, b, outcome code 0-3) and the truth."""
+    """One arena: strengths (best first; a thin model last), the battles (a, b, outcome code
+    0-3) and the truth."""
     m = design.models
     theta = np.sort(rng.normal(0.0, design.strength_sd, m))[::-1]
     theta[1] = theta[0] - TOP_GAP
     rates = pair_rates(rng, design)
-    win, tie = outcome_rates(theta, design)
     cell = rng.choice(m * m, size=design.battles, p=rates.ravel())
     a, b = cell // m, cell % m
-    u = rng.random(design.battles)
+    if design.thin_battles:
+        extra = (rng.normal(0.0, design.strength_sd) if design.thin_strength is None
+                 else design.thin_strength)
+        theta = np.r_[theta, extra]
+        full = np.zeros((m + 1, m + 1))
+        full[:m, :m] = rates * design.battles
+        full[m, :m] = design.thin_battles / m
+        a = np.r_[a, np.full(design.thin_battles, m)]
+        b = np.r_[b, rng.integers(0, m, design.thin_battles)]
+        m += 1
+        rates = full / full.sum()
+    win, tie = outcome_rates(theta, design)
+    n = a.size
+    u = rng.random(n)
     outcome = np.where(u < win[a, b], 0, np.where(u < win[a, b] + tie[a, b], 2, 1))
-    bothbad = (outcome == 2) & (rng.random(design.battles) < (1 / 3 if design.sparse else 0))
+    bothbad = (outcome == 2) & (rng.random(n) < (1 / 3 if design.sparse else 0))
     outcome = np.where(bothbad, 3, outcome)
     i, j = np.triu_indices(m, 1)
     together = rates[i, j] + rates[j, i]        # no first-position effect: order is irrelevant
@@ -126,15 +152,16 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
     from leaderboard.errors import InputError
 
     refused = 0
+    models = design.models + (1 if design.thin_battles else 0)
     while True:
         theta, a, b, outcome, truth = simulate(rng, design)
-        names = np.array([f"m{k:02d}" for k in range(design.models)])
+        names = np.array([f"m{k:02d}" for k in range(models)])
         frame = pd.DataFrame({"model_a": names[a], "model_b": names[b],
                               "winner": WINNER[outcome]})
         try:
             result = analyze_battles(frame, replicates=replicates, alpha=alpha,
                                      seed=int(rng.integers(1 << 31)))
-        except InputError:          # some model never lost or never won: no finite fit
+        except InputError:          # not expected since the bias-reduced fit: counted if it is
             refused += 1
             continue
         break
@@ -142,7 +169,8 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
     code = table["model"].str[1:].astype(int).to_numpy()
     true_rank = 1 + (truth[:, None] < truth[None, :]).sum(axis=1)[code]
     inside = (table["rank_sim_low"] <= true_rank) & (true_rank <= table["rank_sim_high"])
-    best_ok = bool((table.loc[true_rank == 1, "tier"] == 1).all())
+    placed = table["placed"].to_numpy()
+    best_ok = bool(((table["tier"] == 1) | ~placed)[true_rank == 1].all())
     rating = 1000 + SCALE * (truth - truth.mean())[code]
     point = table["rating"].to_numpy()
     low, high = np.percentile(result.replicates, [50 * alpha, 100 - 50 * alpha], axis=1)
@@ -153,6 +181,16 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
                          ("sandwich", table["sandwich_low"], table["sandwich_high"]),
                          ("shown", table["ci_low"], table["ci_high"])):
         rows[name] = float(np.mean((np.asarray(lo) <= rating) & (rating <= np.asarray(hi))))
+    rows.update(dict.fromkeys(("thin_shown", "thin_tier1", "thin_placed",
+                               "thin_tier1_unbacked"), np.nan))
+    if design.thin_battles:
+        k = int(np.flatnonzero(code == models - 1)[0])
+        row = table.iloc[k]
+        rows["thin_shown"] = float(row["ci_low"] <= rating[k] <= row["ci_high"])
+        rows["thin_tier1"] = float(row["tier"] == 1)
+        rows["thin_placed"] = float(row["placed"])
+        rows["thin_tier1_unbacked"] = float(row["tier"] == 1 and
+                                            row["ci_high"] < table["rating"].iloc[0])
     return rows
 
 
@@ -183,10 +221,12 @@ def summary(study: pd.DataFrame) -> pd.DataFrame:
         n = len(group)
         row: dict = {"arenas": n}
         for measure in ("joint", "all_ranks", "best_tier1", "percentile", "basic", "sandwich",
-                        "shown"):
-            values = group[measure].astype(float)
-            row[measure] = values.mean()
-            row[f"{measure}_se"] = values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+                        "shown", "thin_shown", "thin_tier1", "thin_placed",
+                        "thin_tier1_unbacked"):
+            values = group[measure].astype(float).dropna()
+            k = len(values)
+            row[measure] = values.mean() if k else np.nan
+            row[f"{measure}_se"] = values.std(ddof=1) / np.sqrt(k) if k > 1 else np.nan
         row["tier1_size"] = group["tier1_size"].mean()
         row["refused"] = int(group["refused"].sum())
         out[name] = row

@@ -47,7 +47,7 @@ def test_catalogue_has_150_distinct_cases_in_every_family():
     assert max(names.values()) == 1, [n for n, k in names.items() if k > 1]
     families = Counter(c.family for c in CASES)
     assert set(families) == {"leaderboard", "solution", "submissions", "zip", "manifest",
-                             "options", "names", "choose"}
+                             "options", "names", "choose", "battles"}
     assert min(families.values()) >= 4, families
 
 

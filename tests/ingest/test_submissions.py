@@ -387,7 +387,7 @@ def test_manifest_with_selected(tmp_path, solution):
     a2, missing = subs.files[1], subs.files[5]
     assert a2.prediction is None and a2.reason.startswith("wrong row count: 5 rows")
     assert missing.reason == "file not found"
-    assert subs.counts == {"ok": 3, "rejected": 1, "not selected": 2, "skipped": 0}
+    assert subs.counts == {"ok": 3, "rejected": 1, "set aside": 0, "not selected": 2, "skipped": 0}
     assert len(subs.entries) == 4 and len(subs.scored) == 3
 
 

@@ -13,7 +13,7 @@ import leaderboard
 from leaderboard.cli import main
 from leaderboard.errors import InputError
 from leaderboard.ingest.item_costs import read_item_costs
-from leaderboard.pipelines.item_costs import cost_replicates, frontier
+from leaderboard.pipelines.item_costs import cost_replicates, frontier, studentized_interval
 
 
 def _frame(n: int = 150, seed: int = 0, clusters: int = 0) -> pd.DataFrame:
@@ -95,18 +95,38 @@ def test_frontier_matches_a_sweep_in_order_of_cost():
 
 def test_cost_interval_covers_the_true_mean_cost():
     """Known truth: lognormal costs with mean exp(sigma^2/2); 300 benchmarks of 200 items. The
-    percentile interval's coverage is within 3 Monte Carlo SEs (0.038) of 95%, less the
-    percentile bootstrap's known O(1/n) shortfall on skewed data (0.015 allowed)."""
+    bootstrap-t interval (issue 39) covers within 3 Monte Carlo SEs (0.038) of what the study
+    measured at this shape (94.3% at log-SD 0.75-1 and 150-300 items), and the percentile
+    interval of the same draws covers less often (the skew it misses)."""
     rng = np.random.default_rng(11)
     sigma, n, sims = 0.8, 200, 300
     truth = np.exp(sigma ** 2 / 2)
     costs = rng.lognormal(0, sigma, (sims, n))
     solution = SimpleNamespace(target=np.zeros(n), groups=None)
-    boot = cost_replicates(costs, solution, "plain", 400, 3)
-    low, high = boot.percentile_interval(0.05)
+    low, high = studentized_interval(costs, solution, "plain", 400, 3)
     coverage = np.mean((low <= truth) & (truth <= high))
+    p_low, p_high = cost_replicates(costs, solution, "plain", 400, 3).percentile_interval(0.05)
     se = np.sqrt(0.95 * 0.05 / sims)
-    assert 0.95 - 3 * se - 0.015 <= coverage <= 0.95 + 3 * se, coverage
+    assert abs(coverage - 0.943) <= 3 * se, coverage
+    assert coverage >= np.mean((p_low <= truth) & (truth <= p_high))
+    assert ((high - costs.mean(axis=1)) > (costs.mean(axis=1) - low)).mean() > 0.9   # skewed
+
+
+def test_the_page_states_the_coverage_measured_at_the_boards_tail():
+    """Heavy-tailed costs (log-SD 1.5, 150 items): the page says beside the answer how often
+    such intervals cover (COVERAGE, 92% here), and the JSON holds the same figure."""
+    from leaderboard.report.benchmark_text import costs_context, costs_json
+
+    frame = _frame()
+    frame["cost"] = np.random.default_rng(4).lognormal(0, 1.5, len(frame))
+    a = leaderboard.analyze_items(frame, cost_col="cost", replicates=200).analysis
+    m = a.costs.measured
+    assert m.items == 150 and 1.3 < m.log_sd < 1.7 and m.coverage < 0.94
+    data = costs_json(a)["interval_coverage"]
+    assert data["coverage"] == m.coverage and data["measured_items"] == 150
+    answer = costs_context(a, str)["answer"]     # the page's first sentences of the section
+    assert f"covered the true mean cost {100 * m.coverage:.1f}% of the time" in answer
+    assert f"read them as about {100 * m.coverage:.0f}% intervals" in answer
 
 
 def _schema_errors(data: dict) -> list[str]:

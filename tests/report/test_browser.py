@@ -447,16 +447,18 @@ def test_phone_width_no_page_scroll_no_tiny_text(shown, name):
 
 @pytest.mark.parametrize("width", [390, 1400])
 def test_battles_chart_shows_every_dot_without_scrolling_on_a_phone(shown, width):
-    """The ratings chart at 390 px: the phone layout (names above the bars), every model's dot
-    inside the screen; at 1400 px the wide layout (names in a column), also whole."""
+    """The ratings charts (one per group of models that met) at 390 px: the phone layout (names
+    above the bars), every model's dot inside the screen; at 1400 px the wide layout (names in a
+    column), also whole."""
     page = shown("battles", width)
     shown = "narrow" if width < 600 else "wide"
     hidden = "wide" if shown == "narrow" else "narrow"
-    assert page.locator(f"svg.ratings.{shown}").is_visible()
-    assert not page.locator(f"svg.ratings.{hidden}").is_visible()
-    rights = page.eval_on_selector_all(f"svg.ratings.{shown} circle",
-                                       "cs => cs.map(c => c.getBoundingClientRect().right)")
-    assert len(rights) == 14 and max(rights) <= width
+    for chart, models in (("#chart", 14), ("#group-2-chart", 2)):   # the example's two groups
+        assert page.locator(f"{chart} svg.ratings.{shown}").is_visible()
+        assert not page.locator(f"{chart} svg.ratings.{hidden}").is_visible()
+        rights = page.eval_on_selector_all(f"{chart} svg.ratings.{shown} circle",
+                                           "cs => cs.map(c => c.getBoundingClientRect().right)")
+        assert len(rights) == models and max(rights) <= width
 
 
 def test_a_100000_entry_page_opens_and_searches(tabs, tmp_path):

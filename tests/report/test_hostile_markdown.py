@@ -248,7 +248,8 @@ def test_battles_markdown_renders_hostile_names_as_text(battles):
         names = HOSTILE[start:start + 12]
         table = battles.table.head(len(names)).copy()
         table["model"] = names
-        text = battles_markdown(dataclasses.replace(battles, table=table,
+        group = dataclasses.replace(battles.groups[0], table=table)
+        text = battles_markdown(dataclasses.replace(battles, groups=(group,),
                                                     not_comparable=(tuple(names),)))
         header, rows, others = _table(text)
         assert header[:3] == ["rank", "model", "rating"] and len(rows) == len(names)

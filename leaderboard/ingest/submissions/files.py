@@ -26,7 +26,7 @@ from leaderboard.ingest.submissions.solution import Solution
 from leaderboard.ingest.submissions.table import Rejected, column_names, show
 from leaderboard.ingest.submissions.validate import Plan, make_plan, validate
 
-STATUSES = ("ok", "rejected", "not selected", "skipped")
+STATUSES = ("ok", "rejected", "set aside", "not selected", "skipped")
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,8 +44,10 @@ class SubmissionFile:
     selected : bool or None
         The manifest's ``selected`` flag; None when there is no such column.
     status : str
-        ``"ok"`` (valid, scored), ``"rejected"`` (invalid), ``"not selected"`` (validated but not
-        the team's chosen submission) or ``"skipped"`` (not a CSV file, or hidden).
+        ``"ok"`` (valid, scored), ``"rejected"`` (invalid), ``"set aside"`` (valid and scored,
+        then left out before the ranking: not an entry, or ``--exclude-flagged``;
+        :mod:`leaderboard.set_aside`), ``"not selected"`` (validated but not the team's chosen
+        submission) or ``"skipped"`` (not a CSV file, or hidden).
     reason : str or None
         Why it was rejected or skipped, one line naming the line and column; for a "not
         selected" file, why it would have been rejected (None when it is valid).

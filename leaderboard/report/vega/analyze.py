@@ -316,7 +316,7 @@ def board_histogram(scores: np.ndarray, leader: float, d95: float | None, *, hig
         words = (f"\u2190 {tail.size:,} more, down to {fmt.format(worst)}" if higher else
                  f"{tail.size:,} more, up to {fmt.format(worst)} \u2192")
         sets["tail"] = [{"x": finite([edge])[0], "count": int(tail.size),
-                         "text": f"{words} (junk, off the axis)"}]
+                         "text": f"{words} (far worse, off the axis)"}]
     return with_data(_board(x_title, decimals, higher, bool(band), bool(tail.size)), **sets)
 
 

@@ -55,8 +55,13 @@ def with_kept_tail(text: str, path) -> str:
 
     Examples
     --------
-    >>> with_kept_tail("# Study\n", "/nonexistent.md")
-    '# Study\n'
+    >>> with_kept_tail("# Study", "/nonexistent.md")
+    '# Study'
+    >>> import tempfile, pathlib
+    >>> page = pathlib.Path(tempfile.mkdtemp()) / "calibration.md"
+    >>> _ = page.write_text("# Old study" + chr(10) + KEPT + " shapes", encoding="utf-8")
+    >>> with_kept_tail("# New study", page).splitlines()[0], with_kept_tail("# New", page)[-6:]
+    ('# New study', 'shapes')
     """
     try:
         old = Path(path).read_text(encoding="utf-8")

@@ -57,6 +57,14 @@ def test_items_read_sign_flips_check_them_and_say_so_and_explain_a_skipped_rank(
     assert "critical value from sign flips" in page                  # the method box's words
     from leaderboard.report.vega.analyze import entry_rows
     assert entry_rows(a.table)["moved"].tolist() == [0, 0, 0, 0, 1, 0]
+    # a check that finds the promise broken: the page gives the measured figure instead
+    from dataclasses import replace
+    from leaderboard.tiers.guarantee_check import GuaranteeCheck
+
+    short = GuaranteeCheck("sign-flip", 6, 120, "item", 200, 100, 24, 0.05)
+    page = render_html(replace(a, ranking=replace(a.ranking, guarantee_check=short)))
+    assert "the guarantee falls short here" in page
+    assert "family-wise error measured at 12.0% \u00b1 2.3% at this board" in page
 
 
 def test_a_metric_that_is_not_a_row_mean_keeps_the_bootstrap_and_its_own_check():

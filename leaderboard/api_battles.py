@@ -20,6 +20,7 @@ from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, che
                                             rate_battles)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.ingest.battles import read_battles
+from leaderboard.safe_write import write_text
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class BattlesResult:
         if writer is None:
             raise InputError(f"save: give a path ending in .html, .json, .csv or .md, not "
                              f"{path.name!r}")
-        path.write_text(writer(), encoding="utf-8")
+        write_text(path, writer())   # never blocks on a FIFO; refuses a device (safe_write)
         return path
 
     def __repr__(self) -> str:

@@ -30,6 +30,9 @@ BYTES_PER_REPLICATE_ENTRY = 500
 BYTES_PER_RANK_CELL = 16
 # One (model, item) cell of the per-item matrices: a float64 value and an int64 count
 BYTES_PER_ITEM_CELL = 16
+# What any compressed input may expand to, whatever its size: small archives are never refused
+# (a 16 MB CSV or JSON log is far from a memory problem), bombs of a few KB are
+EXPANSION_FLOOR = 16 * 2 ** 20
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,12 @@ class Limits:
         Entries of a scores-only leaderboard (``--max-entries``).
     max_memory : int
         Bytes the bootstrap's replicates and the per-item matrices may take (``--max-memory``).
+    max_expansion : int
+        How many times its compressed size a compressed input (``.gz``, ``.zip``, ``.zst``, an
+        Inspect ``.eval``, Parquet's pages) may expand to, at least :data:`EXPANSION_FLOOR`
+        (``--max-expansion``). Real files compress 3 to 25 times (the CSVs of
+        ../shared/data with xz at its strongest: at most 24; gzip: at most 7.4); a
+        decompression bomb 1,000 times (deflate's limit) or more.
     max_models : int
         Models of one arena (battles mode, ``--max-models``): its fit holds models x models
         matrices.
@@ -58,6 +67,7 @@ class Limits:
     max_rows: int = 20_000_000
     max_entries: int = 200_000
     max_memory: int = 4 * 2 ** 30
+    max_expansion: int = 100
     max_models: int = 1_000
 
     def check_columns(self, n: int, source: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.safe_read import refuse_special_output
+from leaderboard.safe_write import write_bytes, write_text
 from leaderboard.pipelines.scores import Analysis, Settings
 from leaderboard.confidence import confidence_label
 
@@ -144,16 +144,11 @@ class Result:
         if writer is None:
             raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
                              f".svg, not {path.name!r}")
-        if not path.is_dir():   # a folder: the write says so; a FIFO would block it
-            refuse_special_output(path, str(path))
         content = writer(suffix) if writer == self._figure else writer()
-        try:
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+        if isinstance(content, bytes):
+            write_bytes(path, content)
+        else:
+            write_text(path, content)
         return path
 
     def _figure(self, suffix: str) -> str | bytes:

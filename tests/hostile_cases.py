@@ -39,7 +39,10 @@ class Case:
     ``build(folder)`` writes the files and returns the arguments after ``leaderboard``. With
     ``code`` 0 the run must succeed; ``ok`` is then the number of scored submissions and ``bad``
     maps a file name to words its reason must hold. With ``code`` 2 the one line on stderr must
-    hold every string of ``where`` (the file, ``:line``, the column or the option).
+    hold every string of ``where`` (the file, ``:line``, the column or the option). With
+    ``stdout``, the run's standard output (file descriptor 1) goes to that file of the folder,
+    appended to when the build wrote it first (as ``>`` and ``>>`` would); what the run prints
+    then goes to stderr, which ``check`` reads.
     """
 
     name: str
@@ -50,6 +53,7 @@ class Case:
     ok: int | None = None
     bad: dict[str, str] = field(default_factory=dict)
     check: Callable[[Path, str, str], None] | None = None
+    stdout: str | None = None   # a file of the folder standard output (fd 1) is redirected to
 
 
 # --- the valid base: a solution and three good submissions ----------------------------------------

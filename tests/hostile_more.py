@@ -369,6 +369,11 @@ def pytest_fail(text: str) -> None:
 
 def all_cases() -> list[Case]:
     """Every case of the catalogue, in families."""
+    from tests.hostile_benchmarks import benchmark_cases
+    from tests.hostile_readers import (expansion_cases, output_cases, parquet_cases,
+                                       undefined_cases)
+
     return (leaderboard_cases() + solution_cases() + submission_cases() + zip_cases()
             + manifest_cases() + option_cases() + name_cases() + choose_cases()
-            + battles_cases())
+            + battles_cases() + output_cases() + expansion_cases() + benchmark_cases()
+            + parquet_cases() + undefined_cases())

@@ -14,8 +14,9 @@ import warnings
 from collections.abc import Sequence
 
 from leaderboard import __version__, limits
-from leaderboard.cli.common import (COMMANDS, Parser, add_debug, check_paths,
-                                    compile_notice_once, internal_error)
+from leaderboard.cli.common import (COMMANDS, Parser, add_debug, compile_notice_once,
+                                    internal_error)
+from leaderboard.cli.outputs import check_paths, prints_elsewhere, unencodable_escaped
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import forget_files_read
 
@@ -73,6 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     being read, exit status 70, and the traceback only with ``--debug``.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    with unencodable_escaped():   # PYTHONIOENCODING=ascii and a name in Greek: never a crash
+        return _run(argv)
+
+
+def _run(argv: list[str]) -> int:
     try:
         args = build_parser(only=_command_named(argv) or "").parse_args(argv)
     except SystemExit as stop:  # a one-line usage error (2), or --help and --version (0)
@@ -83,8 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         if args.command == "compare" and args.solution:   # the two entries are files too
             inputs += [args.baseline, args.candidate]
-        check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS], inputs)
-        with compile_notice_once(getattr(args, "quiet", False)), \
+        taken = check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS],
+                            inputs)
+        with compile_notice_once(getattr(args, "quiet", False)), prints_elsewhere(taken), \
                 limits.using(limits.from_args(args)), warnings.catch_warnings():
             if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
                 warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)

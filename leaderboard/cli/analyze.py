@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from functools import partial
-from pathlib import Path
 
 from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
@@ -27,6 +26,7 @@ from leaderboard.errors import printable
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.pipelines.run import Inputs
@@ -228,7 +228,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
         write_output(partial(write_json, result), args.json)
     for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):
         if path:
-            write_output(lambda p, text=text: Path(p).write_text(text(result), encoding="utf-8"),
+            write_output(lambda p, text=text: write_text(p, text(result)),
                          path)
     if not args.quiet:
         echo(summary(result, args.output, args.json, args.csv, args.markdown))

@@ -8,11 +8,11 @@ one line when given a value other than its default, rather than ignored.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from leaderboard.cli.common import echo, write_output
 from leaderboard.errors import InputError, printable
 from leaderboard.choices import DISCONNECTED
+from leaderboard.safe_write import write_text
 
 GROUPS_PRINTED = 5
 #: The options of ``analyze`` that battles mode reads (argparse destinations); any other given
@@ -67,11 +67,11 @@ def run_battles(args: argparse.Namespace):
                              top_k=tuple(sorted({args.prizes, *args.top_k})),
                              disconnected=args.disconnected, max_file_size=args.max_file_size,
                              quiet=args.quiet)
-    write_output(lambda p: Path(p).write_text(result.to_html(), encoding="utf-8"), args.output)
+    write_output(lambda p: write_text(p, result.to_html()), args.output)
     for path, text in ((args.json, result.to_json), (args.csv, result.to_csv),
                        (args.markdown, result.to_markdown)):
         if path:
-            write_output(lambda p, text=text: Path(p).write_text(text(), encoding="utf-8"), path)
+            write_output(lambda p, text=text: write_text(p, text()), path)
     if not args.quiet:
         echo(summary_lines(result.analysis) + f"\nreport: {args.output}" + "".join(
             f"\n{label}: {path}" for label, path in (

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
-from pathlib import Path
 
 import pandas as pd
 
@@ -17,6 +16,7 @@ from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_de
 from leaderboard.cli.common import COMMANDS, FRACTION, add_seed, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
+from leaderboard.safe_write import write_text
 
 
 def add_parser(commands) -> None:
@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
             rows = [f.result() for f in futures]
     progress.close()
     results = pd.DataFrame(rows)
-    write_output(lambda path: Path(path).write_text(
-        with_kept_tail(tiers_markdown(results, args.alpha), path), encoding="utf-8"), args.output)
+    write_output(lambda path: write_text(path, with_kept_tail(tiers_markdown(results, args.alpha),
+                                                              path)), args.output)
     if args.json:
         write_output(partial(write_study_json, study="tiers",
                              body={"cells": results.to_dict(orient="records")},

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from leaderboard.errors import INPUT_ATTRIBUTE, InputError, printable
+from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
                                               RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
-from leaderboard.ingest.safe_read import (DEFAULT_MAX_BYTES, format_size, parse_size,
-                                   refuse_special_output)
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
+from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
 
 #: Each command's one-line help, in ``leaderboard --help``'s order. The module of the same name
 #: in this package defines its options and runs it; ``--help`` and every other command's run list
@@ -191,7 +190,7 @@ def add_max_file_size(parser: argparse.ArgumentParser) -> None:
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """The caps checked before work (:mod:`leaderboard.limits`), each with its default."""
-    from leaderboard.limits import DEFAULT
+    from leaderboard.limits import DEFAULT, EXPANSION_FLOOR
 
     group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
     for option, low, high, what in (
@@ -205,8 +204,14 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(option, type=count(low, high), default=default, metavar="N",
                            help=f"refuse more than N {what} (default {default:,})")
     group.add_argument("--max-memory", type=size, default=DEFAULT.max_memory, metavar="SIZE",
-                       help="refuse replicates or per-item tables whose estimated memory is "
-                            f"larger, e.g. 8G (default {format_size(DEFAULT.max_memory)})")
+                       help="refuse replicates, per-item tables or JSON inputs whose estimated "
+                            "memory is larger, e.g. 8G (default "
+                            f"{format_size(DEFAULT.max_memory)})")
+    group.add_argument("--max-expansion", type=count(1, 10 ** 6), default=DEFAULT.max_expansion,
+                       metavar="N", help="refuse a compressed input (.gz, .zip, .zst, an Inspect "
+                       ".eval, Parquet) that expands to more than N times its size, and more "
+                       f"than {format_size(EXPANSION_FLOOR)}: a likely decompression bomb "
+                       f"(default {DEFAULT.max_expansion})")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:
@@ -219,62 +224,6 @@ def echo(text: str) -> None:
     """Print ``text`` to the terminal, every line through :func:`printable`: a name or header
     that holds escape sequences or line breaks cannot drive the terminal or add lines."""
     print("\n".join(printable(line) for line in str(text).split("\n")))
-
-
-def check_paths(outputs: Iterable[tuple[str, str | None]],
-                inputs: Iterable[str | None]) -> None:
-    """One-line errors when two outputs are one file, an output would overwrite or change an
-    input, or an output is not a regular file.
-
-    An output is refused when it is an input by path, by link (a symbolic link to it, or a hard
-    link: the same device and inode), or lies inside an input folder (a submissions or
-    harness-log folder, followed through links); and when it exists but is not a regular file
-    (a FIFO would block the run, a device or folder is not a report), or is a link to nothing.
-
-    Examples
-    --------
-    >>> check_paths([("-o", "r.html"), ("--json", "./r.html")], [])
-    Traceback (most recent call last):
-    ...
-    leaderboard.errors.InputError: -o and --json name the same file (./r.html); give two paths
-    >>> check_paths([("-o", "/dev/null")], [])
-    Traceback (most recent call last):
-    ...
-    leaderboard.errors.InputError: cannot write -o /dev/null: not a regular file (a character device); give a file path
-    """
-    seen: dict[str, str] = {}
-    sources = [p for p in inputs if p]
-    for option, path in outputs:
-        if not path:
-            continue
-        key = _key(path)
-        if key in seen:
-            raise InputError(f"{seen[key]} and {option} name the same file ({path}); give two "
-                             "paths")
-        refuse_special_output(path, f"{option} {path}")
-        for source in sources:
-            _refuse_input(option, path, key, source)
-        seen[key] = option
-
-
-def _refuse_input(option: str, path: str, key: str, source: str) -> None:
-    source_key = _key(source)
-    same = key == source_key
-    if not same:
-        try:
-            one, two = os.stat(path), os.stat(source)
-            same = (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
-        except OSError:
-            same = False
-    if same:
-        raise InputError(f"{option} {path} is an input file; writing there would overwrite it")
-    if os.path.isdir(source_key) and os.path.commonpath([key, source_key]) == source_key:
-        raise InputError(f"{option} {path} is inside the input folder {source}; writing there "
-                         "would change the input")
-
-
-def _key(path: str) -> str:
-    return os.path.normcase(os.path.realpath(path))
 
 
 def add_solution_columns(parser) -> None:
@@ -305,28 +254,6 @@ def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> No
                         f"(default {html_default})")
     parser.add_argument("--json", help="also write the results as JSON to this path")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
-
-
-def write_output(writer: Callable[[str], object], path: str) -> None:
-    """Call ``writer(path)``; a file that cannot be written is a one-line :class:`InputError`.
-
-    Examples
-    --------
-    >>> from pathlib import Path
-    >>> write_output(lambda path: Path(path).write_text("<html>"), "/no/such/dir/r.html")
-    Traceback (most recent call last):
-    ...
-    leaderboard.errors.InputError: cannot write /no/such/dir/r.html: No such file or directory
-    """
-    from leaderboard.ingest.safe_read import was_read
-
-    if was_read(path):   # e.g. a file a manifest listed: not known before the run read it
-        raise InputError(f"cannot write {path}: this run read it as an input; writing there "
-                         "would overwrite it")
-    try:
-        writer(path)
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def add_universe_options(parser: argparse.ArgumentParser) -> None:

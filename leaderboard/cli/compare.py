@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
                                     add_solution_columns, count, echo, write_output)
 from leaderboard.errors import printable
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
+from leaderboard.safe_write import write_text
 
 SHOWN_BETTER, NOT_SHOWN = 0, 1
 
@@ -79,11 +79,11 @@ def run(args: argparse.Namespace) -> int:
             echo(f"flagged: {message}")
     if args.markdown:
         text = gate_markdown(gate)
-        write_output(lambda p: Path(p).write_text(text, encoding="utf-8"), args.markdown)
+        write_output(lambda p: write_text(p, text), args.markdown)
     if args.json:
         from leaderboard import __version__
 
         data = gate_json(gate, __version__)
-        write_output(lambda p: Path(p).write_text(json.dumps(data, indent=2, allow_nan=False)
-                                                  + "\n", encoding="utf-8"), args.json)
+        write_output(lambda p: write_text(p, json.dumps(data, indent=2, allow_nan=False)
+                                             + "\n"), args.json)
     return SHOWN_BETTER if gate.better else NOT_SHOWN

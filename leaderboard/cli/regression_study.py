@@ -16,6 +16,7 @@ from pathlib import Path
 from leaderboard.cli.common import write_output
 from leaderboard.progress import Progress
 from leaderboard.resources import data_dir
+from leaderboard.safe_write import write_text
 from leaderboard.studies.regression_calibration import (FAMILIES, default_regression_designs,
                                                         real_residual_shapes,
                                                         run_regression_design, summary)
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace, output: str | None = None) -> dict:
     results = {"regression": rows, "residual_shapes": shapes, "alpha": args.alpha,
                "quick": bool(args.quick)}
     path = output or DEFAULT_OUTPUT
-    write_output(lambda p: Path(p).write_text(markdown(results), encoding="utf-8"), path)
+    write_output(lambda p: write_text(p, markdown(results)), path)
     if not args.quick:   # the report quotes the full study only
         write_summary(rows)
     return results

@@ -21,6 +21,7 @@ from leaderboard.report.calibrate_report import (scores_only_markdown, write_stu
 from leaderboard.studies.correlation import correlation_study
 from leaderboard.studies.noise import auc_study
 from leaderboard.studies.scores_calibration import default_board_designs, run_board_design
+from leaderboard.safe_write import write_text
 
 DEFAULT_OUTPUT = "docs/scores_only.md"
 
@@ -55,8 +56,7 @@ def run(args: argparse.Namespace) -> dict:
     results = {"noise_study": study, "boards": boards, "correlation": correlations,
                "regression": regression, "alpha": args.alpha, "quick": quick}
     output = args.output or DEFAULT_OUTPUT
-    write_output(lambda path: Path(path).write_text(scores_only_markdown(results),
-                                                    encoding="utf-8"), output)
+    write_output(lambda path: write_text(path, scores_only_markdown(results)), output)
     if not quick:   # the report quotes the full study only
         write_summary(study)
     if args.json:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import copy
-from pathlib import Path
 
 from leaderboard.cli.common import echo, write_output
 from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
+from leaderboard.safe_write import write_text
 
 
 def metric_names_given(text: str | None) -> list[str]:
@@ -39,10 +39,10 @@ def run_several(args: argparse.Namespace, analyse) -> list:
         one = copy.copy(args)
         one.metric = metric.name
         results.append(analyse(one))
-    write_output(lambda p: Path(p).write_text(render_several(results), encoding="utf-8"),
+    write_output(lambda p: write_text(p, render_several(results)),
                  args.output)
     if args.json:
-        write_output(lambda p: Path(p).write_text(json_text(results), encoding="utf-8"), args.json)
+        write_output(lambda p: write_text(p, json_text(results)), args.json)
     if not args.quiet:
         for result in results:
             echo(summary(result))

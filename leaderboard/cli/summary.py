@@ -74,16 +74,19 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
             lines.append(f"correlation between entries: {result.correlation.fact()}")
     sk = result.shakeup
     if sk is not None:
-        line = (f"public vs private: Spearman {sk.stats.spearman:.2f}, entries moved "
-                f"{100 * sk.stats.mean_abs_rank_change:.3g}% of the board on average")
+        from leaderboard.report.numbers import number
+        from leaderboard.report.words import pct
+
+        line = (f"public vs private: Spearman {number(sk.stats.spearman, '.2f')}, entries "
+                f"moved {pct(sk.stats.mean_abs_rank_change)} of the board on average")
         if sk.baseline is not None:
             cover = sk.compared if sk.compared is not None else sk.stats
             over = ("" if cover is sk.stats else
                     f" over the {cover.n_entries:,} of {sk.stats.n_entries:,} entries whose noise "
                     "is known")
-            line += (f" (noise alone{over}: Spearman {sk.baseline.noise_spearman:.2f}, "
-                     f"{100 * sk.baseline.noise_mean_abs_rank_change:.3g}%); "
-                     f"p_overfit {sk.overfit.p_overfit:.3g}")
+            line += (f" (noise alone{over}: Spearman {number(sk.baseline.noise_spearman, '.2f')}, "
+                     f"{pct(sk.baseline.noise_mean_abs_rank_change)}); "
+                     f"p_overfit {number(sk.overfit.p_overfit, '.3g')}")
         lines.append(line)
     if result.tiers is None and result.notes:
         lines.append(result.notes[0])  # why there are no intervals

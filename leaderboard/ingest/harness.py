@@ -15,7 +15,6 @@ line, and a metric that is not a number (some forks log dictionaries) is refused
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -24,10 +23,11 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
+from leaderboard.ingest.json_logs import parse_json_lines
 from leaderboard.ingest.safe_read import Unreadable, read_file
 from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.text_rules import clean_text
 
-_LONE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 
 
@@ -97,22 +97,7 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
     return frame, sorted((_text(name), why) for name, why in skipped)
 
 
-def _text(value: object) -> str:
-    """``value`` as text that can be written anywhere: a lone surrogate (JSON's ``"\\ud800"``)
-    or a file name's undecodable bytes (which Python keeps as surrogates) become U+FFFD.
-
-    Examples
-    --------
-    >>> _text("doc\\ud800"), _text(os.fsdecode(b"model\\xff"))
-    ('doc\ufffd', 'model\ufffd')
-    """
-    text = str(value)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = _LONE.sub("\ufffd", text)   # surrogates that are not a file name's raw bytes
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return text
+_text = clean_text   # the readers' one rule for names that cannot be written (text_rules)
 
 
 def _finite(value: int) -> float:
@@ -175,22 +160,7 @@ def _samples(path: Path, source: str, max_bytes: int):
         data = read_file(path, max_bytes=max_bytes, follow_links=False)
     except Unreadable as err:
         raise InputError(str(err), file=source) from None
-    # JSON lines end at "\n" only: str.splitlines() would also cut at U+2028, NEL and the like,
-    # which JSON allows raw inside strings (lm-eval writes model outputs there)
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    for line, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            sample = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"not a JSON line ({err.msg})", file=source, row=line) from None
-        except RecursionError:
-            raise InputError("not a JSON line an evaluation log holds (nested too deeply)",
-                             file=source, row=line) from None
-        except ValueError as err:   # an integer of more digits than Python converts
-            raise InputError(f"not a JSON line ({str(err)[:80]})", file=source,
-                             row=line) from None
+    for line, sample in parse_json_lines(data, source):
         if not isinstance(sample, dict):
             raise InputError("not a JSON object", file=source, row=line)
         yield line, sample

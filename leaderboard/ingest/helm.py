@@ -111,6 +111,7 @@ def _read_run(run: Path, metric: str, max_bytes: int) -> tuple[list, list[str]]:
     records = expect(load_json(run / "per_instance_stats.json", max_bytes), list,
                      "per_instance_stats.json", source)
     by_split: dict[str, dict[str, list[float]]] = {}
+    seen: set[tuple[str, str, str]] = set()
     perturbed = 0
     for row, record in enumerate(records, start=1):
         expect(record, dict, f"entry {row}", source)
@@ -120,6 +121,12 @@ def _read_run(run: Path, metric: str, max_bytes: int) -> tuple[list, list[str]]:
         instance = record.get("instance_id")
         expect(instance, (str, int), f"entry {row}'s instance_id", source)
         split, value = _metric(record, metric, source, row)
+        trial = str(record.get("train_trial_index", 0))
+        if (split, str(instance), trial) in seen:   # HELM writes each (instance, trial) once
+            raise InputError(f"entry {row}: instance {show(str(instance))} (train trial "
+                             f"{show(trial)}, {show(split)} split) is given twice; which of "
+                             "its results holds is ambiguous", file=source)
+        seen.add((split, str(instance), trial))
         by_split.setdefault(split, {}).setdefault(str(instance), []).append(value)
     if not by_split:
         raise InputError("no unperturbed instance", file=source)

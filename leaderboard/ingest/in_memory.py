@@ -13,6 +13,7 @@ import pandas as pd
 
 from leaderboard.errors import FrameSource, InputError
 from leaderboard.ingest.csv_text import record_lines
+from leaderboard.ingest.text_rules import clean_text
 
 
 @dataclass(frozen=True)
@@ -35,12 +36,30 @@ class InMemory:
         if not isinstance(frame, pd.DataFrame):
             raise InputError(f"{name}: expected a pandas DataFrame or a path, got "
                              f"{type(frame).__name__}")
-        data = frame.to_csv(index=False).encode("utf-8")
+        data = frame_csv(frame)
         return cls(FrameSource.named(name, spanned_lines(data, len(frame))), data)
 
     def loader(self):
         """A picklable function returning the bytes (what a submission listing reads)."""
         return functools.partial(_identity, self.data)
+
+
+def frame_csv(frame: pd.DataFrame) -> bytes:
+    """``frame`` as the CSV bytes its reader reads (no index). A string the CSV text could not
+    carry is made safe as the readers of files make it: a carriage return (which pandas leaves
+    unquoted with its default line ends, so that it would end the row) is kept inside a quoted
+    cell; a lone surrogate becomes ``\\ud800`` (:func:`~leaderboard.ingest.text_rules.
+    clean_text`).
+
+    Examples
+    --------
+    >>> frame_csv(pd.DataFrame({"team": ["a\\rb", "c\\ud800"], "score": [0.5, 0.6]}, dtype=object))
+    b'team,score\\r\\n"a\\rb",0.5\\r\\nc\\\\ud800,0.6\\r\\n'
+    """
+    text = frame.to_csv(index=False)
+    if "\r" in text:   # quoted only with CRLF line ends
+        text = frame.to_csv(index=False, lineterminator="\r\n")
+    return clean_text(text).encode("utf-8")
 
 
 def spanned_lines(data: bytes, records: int) -> tuple[int, ...] | None:

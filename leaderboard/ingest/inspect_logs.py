@@ -29,9 +29,10 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.harness import _text
-from leaderboard.ingest.json_logs import entries, expect, finite, parse_json
-from leaderboard.ingest.safe_read import (Unreadable, capped_read, format_size, read_file,
-                                          too_big, zip_is_link, zip_member)
+from leaderboard.ingest.json_logs import (check_memory, entries, expect, finite,
+                                          memory_estimate, parse_json)
+from leaderboard.ingest.safe_read import (Budget, Unreadable, capped_read, read_file,
+                                          zip_is_link, zip_member)
 from leaderboard.ingest.submissions.table import show
 
 SUFFIXES = (".json", ".eval")
@@ -178,18 +179,19 @@ def _load_zip(data: bytes, source: str, max_bytes: int) -> tuple[dict, list]:
     if len(members) > _MAX_MEMBERS:
         raise InputError(f"{len(members):,} members; more than an evaluation log holds",
                          file=source)
-    budget = [max_bytes]
+    budget = Budget(len(data), max_bytes)   # one for every member: what the log expands to
+    parsed = [0]
 
     def member(info: zipfile.ZipInfo) -> object:
         try:
-            raw = (_zstd_member(data, info, budget[0]) if info.compress_type == _ZSTD
-                   else zip_member(archive, info, budget[0]))
+            raw = (_zstd_member(data, info, budget) if info.compress_type == _ZSTD
+                   else zip_member(archive, info, budget))
         except Unreadable as err:
-            raise InputError(f"{err} (all members together may decompress to at most "
-                             f"{format_size(max_bytes)})", file=f"{source}:{info.filename}") \
-                from None
-        budget[0] -= len(raw)
-        return parse_json(raw, f"{source}:{info.filename}")
+            raise InputError(f"{err} (all members together)",
+                             file=f"{source}:{info.filename}") from None
+        parsed[0] += memory_estimate(raw)   # what every member parsed so far takes
+        check_memory(b"", source, parsed[0])
+        return parse_json(raw, f"{source}:{info.filename}", memory_checked=True)
 
     by_name = {m.filename: m for m in members}
     head = by_name.get("header.json") or by_name.get("_journal/start.json")
@@ -204,14 +206,14 @@ def _load_zip(data: bytes, source: str, max_bytes: int) -> tuple[dict, list]:
     return header, samples
 
 
-def _zstd_member(data: bytes, info: zipfile.ZipInfo, max_bytes: int) -> bytes:
+def _zstd_member(data: bytes, info: zipfile.ZipInfo, budget: Budget) -> bytes:
     """A zip member compressed with Zstandard (method 93: recent Inspect versions write .eval
     logs so; Python's zipfile reads it only from 3.14), capped like any member and checked
     against its CRC."""
     if zip_is_link(info):
         raise Unreadable("a symbolic link stored in the zip; not followed")
-    if info.file_size > max_bytes:
-        raise too_big(f"{format_size(info.file_size)} when decompressed, over", max_bytes)
+    if info.file_size > budget.left:
+        raise budget.refusal(info.file_size)
     try:
         import zstandard
     except ImportError:
@@ -225,7 +227,7 @@ def _zstd_member(data: bytes, info: zipfile.ZipInfo, max_bytes: int) -> bytes:
     packed = data[begin:begin + info.compress_size]
     try:
         with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(packed)) as reader:
-            raw = capped_read(reader, max_bytes)
+            raw = capped_read(reader, budget)
     except zstandard.ZstdError as err:
         raise Unreadable(f"cannot be read from the zip ({str(err)[:80]})") from None
     if zlib.crc32(raw) != info.CRC:
@@ -250,11 +252,17 @@ def _values(samples: list, scorer: str, source: str) -> tuple[dict[str, float], 
     name, _, key = scorer.partition("/")
     sums: dict[str, list[float]] = {}
     unscored: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for row, sample in enumerate(samples, start=1):
         expect(sample, dict, f"sample {row}", source)
         ident = sample.get("id")
         expect(ident, (str, int), f"sample {row}'s id", source)
         where = f"sample {show(str(ident))} (epoch {show(str(sample.get('epoch', 1)))})"
+        once = (str(ident), str(sample.get("epoch", 1)))
+        if once in seen:   # a log lists each sample once per epoch: a second is a contradiction
+            raise InputError(f"{where} is given twice; which of its results holds is "
+                             "ambiguous", file=source)
+        seen.add(once)
         scores = sample.get("scores")
         if not scores or name not in scores:
             if scores and not sample.get("error"):

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from leaderboard.errors import InputError
+from leaderboard.ingest.benchmarks import detect
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import _column, _numbers, parse_csv
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
@@ -23,14 +24,18 @@ from leaderboard.ingest.submissions.table import show
 
 def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
                     items: np.ndarray, *, cost_col: str, model_col: str = "model",
-                    item_col: str = "item",
+                    item_col: str = "item", items_format: str = "auto",
+                    instances: str | None = None, missing_instances: str = "unresolved",
                     max_bytes: int = DEFAULT_MAX_BYTES) -> np.ndarray:
     """Each of ``models``' mean cost on each of ``items``: shape (models, items).
 
     Parameters
     ----------
     path : str, PathLike or InMemory
-        The per-item results (CSV or Parquet), as given to ``--items``.
+        The per-item results (CSV or Parquet), as given to ``--items``; or a folder of SWE-bench
+        results whose systems have ``per_instance_details.json`` (``cost_col`` is then the key
+        of each instance's record, ``instances`` and ``missing_instances`` as the items reader
+        was given them).
     models : list of str
         The models to cost, in the order wanted (the analysis's, names stripped as the items
         reader strips them).
@@ -44,7 +49,8 @@ def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
     Raises
     ------
     InputError
-        A folder of harness logs (no cost column there), a missing column, a cost that is not a
+        Benchmark logs without costs (lm-eval, HELM, Inspect; SWE-bench results.json and
+        reports), a missing column, a cost that is not a
         finite number at least 0 (its line named), or a model without a cost on some item.
 
     Examples
@@ -60,9 +66,16 @@ def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
     source = path.source if isinstance(path, InMemory) else str(path)
     if isinstance(path, InMemory):
         raw = parse_csv(path.data, source)
-    elif Path(path).is_dir():
-        raise InputError("--cost-col reads a column of a long table of per-item results; a "
-                         "folder of lm-evaluation-harness logs has none", file=source)
+    elif (fmt := items_format if items_format != "auto" else detect(Path(path))) == "swebench":
+        from leaderboard.ingest.swebench import read_swebench
+
+        raw = read_swebench(Path(path), instances=instances, missing=missing_instances,
+                            max_bytes=max_bytes, cost_key=cost_col)[0]
+        model_col, item_col = "model", "item"
+    elif fmt != "table":
+        raise InputError(f"--cost-col reads a column of a long table of per-item results (or "
+                         f"the cost in SWE-bench's per_instance_details.json); {_FORMATS[fmt]} "
+                         "hold none", file=source)
     else:
         raw = _read(Path(path), source, max_bytes)
     model = _column(raw, model_col, (), "model", "--model-col", source)
@@ -87,6 +100,10 @@ def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
                          f"items (first: {show(items[j])}); --cost-col needs a cost on every item "
                          "the analysis uses", file=source, column=cost)
     return total / count
+
+
+_FORMATS = {"harness": "lm-evaluation-harness logs", "helm": "HELM runs",
+            "inspect": "Inspect logs", "swebench": "SWE-bench results"}
 
 
 def _index(labels):

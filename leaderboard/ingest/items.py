@@ -14,7 +14,6 @@ silently; a value that is not a finite number names its line.
 """
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -27,13 +26,13 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _column, _numbers, _require_nonempty, parse_csv
 from leaderboard.limits import BYTES_PER_ITEM_CELL
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, format_size, read_file, too_big
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.submissions.files import SubmissionFile, SubmissionSet
 from leaderboard.ingest.item_sets import (item_cells, item_coverage, require_binary,
                                           words_as_numbers)
 from leaderboard.ingest.benchmarks import detect, read_benchmark
 from leaderboard.ingest.submissions.solution import Solution
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.submissions.table import Rejected, decode_parquet, show
 
 _SHOW = 3
 NUMERIC_KINDS = ("scores", "probabilities", "values")   # what --target-col can score
@@ -243,28 +242,17 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
 
 
 def _read_parquet(data: bytes, source: str, max_bytes: int) -> pd.DataFrame:
-    """A Parquet file as a DataFrame, refused when its metadata promises more columns or rows
-    than the caps allow, or once its decoded batches pass ``max_bytes`` (a few KB of repeated,
-    compressed text can decode to gigabytes), before the whole table is built."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    parquet = pq.ParquetFile(io.BytesIO(data))
-    caps = limits.current()
-    caps.check_columns(parquet.metadata.num_columns, source)
-    caps.check_rows(parquet.metadata.num_rows, source)
-    batches, decoded = [], 0
-    for batch in parquet.iter_batches(batch_size=1 << 16):
-        columns = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
-                   for c in batch.columns]
-        batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
-        decoded += batch.nbytes
-        if decoded > max_bytes:
-            raise InputError(str(too_big("decodes to more than", max_bytes)), file=source)
-        batches.append(batch)
-    if not batches:
-        return parquet.read().to_pandas()
-    return pa.Table.from_batches(batches).to_pandas()
+    """A Parquet file as a DataFrame, with the checks of every Parquet reader
+    (:func:`~leaderboard.ingest.submissions.table.decode_parquet`: names written twice, caps,
+    what its pages expand to), and refused when it holds no rows, as a CSV would be."""
+    try:
+        table = decode_parquet(data, max_bytes)
+    except Rejected as err:
+        raise InputError(str(err), file=source, row=1 if "header" in str(err) else None) \
+            from None
+    if not table.num_rows:
+        raise InputError("no data rows: the Parquet file holds no rows", file=source)
+    return table.to_pandas()
 
 
 def _per_item(raw: pd.DataFrame, column: str, what: str, i_code: np.ndarray, items: pd.Index,

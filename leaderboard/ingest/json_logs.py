@@ -9,15 +9,26 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.safe_read import Unreadable, read_file
+from leaderboard.ingest.safe_read import Unreadable, format_size, read_file
 from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.text_rules import decode_utf8
 
 
-def parse_json(data: bytes, source: str, row: int | None = None) -> object:
+def parse_json(data: bytes, source: str, row: int | None = None, *,
+               unique_keys: bool = False, memory_checked: bool = False) -> object:
     """``data`` decoded as one JSON document; an InputError naming ``source`` otherwise.
+
+    The text is UTF-8 (:func:`~leaderboard.ingest.text_rules.decode_utf8`: a byte-order mark is
+    dropped, an undecodable byte refused naming its line); a document whose objects would take
+    more memory than ``--max-memory`` is refused before it is parsed (:func:`check_memory`);
+    nesting too deep or an integer of more digits than Python converts is one line too. With
+    ``unique_keys``, an object giving one key twice with different values (the second would
+    silently win) is refused. ``memory_checked``: the caller checked the memory of several
+    documents together.
 
     Examples
     --------
@@ -27,20 +38,121 @@ def parse_json(data: bytes, source: str, row: int | None = None) -> object:
     Traceback (most recent call last):
     ...
     leaderboard.errors.InputError: results.json: not JSON (Expecting value at line 1)
+    >>> parse_json(b'{"a__b-1": {"resolved": true},\\n "a__b-1": {"resolved": false}}', "d.json",
+    ...            unique_keys=True)
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: d.json: the key a__b-1 is given twice in one object, with different values; which one holds is ambiguous
     """
+    if not memory_checked:
+        check_memory(data, source)
+    text = decode_utf8(data, source, "JSON")
     try:
-        return json.loads(data.decode("utf-8", errors="replace"))
+        return json.loads(text, object_pairs_hook=_unique if unique_keys else None)
     except json.JSONDecodeError as err:
         raise InputError(f"not JSON ({err.msg} at line {err.lineno})", file=source,
                          row=row) from None
     except RecursionError:
         raise InputError("not JSON a benchmark writes (nested too deeply)", file=source,
                          row=row) from None
+    except _Twice as twice:
+        raise InputError(f"the key {show(str(twice))} is given twice in one object, with "
+                         "different values; which one holds is ambiguous", file=source,
+                         row=row) from None
     except ValueError as err:   # an integer of more digits than Python converts
         raise InputError(f"not JSON ({str(err)[:80]})", file=source, row=row) from None
 
 
-def load_json(path: Path, max_bytes: int) -> object:
+class _Twice(ValueError):
+    """A key given twice in one object with different values."""
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict:
+    found = dict(pairs)
+    if len(found) < len(pairs):   # the same value twice is harmless: the file says one thing
+        seen: dict[str, object] = {}
+        for key, value in pairs:
+            if key in seen and seen[key] != value:
+                raise _Twice(key)
+            seen[key] = value
+    return found
+
+
+def parse_json_lines(data: bytes, source: str) -> Iterator[tuple[int, object]]:
+    """``(line, value)`` for every non-blank line of a JSON-lines file; an InputError naming
+    the file and line otherwise (not JSON, nested too deeply, a 5,000-digit integer).
+
+    Lines end at ``"\\n"`` only (a ``"\\r"`` before it is dropped): JSON allows U+2028, U+2029,
+    NEL and the like raw inside strings, which ``str.splitlines`` would cut at. The text rules
+    and the memory check are :func:`parse_json`'s, over the whole file.
+
+    Examples
+    --------
+    >>> list(parse_json_lines('{"a": "x\\u2028y"}\\r\\n\\n[1]\\n'.encode(), "log.jsonl"))
+    [(1, {'a': 'x\\u2028y'}), (3, [1])]
+    >>> list(parse_json_lines(b'{"a": 1}\\n{"a": ' + b"9" * 5000 + b"}\\n", "log.jsonl"))
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: log.jsonl:2: not a JSON line (Exceeds the limit (4300 digits) for integer string conversion: value has 5000 di)
+    """
+    check_memory(data, source)
+    for line, text in enumerate(decode_utf8(data, source, "JSON").split("\n"), start=1):
+        if not text.strip():
+            continue
+        try:
+            yield line, json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputError(f"not a JSON line ({err.msg})", file=source, row=line) from None
+        except RecursionError:
+            raise InputError("not a JSON line an evaluation log holds (nested too deeply)",
+                             file=source, row=line) from None
+        except ValueError as err:   # an integer of more digits than Python converts
+            raise InputError(f"not a JSON line ({str(err)[:80]})", file=source,
+                             row=line) from None
+
+
+def memory_estimate(data: bytes) -> int:
+    """About how many bytes the objects of the JSON text ``data`` take once parsed.
+
+    It counts the characters that open objects, lists, strings and values (about 100, 64, 24
+    and 16 bytes each, plus the text), within a factor of two of what Python takes for every
+    shape measured (nested lists 1.3 times, empty objects 3.1 times, short strings 1.2 times,
+    text 2 times, an Inspect-like log 1.4 times).
+
+    Examples
+    --------
+    >>> memory_estimate(b"[" + b"[]," * 999 + b"[]]")    # Python takes 65 KB
+    83049
+    """
+    return (100 * data.count(b"{") + 64 * data.count(b"[") + 16 * data.count(b",")
+            + 24 * data.count(b'"') + len(data))
+
+
+def check_memory(data: bytes, source: str, needed: int | None = None) -> None:
+    """Refuse JSON text whose parsed objects would take more than ``--max-memory``, before it
+    is parsed: 1 MB of ``[[],[],...]`` becomes 22 MB of lists (a 256 MB file, 5.6 GB).
+    ``needed``: the estimate already made (several parts of one input), else
+    :func:`memory_estimate` of ``data``.
+
+    Examples
+    --------
+    >>> check_memory(b"[" + b"[]," * 1000 + b"[]]", "x.json")
+    >>> check_memory(b"", "x.json", 5 * 2 ** 30)
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: x.json: its JSON would take about 5G of memory once parsed, over the cap of 4G; raise --max-memory if the file is genuine
+    """
+    from leaderboard import limits
+
+    needed = memory_estimate(data) if needed is None else needed
+    caps = limits.current()
+    if needed > caps.max_memory:
+        raise InputError(f"its JSON would take about {format_size(needed)} of memory once "
+                         f"parsed, over the cap of {format_size(caps.max_memory)}; raise "
+                         "--max-memory if the file is genuine", file=source)
+
+
+def load_json(path: Path, max_bytes: int, *, unique_keys: bool = False) -> object:
     """The JSON document in the regular file ``path`` (a link is refused, never followed).
 
     Examples
@@ -55,7 +167,7 @@ def load_json(path: Path, max_bytes: int) -> object:
         data = read_file(path, max_bytes=max_bytes, follow_links=False, decompress=False)
     except Unreadable as err:
         raise InputError(str(err), file=str(path)) from None
-    return parse_json(data, str(path))
+    return parse_json(data, str(path), unique_keys=unique_keys)
 
 
 def expect(value: object, kind: type | tuple[type, ...], what: str, source: str,

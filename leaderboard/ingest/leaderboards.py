@@ -27,7 +27,7 @@ from leaderboard import limits
 from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                   line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.errors import FrameSource, InputError, processing
-from leaderboard.ingest.in_memory import spanned_lines
+from leaderboard.ingest.in_memory import frame_csv, spanned_lines
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 
 KAGGLE_COLUMNS = ("TeamId", "TeamName", "SubmissionDate", "Score")
@@ -175,7 +175,7 @@ def leaderboard_from_frame(frame: pd.DataFrame, *, higher_is_better: bool,
         raise InputError(f"expected a pandas DataFrame or a path, got {type(frame).__name__}")
     if split not in ("private", "public"):
         raise InputError(f"split must be 'private' or 'public', not {split!r}", file=source)
-    data = frame.to_csv(index=False).encode("utf-8")
+    data = frame_csv(frame)   # a carriage return or a lone surrogate as a file's reader has it
     if isinstance(source, FrameSource):   # its errors name the frame's rows, line breaks or not
         source = source.with_lines(spanned_lines(data, len(frame)))
     return _from_raw(parse_csv(data, source), source, higher_is_better, team_col, score_col,

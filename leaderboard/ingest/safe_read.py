@@ -10,7 +10,13 @@ a named pipe that never ends, a device, or a small archive that decompresses to 
 - a symbolic link is refused unless the caller follows links (``follow_links``);
 - every file is read in chunks up to ``max_bytes`` and refused beyond it, before and after
   decompression (``.gz``, ``.bz2``, ``.xz``, ``.zip`` or ``.tar`` holding one file, ``.zst`` with
-  the zstandard package), so memory is bounded by the cap, not by the file.
+  the zstandard package), so memory is bounded by the cap, not by the file;
+- what a compressed input expands to is capped too, checked as it streams (:class:`Budget`):
+  at most :attr:`~leaderboard.limits.Limits.max_expansion` times its compressed size (and
+  :data:`~leaderboard.limits.EXPANSION_FLOOR` whatever its size), so a 240 KB archive cannot
+  become 256 MB of JSON and gigabytes of objects. Every reader that opens an archive itself
+  (Inspect's ``.eval`` zips, a zip of submissions, Parquet's compressed pages) uses the same
+  budget.
 
 Every refusal is an :class:`Unreadable` whose text is one line without the file's name; callers
 add the name (an :class:`~leaderboard.errors.InputError` or a rejected submission).
@@ -195,7 +201,7 @@ def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTE
         name = os.fspath(path).lower()
         if decompress and name.endswith(COMPRESSED):
             try:
-                return _decompressed(handle, name, max_bytes)
+                return _decompressed(handle, name, max_bytes, opened.st_size)
             except Unreadable:
                 raise
             except _DECOMPRESS_ERRORS as error:
@@ -216,28 +222,82 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0][:120] if text else type(error).__name__
 
 
-def capped_read(stream, max_bytes: int, words: str = "decompresses to more than") -> bytes:
-    """Everything ``stream`` holds, read in chunks, refused once it passes ``max_bytes``."""
+class Budget:
+    """What a compressed input may still expand to: the smaller of the size cap (``max_bytes``,
+    ``--max-file-size``) and the expansion cap (``max_expansion`` times its ``packed`` size on
+    disk, at least :data:`~leaderboard.limits.EXPANSION_FLOOR`: ``--max-expansion``), spent as
+    its parts are decompressed (one budget for every member of one archive).
+
+    Examples
+    --------
+    >>> budget = Budget(packed=100 * 2 ** 10, max_bytes=256 * 2 ** 20)
+    >>> format_size(budget.left)
+    '16M'
+    >>> print(str(budget.refusal()).replace(" (the", "\\n(the"))
+    expands to more than 16M from 100K compressed
+    (the cap: 100 times the compressed size, at least 16M): refused as a likely decompression bomb; raise --max-expansion if the file is genuine
+    """
+
+    def __init__(self, packed: int, max_bytes: int) -> None:
+        from leaderboard import limits
+
+        self.ratio, self.floor = limits.current().max_expansion, limits.EXPANSION_FLOOR
+        self.packed, self.max_bytes = max(int(packed), 0), max_bytes
+        self.expansion = max(self.floor, self.ratio * self.packed)
+        self.left = min(max_bytes, self.expansion)
+
+    def spend(self, size: int) -> None:
+        """Count ``size`` decompressed bytes; the refusal once they pass what is left."""
+        if size > self.left:
+            raise self.refusal()
+        self.left -= size
+
+    def refusal(self, declared: int | None = None) -> Unreadable:
+        """The one-line refusal, naming the cap that binds and the option raising it;
+        ``declared``: the size an archive's header gives, when that is what is over."""
+        if self.expansion < self.max_bytes:
+            return Unreadable(
+                f"expands to more than {format_size(self.expansion)} from "
+                f"{format_size(self.packed)} compressed (the cap: {self.ratio:,} times the "
+                f"compressed size, at least {format_size(self.floor)}): refused as a likely "
+                f"decompression bomb; raise {EXPANSION_OPTION} if the file is genuine")
+        if declared is not None:
+            return too_big(f"{format_size(declared)} when decompressed, over", self.max_bytes)
+        return too_big("decompresses to more than", self.max_bytes)
+
+
+EXPANSION_OPTION = "--max-expansion"
+
+
+def capped_read(stream, max_bytes: int | Budget, words: str = "decompresses to more than"
+                ) -> bytes:
+    """Everything ``stream`` holds, read in chunks, refused once it passes ``max_bytes`` (a
+    size: ``words`` say what passed it) or what a :class:`Budget` has left (spent as read)."""
+    budget = max_bytes if isinstance(max_bytes, Budget) else None
+    limit = budget.left if budget is not None else max_bytes
     chunks, total = [], 0
     while True:
-        chunk = stream.read(min(_CHUNK, max_bytes + 1 - total))
+        chunk = stream.read(min(_CHUNK, limit + 1 - total))
         if not chunk:
+            if budget is not None:
+                budget.spend(total)
             return b"".join(chunks)
         chunks.append(chunk)
         total += len(chunk)
-        if total > max_bytes:
-            raise too_big(words, max_bytes)
+        if total > limit:
+            raise budget.refusal() if budget is not None else too_big(words, limit)
 
 
-def _decompressed(handle, name: str, max_bytes: int) -> bytes:
+def _decompressed(handle, name: str, max_bytes: int, packed: int) -> bytes:
+    budget = Budget(packed, max_bytes)
     if name.endswith(_TAR):
-        return _one_tar_member(handle, max_bytes)
+        return _one_tar_member(handle, budget)
     if name.endswith(".zip"):
         with zipfile.ZipFile(handle) as archive:
             members = [i for i in archive.infolist() if not i.is_dir() and not hidden(i.filename)]
             if len(members) != 1:
                 raise Unreadable(f"a zip holding {len(members)} files; expected exactly one CSV")
-            return zip_member(archive, members[0], max_bytes)
+            return zip_member(archive, members[0], budget)
     if name.endswith(".zst"):
         try:
             import zstandard
@@ -245,23 +305,23 @@ def _decompressed(handle, name: str, max_bytes: int) -> bytes:
             raise Unreadable("a .zst file needs the zstandard package (pip install zstandard); "
                              "or decompress it first") from None
         with zstandard.ZstdDecompressor().stream_reader(handle) as reader:
-            return capped_read(reader, max_bytes)
+            return capped_read(reader, budget)
     opener = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}[
         PurePosixPath(name).suffix]
     with opener(fileobj=handle) if opener is gzip.GzipFile else opener(handle) as stream:
-        return capped_read(stream, max_bytes)
+        return capped_read(stream, budget)
 
 
-def _one_tar_member(handle, max_bytes: int) -> bytes:
+def _one_tar_member(handle, budget: Budget) -> bytes:
     with tarfile.open(fileobj=handle, mode="r:*") as archive:
         members = [m for m in archive.getmembers() if not m.isdir() and not hidden(m.name)]
         if len(members) != 1:
             raise Unreadable(f"a tar holding {len(members)} entries; expected exactly one CSV")
         if not members[0].isreg():
             raise Unreadable("the tar's one entry is a link or a special file; not read")
-        if members[0].size > max_bytes:
-            raise too_big(f"{format_size(members[0].size)}, over", max_bytes)
-        return capped_read(archive.extractfile(members[0]), max_bytes, "over")
+        if members[0].size > budget.left:
+            raise budget.refusal(members[0].size)
+        return capped_read(archive.extractfile(members[0]), budget)
 
 
 def hidden(name: str) -> bool:
@@ -276,18 +336,23 @@ def zip_is_link(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
-def zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int) -> bytes:
+def zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo,
+               max_bytes: int | Budget) -> bytes:
     """One member's bytes, capped before and during decompression (the header can lie); a member
-    ending in ``.gz`` is gunzipped, capped too. Raises :class:`Unreadable`."""
+    ending in ``.gz`` is gunzipped, capped too. ``max_bytes``: the size cap (the member then
+    gets a :class:`Budget` of its own compressed size), or the archive's budget. Raises
+    :class:`Unreadable`."""
     if zip_is_link(info):
         raise Unreadable("a symbolic link stored in the zip; not followed")
-    if info.file_size > max_bytes:
-        raise too_big(f"{format_size(info.file_size)} when decompressed, over", max_bytes)
+    budget = max_bytes if isinstance(max_bytes, Budget) else Budget(info.compress_size,
+                                                                    max_bytes)
+    if info.file_size > budget.left:
+        raise budget.refusal(info.file_size)
     try:
         with archive.open(info) as member:
-            data = capped_read(member, max_bytes)
+            data = capped_read(member, budget)
         if info.filename.lower().endswith(".gz"):
-            data = gunzip(data, max_bytes)
+            data = gunzip(data, budget)
     except Unreadable:
         raise
     except RuntimeError as error:  # zipfile's word for a password-protected member
@@ -297,8 +362,8 @@ def zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, max_bytes: int) 
     return data
 
 
-def gunzip(data: bytes, max_bytes: int) -> bytes:
-    """``data`` gunzipped, refused once it passes ``max_bytes``."""
+def gunzip(data: bytes, max_bytes: int | Budget) -> bytes:
+    """``data`` gunzipped, refused once it passes ``max_bytes`` or the budget's expansion."""
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
             return capped_read(stream, max_bytes)

@@ -38,9 +38,11 @@ import pandas as pd
 from leaderboard.choices import MISSING_INSTANCES
 from leaderboard.errors import InputError
 from leaderboard.ingest.harness import _text
-from leaderboard.ingest.json_logs import entries, expect, load_json
+from leaderboard.ingest.json_logs import entries, expect, finite, load_json
 from leaderboard.ingest.safe_read import Unreadable, read_file
 from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.swebench_checks import agrees_with_tests, one_verdict
+from leaderboard.ingest.text_rules import decode_utf8
 
 MISSING = MISSING_INSTANCES
 _DETAILS = "per_instance_details.json"
@@ -58,6 +60,7 @@ class _System:
     no_generation: frozenset[str]
     listed_only: bool          # results.json: only the resolved ids are listed
     source: str
+    records: dict[str, dict] | None = None   # per_instance_details.json: each instance's record
 
 
 def looks_like_swebench(folder: Path) -> bool:
@@ -77,10 +80,15 @@ def looks_like_swebench(folder: Path) -> bool:
 
 
 def read_swebench(folder: Path, *, instances: str | None = None, missing: str = "unresolved",
-                  max_bytes: int) -> tuple[pd.DataFrame, list[tuple[str, str]], list[str]]:
+                  max_bytes: int, cost_key: str | None = None
+                  ) -> tuple[pd.DataFrame, list[tuple[str, str]], list[str]]:
     """The long table (text cells ``model``, ``item``, ``value``, ``repo``) of a folder of
     SWE-bench system folders; the entries not read, as ``(path, why)``; and one note per
     system saying how its denominator was counted.
+
+    ``cost_key``: also a column of that name, each instance's number under that key in
+    ``per_instance_details.json`` (``cost``: what the run spent on it; blank where there is no
+    record); results of another kind hold no cost and are refused naming the system.
 
     Examples
     --------
@@ -136,6 +144,10 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
                              "of another split?", file=system.source)
         note = _note(system, split, missing)
         notes += [note] if note else []
+        if cost_key is not None and system.records is None:
+            raise InputError(f"--cost-col {show(cost_key)}: {system.name}'s results hold no "
+                             f"cost per instance (only SWE-bench's {_DETAILS} has one)",
+                             file=system.source)
         for item in split:
             if item in system.resolved:
                 value = system.resolved[item]
@@ -143,11 +155,15 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
                 continue
             else:
                 value = False
-            rows.append((_text(system.name), _text(item), "1" if value else "0", _repo(item)))
+            row = (_text(system.name), _text(item), "1" if value else "0", _repo(item))
+            if cost_key is not None:
+                row += (_cost(system, item, cost_key),)
+            rows.append(row)
     if instances is None:
         notes.append(f"Instances: the {len(split):,} ids found in the systems' results (no "
                      "instance list given); an instance no system attempted is not counted.")
-    frame = pd.DataFrame(rows, columns=["model", "item", "value", "repo"])
+    frame = pd.DataFrame(rows, columns=["model", "item", "value", "repo"]
+                         + ([cost_key] if cost_key is not None else []))
     frame.index = range(2, len(frame) + 2)
     return frame, sorted(skipped), notes
 
@@ -169,6 +185,7 @@ def _run_report(path: Path, max_bytes: int) -> _System:
     lists = {key: _ids(data, key, source) for key in ("resolved_ids", "unresolved_ids",
                                                        "empty_patch_ids", "error_ids",
                                                        "incomplete_ids")}
+    one_verdict(lists, source)
     everything = {i for ids in lists.values() for i in ids}
     total = data.get("total_instances")
     if isinstance(total, int) and total != len(everything):
@@ -177,7 +194,7 @@ def _run_report(path: Path, max_bytes: int) -> _System:
     resolved = {**dict.fromkeys(lists["unresolved_ids"] + lists["empty_patch_ids"], False),
                 **dict.fromkeys(lists["resolved_ids"], True)}
     never = frozenset(lists["error_ids"] + lists["incomplete_ids"]) - set(resolved)
-    return _System(path.name.removesuffix(".json"), resolved, never, frozenset(), False,
+    return _System(_text(path.name.removesuffix(".json")), resolved, never, frozenset(), False,
                    source)
 
 
@@ -203,19 +220,24 @@ def _read_system(system: Path, max_bytes: int) -> tuple[_System | None, list[tup
         return None, [(name, f"no {_DETAILS}, results/results.json or logs/ folder; not a "
                              "SWE-bench system folder")]
     kind, path = found
+    name = _text(name)
     used = path.relative_to(system).parts[0]
     skipped = [(f"{name}/{e.name}", "not the results read (" + str(path.relative_to(system))
                 + " is)") for e in entries(system) if e.name != used]
-    if kind == "details":
-        data = expect(load_json(path, max_bytes), dict, "the file", str(path))
+    if kind == "details":   # an instance given twice with two verdicts is refused, not the last
+        data = expect(load_json(path, max_bytes, unique_keys=True), dict, "the file", str(path))
         resolved = {str(k): _flag(v, str(path), str(k)) for k, v in data.items()}
-        return _System(name, resolved, frozenset(), frozenset(), False, str(path)), skipped
+        return _System(name, resolved, frozenset(), frozenset(), False, str(path),
+                       {str(k): v for k, v in data.items()}), skipped
     if kind == "results":
         data = expect(load_json(path, max_bytes), dict, "the file", str(path))
         lists = {key: _ids(data, key, str(path)) for key in ("resolved", "no_generation",
                                                                "no_logs")}
         if "resolved" not in data:
             raise InputError("no 'resolved' list: not a SWE-bench results.json", file=str(path))
+        one_verdict({"resolved": lists["resolved"], "no_generation": lists["no_generation"]},
+                     str(path))
+        one_verdict({"resolved": lists["resolved"], "no_logs": lists["no_logs"]}, str(path))
         resolved = dict.fromkeys(lists["resolved"], True)
         system_ = _System(name, resolved, frozenset(lists["no_logs"]),
                           frozenset(lists["no_generation"]), True, str(path))
@@ -264,9 +286,11 @@ def _reports(logs: Path, max_bytes: int) -> tuple[dict[str, bool], list[tuple[st
             skipped.append((where, "no report.json (or a link); the instance counts as having "
                                    "no result"))
             continue
-        data = expect(load_json(report, max_bytes), dict, "the report", str(report))
+        data = expect(load_json(report, max_bytes, unique_keys=True), dict, "the report",
+                      str(report))
         inner = data.get(entry.name, data) if len(data) == 1 else data
         resolved[entry.name] = _flag(inner, str(report), entry.name)
+        agrees_with_tests(inner, resolved[entry.name], str(report), entry.name)
         others += sum(1 for e in entries(Path(entry.path)) if e.name != "report.json")
     if others:
         skipped.append((f"{system}/logs/*/", f"{others:,} other files in the instance folders "
@@ -280,7 +304,7 @@ def _instance_list(path: str, max_bytes: int) -> list[str]:
         data = read_file(path, max_bytes=max_bytes)
     except Unreadable as err:
         raise InputError(str(err), file=path) from None
-    text = data.decode("utf-8", errors="replace")
+    text = decode_utf8(data, path, "instance list")   # a BOM (Notepad, Excel) is dropped
     if text.lstrip().startswith("["):
         from leaderboard.ingest.json_logs import parse_json
 
@@ -331,6 +355,19 @@ def _note(system: _System, split: list[str], missing: str) -> str | None:
     fate = "count as unresolved" if missing == "unresolved" else "are left without a value"
     why = " (evaluation errors or no prediction)" if system.no_logs else ""
     return f"{head}; {absent:,} with no result{why} {fate}"
+
+
+def _cost(system: _System, instance: str, key: str) -> str:
+    """An instance's ``key`` in its details record as text (blank with no record: the items
+    reader of costs then names the instance); one that is not a number is refused."""
+    record = system.records.get(instance)
+    if record is None:
+        return ""
+    if key not in record:
+        raise InputError(f"instance {show(instance)} has no {show(key)} (--cost-col); its "
+                         f"fields: {', '.join(map(show, list(record)[:12]))}",
+                         file=system.source)
+    return repr(finite(record[key], f"instance {show(instance)}'s {show(key)}", system.source))
 
 
 def _repo(instance: str) -> str:

@@ -70,6 +70,40 @@ def off_the_grid(scores: np.ndarray, n_test: int) -> np.ndarray:
         out[finite] = miss[where]
     return out
 
+def rounding_slack(scores: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """How far outside its interval a score may sit and still count as held: a score printed to
+    a few digits may sit a rounding away from its interval's edge (1e-9 of the score, at least
+    1e-9, plus 5e-6 of the interval's width)."""
+    scores = np.asarray(scores, dtype=float)
+    return 1e-9 * np.maximum(1.0, np.abs(scores)) + 0.5e-5 * np.abs(np.asarray(high, dtype=float)
+                                                                    - np.asarray(low, dtype=float))
+
+
+def holding_own_score(scores: np.ndarray, low: np.ndarray, high: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals widened to hold their own score where it sits outside within
+    :func:`rounding_slack` (a score beyond it is :func:`impossible_scores`' to name).
+
+    At extreme scores the slack is as large as the score itself: a log loss of 1e-9 on 1,000
+    rows has the interval 1.18e-9 to 9.8e-7 (at so small a true loss most test sets score
+    lower, so the inversion sits above it), an AUC of 1 - 1e-9 on 100,000 rows 0.999999998 to
+    0.999999998. Shown as they are, the page's interval would exclude the score beside it.
+    Widening a confidence interval only adds true scores to it, so its coverage cannot fall.
+
+    Examples
+    --------
+    >>> low, high = holding_own_score(np.array([1e-9, 0.5]), np.array([1.18e-9, 0.4]),
+    ...                               np.array([9.8e-7, 0.6]))
+    >>> low.tolist(), high.tolist()
+    ([1e-09, 0.4], [9.8e-07, 0.6])
+    """
+    scores, low, high = (np.asarray(a, dtype=float) for a in (scores, low, high))
+    slack = rounding_slack(scores, low, high)
+    near = np.isfinite(low) & np.isfinite(high) & (low - slack <= scores) & (
+        scores <= high + slack)
+    return (np.where(near, np.fmin(low, scores), low), np.where(near, np.fmax(high, scores), high))
+
+
 def impossible_scores(metric: Metric, scores: np.ndarray, n_test: int, low: np.ndarray,
                       high: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Which scores cannot be given an interval that holds them, and why, per entry.
@@ -103,8 +137,7 @@ def impossible_scores(metric: Metric, scores: np.ndarray, n_test: int, low: np.n
     reasons: list[str] = []
     smallest = _SMALLEST_AT_ONE_HIT.get(metric.name)
     floor = smallest(n_test) if smallest is not None else None
-    # a score printed to a few digits may sit a rounding away from its interval's edge
-    slack = 1e-9 * np.maximum(1.0, np.abs(scores)) + 0.5e-5 * np.abs(high - low)
+    slack = rounding_slack(scores, low, high)
     grid = (off_the_grid(scores, n_test) if metric.name in ROW_COUNT_METRICS
             else np.zeros(scores.shape, dtype=bool))
     for i, s in enumerate(scores):

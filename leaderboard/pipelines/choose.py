@@ -25,6 +25,7 @@ from leaderboard.params import check
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
 from leaderboard.ingest.submissions.identical import identical_to
+from leaderboard.ingest.submissions.table import show
 
 
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)
@@ -204,9 +205,10 @@ def prediction_candidates(solution: Solution, submissions: SubmissionSet,
                                 progress=progress)
     finally:
         progress.close()
+    names = [f.label for f in files]
+    _require_defined(boot.point, names, solution, seen, metric.label)
     reps = boot.replicates[:, np.isfinite(boot.replicates).all(axis=0)]
     hindsight = split_scores(metric, solution, preds, "private") if has_split else None
-    names = [f.label for f in files]
     return Candidates(names=names, scores=boot.point, cov=np.cov(reps),
                       source=["predictions"] * len(files), n_public=n_public,
                       n_private=n_private, hindsight=hindsight,
@@ -214,6 +216,24 @@ def prediction_candidates(solution: Solution, submissions: SubmissionSet,
                             f"{'public' if has_split else ''} rows ({reps.shape[1]:,} replicates)"
                             .replace("  ", " "),
                       identical_to=identical_to(preds, names))
+
+
+def _require_defined(scores: np.ndarray, names: list[str], solution, seen: np.ndarray,
+                     label: str) -> None:
+    """An :class:`InputError` when the metric is undefined (NaN) on the rows the team has seen
+    for some candidate: no choice can rest on a score that does not exist (AUC of one class)."""
+    undefined = ~np.isfinite(scores)
+    if not undefined.any():
+        return
+    truth = np.asarray(solution.target)[seen]
+    classes = np.unique(truth.astype(str)) if truth.ndim == 1 else None
+    why = (f": they hold one class only ({show(classes[0])})"
+           if classes is not None and classes.size == 1 else "")
+    who = ("every candidate" if undefined.all() else
+           ", ".join(show(names[k]) for k in np.flatnonzero(undefined)[:3]))
+    raise InputError(f"{label} is undefined for {who} on the {int(seen.sum()):,} rows the team "
+                     f"has seen{why}; choose compares the candidates' scores there",
+                     file=solution.source, column=solution.target_columns[0])
 
 
 def merge_candidates(predicted: Candidates, table: Candidates,

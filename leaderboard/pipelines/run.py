@@ -270,6 +270,8 @@ def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analy
         names = result.table["team"].astype(str).tolist()
         costs = read_item_costs(inputs.items, names, solution.ids, cost_col=read.cost_col,
                                 model_col=read.model_col, item_col=read.item_col,
+                                items_format=read.items_format, instances=read.instances,
+                                missing_instances=read.missing_instances,
                                 max_bytes=read.max_file_size)
         result = replace(result, costs=cost_analysis(result, solution, costs, read.cost_col))
     if inputs.published is not None:

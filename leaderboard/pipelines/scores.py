@@ -25,7 +25,7 @@ from leaderboard.noise.bootstrap import BootstrapResult
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.curves import Curves
 from leaderboard.noise.grid import UnreachableScores, build_noise_model
-from leaderboard.noise.possible import impossible_scores
+from leaderboard.noise.possible import holding_own_score, impossible_scores
 from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.progress import Progress
@@ -266,6 +266,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         # rather than one that excludes it; named below with the reason
         impossible, impossible_why = impossible_scores(metric, scores, settings.n_test, low,
                                                        high)
+        low, high = holding_own_score(scores, low, high)   # never beside a score it excludes
         for column, values in (("ci_low", low), ("ci_high", high), ("sd", sd),
                                ("d95", d95_each)):
             table[column] = np.where(impossible, np.nan, values)

@@ -15,6 +15,7 @@ from leaderboard.resources import data_dir
 from leaderboard.studies.correlation import markdown_table
 from leaderboard.studies.noise import auc_summary
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.safe_write import write_text
 
 
 def write_study_json(path: str, study: str, body: dict, *, alpha: float, seed: int,
@@ -25,8 +26,7 @@ def write_study_json(path: str, study: str, body: dict, *, alpha: float, seed: i
 
     document = {"command": "calibrate", "version": __version__, "study": study,
                 "alpha": alpha, "seed": seed, "quick": bool(quick), **body}
-    Path(path).write_text(json.dumps(_finite(document), indent=2, allow_nan=False) + "\n",
-                          encoding="utf-8")
+    write_text(path, json.dumps(_finite(document), indent=2, allow_nan=False) + "\n")
 
 
 def _finite(value):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,6 +19,7 @@ from leaderboard.report.vega.common import share_text
 from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
+from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.choose import ChooseResult
@@ -232,7 +232,7 @@ def render_html(r: ChooseResult) -> str:
 
 
 def write_html(r: ChooseResult, path) -> None:
-    Path(path).write_text(render_html(r), encoding="utf-8")
+    write_text(path, render_html(r))
 
 
 def _f(x) -> float | None:
@@ -283,8 +283,7 @@ def to_json_dict(r: ChooseResult) -> dict:
 
 
 def write_json(r: ChooseResult, path) -> None:
-    Path(path).write_text(json.dumps(to_json_dict(r), indent=2, allow_nan=False) + "\n",
-                          encoding="utf-8")
+    write_text(path, json.dumps(to_json_dict(r), indent=2, allow_nan=False) + "\n")
 
 
 def terminal_text(r: ChooseResult, written: list[str]) -> str:

@@ -9,7 +9,6 @@ Nothing time-dependent is printed, so the same analysis always renders to the sa
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,6 +28,7 @@ from leaderboard.report.vocabulary import is_items, vocabulary
 from leaderboard.report.benchmark_text import costs_context, published_context
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
@@ -50,7 +50,7 @@ def render_summary(analysis: Analysis, rows: int = 20) -> str:
 
 def write_html(analysis: Analysis, path) -> None:
     """Write :func:`render_html` to ``path`` as UTF-8."""
-    Path(path).write_text(render_html(analysis), encoding="utf-8")
+    write_text(path, render_html(analysis))
 
 
 # --- the page's parts ---------------------------------------------------------------------------

@@ -62,7 +62,9 @@ public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and t
 fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
 median public-minus-private gap, oriented so positive means better on the public board;
 ``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
-(every public-top entry's public score inflated by that many gap SDs, and in score units).
+(every public-top entry's public score inflated by that many gap SDs, and in score units; null when
+too few competitions were simulated, or when no inflation of the top alone is detectable: the top
+holds the entries whose gaps set the common shift).
 
 Per-item results (``--items``, a benchmark) say ``mode: "items"`` and ``source.format: "items"``
 (until issue 26 both said ``"submissions"``; the paired bootstrap's fields are the same, so test
@@ -84,10 +86,10 @@ byte-identical predictions, or null): entries and files are kept apart.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -95,22 +97,19 @@ import numpy as np
 from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
 from leaderboard.report.ranks_text import ranked_rows
+from leaderboard.report.numbers import json_number, spread_of
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import FAMILIES, TIER_METHODS, TierMethod
+from leaderboard.safe_write import ENCODING, ERRORS, open_output
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
 
 
-def _num(value: Any) -> float | None:
-    """A finite Python float, or None for None/NaN/infinity."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
+_num = json_number   # a finite Python float, or None for None/NaN/infinity
 
 
 def _int(value: Any) -> int | None:
@@ -192,8 +191,8 @@ def _ranks(analysis: Analysis) -> dict | None:
                           "bias": _num(reps.sign * curse.bias),
                           "bound": _num(reps.sign * curse.lower_bound),
                           "bound_side": "lower" if reps.sign > 0 else "upper"},
-        "kendall_tau": {"median": _num(np.median(taus)), "q2.5": _num(np.quantile(taus, 0.025)),
-                        "q97.5": _num(np.quantile(taus, 0.975))},
+        "kendall_tau": dict(zip(("median", "q2.5", "q97.5"),
+                                (spread_of(taus) or (None,) * 3)[:3])),
         "rank_frequencies": {"teams": top[:len(ranking.frequencies)],
                              "counts": np.asarray(ranking.frequencies).tolist()},
         "significance_map": {"teams": top[:len(sig.significant)],
@@ -371,7 +370,8 @@ def write_json(analysis: Analysis, path) -> None:
     Streamed because the whole text (50 MB at 100,000 entries) and the encoder's list of pieces
     before joining them cost 0.3 GB at the memory peak of a large board."""
     pieces = json.JSONEncoder(**_JSON_OPTIONS).iterencode(to_json_dict(analysis))
-    with Path(path).open("w", encoding="utf-8") as out:
+    with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
+                                                     newline="\n") as out:
         # joined a few thousand at a time: json.dump's one write per piece (390,000 for 5,000
         # entries) doubled the JSON's time on a machine's first run (0.22 against 0.11 s)
         while batch := "".join(islice(pieces, _PIECES_PER_WRITE)):

@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict
-from pathlib import Path
 
 from leaderboard.pipelines.plan import Plan, bound
 from leaderboard.report.vega import plan as vega_plan
 from leaderboard.report.vega.embed import ChartBlock, block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
+from leaderboard.safe_write import write_text
 
 TEMPLATE = "plan.html.j2"
 
@@ -255,7 +255,7 @@ def render_html(p: Plan) -> str:
 
 
 def write_html(p: Plan, path) -> None:
-    Path(path).write_text(render_html(p), encoding="utf-8")
+    write_text(path, render_html(p))
 
 
 def _f(x) -> float | None:
@@ -300,4 +300,4 @@ def to_json_dict(p: Plan) -> dict:
 
 def write_json(p: Plan, path) -> None:
     text = json.dumps(to_json_dict(p), indent=2, ensure_ascii=False, allow_nan=False)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    write_text(path, text + "\n")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.confidence import confidence_label
+from leaderboard.report.numbers import spread_of
 from leaderboard.report.vega.common import share_text
 from leaderboard.report.vocabulary import vocabulary
 from leaderboard.report.words import Fact, pct
@@ -86,10 +87,16 @@ def context(a: Analysis, score) -> dict | None:
         f"{conf} confidence it is {'at least' if reps.sign > 0 else 'at most'} "
         f"{score(reps.sign * r.curse.lower_bound)}.",
     ]
-    if n > 1:
+    tau = spread_of(taus)
+    if n > 1 and tau is None:
+        said.append("Kendall's tau between resampled and observed rankings is not defined here: "
+                    "the scores are tied in every replicate, so there is no order to agree with.")
+    elif n > 1:
+        left = (f"; {tau[3]:,} replicates whose scores were all tied have no tau and are left "
+                "out" if tau[3] else "")
         said.append(f"Resampled rankings agree with the observed one with a median Kendall's tau of "
-                    f"{np.median(taus):.3f} (95% of replicates between "
-                    f"{np.quantile(taus, 0.025):.3f} and {np.quantile(taus, 0.975):.3f}).")
+                    f"{tau[0]:.3f} (95% of replicates between {tau[1]:.3f} and {tau[2]:.3f}"
+                    f"{left}).")
     sig = r.significance
     k = len(sig.significant)
     n_sig = int(np.asarray(sig.significant).sum())
@@ -107,7 +114,7 @@ def context(a: Analysis, score) -> dict | None:
                       "with confidence."))
     return {
         "said": said,
-        "has_taus": n > 1, "has_map": k > 1 and n_sig > 0,
+        "has_taus": n > 1 and tau is not None, "has_map": k > 1 and n_sig > 0,
         "map_size": k, "map_caption": map_caption, "blob_size": len(r.frequencies), "conf": conf,
         "top_k": list(r.top_k),
         "source": reps.source,

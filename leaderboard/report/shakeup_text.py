@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.report.numbers import defined, json_number, number
 from leaderboard.report.words import pct
 
 if TYPE_CHECKING:
@@ -44,9 +45,11 @@ def _winner(s: Shakeup) -> int:
 def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     """The section's plain-language findings, most important first."""
     st, b = s.stats, s.baseline
+    tied = "" if defined(st.spearman) else (" (not defined: every public or every private "
+                                               "score is the same, so there is no order)")
     said = [f"Public and private boards of the {st.n_entries:,} entries with both scores: "
-            f"Spearman {st.spearman:.2f}, Kendall {st.kendall:.2f}; entries moved "
-            f"{pct(st.mean_abs_rank_change)} of the board on average "
+            f"Spearman {number(st.spearman, '.2f')}, Kendall {number(st.kendall, '.2f')}{tied}; "
+            f"entries moved {pct(st.mean_abs_rank_change)} of the board on average "
             f"({pct(st.mean_abs_rank_change_top10)} in the private top {st.top_size:,})."
             + (f" {s.left_out}." if s.left_out else "")]
     win = _winner(s)
@@ -65,8 +68,9 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     over = ("" if cover is st else
             f" Over the {cover.n_entries:,} entries whose noise is known (observed Spearman "
             f"{cover.spearman:.2f}, entries moved {pct(cover.mean_abs_rank_change)}),")
-    said.append(f"Noise alone, at {sizes}, gives Spearman {b.noise_spearman:.2f} (95% of simulated "
-                f"competitions between {lo:.2f} and {hi:.2f}) and moves entries "
+    said.append(f"Noise alone, at {sizes}, gives Spearman {number(b.noise_spearman, '.2f')} (95% "
+                f"of simulated competitions between {number(lo, '.2f')} and "
+                f"{number(hi, '.2f')}) and moves entries "
                 f"{pct(b.noise_mean_abs_rank_change)} of the board on average:{over} the observed "
                 f"board shows {verdict} ({_p(b.p_shakeup)}).")
     if st.public_rank[win] > 1:
@@ -135,6 +139,10 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
 
 def _power_words(o) -> str:
     """What "no sign" can mean at these slice sizes: the overfit the test detects 80% of the time."""
+    if o.detectable_sd == np.inf:
+        return ("No sign is not evidence of absence: here no overfit of the public top alone "
+                "can be detected at any size, since the top holds the entries whose gaps set the "
+                "common shift the test removes (raising them raises the shift with them).")
     if not np.isfinite(o.detectable_sd):
         return ("Too few simulated competitions to say how large an overfit the test could "
                 "detect: no sign is not evidence of absence here.")
@@ -209,34 +217,33 @@ def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
         return {"team": teams[i], "public_rank": int(st.public_rank[i]),
                 "private_rank": int(st.private_rank[i]), "change": int(st.rank_change[i])}
 
-    out = {"spearman": float(st.spearman), "kendall": float(st.kendall),
-           "mean_abs_rank_change": float(st.mean_abs_rank_change),
-           "mean_abs_rank_change_top10": float(st.mean_abs_rank_change_top10),
-           "noise_mean_abs_rank_change": None if b is None else float(b.noise_mean_abs_rank_change),
-           "p_overfit": None if o is None else float(o.p_overfit),
+    out = {"spearman": json_number(st.spearman), "kendall": json_number(st.kendall),
+           "mean_abs_rank_change": json_number(st.mean_abs_rank_change),
+           "mean_abs_rank_change_top10": json_number(st.mean_abs_rank_change_top10),
+           "noise_mean_abs_rank_change": None if b is None else json_number(
+               b.noise_mean_abs_rank_change),
+           "p_overfit": None if o is None else json_number(o.p_overfit),
            "n_entries": int(st.n_entries), "n_excluded": int(st.n_excluded),
            "n_public": s.n_public, "n_private": s.n_private, "two_stage": bool(s.two_stage),
            "noise": s.noise, "reason": s.reason, "left_out": s.left_out,
            "left_out_entries": ([] if s.compared is None or s.compared is st else
                                 [teams[i] for i in np.flatnonzero(st.keep & ~s.compared.keep)]),
            "n_compared": int((st if s.compared is None else s.compared).n_entries),
-           "winner": {**move(win), "p_jump": None if b is None else float(b.p_winner_jump)},
+           "winner": {**move(win), "p_jump": None if b is None else json_number(b.p_winner_jump)},
            "risers": [move(int(i)) for i in s.risers], "fallers": [move(int(i)) for i in s.fallers]}
     if b is not None:
-        out.update({"noise_spearman": float(b.noise_spearman),
+        out.update({"noise_spearman": json_number(b.noise_spearman),
                     "noise_mean_abs_rank_change_top10":
-                        float(np.median(b.mean_abs_rank_change_top10)),
-                    "p_spearman": float(b.p_spearman), "p_shakeup": float(b.p_shakeup),
+                        json_number(np.median(b.mean_abs_rank_change_top10)),
+                    "p_spearman": json_number(b.p_spearman),
+                    "p_shakeup": json_number(b.p_shakeup),
                     "public_top": s.public_top, "public_top_tiers": s.public_top_tiers,
                     "public_tier1_size": s.public_tier1_size,
-                    "overfit_shift": float(o.shift), "overfit_statistic": float(o.statistic),
-                    "overfit_detectable_sd": _finite_or_none(o.detectable_sd),
-                    "overfit_detectable": _finite_or_none(o.detectable),
+                    "overfit_shift": json_number(o.shift),
+                    "overfit_statistic": json_number(o.statistic),
+                    "overfit_detectable_sd": json_number(o.detectable_sd),
+                    "overfit_detectable": json_number(o.detectable),
                     "drivers": [{"team": teams[i], "public_score": float(s.public[i]),
                                  "private_score": float(s.private[i])}
                                 for i in np.flatnonzero(s.flagged)]})
     return out
-
-
-def _finite_or_none(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from leaderboard.report.vega import simulate as vega_simulate
 from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
 from leaderboard.report.words import Fact, pct
+from leaderboard.safe_write import write_text
 
 TEMPLATE = "simulate.html.j2"
 PARAMETER_WORDS = {"score": "true score", "n_test": "test-set size (rows)",
@@ -93,7 +93,7 @@ def to_json_dict(e: Experiment) -> dict:
 
 def write_json(e: Experiment, path) -> None:
     text = json.dumps(to_json_dict(e), indent=2, ensure_ascii=False, allow_nan=False)
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    write_text(path, text + "\n")
 
 
 # --- words --------------------------------------------------------------------------------------
@@ -334,4 +334,4 @@ def render_html(e: Experiment, command: str | None = None) -> str:
 
 
 def write_html(e: Experiment, path, command: str | None = None) -> None:
-    Path(path).write_text(render_html(e, command), encoding="utf-8")
+    write_text(path, render_html(e, command))

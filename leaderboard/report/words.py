@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.report.numbers import MISSING, defined
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -14,5 +16,14 @@ class Fact:
 
 
 def pct(fraction: float) -> str:
-    """A fraction as a percentage with three significant figures: ``0.05 -> '5%'``."""
+    """A fraction as a percentage with three significant figures: ``0.05 -> '5%'``; one that is
+    not defined as the report's missing mark, never ``'nan%'``.
+
+    Examples
+    --------
+    >>> pct(0.05), pct(float("nan"))
+    ('5%', '—')
+    """
+    if not defined(fraction):
+        return MISSING
     return f"{100 * fraction:.3g}%"

@@ -212,6 +212,8 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     low, high = rise, 2.0 * rise    # the rise per unit delta is at most 1
     while statistic(high) - base < rise and high < 1e6:
         low, high = high, 2.0 * high
+    if statistic(high) - base < rise:   # raising the top raises the common shift with it (the
+        return float("inf")             # top is the board): no inflation of it is detectable
     for _ in range(60):
         middle = 0.5 * (low + high)
         low, high = (middle, high) if statistic(middle) - base < rise else (low, middle)

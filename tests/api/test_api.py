@@ -215,7 +215,8 @@ def test_result_lists_its_fields_and_save_errors_name_the_path(tmp_path):
     with pytest.raises(leaderboard.InputError, match="cannot write .*r.html: No such file"):
         result.save(missing)
     (tmp_path / "folder.json").mkdir()
-    with pytest.raises(leaderboard.InputError, match="cannot write .*folder.json: Is a directory"):
+    with pytest.raises(leaderboard.InputError,
+                       match=r"cannot write .*folder.json: not a regular file \(a folder\)"):
         result.save(tmp_path / "folder.json")
 
 

@@ -165,23 +165,65 @@ def is_parquet(data: bytes) -> bool:
 
 def parquet_table(data: bytes) -> tuple[list[str], pd.DataFrame]:
     """The column names and rows of a Parquet file, indexed as CSV lines (row 1 = line 2);
-    Rejected when pyarrow is missing, the file is damaged or a column name is written twice."""
+    Rejected when pyarrow is missing, the file is damaged, a column name is written twice
+    (:func:`decode_parquet`) or its pages decode to more than it may expand to."""
     try:
-        import pyarrow.parquet as pq
+        import pyarrow  # noqa: F401 - only to say it is missing
     except ImportError:
         raise Rejected("reading Parquet needs pyarrow: pip install pyarrow") from None
     try:
-        table = pq.read_table(io.BytesIO(data))
+        table = decode_parquet(data, 1 << 62)   # the file's size was capped when it was read
+    except Rejected:
+        raise
     except Exception as err:  # noqa: BLE001 - any damaged file: one line
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise Rejected(f"not a readable Parquet file ({first[:120]})") from None
     fields = [str(name) for name in table.column_names]
-    clash = ambiguous_columns(fields)
-    if clash is not None:
-        raise Rejected(duplicate_words(fields, clash))
     frame = pd.DataFrame({name: table.column(j).to_pandas() for j, name in enumerate(fields)})
     frame.index = pd.RangeIndex(2, len(frame) + 2)
     return fields, frame
+
+
+def decode_parquet(data: bytes, max_bytes: int):
+    """A Parquet file as a pyarrow Table, with the checks every reader of Parquet makes (the
+    per-item results' and the submissions'): its column names by the CSV header's rule
+    (:func:`~leaderboard.ingest.csv_text.ambiguous_columns`: a name written twice, or twice but
+    for spaces, is refused), the column and row caps from its metadata, and its pages decoded
+    batch by batch, refused once they pass what a compressed input may expand to
+    (:class:`~leaderboard.ingest.safe_read.Budget`: a dictionary-encoded page of one long text
+    repeated decodes to gigabytes), before the whole table is built. Dictionary columns are
+    decoded. Raises :class:`Rejected`; pyarrow's own errors for a damaged file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from leaderboard import limits
+    from leaderboard.ingest.safe_read import Budget, Unreadable
+
+    parquet = pq.ParquetFile(io.BytesIO(data))
+    fields = [str(name) for name in parquet.schema_arrow.names]
+    clash = ambiguous_columns(fields)
+    if clash is not None:
+        raise Rejected(duplicate_words(fields, clash))
+    caps = limits.current()
+    for n, cap, what in ((parquet.metadata.num_columns, caps.max_columns, "columns"),
+                         (parquet.metadata.num_rows, caps.max_rows, "rows")):
+        if n > cap:
+            raise Rejected(f"{n:,} {what}, over the cap of {cap:,}; raise it with --max-{what} "
+                           "if the file is genuine")
+    budget = Budget(len(data), max_bytes)
+    batches = []
+    for batch in parquet.iter_batches(batch_size=1 << 16):
+        columns = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
+                   for c in batch.columns]
+        batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+        try:
+            budget.spend(batch.nbytes)
+        except Unreadable as err:
+            raise Rejected(str(err)) from None
+        batches.append(batch)
+    if not batches:
+        return parquet.schema_arrow.empty_table()
+    return pa.Table.from_batches(batches)
 
 
 def column_names(data: bytes) -> list[str]:

@@ -20,6 +20,7 @@ from altair.utils.schemapi import debug_mode
 import numpy as np
 import pandas as pd
 
+from leaderboard.report.numbers import MISSING
 from leaderboard.report.render import neutral_bidi
 from leaderboard.report.vega.validation import validate_spec
 
@@ -68,7 +69,11 @@ def share_text(p: float) -> str:
     --------
     >>> [share_text(p) for p in (0.0, 0.0004, 0.004, 0.1449, 0.955, 1.0)]
     ['<0.1%', '<0.1%', '0.4%', '14%', '95.5%', '>99.9%']
+    >>> share_text(float("nan"))   # an entry without a noise model: missing, never "nan%"
+    '—'
     """
+    if p is None or not math.isfinite(float(p)):
+        return MISSING
     x = 100.0 * float(p)
     if x < 0.1:
         return "<0.1%"

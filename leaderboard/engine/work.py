@@ -158,7 +158,7 @@ def _score(job: Job, first: int, read: list[tuple], parts: list) -> BatchResult:
     point = {s.name: np.full(n, np.nan) for s in job.splits}
     replicates = {s.name: np.full((n, job.replicates), np.nan) for s in job.splits
                   if s.resampling is not None}
-    flips = totals = kept = None
+    flips = totals = values = None
     for j, split in enumerate(job.splits):
         kept, ready = done.pop(split.name)
         if kept != scored or ready is None:   # a refusal somewhere: prepare the others again
@@ -173,10 +173,10 @@ def _score(job: Job, first: int, read: list[tuple], parts: list) -> BatchResult:
         if split.flips and split.resampling is not None:
             flips, totals = _flip_draws(prepared, split.resampling, job, n, scored)
         if split.keep and n * len(split.y) <= TOTALS_CAP:   # small: kept for the self-check
-            kept = [parts[k][j] if k in scored else None for k in range(n)]
+            values = [parts[k][j] if k in scored else None for k in range(n)]
         del prepared, ready
     return BatchResult(first=first, read=read, errors=errors, point=point, replicates=replicates,
-                       flips=flips, totals=totals, kept=kept)
+                       flips=flips, totals=totals, kept=values)
 
 
 def flips_apply(metric: Metric) -> bool:

@@ -91,10 +91,11 @@ def _status(key: str) -> float:
 
 
 class Steps:
-    """Times each step; peak RSS above the RSS before it (Linux high-water mark, reset)."""
+    """Times each step (wall and CPU seconds of the process, every thread); peak RSS above the
+    RSS before it (Linux high-water mark, reset), and the process's peak RSS during the step."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, float, float]] = []
+        self.rows: list[tuple[str, float, float, float, float]] = []
 
     def __call__(self, name, fn, *a, **k):
         gc.collect()
@@ -103,9 +104,11 @@ class Steps:
         except OSError:
             pass
         before = _status("VmRSS")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         out = fn(*a, **k)
-        self.rows.append((name, time.perf_counter() - start, _status("VmHWM") - before))
+        high = _status("VmHWM")
+        self.rows.append((name, time.perf_counter() - start, time.process_time() - cpu,
+                          high - before, high))
         return out
 
 
@@ -190,6 +193,10 @@ def steps(n: int, args) -> list[tuple[str, float, float]]:
         step("Scott-Knott tiers", scott_knott_esd, reps, 0.05)
         step("stability (P(best), taus, blobs)", stability, reps, (3,), min(20, n))
         step("winner's curse", winners_curse, reps, 0.05)
+        from leaderboard.pipelines.assumptions import SWEEP_REPLICATES, correlation_sweep
+        step("correlation sweep (assumptions)", correlation_sweep, s, sd, True, alpha=0.05,
+             tier_method="rank-sets", replicates=min(args.replicates, SWEEP_REPLICATES),
+             known={0.0: (0, 0)})
         step("sanity flags", board_flags, table["team"], table["score"], metric, True)
         del reps
         settings = pipeline.Settings(
@@ -198,12 +205,13 @@ def steps(n: int, args) -> list[tuple[str, float, float]]:
             RankOptions(replicates=args.replicates),
             SliceSizes(ranking=N_TEST, public=N_PUBLIC if args.post_mortem else None,
                        private=N_PRIVATE if args.post_mortem else None))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         analysis = pipeline.analyze(lb, settings)   # the whole pipeline again, for the report
-        whole = time.perf_counter() - t0
+        whole, whole_cpu = time.perf_counter() - t0, time.process_time() - c0
         step("report: HTML", write_html, analysis, str(tmp / "report.html"))
         step("report: JSON", write_json, analysis, str(tmp / "report.json"))
-        step.rows.append(("(the whole pipeline in one call)", whole, float("nan")))
+        step.rows.append(("(the whole pipeline in one call)", whole, whole_cpu, float("nan"),
+                          float("nan")))
     return step.rows
 
 
@@ -286,8 +294,11 @@ def main() -> None:
         print(f"time ratio 10k / 1k: {ends[10000][0] / ends[1000][0]:.1f}x (issue 16: at most 5x)")
     for n in args.steps:
         print(f"\nsteps at {n:,} entries{' (rank sets skipped)' if args.skip_rank_sets else ''}:")
-        for name, seconds, peak in steps(n, args):
-            print(f"  {name:36s} {seconds:8.2f} s   peak +{peak:6,.0f} MB")
+        print(f"  {'step':36s} {'wall':>8s}   {'CPU':>8s}   {'above before':>13s} "
+              f"{'process peak':>13s}")
+        for name, seconds, cpu, peak, high in steps(n, args):
+            print(f"  {name:36s} {seconds:8.2f} s {cpu:8.2f} s   +{peak:8,.0f} MB "
+                  f"{high:9,.0f} MB")
     if args.old:   # compile and load every kernel first, so no size pays for it
         old_vs_new(200, argparse.Namespace(**{**vars(args), "replicates": 64}))
     old = {n: old_vs_new(n, args) for n in args.old}

@@ -111,6 +111,25 @@ def configure_kernel_cache() -> tuple[str | None, str]:
     return folder, note
 
 
+def results_dir() -> Path | None:
+    """The folder of the result cache (:mod:`leaderboard.disk_cache`), beside the compiled
+    kernels: under ``NUMBA_CACHE_DIR`` when one is set (by the user, or by
+    :func:`configure_kernel_cache` when the install cannot be written), else in the package's own
+    ``__pycache__``. None when ``LEADERBOARD_CACHE_DIR`` is set empty (every cache off).
+
+    Examples
+    --------
+    >>> results_dir() is None or results_dir().name == "results"
+    True
+    """
+    if os.environ.get("LEADERBOARD_CACHE_DIR") == "":
+        return None
+    kernels = os.environ.get("NUMBA_CACHE_DIR")
+    if kernels:
+        return Path(kernels) / "leaderboard" / "results"
+    return Path(_PACKAGE) / "__pycache__" / "results"
+
+
 def kernels_cached(folder: str | None = None) -> bool:
     """Whether every compiled kernel is already cached: each function marked ``cache=True`` in
     the package has numba's index file (False on the first run, which compiles, and while any

@@ -360,7 +360,27 @@ def battles_cases() -> list[Case]:
               where=("--workers does not apply to --battles",)),
         arena("battles: two columns of one name", b"model_a,model_b,winner,model_a\n"
               b"x,y,model_a,z\ny,x,model_b,w\n", code=2, where=("battles.csv:1", "model_a")),
+        # JSON lines follow the JSON readers' rules (ingest/json_logs.py): legal text inside
+        # strings is read, damage is one line naming the file and line
+        arena("battles: JSON lines with U+2028 and an emoji inside a name", json_lines(
+            [("a\u2028b", "c\U0001F600"), ("c\U0001F600", "a\u2028b")] * 3),
+            file="battles.jsonl", check=_battles_json(lambda doc: None if len(
+                doc["models"]) == 2 else pytest_fail(str(doc["models"])))),
+        arena("battles: a JSON line nested 100,000 deep", json_lines([("x", "y")]) + b"[" * 100_000
+              + b"]" * 100_000 + b"\n", code=2, where=("battles.jsonl:2",), file="battles.jsonl"),
+        arena("battles: a JSON line with a 5,000-digit integer", json_lines([("x", "y")])
+              + b'{"model_a": ' + b"9" * 5000 + b', "model_b": "y", "winner": "tie"}\n', code=2,
+              where=("battles.jsonl:2",), file="battles.jsonl"),
+        arena("battles: JSON lines with an undecodable byte", json_lines([("x", "y")])
+              + b'{"model_a": "\xff", "model_b": "y", "winner": "tie"}\n', code=2,
+              where=("battles.jsonl:2",), file="battles.jsonl"),
     ]
+
+
+def json_lines(pairs: list[tuple[str, str]]) -> bytes:
+    """Battles as JSON lines, model_a winning each."""
+    return "".join(json.dumps({"model_a": a, "model_b": b, "winner": "model_a"},
+                              ensure_ascii=False) + "\n" for a, b in pairs).encode()
 
 
 def pytest_fail(text: str) -> None:

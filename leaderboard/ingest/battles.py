@@ -22,6 +22,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import DroppedRows, _column
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.items import _read as read_table
+from leaderboard.ingest.json_logs import parse_json, parse_json_lines
 from leaderboard.ingest.submissions.table import show
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
@@ -349,27 +350,16 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
 
 def _json_lines(data: bytes, source: str) -> tuple[pd.DataFrame, np.ndarray]:
     """One JSON object per line (LMArena's releases), or one JSON array of objects; with each
-    record's line (an array's records: their position + 1)."""
-    import json
-
-    text = data.decode("utf-8", errors="replace").strip()
-    if text.startswith("["):
-        try:
-            records = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InputError(f"not valid JSON ({err.msg})", file=source, row=err.lineno) from None
+    record's line (an array's records: their position + 1). Decoding, nesting, huge integers,
+    raw U+2028 inside strings and the memory check follow the JSON readers' one set of rules
+    (:mod:`leaderboard.ingest.json_logs`)."""
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        records = parse_json(data, source)
         lines = list(range(1, len(records) + 1)) if isinstance(records, list) else []
     else:
-        records, lines = [], []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            lines.append(number)
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise InputError(f"not a JSON object ({err.msg})", file=source,
-                                 row=number) from None
+        parsed = list(parse_json_lines(data, source))
+        lines = [line for line, _ in parsed]
+        records = [record for _, record in parsed]
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise InputError("expected one JSON object per battle", file=source)
     return pd.DataFrame.from_records(records), np.asarray(lines, dtype=np.int64)

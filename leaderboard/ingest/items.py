@@ -74,10 +74,11 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         Several values per (model, item), one per sample (generations, judge calls): the item's
         value is their mean (:class:`~leaderboard.ingest.item_sets.SampleSpread` says what the
         samples add to the noise).
-    items_policy : {"common", "pairwise"}
-        Models scored on different item sets: analyse the items every kept model has
-        (``common``) or every item, each model on its own (``pairwise``, values NaN where a
-        model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
+    items_policy : {"common", "drop-items", "drop-models", "pairwise"}
+        Models scored on different item sets: a complete table by dropping the items some
+        model lacks or the models lacking some item, whichever keeps more (model, item) cells
+        (``common``), always the items (``drop-items``) or the models (``drop-models``); or
+        every item, each model on its own (``pairwise``, values NaN where a model has none). :class:`~leaderboard.ingest.item_sets.ItemCoverage` (the solution's
         ``coverage``) accounts for it.
     binary : str, optional
         The metric's name when it is the mean of 0/1 values (``accuracy``, ``pass@1``,
@@ -106,11 +107,12 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "r.csv"
     >>> _ = p.write_text("model,item,value\\na,q1,1\\na,q2,0\\nb,q1,1\\nb,q2,1\\nc,q1,1\\n")
-    >>> solution, models = read_items(p)
+    >>> solution, models = read_items(p)    # c lacks q2: 2 models x 2 items beat 3 x 1
     >>> solution.ids.tolist(), [(f.team, f.status) for f in models.files]
-    (['q1'], [('a', 'ok'), ('b', 'ok'), ('c', 'ok')])
-    >>> solution.coverage.shrinkers           # c has q1 only: the common set is q1
-    (('c', 1),)
+    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'rejected')])
+    >>> solution, models = read_items(p, items_policy="drop-items")   # every model, on q1
+    >>> solution.ids.tolist(), solution.coverage.shrinkers
+    (['q1'], (('c', 1),))
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     skipped: list[tuple[str, str]] = []
@@ -196,6 +198,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                          if files else "no rows", file=source)
     used, coverage = item_coverage(cells.present, kept, models, items, items_policy,
                                    cells.merged, cells.samples)
+    if coverage.dropped_models:   # left out to keep every item: rejected, saying why
+        files = _drop_incomplete(files, coverage, models)
     files = [replace(f, prediction=matrix[k, used]) if f.status == "ok" else f
              for k, f in enumerate(files)]
     items, groups, categories = (items[used], None if groups is None else groups[used],
@@ -215,6 +219,19 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
                              rows=None, label=name) for name, why in skipped]
     subs = SubmissionSet(source=source, layout="items", kind="values", files=tuple(files))
     return solution, subs
+
+
+def _drop_incomplete(files: list[SubmissionFile], coverage, models: pd.Index
+                     ) -> list[SubmissionFile]:
+    """The models ``coverage`` left out (they lack some item) marked rejected, with why."""
+    lacking = dict(coverage.dropped_models)
+    total = len(coverage.used)
+    other = ("drop-items keeps every model on the items all have"
+             if coverage.policy == "common" else "common or drop-items keeps it")
+    return [replace(f, status="rejected", reason=(
+        f"has {lacking[f.team]:,} of the {total:,} items: left out so that every model is "
+        f"compared on every item (--items-policy {other})"))
+        if f.team in lacking else f for f in files]
 
 
 def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:

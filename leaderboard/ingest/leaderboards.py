@@ -332,7 +332,9 @@ def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Lead
 
 def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col: str | None,
                 public_col: str | None, private_col: str | None, split: str) -> Leaderboard:
-    team = _column(raw, team_col, TEAM_COLUMNS, "team", "--team-col", source)
+    team = _column(raw, team_col, TEAM_COLUMNS, None, "--team-col", source)
+    if team is None:
+        raise InputError(_no_team_column(raw), file=source)
     public = _column(raw, public_col, PUBLIC_COLUMNS, None, "--public-col", source)
     private = _column(raw, private_col, PRIVATE_COLUMNS, None, "--private-col", source)
     chosen_split = None
@@ -394,6 +396,22 @@ def _column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...], r
                          f"{option}; columns in the file: {_list(raw)}{_separator_hint(columns)}",
                          file=source)
     return None
+
+
+def _no_team_column(raw: pd.DataFrame) -> str:
+    """The error for a table without a column of names, with the column that could name the
+    entries (a ``rank,score`` board: its ranks) as the option to give.
+
+    Examples
+    --------
+    >>> _no_team_column(pd.DataFrame(columns=["rank", "score"]))  # doctest: +ELLIPSIS
+    "no team column: name it one of team, ..., entry or give --team-col; columns in the file: rank, score (to name the entries by 'rank': --team-col 'rank')"
+    """
+    scores = set(SCORE_COLUMNS + PUBLIC_COLUMNS + PRIVATE_COLUMNS)
+    other = [c for c in raw.columns if str(c).strip().lower() not in scores and str(c).strip()]
+    hint = f" (to name the entries by {other[0]!r}: --team-col {other[0]!r})" if other else ""
+    return (f"no team column: name it one of {', '.join(TEAM_COLUMNS)} or give --team-col; "
+            f"columns in the file: {_list(raw)}{_separator_hint(list(raw.columns))}{hint}")
 
 
 def _list(raw: pd.DataFrame, limit: int = 20) -> str:

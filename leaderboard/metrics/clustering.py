@@ -43,7 +43,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numba import njit
-from scipy import sparse
 
 from leaderboard.metrics.base import Metric, MetricImpl
 
@@ -73,7 +72,7 @@ class _Layout:
     cell, class segment and cluster segment of each entry.
     """
 
-    onehot: sparse.csr_array          # (cells, n): 1 where row n falls in the cell
+    onehot: object                    # scipy.sparse.csr_array (cells, n): 1 where row n falls in the cell
     cell_entry: np.ndarray
     cell_class: np.ndarray            # class segment of each cell
     cell_cluster: np.ndarray          # cluster segment of each cell
@@ -110,6 +109,8 @@ def _layout(y_true: Sequence[object], preds: Sequence[Sequence[object]]) -> _Lay
     rows = np.concatenate(cell_rows) if cell_rows else np.empty(0, dtype=np.int64)
     cell_class = np.concatenate(cell_class) if cell_class else np.empty(0, dtype=np.int64)
     cell_cluster = np.concatenate(cell_cluster) if cell_cluster else np.empty(0, dtype=np.int64)
+    from scipy import sparse   # here: the registry imports this module on every run (issue 41)
+
     onehot = sparse.csr_array((np.ones(len(rows)), (rows, np.tile(np.arange(n), n_entries))),
                               shape=(n_cells, n))
     cluster_order = np.argsort(cell_cluster, kind="stable")

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from leaderboard.metrics.base import MetricImpl, RowMean, RowSums
 
@@ -379,6 +378,8 @@ def _quadratic_expected(true: np.ndarray, pred: np.ndarray, present: np.ndarray,
 def _confusion(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int,
                weights: np.ndarray) -> np.ndarray:
     """Weighted confusion matrices ``(R, K, K)`` (true x predicted) of a few replicates."""
+    from scipy import sparse   # here: the registry imports this module on every run (issue 41)
+
     n = len(y_true)
     cells = sparse.csr_matrix((np.ones(n), (np.arange(n), y_true * n_classes + y_pred)),
                               shape=(n, n_classes ** 2))

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from leaderboard.disk_cache import memoize
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
@@ -90,6 +91,9 @@ def grid_levels(scores: np.ndarray, leader_score: float, sd_at, lower: float,
     return np.unique(np.concatenate([levels, *edges]))
 
 
+# Kept between runs (leaderboard.disk_cache): the model depends on nothing but these arguments
+# and the code, all of which are in the key; the progress bar is not.
+@memoize("noise", (NoiseModel, ScoreDistribution), ignore=("progress",))
 def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float, n_test: int,
                       prevalence: float | None, draws: int = 2000, seed: int = 0,
                       alpha: float = 0.05, options: UniverseOptions = UniverseOptions(),

@@ -128,6 +128,7 @@ class BattlesAnalysis:
     groups: tuple[GroupRating, ...]
     not_comparable: tuple[tuple[str, ...], ...]
     notes: tuple[str, ...] = ()
+    card: object = None    # the leaderboard card (leaderboard.pipelines.card, issue 40)
 
     @property
     def mode(self) -> str:

@@ -67,6 +67,10 @@ class Comparison:
         The two predictions are identical on every row.
     clusters : ClusterCount or None
         Resampling whole clusters: how many (few clusters: the t-corrected bound was used).
+    resolution : PairResolution or None
+        The pair's own resolution (issue 40): the SD of the paired difference against the SD
+        were the two scored independently, the units on which they differ and the units that
+        would separate them at this gap (:func:`leaderboard.pipelines.card.pair_resolution`).
     """
 
     baseline: float
@@ -82,6 +86,7 @@ class Comparison:
     replicates: int
     identical: bool
     clusters: ClusterCount | None = None
+    resolution: object = None
 
 
 def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
@@ -153,10 +158,29 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
         sd = float(diffs.std(ddof=1)) * (1.0 if one == 1.0 else np.sqrt(
             clusters.clusters / (clusters.clusters - 1)))
         p_value = max(float((point + one * (diffs - point) <= 0).mean()), 1.0 / diffs.size)
+    resolution = _resolution(boot, sign, point, baseline, candidate, clusters, unit, alpha)
     return Comparison(baseline=float(boot.point[0]), candidate=float(boot.point[1]),
                       difference=point, lower=lower, low=low, high=high, sd=sd,
                       p_value=p_value, better=bool(not identical and lower > 0), alpha=alpha,
-                      replicates=int(diffs.size), identical=identical, clusters=clusters)
+                      replicates=int(diffs.size), identical=identical, clusters=clusters,
+                      resolution=resolution)
+
+
+def _resolution(boot, sign: float, point: float, baseline, candidate, clusters, unit: str,
+                alpha: float):
+    """The pair's own resolution, the better-scored first (the card's top pair, for two)."""
+    from leaderboard.pipelines.card import pair_resolution
+
+    first, second = (1, 0) if point >= 0 else (0, 1)
+    a, b = np.asarray(baseline), np.asarray(candidate)
+    differ = (np.any(a != b, axis=tuple(range(1, a.ndim))) if a.ndim > 1 else a != b)
+    grouped = clusters is not None
+    return pair_resolution(("candidate", "baseline") if first == 1 else ("baseline", "candidate"),
+                           abs(point), sign * boot.replicates[first],
+                           sign * boot.replicates[second],
+                           current=clusters.clusters if grouped else int(boot.n_units),
+                           unit="cluster" if grouped else unit, alpha=alpha,
+                           n_eff=int(differ.sum()))
 
 
 # --- the gate: inputs read, the pair compared, what makes it untrustworthy flagged -----------------

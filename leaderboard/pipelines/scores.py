@@ -144,6 +144,10 @@ class Analysis:
     published : PublishedCheck or None
         Per-item results with ``--published``: each published score against its model's
         interval.
+    card : Card or None
+        The leaderboard card (:mod:`leaderboard.pipelines.card`): shape and hash of the matrix,
+        the share of pairs established, the positions resolved, the top pair's resolution and
+        the provenance; filled by :func:`leaderboard.pipelines.run.run_analysis`.
     """
 
     leaderboard: Leaderboard
@@ -168,6 +172,7 @@ class Analysis:
     item_pairs: object = None
     costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
     published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
+    card: object = None         # Card (issue 40), leaderboard.pipelines.card
 
     @property
     def mode(self) -> str:
@@ -224,7 +229,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         table[column] = np.nan
     table["tier"] = 0
 
-    noise = tiers = d95 = ranking = None
+    noise = tiers = d95 = ranking = sweep = None
     correlation, sliced = _correlation(table, settings, quiet)
     # The post-mortem first: its simulated competitions and the ranks stage's replicates are each
     # a large array on a big board, and this way they are never held at once.
@@ -272,12 +277,25 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             table[column] = np.where(impossible, np.nan, values)
         modelled = np.flatnonzero(np.isfinite(table["sd"].to_numpy()))
         if modelled.size:
+            if not correlation.estimated:   # unchecked: its plausible range. Drawn before the
+                # ranking's replicates exist, so that the two sets are never held at once
+                # (issue 41: 2.4 GB at 100,000 entries); the ranking's own correlation is
+                # filled in from the ranking below, as `known` did
+                sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
+                                          settings.higher_is_better, alpha=settings.alpha,
+                                          tier_method=settings.tier_method, seed=settings.seed,
+                                          replicates=min(settings.replicates, SWEEP_REPLICATES),
+                                          known={float(correlation.used): (0, 0)})
             reps = RankReplicates.normal(scores[modelled], table["sd"].to_numpy()[modelled],
                                          correlation.used, settings.higher_is_better,
                                          replicates=settings.replicates, seed=settings.seed)
             ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
                                  top_k=settings.top_k)
             tiers = ranking.tiers
+            for k, rho in enumerate(sweep["correlation"] if sweep is not None else ()):
+                if rho == float(correlation.used):
+                    sweep["best_set"][k] = int(ranking.in_best_set.sum())
+                    sweep["tier_1"][k] = int((ranking.tiers.tier == 1).sum())
             table = join_ranking(table, ranking, modelled)
         d95 = noise.leader.d95 if np.isfinite(table["sd"].iloc[0]) else None
         for i, why in zip(np.flatnonzero(impossible), impossible_why):
@@ -305,15 +323,6 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     if settings.n_test is not None:
         flags += class_count_flags(settings.n_test, settings.prevalence,
                                    settings.universe.class_shares)
-    sweep = None
-    if ranking is not None and not correlation.estimated:   # unchecked: its plausible range
-        sweep = correlation_sweep(scores[modelled], table["sd"].to_numpy()[modelled],
-                                  settings.higher_is_better, alpha=settings.alpha,
-                                  tier_method=settings.tier_method, seed=settings.seed,
-                                  replicates=min(settings.replicates, SWEEP_REPLICATES),
-                                  known={float(correlation.used): (
-                                      int(ranking.in_best_set.sum()),
-                                      int((ranking.tiers.tier == 1).sum()))})
     result = Analysis(leaderboard=leaderboard, settings=settings, table=table, noise=noise,
                       tiers=tiers, d95=d95, notes=tuple(notes), ranking=ranking,
                       shakeup=shakeup, left_out=tuple(left_out), flags=tuple(flags),

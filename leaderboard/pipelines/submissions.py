@@ -160,10 +160,13 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
         index=table.index, dtype=object)
     table = table.drop(columns=["entry", "line"])
 
+    other = next(s for s in SPLITS if s != split)
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
                         format="items" if layout == "items" else "submissions", score_column=(
                             "every item" if layout == "items"
-                            else f"{split} rows of the solution"),
+                            else f"{split} rows of the solution"
+                            if (solution.usage == other).any()   # Titanic: no Usage column
+                            else f"every row of the solution, none of them {other}"),
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table, layout == "items")

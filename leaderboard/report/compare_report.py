@@ -7,6 +7,7 @@ import math
 from leaderboard.confidence import confidence_label
 from leaderboard.pipelines.compare import Comparison, Gate
 from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
+from leaderboard.report.card_text import pair_json, pair_sentence
 
 
 def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
@@ -39,6 +40,7 @@ def gate_json(gate: Gate, version: str) -> dict:
     data["flags"] = ([{"kind": f.kind, "message": f.message} for f in gate.flags]
                      + [{"kind": kind, "message": message} for kind, message in gate.gate_flags])
     data["assumptions"] = [a.as_json() for a in gate.assumptions]
+    data["resolution"] = pair_json(gate.comparison.resolution, n_eff=True)
     return data
 
 
@@ -88,6 +90,8 @@ def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items:
         # the interval of the test that decides: one-sided, so the verdict and it always agree
         f"| one-sided {conf} interval (what the gate tests) | {r.lower:+.4g} and above |",
         f"| bootstrap SE | {r.sd:.2g} |", "",
+        *([f"Resolution: {pair_sentence(r.resolution)}.", ""] if r.resolution is not None
+          and r.resolution.sd_diff is not None else []),
         *[f"⚠️ {_text(f)}" for f in flags], *([""] if flags else []),
         f"Paired bootstrap of the {'items' if items else 'test rows'}"
         f"{' (whole clusters)' if clustered else ''}, "

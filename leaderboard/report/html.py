@@ -18,7 +18,7 @@ from leaderboard.studies.noise import study_words
 from leaderboard.report import (assumptions_text, categories_text, ranks_text, shakeup_text, submissions_text,
                                 tier_table)
 from leaderboard.report.chart_context import scores_legend
-from leaderboard.report.headline import headline, reach_sentence
+from leaderboard.report.headline import answer, caveats, headline, reach_sentence
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
 from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
@@ -26,6 +26,7 @@ from leaderboard.report.numbers import Numbers
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.vocabulary import is_items, vocabulary
 from leaderboard.report.benchmark_text import costs_context, published_context
+from leaderboard.report.card_text import card_context
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
 from leaderboard.safe_write import write_text
@@ -55,33 +56,32 @@ def write_html(analysis: Analysis, path) -> None:
 
 # --- the page's parts ---------------------------------------------------------------------------
 
-def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
-    """The headline: who could be the best (the confidence set of the best), then tier 1."""
+def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str], list[str]]:
+    """The answer box (:func:`~leaderboard.report.headline.answer`: who could be the best, the
+    spread of equals, the leader and tier 1), its caveats, and the sentences below it (what the
+    numbers assume, the tiers)."""
     t = a.table
     n, lead = len(t), t.iloc[0]
     label = a.settings.metric.label
     if a.tiers is None:
-        return ("Ranking only: intervals and tiers are not available for this leaderboard.",
-                [*a.notes[:1], f"{lead['team']} ranks first of {n:,} entries with {label} "
-                 f"{num.score(lead['score'])}; the table ranks every entry by its observed score."])
-    said = [f"The leader, {lead['team']}, scored {num.score(lead['score'])}; its {conf} interval "
-            f"for the true score runs from {num.score(lead['ci_low'])} to "
-            f"{num.score(lead['ci_high'])}."]
+        return (["Ranking only: intervals and tiers are not available for this leaderboard.",
+                 f"{lead['team']} ranks first of {n:,} entries with {label} "
+                 f"{num.score(lead['score'])}; the table ranks every entry by its observed "
+                 "score."], caveats(a), list(a.notes[:1]))
     if n == 1:
-        return "There is only one entry, so there is no one to be tied with.", said
-    head = " ".join(headline(a, num))
+        return (["There is only one entry, so there is no one to be tied with.",
+                 f"It scored {num.score(lead['score'])} ({conf} interval "
+                 f"{num.score(lead['ci_low'])} to {num.score(lead['ci_high'])})."], caveats(a), [])
+    told, cautions = answer(a, num, conf)
+    said = headline(a, num)[1:]   # the spread with d95 for one pair, and what it assumes
     k = int((t["tier"] == 1).sum())
-    said.append(f"Tier 1, the entries no other entry is shown to beat, holds {k:,} "
-                f"entr{'y' if k == 1 else 'ies'} (\u201cHow to read\u201d says how it differs "
-                "from the best set).")
-    check = ranks_text.guarantee_sentence(a)
-    if check:   # the family-wise error measured at this board's shape (issue 39)
-        said.append(check)
+    said.append(f"Tier 1 ({k:,} entr{'y' if k == 1 else 'ies'}) differs from the best set as "
+                "\u201cHow to read\u201d says.")
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
     said.extend(_skip_sentence(t, tier))
-    return head, said
+    return told, cautions, said
 
 
 def _skip_sentence(t, tier: np.ndarray) -> list[str]:
@@ -265,15 +265,16 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         from leaderboard.report.chart_context import pending_charts
 
         pending = pending_charts(a, num, conf, summary=charts == "summary")
-    head, said = _answer(a, num, conf)
+    told, cautions, said = _answer(a, num, conf)
     shown = min(len(t), TOP)
     legend, legend_note = scores_legend(t["tier"].to_numpy(dtype=int), shown)
     context = {
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
-        "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
-        # the layout sets the first sentence (who could be the best) apart from the other two
-        "headline_parts": (headline(a, num) if a.tiers is not None and len(t) > 1 else [head]),
+        # the answer box (the layout sets its first sentence apart), its caveats, and below it
+        # what the numbers assume
+        "answer": told, "caveats": cautions, "headline": " ".join(told),
+        "said": said, "d95_sentence": _d95_sentence(a, num),
         "reach": reach_sentence(a, num) if a.tiers is not None else None,
         "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,
@@ -298,6 +299,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),
         "costs": costs_context(a, num.score), "published": published_context(a, num.score),
+        "card": card_context(a.card, num.score, vocabulary(a).entity),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

@@ -4,7 +4,7 @@ Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
     correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
-    guarantee_check, entries
+    guarantee_check, entries, card
 
 ``guarantee_check`` is the simultaneous family's error measured before the page was written on
 null boards of the board's own shape made from its own values (issue 39;
@@ -77,6 +77,12 @@ each with its paired interval); with ``--published``, ``published`` lists each p
 beside the measured one and its interval (``outside``), and the names matching no model
 (``not_in_data``, ``not_published``). Both keys are absent unless asked for.
 
+``card`` is the leaderboard card (issue 40; :mod:`leaderboard.pipelines.card`, words in
+:mod:`leaderboard.report.card_text`): ``shape`` (models, units, outcome, the analysed matrix's
+SHA-256), ``established_share``, ``resolved_positions``, ``n_eff``, ``top_pair`` (its resolution
+and the units that would separate it) and ``provenance`` (version, date, command, the inputs'
+SHA-256, seed); the schema's ``$defs/card`` describes every field.
+
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
 ``skipped``) and ``reason`` (why, or null). ``entries`` hold the scored entries only, each with
@@ -101,6 +107,7 @@ from leaderboard.report.numbers import json_number, spread_of
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
+from leaderboard.report.card_text import card_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import FAMILIES, TIER_METHODS, TierMethod
 from leaderboard.safe_write import ENCODING, ERRORS, open_output
@@ -333,6 +340,7 @@ def to_json_dict(analysis: Analysis) -> dict:
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
         "items": _items(analysis),
+        "card": card_json(analysis.card),   # the leaderboard card (issue 40)
         # per-item results' extras (issue 26), written only when asked for
         **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
         **({"published": published_json(analysis)} if analysis.published is not None else {}),

@@ -63,8 +63,11 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     for f in files:
         by_status[f.status] = by_status.get(f.status, 0) + 1
     split = a.leaderboard.split
-    rows = f"{s.n_test:,} {split} rows" + (f", {pct(s.prevalence)} positives"
-                                            if s.prevalence is not None else "")
+    other = "public" if split == "private" else "private"
+    # the other split is shown only when the solution has one (no Usage column: every row ranks)
+    shown = f"{other}_score" in a.table and a.table[f"{other}_score"].notna().any()
+    rows = f"{s.n_test:,} {split + ' ' if shown else ''}rows" + (
+        f", {pct(s.prevalence)} positives" if s.prevalence is not None else "")
     status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
     items = subs.layout == "items"
     resampling = Fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
@@ -87,7 +90,8 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     out = [Fact("Solution", str(a.leaderboard.source)),
            Fact("Submissions", str(subs.source)),
            metric,
-           Fact("Ranking split", f"{rows}; the other split is scored for display only"),
+           Fact("Ranking split", f"{rows}; the other split is scored for display only" if shown
+                else f"{rows}: every row of the solution (it has no {other} rows)"),
            Fact("Files", f"{len(files):,} found: {status_text}"), resampling,
            ranks_text.error_rate_fact(s, a.ranking)]
     return out

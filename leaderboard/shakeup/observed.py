@@ -141,8 +141,6 @@ def shakeup_stats(public: np.ndarray, private: np.ndarray, higher_is_better: boo
     >>> st.n_excluded, round(st.spearman, 3), round(st.mean_abs_rank_change, 3)
     (1, 0.5, 0.222)
     """
-    from scipy.stats import kendalltau, rankdata, spearmanr   # lazily: ~1 s to import
-
     public, private = _shakeup_iv(public, private, top_fraction)
     sign = 1.0 if higher_is_better else -1.0
     keep = np.isfinite(public) & np.isfinite(private)
@@ -151,13 +149,12 @@ def shakeup_stats(public: np.ndarray, private: np.ndarray, higher_is_better: boo
     public_rank = np.full(public.size, np.nan)
     private_rank = np.full(public.size, np.nan)
     # "min" ranks of the negated scores: 1 + the number strictly better, ties share the best place.
-    public_rank[keep] = rankdata(-pub, method="min")
-    private_rank[keep] = rankdata(-priv, method="min")
+    public_rank[keep] = _ranks(-pub)[0]
+    private_rank[keep] = _ranks(-priv)[0]
     change = public_rank - private_rank
     spearman = kendall = math.nan
     if n >= 2 and np.ptp(pub) > 0 and np.ptp(priv) > 0:
-        spearman = float(spearmanr(pub, priv).statistic)
-        kendall = float(kendalltau(pub, priv).statistic)  # tau-b is scipy's default
+        spearman, kendall = _spearman(pub, priv), _kendall_tau_b(pub, priv)
     mean_abs = mean_abs_top = math.nan
     if n:
         moved = np.abs(change[keep])
@@ -169,6 +166,89 @@ def shakeup_stats(public: np.ndarray, private: np.ndarray, higher_is_better: boo
                         spearman=spearman, kendall=kendall, mean_abs_rank_change=mean_abs,
                         mean_abs_rank_change_top10=mean_abs_top, top_fraction=float(top_fraction),
                         higher_is_better=bool(higher_is_better))
+
+
+# The observed board's ranks and correlations, as scipy.stats computes them (rankdata,
+# spearmanr, kendalltau's tau-b), the same operations in the same order and so the same bits
+# (tests/shakeup/test_observed.py holds them against scipy), without importing scipy.stats
+# (~0.3-0.7 s of a run's CPU).
+
+def _ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """scipy's ``rankdata(x, "min")`` and ``rankdata(x, "average")`` (ascending, float64): a
+    value's tie group takes places lo + 1 .. hi, lo and hi from a sorted search.
+
+    Examples
+    --------
+    >>> [r.tolist() for r in _ranks(np.array([3.0, 1.0, 3.0, 2.0]))]
+    [[3.0, 1.0, 3.0, 2.0], [3.5, 1.0, 3.5, 2.0]]
+    """
+    ordered = np.sort(x)
+    lo = np.searchsorted(ordered, x, side="left")
+    hi = np.searchsorted(ordered, x, side="right")
+    return (lo + 1).astype(float), 0.5 * (hi + lo + 1)
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """``scipy.stats.spearmanr(x, y).statistic``: numpy's correlation of the average ranks, the
+    two variables as columns (as spearmanr passes them)."""
+    ranked = np.column_stack([_ranks(x)[1], _ranks(y)[1]])
+    return float(np.corrcoef(ranked, rowvar=False)[1, 0])
+
+
+def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """``scipy.stats.kendalltau(x, y).statistic`` (tau-b; NaN when either is constant): ties
+    counted from dense ranks, discordant pairs as the strict inversions of y's dense ranks in
+    the order sorted by (x, y), and scipy's ``c / sqrt(t - tx) / sqrt(t - ty)``, clipped to
+    [-1, 1].
+
+    Examples
+    --------
+    >>> _kendall_tau_b(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 3.0, 2.0, 4.0]))
+    0.6666666666666669
+    """
+    dx = np.unique(x, return_inverse=True)[1].ravel()
+    dy = np.unique(y, return_inverse=True)[1].ravel()
+    order = np.lexsort((dy, dx))
+    dx, dy = dx[order], dy[order]
+    size = x.size
+    tot = size * (size - 1) // 2
+    joint = np.diff(np.flatnonzero(np.r_[True, (dx[1:] != dx[:-1]) | (dy[1:] != dy[:-1]),
+                                         True]))
+    ntie = int((joint * (joint - 1) // 2).sum())
+    xtie, ytie = (int((c * (c - 1) // 2).sum()) for c in (np.bincount(dx), np.bincount(dy)))
+    if xtie == tot or ytie == tot:
+        return math.nan
+    con_minus_dis = tot - xtie - ytie + ntie - 2 * _inversions(dy)
+    tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
+    return float(np.minimum(1.0, max(-1.0, tau)))
+
+
+def _inversions(values: np.ndarray) -> int:
+    """Pairs i < j with ``values[i] > values[j]`` (non-negative integers), by a bottom-up merge
+    of sorted runs: at each width every right run's elements are placed among their left run's
+    by one sorted search over the whole array (runs kept apart by an offset per run pair), then
+    the pairs' runs are merged by one sort. O(n log^2 n) in numpy, no compiled kernel.
+
+    Examples
+    --------
+    >>> _inversions(np.array([3, 1, 2, 0]))
+    5
+    """
+    n = values.size
+    runs = np.asarray(values, dtype=np.int64).copy()
+    span = int(runs.max(initial=0)) + 1
+    place = np.arange(n)
+    count, width = 0, 1
+    while width < n:
+        pair = place // (2 * width)
+        keyed = pair * span + runs
+        right = (place % (2 * width)) >= width
+        left_keys = keyed[~right]          # sorted: runs sorted, pairs in order
+        ends = np.searchsorted(left_keys, (pair[right] + 1) * span, side="left")
+        count += int((ends - np.searchsorted(left_keys, keyed[right], side="right")).sum())
+        runs = np.sort(keyed) - pair * span
+        width *= 2
+    return count
 
 
 def risers_fallers(stats: ShakeupStats, k: int = 5) -> tuple[np.ndarray, np.ndarray]:

@@ -84,16 +84,34 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 elif j == -1:
                     continue   # below lo, and stays below as the family shrinks
                 e_i = np.float64(err[i, r])
-                if (first_two(e_i, r, UP, fu, skip_up, blo, bhi, ilo, ihi, reach_i) < lo and
-                        first_two(e_i, r, DOWN, fd, skip_dn, blo, bhi, ilo, ihi, reach_i) < lo):
+                bu, bd = int(fu[r, 0]), int(fd[r, 0])
+                top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2], skip_up[bu], blo[bu], bhi[bu],
+                                   ilo[bu], ihi[bu], reach_i)
+                top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2], skip_dn[bd], blo[bd], bhi[bd],
+                                   ilo[bd], ihi[bd], reach_i)
+                if top_up < lo and top_dn < lo:
                     m[r], arg[r] = cand[r] if c_prev >= 0 else -np.inf, -1
                     continue
-                a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
-                                 samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
-                                 reach_i, lo, cache)
-                b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, skip_dn, on, bzmin, szmin,
-                                 samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
-                                 reach_i, lo, cache)
+                # the side that can reach further first; the other only where its bound can
+                # reach what was found (a value at least the cut is all a search returns: the
+                # maximum and its first holder in walk order are those of a search from lo)
+                a, ja, b, jb = -np.inf, -1, -np.inf, -1
+                if top_up >= top_dn:
+                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
+                                     samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
+                                     reach_i, lo, cache)
+                    if top_dn >= max(lo, a):
+                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, skip_dn, on, bzmin,
+                                         szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
+                                         ilo, ihi, reach_i, max(lo, a), cache)
+                else:
+                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, skip_dn, on, bzmin,
+                                     szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo,
+                                     ihi, reach_i, lo, cache)
+                    if top_up >= max(lo, b):
+                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax,
+                                         szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
+                                         ilo, ihi, reach_i, max(lo, b), cache)
                 m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
                 if arg[r] < 0:
                     m[r] = cand[r] if c_prev >= 0 else -np.inf
@@ -293,7 +311,7 @@ def closed_layers(p, s, rho, c, sub, blo, bhi, slo, shi):
                     continue
                 for q in range(a0 // sub, -(-min(a1, g0) // sub)):
                     q0, q1 = q * sub, min(min(a1, g0), q * sub + sub)
-                    qlo, qhi = sub_ranges(k, q, s, rho, slo, shi, cache)
+                    qlo, qhi = sub_ranges(k, q, s[k], rho, slo[q], shi[q], cache)
                     if t_range(p[q1 - 1] - p[k], p[q0] - p[k], qlo, qhi)[1] <= c:
                         continue
                     for j in range(q0, q1):

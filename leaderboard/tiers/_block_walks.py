@@ -25,27 +25,30 @@ from leaderboard.tiers._pair_kernels import t_stat
 
 
 @njit(cache=True, forceinline=True)
-def first_two(e_i, r, up, first, skip, blo, bhi, ilo, ihi, reach_i):
-    """An upper bound of what :func:`side_max` can find: its walk's first two steps
-    (``first``: the layout's ``first_up`` or ``first_dn``)."""
-    b = int(first[r, 0])
+def first_two(e_i, up, z_first, z_next, skipped, blo_b, bhi_b, ilo_b, ihi_b, reach_i):
+    """An upper bound of what :func:`side_max` can find: its walk's first two steps. The
+    layout's ``first_up`` or ``first_dn`` row of the replicate gives the first block b, its z
+    (``z_first``) and the next block's (``z_next``); the caller passes block b's values
+    (``skip[b]``, ``blo[b]``, ...) as scalars: with the arrays, read only on one branch, numba
+    kept two atomic reference-count operations per array and call (issue 41)."""
     out = -np.inf
-    if not skip[b]:
-        x = top_of(first[r, 1], blo[b], bhi[b], up)
-        out = bound(x - e_i if up else e_i - x, ilo[b], ihi[b])
-    z = first[r, 2]
-    return max(out, beyond(z if up else -z, -e_i if up else e_i, reach_i))
+    if not skipped:
+        x = top_of(z_first, blo_b, bhi_b, up)
+        out = bound(x - e_i if up else e_i - x, ilo_b, ihi_b)
+    return max(out, beyond(z_next if up else -z_next, -e_i if up else e_i, reach_i))
 
 
 @njit(cache=True, forceinline=True)
-def _entry(i, j, r, up, e_i, e_j, p, s, rho, c_prev, qlo, qhi, floor):
-    """Entry j's value (its error ``e_j``) if it survives and reaches ``floor``, else -inf."""
+def _entry(i, j, up, e_i, e_j, p_i, p_j, s_i, s_j, rho, c_prev, qlo, qhi, floor):
+    """Entry j's value (its error ``e_j``, point ``p_j``, SD ``s_j``) if it survives and
+    reaches ``floor``, else -inf. Scalars, not the arrays: see
+    :func:`~leaderboard.tiers._block_kernels.sub_ranges`."""
     d = e_j - e_i if up else e_i - e_j
     if j == i or bound(d, qlo, qhi) < floor:
         return -np.inf
-    se = se_pair(s[i], s[j], rho)
+    se = se_pair(s_i, s_j, rho)
     if c_prev < np.inf:
-        t = t_stat(p[j] - p[i], se) if up else t_stat(p[i] - p[j], se)
+        t = t_stat(p_j - p_i, se) if up else t_stat(p_i - p_j, se)
         if t > c_prev:
             return -np.inf
     return d * inv(se)
@@ -61,7 +64,7 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
     1 / se ranges of i against each block; within a sub-block an entry's gap bounds its value
     before its own SE is computed."""
     n = p.size
-    e_i = np.float64(err[i, r])
+    e_i, p_i, s_i = np.float64(err[i, r]), p[i], s[i]
     w = -e_i if up else e_i
     best, arg = -np.inf, -1
     nsub = -(-n // sub)
@@ -77,12 +80,12 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
             continue
         for q in range(b * K, min(b * K + K, nsub)):
             xq = top_of(sz[r, q], slo[q], shi[q], up)
-            qlo, qhi = sub_ranges(i, q, s, rho, slo, shi, cache)
+            qlo, qhi = sub_ranges(i, q, s_i, rho, slo[q], shi[q], cache)
             if bound(xq - e_i if up else e_i - xq, qlo, qhi) < max(best, cut):
                 continue
             j1 = sa[r, q]
-            v = _entry(i, j1, r, up, e_i, np.float64(se[r, q]), p, s, rho, c_prev, qlo, qhi,
-                       max(best, cut))
+            v = _entry(i, j1, up, e_i, np.float64(se[r, q]), p_i, p[j1], s_i, s[j1], rho,
+                       c_prev, qlo, qhi, max(best, cut))
             if v > best:
                 best, arg = v, j1
             x2 = top_of(sz2[r, q], slo[q], shi[q], up)
@@ -90,8 +93,8 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
                 continue   # every other member's z is at most the runner-up's
             for j in range(q * sub, min(n, q * sub + sub)):
                 if j != j1:
-                    v = _entry(i, j, r, up, e_i, np.float64(err[j, r]), p, s, rho, c_prev, qlo,
-                               qhi, max(best, cut))
+                    v = _entry(i, j, up, e_i, np.float64(err[j, r]), p_i, p[j], s_i, s[j],
+                               rho, c_prev, qlo, qhi, max(best, cut))
                     if v > best:
                         best, arg = v, j
     return (best, arg) if best >= cut else (-np.inf, -1)

@@ -32,7 +32,7 @@ def cache(tmp_path, monkeypatch):
 
 def _plant(path: Path, text: str) -> None:
     """``text`` and the hash an attacker would compute for it, as the cache records it."""
-    from leaderboard.report.vega.bundle_cache import _digest
+    from leaderboard.disk_cache import digest as _digest
 
     data = text.encode("utf-8")
     path.write_bytes(data)

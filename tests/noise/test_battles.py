@@ -403,7 +403,7 @@ def test_json_lines_and_parquet_read_the_same(tmp_path):
         pd.testing.assert_frame_equal(
             leaderboard.analyze_battles(tmp_path / name, replicates=100).table, expected)
     (tmp_path / "broken.jsonl").write_text('{"model_a": "x"}\n{oops\n', encoding="utf-8")
-    with pytest.raises(InputError, match=r"broken.jsonl:2: not a JSON object"):
+    with pytest.raises(InputError, match=r"broken.jsonl:2: not a JSON line"):
         leaderboard.analyze_battles(tmp_path / "broken.jsonl")
 
 

@@ -3,6 +3,7 @@ drawings started while the page goes on and collected at the end (the same bytes
 another), the renderer started ahead, and the per-entry charts built from the rows they keep."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -17,7 +18,9 @@ SPEC = {"mark": "point", "data": {"values": [{"a": 1, "team": "x"}]},
 
 @pytest.fixture
 def asked(monkeypatch):
-    """The requests that reached the child process, in order."""
+    """The requests that reached the child process, in order (drawings kept between runs off:
+    these tests count what one process asks)."""
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", "")
     requests = []
     ask = renderer._RENDERER.ask
 
@@ -38,6 +41,34 @@ def test_a_specification_is_drawn_once_per_process(asked):
     assert other != first and len(asked) == 2
     renderer.forget_drawings()
     assert renderer.svg(SPEC, embed.VL_VERSION) == first and len(asked) == 3
+
+
+def test_a_drawing_is_kept_between_runs_and_a_damaged_one_is_not_taken(tmp_path, monkeypatch):
+    """Issue 41: a drawing kept by an earlier run (a new process: the process's cache emptied)
+    is taken from disk, not asked of the renderer; a kept file that was changed, or whose key is
+    another request's, is drawn again."""
+    monkeypatch.setenv("LEADERBOARD_CACHE_DIR", str(tmp_path))
+    requests = []
+    ask = renderer._RENDERER.ask
+    monkeypatch.setattr(renderer._RENDERER, "ask", lambda r: requests.append(r) or ask(r))
+    spec = {**SPEC, "mark": "circle"}
+    renderer.forget_drawings()
+    first = renderer.svg(spec, None)
+    renderer.forget_drawings()
+    assert renderer.svg(spec, None) == first and len(requests) == 1
+    (kept,) = (tmp_path / "drawings").glob("*.json")
+    kept.write_text(kept.read_text().replace("<svg", "<svg onload='x'"))   # digest now wrong
+    renderer.forget_drawings()
+    assert renderer.svg(spec, None) == first and len(requests) == 2
+    key = renderer._disk_key(json.dumps({"op": "svg", "spec": spec, "vl_version": None},
+                                        sort_keys=True))[1]
+    assert key.startswith("vl-convert ") and json.loads(kept.read_text())["key"] == key
+    from leaderboard.disk_cache import digest
+    other = json.dumps({"key": key + " ", "svg": "<svg>planted</svg>"}).encode()
+    kept.write_bytes(other)
+    kept.with_name(kept.name + ".sha256").write_text(digest(other))
+    renderer.forget_drawings()
+    assert renderer.svg(spec, None) == first and len(requests) == 3
 
 
 def test_a_refused_specification_is_asked_again_not_kept(asked):

@@ -349,7 +349,7 @@ def test_interleaved_rank_set_tiers_read_clearly():
     b, k = int(a.table["in_best_set"].sum()), int((tier == 1).sum())
     head = html[html.index('class="headline'):html.index('class="d95"')]
     assert head.index("could be the best: ") < head.index(
-        f"Tier 1, the entries no other entry is shown to beat, holds {k} entries") and b <= k
+        f"tier 1, the entries none is shown to beat, holds {k}.") and b <= k
     assert f"Tier 1 ({k} entries) asks more than the confidence set of the best" in html
     assert html.count('class="moved"') == moved.size and "tiers can interleave" in html
     names = [str(x) for x in a.table["team"].iloc[moved]]

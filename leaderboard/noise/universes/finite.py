@@ -21,7 +21,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from leaderboard.errors import InputError
-from scipy import sparse
 
 from leaderboard.metrics import Metric, RowMean, RowSums
 from leaderboard.noise.rng import BLOCK, Stream, block_rng, draw_rows, row_counts
@@ -374,6 +373,7 @@ class CalibratedUniverse(ABC):
         set's size, not the universe's). Both hold the same counts from the same random numbers."""
         sizes = [s.stop - s.start for s in self.strata]
         if self._sparse_blocks(counts):
+            from scipy import sparse   # here, not at the top: every run imports this module
             picks = [self._draw_rows(rng, rows, size) + s.start
                      for s, rows, size in zip(self.strata, counts, sizes)]
             columns = np.concatenate(picks, axis=1)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import hashlib
 import json
 import os
 import queue
@@ -36,6 +37,10 @@ import sys
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
+from functools import partial
+from pathlib import Path
+
+from leaderboard.disk_cache import load_bytes, store_bytes
 
 TIMEOUT_SECONDS = 120.0   # one drawing; the slowest real chart (100,000 entries) takes ~10 s
 LABEL_LIMIT = 200         # characters of a text the static drawing keeps
@@ -149,23 +154,31 @@ class _Worker:
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
 
-    def submit(self, request: dict) -> Future:
+    def submit(self, request: dict, keep=None) -> Future:
+        """``request``'s answer as a future; ``keep(answer)`` runs before the future is answered
+        (a drawing is on disk before anyone reads it, and before a run that waits for it ends)."""
         future: Future = Future()
         with self.lock:
             if self.thread is None or not self.thread.is_alive():
                 self.thread = threading.Thread(target=self._run, name="leaderboard-renderer",
                                                daemon=True)
                 self.thread.start()
-        self.queue.put((future, request))
+        self.queue.put((future, request, keep))
         return future
 
     def _run(self) -> None:
         while True:
-            future, request = self.queue.get()
+            future, request, keep = self.queue.get()
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                future.set_result(_RENDERER.ask(request))
+                answer = _RENDERER.ask(request)
+                if keep is not None and isinstance(answer, str):
+                    try:
+                        keep(answer)
+                    except Exception:   # a drawing not kept only means drawing it again
+                        pass
+                future.set_result(answer)
             except BaseException as error:   # given to the caller; a thread never prints it
                 future.set_exception(error)
 
@@ -212,8 +225,9 @@ def svg(spec: dict, vl_version: str | None) -> str | None:
 
 def svg_later(spec: dict, vl_version: str | None) -> Future:
     """:func:`svg` as a future, answered at once when the same specification (canonical JSON,
-    after :func:`shorten_texts`) was drawn before in this process. Only drawings are kept: a
-    refused specification or a renderer that cannot run is asked again next time."""
+    after :func:`shorten_texts`) was drawn before in this process, or by an earlier run with the
+    same vl-convert (:func:`_stored`). Only drawings are kept: a refused specification or a
+    renderer that cannot run is asked again next time."""
     request = {"op": "svg", "spec": shorten_texts(spec), "vl_version": vl_version}
     key = json.dumps(request, sort_keys=True, ensure_ascii=False)
     with _CACHE_LOCK:
@@ -221,11 +235,72 @@ def svg_later(spec: dict, vl_version: str | None) -> Future:
         if future is not None:
             _CACHE.move_to_end(key)
             return future
-        future = _CACHE[key] = _WORKER.submit(request)
+    stored = _stored(key)
+    with _CACHE_LOCK:
+        future = _CACHE.get(key)
+        if future is None:
+            if stored is not None:
+                future = Future()
+                future.set_result(stored)
+            else:
+                future = _WORKER.submit(request, partial(_keep, key))
+            _CACHE[key] = future
+        _CACHE.move_to_end(key)
         while len(_CACHE) > CACHE_ENTRIES:
             _CACHE.popitem(last=False)
     future.add_done_callback(lambda done: _forget_failed(key, done))
     return future
+
+
+# ---- drawings kept between runs ---------------------------------------------------------------
+# A drawing depends on nothing but its request and vl-convert's version (both in the key), so it
+# is kept in the report's cache folder (bundle_cache.cache_root, beside the Vega bundle) and
+# checked there as the bundle is (leaderboard.disk_cache: the user's own folder, SHA-256, the
+# whole key inside the file): a run whose drawings are all kept never starts the renderer (its
+# engine's start alone cost ~0.3-0.7 s of CPU a run). embed.static_svg still checks that each
+# is a plain SVG drawing before a page takes it.
+DRAWINGS_KEPT = 512       # drawings kept on disk (~10-200 KB each)
+MAX_DRAWING_BYTES = 8 << 20
+
+
+def _drawings() -> Path | None:
+    from leaderboard.report.vega.bundle_cache import cache_root
+    root = cache_root()
+    return None if root is None else root / "drawings"
+
+
+def _disk_key(key: str) -> tuple[str, str]:
+    """The file name and the whole key of a request's drawing (vl-convert's version added)."""
+    import vl_convert
+    whole = f"vl-convert {getattr(vl_convert, '__version__', 'unknown')}\n{key}"
+    return hashlib.sha256(whole.encode()).hexdigest()[:40] + ".json", whole
+
+
+def _stored(key: str) -> str | None:
+    """The drawing an earlier run kept for ``key``, or None."""
+    folder = _drawings()
+    if folder is None:
+        return None
+    name, whole = _disk_key(key)
+    data = load_bytes(folder, name, MAX_DRAWING_BYTES)
+    try:
+        kept = json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+    if isinstance(kept, dict) and kept.get("key") == whole and isinstance(kept.get("svg"), str):
+        return kept["svg"]
+    return None
+
+
+def _keep(key: str, drawn: str) -> None:
+    """Keep a drawing on disk (nothing when the folder is unsafe; never an error)."""
+    folder = _drawings()
+    if folder is None:
+        return
+    name, whole = _disk_key(key)
+    data = json.dumps({"key": whole, "svg": drawn}, ensure_ascii=False).encode("utf-8")
+    if len(data) <= MAX_DRAWING_BYTES:
+        store_bytes(folder, name, data, DRAWINGS_KEPT)
 
 
 def forget_drawings() -> None:
@@ -249,8 +324,11 @@ _WARM_UP = {"mark": "point", "data": {"values": [{"x": 0}]},
 def warm_up() -> None:
     """Start the child and its engine now, in the background (returns at once): a command that
     will write a page calls this before its statistics, which then hide the child's start
-    (V8's first drawing took 1.7 s, any Vega-Lite version; another version's first 0.06 s)."""
-    svg_later(_WARM_UP, None)
+    (V8's first drawing took 1.7 s, any Vega-Lite version; another version's first 0.06 s).
+    Not when drawings are kept between runs (:func:`_stored`): the page's drawings may all be
+    kept, and the child then starts at the first one that is not."""
+    if _drawings() is None:
+        svg_later(_WARM_UP, None)
 
 
 def javascript_bundle(vl_version: str | None) -> str | None:

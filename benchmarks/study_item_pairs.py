@@ -62,11 +62,14 @@ def main() -> None:
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--replicates", type=int, default=1000)
     ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--rows", default=None, help="which rows of SHAPES (comma-separated "
+                    "indices; default all)")
     args = ap.parse_args()
     print("| models x items | missing | values | boards | before: no pair declared | "
           "now: no pair declared | width now / before |")
     print("|---|---|---|---|---|---|---|")
-    for models, items, missing, kind in SHAPES:
+    rows = SHAPES if args.rows is None else [SHAPES[int(i)] for i in args.rows.split(",")]
+    for models, items, missing, kind in rows:
         rng = np.random.default_rng([39, models, items])
         held_old = held_new = 0
         ratio = []

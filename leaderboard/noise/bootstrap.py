@@ -36,7 +36,7 @@ from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
-    RESAMPLING, ROW_BLOCK, STREAM, _Plan, _poisson_one, count_block, poisson_weights, resampling,
+    RESAMPLING, ROW_BLOCK, STREAM, _Plan, count_block, poisson_one, poisson_weights, resampling,
     weight_block)
 
 if TYPE_CHECKING:

@@ -428,7 +428,7 @@ def _same_file(a, b) -> bool:
 def _from_files(source, baseline, candidate, options: GateOptions):
     from leaderboard.ingest.safe_read import Unreadable, read_file
     from leaderboard.ingest.submissions import read_solution
-    from leaderboard.ingest.submissions.table import Rejected
+    from leaderboard.ingest.toolkit.messages import Rejected
     from leaderboard.ingest.submissions.validate import make_plan, validate
 
     if options.noise.metric is None:

@@ -24,7 +24,7 @@ from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
 from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
-from leaderboard.ingest.items import NUMERIC_KINDS
+from leaderboard.ingest.item_table import NUMERIC_KINDS
 from leaderboard.metrics.per_item import MeanOwnItems
 
 
@@ -250,7 +250,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
 def _few_clusters(solution, column: str, category_col: str | None) -> None:
     """Too few clusters to resample (MathArena's 5 competitions as clusters, issue 40): refused,
     offering the two analyses the data can carry, each saying what it assumes."""
-    from leaderboard.ingest.submissions.table import show
+    from leaderboard.ingest.toolkit.messages import show
     from leaderboard.noise.bootstrap import too_few_units
 
     groups = len(np.unique(solution.groups))
@@ -268,7 +268,7 @@ def _few_clusters(solution, column: str, category_col: str | None) -> None:
 
 
 def with_items(result: Analysis, solution) -> Analysis:
-    """The analysis with the items' account (:class:`~leaderboard.ingest.item_sets.ItemCoverage`):
+    """The analysis with the items' account (:class:`~leaderboard.ingest.item_coverage.ItemCoverage`):
     which items, models merged or rejected, samples, and the pairwise table when asked."""
     from leaderboard.flags import Flag
 

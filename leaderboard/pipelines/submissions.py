@@ -24,7 +24,8 @@ from leaderboard.pipelines.assumptions import analysis_assumptions
 from leaderboard.pipelines.family import family_tests, uses_flips
 from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
+from leaderboard.ingest.records import DroppedRows
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.set_aside import set_aside_files
@@ -34,7 +35,7 @@ from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
 from leaderboard.ingest.submissions.files import Listing, require_valid, submission_set
 from leaderboard.ingest.submissions.identical import identical_by_digest
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
 
@@ -356,7 +357,7 @@ def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:
 
 def cluster_flags(solution: Solution, clusters: ClusterCount | None) -> list[Flag]:
     """Grouping columns nobody declared (per-item results), and few declared clusters."""
-    from leaderboard.ingest.items import grouping_sentence
+    from leaderboard.ingest.item_table import grouping_sentence
 
     flags = [Flag(kind="undeclared_groups", message=f"The {grouping_sentence(column, groups)}.")
              for column, groups in solution.grouping_columns]

@@ -228,7 +228,7 @@ def _rows(a: BattlesAnalysis, g: GroupRating) -> list[dict]:
 
 def show_column(name: str) -> str:
     """A column's name as the page quotes it."""
-    from leaderboard.ingest.submissions.table import show
+    from leaderboard.ingest.toolkit.messages import show
 
     shown = show(name)
     return shown if shown.startswith(("'", '"')) else f"'{shown}'"

@@ -14,7 +14,8 @@ import leaderboard
 from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.scores import Analysis, Settings, join_ranking, rank_entries
 from leaderboard.slices import SliceSizes
-from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
+from leaderboard.ingest.records import DroppedRows
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import json_text, render_html, to_json_dict, write_html, write_json

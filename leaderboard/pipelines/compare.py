@@ -310,7 +310,7 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
 
     one_mode(solution, items)
     if items is not None:
-        metric, y, base, cand, groups, table = _from_items(items, baseline, candidate, options)
+        metric, y, base, cand, groups, table = items_pair(items, baseline, candidate, options)
         bounds = _item_bounds(base, cand)
     else:
         metric, y, base, cand, groups, table = _from_files(solution, baseline, candidate, options)
@@ -386,7 +386,10 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
     return out
 
 
-def _from_items(source, baseline, candidate, options: GateOptions):
+def items_pair(source, baseline, candidate, options: GateOptions):
+    """The pair from per-item results: ``(metric, truth, baseline's values, candidate's values,
+    clusters or None, the items' table)`` on the items both models have (``options.read``'s
+    columns; ``cluster_col`` gives the clusters)."""
     from leaderboard.ingest.items import read_items
 
     metric, binary = items_metric(options.noise.metric or "mean")

@@ -13,7 +13,7 @@ import numpy as np
 
 from leaderboard.errors import printable
 from leaderboard.noise.bootstrap import MIN_CLUSTERS
-from leaderboard.pipelines.compare import GateOptions, _from_items, compare_pair
+from leaderboard.pipelines.compare import GateOptions, items_pair, compare_pair
 
 
 def undeclared_groups_hold(items, baseline, candidate, options: GateOptions,
@@ -29,7 +29,7 @@ def undeclared_groups_hold(items, baseline, candidate, options: GateOptions,
         if count < MIN_CLUSTERS:
             continue
         read = dataclasses.replace(options.read, cluster_col=column)
-        metric, y, base, cand, groups, _ = _from_items(
+        metric, y, base, cand, groups, _ = items_pair(
             items, baseline, candidate, dataclasses.replace(options, read=read))
         if groups is None or len(np.unique(groups)) < MIN_CLUSTERS:
             continue

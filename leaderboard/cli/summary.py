@@ -38,6 +38,12 @@ def _best_and_tier_one(result: Analysis) -> list[str]:
     else:
         why = f"by {method.label}, another procedure than the rank sets"
     lines.append(f"tier 1 ({why}): {k} entr{'y' if k == 1 else 'ies'}: {_names(tier_one)}")
+    check = getattr(result.ranking, "guarantee_check", None)
+    if check is not None and check.ran and method.same_family_as_rank_sets:
+        lines.append(f"guarantee checked at this shape ({check.models:,} \u00d7 {check.units:,} "
+                     f"{check.unit}s, {check.boards} null boards): some pair declared different "
+                     f"on {100 * check.error:.1f}% \u00b1 {100 * check.se:.1f}% (promised at most "
+                     f"{100 * check.alpha:g}%){'; it falls short here' if check.falls_short else ''}")
     return lines
 
 

@@ -21,6 +21,7 @@ from leaderboard.engine import Scored, score_entries
 from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags
 from leaderboard.pipelines.assumptions import analysis_assumptions
+from leaderboard.pipelines.family import family_tests, uses_flips
 from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard
@@ -148,8 +149,12 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     table["sd"] = boot.sd
     table["d95"] = boot.d95()
     reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, settings.higher_is_better)
-    ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
-                         top_k=settings.top_k)
+    unit = (("cluster" if layout == "items" else "group") if plan.resample == "grouped"
+            else ("item" if layout == "items" else "test row"))
+    tests, check = family_tests(scored, order, plan, settings, unit, y=y,
+                                factor=clusters.factor(settings.alpha) if clusters else 1.0)
+    ranking = replace(rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
+                                 top_k=settings.top_k, tests=tests), guarantee_check=check)
     table = join_ranking(table, ranking)
     table["identical_to"] = pd.Series(identical_by_digest(
         [submissions.files[k].digest for k in order], table["team"].tolist()),
@@ -224,7 +229,9 @@ def _splits(solution: Solution, settings: Settings, split: str,
                 if few:
                     plan, unplanned[name] = None, few
         splits.append(Split(name=name, rows=rows, y=y, resampling=plan,
-                            stream=STREAM if name == split else OTHER_SPLIT_STREAM))
+                            stream=STREAM if name == split else OTHER_SPLIT_STREAM,
+                            flips=name == split and uses_flips(settings.metric),
+                            keep=name == split and not uses_flips(settings.metric)))
     return tuple(splits), unplanned
 
 

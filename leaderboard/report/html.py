@@ -80,15 +80,39 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str],
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
-    moved = t["team"].astype(str)[out_of_order_mask(tier)].tolist()
-    if moved:
-        who = (", ".join(moved) if len(moved) <= 3 else f"{len(moved):,} entries")
-        one = len(moved) == 1
-        said.append(f"Tiers follow the evidence, not only the order: {who} "
-                    f"{'is' if one else 'are'} in a better tier than an entry ranked above "
-                    f"{'it' if one else 'them'}, because {'its' if one else 'their'} comparisons "
-                    "are noisier (\u2195 in the table).")
+    said.extend(_skip_sentence(t, tier))
     return told, cautions, said
+
+
+def _skip_sentence(t, tier: np.ndarray) -> list[str]:
+    """Why a tier skips a rank (issue 39): the first entry placed in a better tier than an entry
+    ranked above it, named with that entry, and why (its comparisons are too noisy for it to be
+    shown beaten), in one sentence; empty when the tiers follow the order."""
+    moved = np.flatnonzero(out_of_order_mask(tier))
+    if not moved.size:
+        return []
+    k = int(moved[0])
+    above = int(np.flatnonzero(tier[:k] > tier[k])[-1])      # the nearest worse-tier entry above
+    names = t["team"].astype(str).tolist()
+    ranks = t["rank"].to_numpy(dtype=int)
+    others = moved.size - 1
+    beaten = ("no entry is shown to beat it" if tier[k] == 1 else
+              f"only entries of tier{' 1' if tier[k] == 2 else f's 1 to {tier[k] - 1}'} are "
+              "shown to beat it")
+    more = (f" ({others:,} more entr{'y is' if others == 1 else 'ies are'} placed like this, "
+            "\u2195 in the table and the chart)" if others else " (\u2195 in the table and the chart)")
+    return [f"Tiers follow the evidence, not only the order: {names[k]} (rank {ranks[k]}) is in "
+            f"tier {tier[k]} although {names[above]} (rank {ranks[above]}) is in tier "
+            f"{tier[above]}: {names[above]}\u2019s comparisons are precise enough for an entry "
+            f"above it to be shown better, while {names[k]}\u2019s interval is too wide for that, "
+            f"so {beaten}{more}."]
+
+
+def _moved_marks(tier: np.ndarray, shown: int) -> dict:
+    """How many of the charted entries carry the chart's \u2195 (in a better tier than an entry
+    above them), and whether one of them is in tier 1."""
+    moved = out_of_order_mask(tier[:shown])
+    return {"moved": int(moved.sum()), "moved_tier1": bool((tier[:shown][moved] == 1).any())}
 
 
 def _tier_one_sentence(a: Analysis, conf: str) -> str:
@@ -144,7 +168,7 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
     if a.noise is not None:
         facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
                           f"{s.seed}"))
-        facts.append(ranks_text.error_rate_fact(s))
+        facts.append(ranks_text.error_rate_fact(s, a.ranking))
         if a.correlation is not None:
             facts.append(Fact("Correlation between entries", a.correlation.fact()))
     return facts
@@ -255,7 +279,8 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,
         "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
-        "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t)},
+        "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t),
+                                           **_moved_marks(t["tier"].to_numpy(dtype=int), shown)},
         "legend": legend, "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": tier_table.static_rows(a, num.score, static_rows), "n_entries": len(t),

@@ -86,14 +86,14 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
                 Fact("Items", a.items.fact() if a.items is not None and a.items.ragged
                      else f"{s.n_test:,} (every model scored on every item)"),
                 Fact("Models", f"{len(files):,} found: {status_text}"), *extras, resampling,
-                ranks_text.error_rate_fact(s)]
+                ranks_text.error_rate_fact(s, a.ranking)]
     out = [Fact("Solution", str(a.leaderboard.source)),
            Fact("Submissions", str(subs.source)),
            metric,
            Fact("Ranking split", f"{rows}; the other split is scored for display only" if shown
                 else f"{rows}: every row of the solution (it has no {other} rows)"),
            Fact("Files", f"{len(files):,} found: {status_text}"), resampling,
-           ranks_text.error_rate_fact(s)]
+           ranks_text.error_rate_fact(s, a.ranking)]
     return out
 
 
@@ -112,7 +112,8 @@ def file_rows(a: Analysis) -> list[FileRow]:
 def resampling_box(a: Analysis) -> dict:
     """The method box of submissions mode; the tier words come from the method that ran."""
     boot = a.bootstrap
-    method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
+    method = (a.ranking.description if a.ranking is not None
+              else TIER_METHODS[a.settings.tier_method])
     if a.submissions.layout == "items":
         unit = "clusters of items" if boot.resample == "grouped" else "items"
         return {

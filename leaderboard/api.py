@@ -23,6 +23,7 @@ from leaderboard.ingest.in_memory import InMemory
 from leaderboard.provenance import recorded
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.result import Result
@@ -33,6 +34,7 @@ PathLike = str | os.PathLike
 __all__ = ["Result", "analyze", "analyze_items", "analyze_submissions"]
 
 
+@speaks_python
 @recorded
 def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = None,
             prevalence: float | None = None, team_col: str | None = None,
@@ -158,6 +160,7 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
     return Result.of(run_analysis(Inputs(board=board), options, quiet=check("quiet", quiet)))
 
 
+@speaks_python
 @recorded
 def analyze_submissions(solution: pd.DataFrame | PathLike,
                         submissions: Mapping[str, pd.DataFrame | np.ndarray] | PathLike, *,
@@ -254,6 +257,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                                   quiet=check("quiet", quiet)))
 
 
+@speaks_python
 @recorded
 def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.errors import InputError
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check_all
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
@@ -96,6 +97,7 @@ class BattlesResult:
                 + (f"; {more} more group{'s' if more != 1 else ''}>" if more else ">"))
 
 
+@speaks_python
 @recorded
 def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: str = "model_a",
                     model_b_col: str = "model_b", winner_col: str = "winner",

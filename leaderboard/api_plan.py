@@ -17,6 +17,7 @@ from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
@@ -30,6 +31,7 @@ __all__ = ["BoardPlan", "Experiment", "Plan", "plan", "plan_from", "simulate"]
 PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
 
 
+@speaks_python
 def plan(*, metric: str, score: float, delta: float | None = None, n_test: int | None = None,
          prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = 0.8,
          public_fraction: float | None = None, correlation: float = TYPICAL_CORRELATION,
@@ -119,6 +121,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
         progress.close()
 
 
+@speaks_python
 def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BOARDS,
               replicates: int = REPLICATES, seed: int | None = None,
               quiet: bool = True) -> BoardPlan:
@@ -194,6 +197,7 @@ def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BO
     return planned
 
 
+@speaks_python
 def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
              n_tests: Sequence[int] | int | None = None,
              prevalences: Sequence[float] | float | None = None, grid: bool = False,

@@ -21,5 +21,10 @@ MISSING_INSTANCES = ("unresolved", "missing")
 #: Flags of per-item results said on stderr before the numbers, as on the page
 #: (:mod:`leaderboard.pipelines.run`).
 ITEM_FLAGS = ("item_sets", "item_samples", "item_pairs", "models_rejected")
+#: The bundled examples ``analyze --example`` runs (:func:`leaderboard.pipelines.run.run_analysis`;
+#: their files are under data/, shipped as ``leaderboard._data``): a leaderboard of public and
+#: private scores, Kaggle's download of the same competition's public board, a solution with 45
+#: submission files (generated), per-item results, and battles.
+EXAMPLES = ("scores", "kaggle", "submissions", "items", "battles")
 #: What battles whose models do not all connect do (:mod:`leaderboard.pipelines.battles`).
 DISCONNECTED = ("all", "largest", "error")

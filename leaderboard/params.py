@@ -75,7 +75,7 @@ class Interval:
         if isinstance(value, (bool, str)) or not isinstance(value, numbers.Real) or (
                 self.kind is int and not isinstance(value, numbers.Integral)):
             raise Invalid(f"must be {'a whole number' if self.kind is int else 'a number'}, got "
-                          f"{value!r}")
+                          f"{_quoted_number(value)}")
         number = self.kind(value)
         if not self.contains(number):
             raise Invalid(f"must be {self.words()}, got {_shown(value)}")
@@ -330,6 +330,23 @@ def check_alpha(alpha: float) -> float:
     """The one check of an error rate, for the statistics' own entry points (a ValueError
     subclass, as their callers catch)."""
     return check("alpha", alpha)
+
+
+def _quoted_number(value: object) -> str:
+    """A wrong value as the range errors quote it; a number written as text is said to be one.
+
+    Examples
+    --------
+    >>> _quoted_number("2100"), _quoted_number("lots"), _quoted_number(2.5)
+    ("the text '2100' (write the number without quotes: 2100)", "'lots'", '2.5')
+    """
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return repr(value)
+        return f"the text {value!r} (write the number without quotes: {value.strip()})"
+    return repr(value)
 
 
 def _shown(value: object) -> str:

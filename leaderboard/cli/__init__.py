@@ -18,6 +18,7 @@ from leaderboard.cli.common import (COMMANDS, Parser, add_debug, compile_notice_
                                     internal_error)
 from leaderboard.cli.outputs import check_paths, prints_elsewhere, unencodable_escaped
 from leaderboard.errors import InputError
+from leaderboard.api_words import COMMAND_LINE
 from leaderboard.ingest.safe_read import forget_files_read
 
 
@@ -85,6 +86,7 @@ def _run(argv: list[str]) -> int:
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
     forget_files_read()   # what this run reads, no output may overwrite (write_output)
+    on_command_line = COMMAND_LINE.set(True)   # errors name options, not keyword arguments
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         if args.command == "compare" and args.solution:   # the two entries are files too
@@ -113,6 +115,8 @@ def _run(argv: list[str]) -> int:
         inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
         print(internal_error(error, inputs, debug), file=sys.stderr)
         return INTERNAL_ERROR
+    finally:
+        COMMAND_LINE.reset(on_command_line)
     # a command's own verdict (compare: 1 = not shown better); the others return their results
     return outcome if type(outcome) is int else 0
 

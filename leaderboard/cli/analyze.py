@@ -20,9 +20,9 @@ from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from typing import TYPE_CHECKING
 
-from leaderboard.choices import (ITEM_FLAGS, ITEMS_FORMATS, ITEMS_POLICIES, MISSING_INSTANCES,
-                                 RESAMPLING)
-from leaderboard.errors import printable
+from leaderboard.choices import (EXAMPLES, ITEM_FLAGS, ITEMS_FORMATS, ITEMS_POLICIES,
+                                 MISSING_INSTANCES, RESAMPLING)
+from leaderboard.errors import InputError, printable
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
@@ -39,10 +39,12 @@ def add_parser(commands) -> None:
     run = commands.add_parser("analyze", help=COMMANDS["analyze"])
     run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
                      "(TeamId,TeamName,SubmissionDate,Score) or a table of teams and scores")
-    run.add_argument("--example", nargs="?", const="scores", choices=("scores", "submissions"),
-                     help="analyse a bundled example: 'scores' (the default, a leaderboard file) or "
-                          "'submissions' (a solution and 45 submission files, generated into a "
-                          "temporary folder); its settings are preset, options given here override")
+    run.add_argument("--example", nargs="?", const="scores", choices=EXAMPLES,
+                     help="analyse a bundled example: 'scores' (the default: public and private "
+                          "scores of 40 teams), 'kaggle' (the same competition's public board as "
+                          "Kaggle's download), 'submissions' (a solution and 45 submission "
+                          "files), 'items' (per-item results of 10 models) or 'battles' (an "
+                          "arena); its settings are preset, options given here override")
     run.add_argument("--metric", help=MetricHelp("metric that ranks the board (several, comma "
                      "separated, on the same predictions: one page for all): {metrics}"))
     run.add_argument("--n-test", type=ROWS, help="rows in the test set that ranks the board")
@@ -219,6 +221,13 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     from leaderboard.report.vega import renderer
 
     renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
+    if args.example == "battles":   # the bundled arena: --battles with the shipped file
+        from leaderboard.resources import data_dir
+
+        if args.battles is not None:
+            raise InputError("give either --battles or --example battles, not both")
+        args = argparse.Namespace(**{**vars(args), "example": None,
+                                     "battles": str(data_dir() / "example_battles.csv")})
     if getattr(args, "battles", None) is not None:   # issue 26: its own API, a thin layer here
         return run_battles(args)
     if len(metric_names_given(args.metric)) > 1:
@@ -303,7 +312,7 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
 
 def _make_submissions_example() -> dict:
     """The bundled submissions example, for ``choose --example`` and the tests that call it from
-    here (:func:`leaderboard.pipelines.run.make_submissions_example`)."""
-    from leaderboard.pipelines.run import make_submissions_example
+    here (:func:`leaderboard.pipelines.examples.make_submissions_example`)."""
+    from leaderboard.pipelines.examples import make_submissions_example
 
     return make_submissions_example()

@@ -14,7 +14,7 @@ import json
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli.common import count, echo, write_output
+from leaderboard.cli.common import count, echo, write_output, wrote
 from leaderboard.errors import InputError
 
 #: analyze's options that ``plan --from`` reads the board with (their ``dest``).
@@ -82,6 +82,8 @@ def run_from(args: argparse.Namespace):
             write_output(partial(writer, planned), path)
     if not args.quiet or not (args.output or args.json):
         echo(terminal_text(planned))
+    if not args.quiet and (args.output or args.json):   # every file written is said (issue 43)
+        echo(wrote((args.output, args.json)))
     return planned
 
 

@@ -39,9 +39,10 @@ import pandas as pd
 from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.json_logs import parse_json
-from leaderboard.ingest.leaderboards import _column, parse_csv
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
-from leaderboard.ingest.submissions.table import quote, show
+from leaderboard.ingest.toolkit.columns import find_column
+from leaderboard.ingest.toolkit.messages import quote, show
+from leaderboard.ingest.toolkit.reading import parse_csv
 
 _SCORE_NAMES = ("published", "published_score", "published score", "score")
 _MAX_DEPTH = 6   # how deep a JSON file's lists of records are looked for
@@ -166,18 +167,18 @@ def _model_column(raw: pd.DataFrame, given: str | None, known: Collection[str],
                   source: str) -> tuple[str, str]:
     """The column naming the models, and how it was chosen (words for the page)."""
     if given is not None:
-        return _column(raw, given, (), "model", "--published-model-col", source), \
+        return find_column(raw, given, (), "model", "--published-model-col", source), \
             "given (--published-model-col)"
     known = set(known)
     matches = {c: int(raw[c].str.strip().isin(known).sum()) for c in raw.columns}
     best = max(matches.values(), default=0)
     if best > 0:
         column = next(c for c in raw.columns if matches[c] == best)
-        named = _column(raw, None, ("model",), None, "--published-model-col", source)
+        named = find_column(raw, None, ("model",), None, "--published-model-col", source)
         if named is not None and matches[named] == best:
             return named, "named model"
         return column, f"its values name the most models of the data ({best:,})"
-    named = _column(raw, None, ("model",), None, "--published-model-col", source)
+    named = find_column(raw, None, ("model",), None, "--published-model-col", source)
     if named is not None:
         return named, "named model"
     if not len(raw.columns):
@@ -189,9 +190,9 @@ def _score_column(raw: pd.DataFrame, given: str | None, model: str, source: str)
     """The published score's column (see the module docstring)."""
     columns = list(raw.columns)
     if given is not None:
-        score = _column(raw, given, (), "published score", "--published-col", source)
+        score = find_column(raw, given, (), "published score", "--published-col", source)
     else:
-        score = _column(raw, None, _SCORE_NAMES, None, "--published-col", source)
+        score = find_column(raw, None, _SCORE_NAMES, None, "--published-col", source)
     if score is None and len(columns) == 2:
         score = next((c for c in columns if c != model), None)
     if score is None:

@@ -16,6 +16,10 @@ With few clusters (``resample="grouped"``, fewer than 30 clusters or one holding
 items or more) the cluster bootstrap is too narrow; the bound and interval then use a t reference
 with ``G - 1`` degrees of freedom (:mod:`leaderboard.noise.clusters`), measured to keep the level
 at alpha with 6 to 20 clusters (tests/noise/test_clusters.py).
+
+Per-item results with a column that groups the items but was not declared: the gate also needs
+the candidate shown better with that column's groups resampled as wholes
+(:mod:`~leaderboard.pipelines.compare_groups`, issue 39).
 """
 from __future__ import annotations
 
@@ -306,7 +310,7 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
 
     one_mode(solution, items)
     if items is not None:
-        metric, y, base, cand, groups, table = _from_items(items, baseline, candidate, options)
+        metric, y, base, cand, groups, table = items_pair(items, baseline, candidate, options)
         bounds = _item_bounds(base, cand)
     else:
         metric, y, base, cand, groups, table = _from_files(solution, baseline, candidate, options)
@@ -320,6 +324,13 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
     held = bool(found and result.better and not options.allow_perfect)
     if held:   # shown better only by a perfect score: the gate does not pass on a likely leak
         result = dataclasses.replace(result, better=False)
+    if items is not None and groups is None and result.better:
+        from leaderboard.pipelines.compare_groups import undeclared_groups_hold
+
+        grouped = undeclared_groups_hold(items, baseline, candidate, options, table)
+        if grouped is not None:   # related items resampled as wholes: not shown better
+            found, held = found + [grouped], True
+            result = dataclasses.replace(result, better=False)
     read = options.read
     return Gate(comparison=result, metric=metric, baseline=_named(baseline),
                 candidate=_named(candidate), items=items is not None,
@@ -375,7 +386,10 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
     return out
 
 
-def _from_items(source, baseline, candidate, options: GateOptions):
+def items_pair(source, baseline, candidate, options: GateOptions):
+    """The pair from per-item results: ``(metric, truth, baseline's values, candidate's values,
+    clusters or None, the items' table)`` on the items both models have (``options.read``'s
+    columns; ``cluster_col`` gives the clusters)."""
     from leaderboard.ingest.items import read_items
 
     metric, binary = items_metric(options.noise.metric or "mean")
@@ -417,7 +431,7 @@ def _same_file(a, b) -> bool:
 def _from_files(source, baseline, candidate, options: GateOptions):
     from leaderboard.ingest.safe_read import Unreadable, read_file
     from leaderboard.ingest.submissions import read_solution
-    from leaderboard.ingest.submissions.table import Rejected
+    from leaderboard.ingest.toolkit.messages import Rejected
     from leaderboard.ingest.submissions.validate import make_plan, validate
 
     if options.noise.metric is None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from leaderboard.flags import Flag
 from leaderboard.ingest.published import Published
-from leaderboard.ingest.submissions.table import quote, show
+from leaderboard.ingest.toolkit.messages import quote, show
 
 
 @dataclass(frozen=True)

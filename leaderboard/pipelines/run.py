@@ -9,11 +9,9 @@ here, never by the command line.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -24,10 +22,9 @@ from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderb
 from leaderboard.metrics import get_metric, items_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
-from leaderboard.resources import data_dir
 from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
-from leaderboard.ingest.items import NUMERIC_KINDS
+from leaderboard.ingest.item_table import NUMERIC_KINDS
 from leaderboard.metrics.per_item import MeanOwnItems
 
 
@@ -35,7 +32,8 @@ from leaderboard.metrics.per_item import MeanOwnItems
 class Inputs:
     """What ``analyze`` reads: a leaderboard (``board``), a ``solution`` with ``submissions``,
     per-item results (``items``, with optionally a file of ``published`` scores to check), or a
-    bundled ``example`` ("scores" or "submissions").
+    bundled ``example`` (a name of :data:`leaderboard.choices.EXAMPLES` but battles, which
+    :func:`leaderboard.analyze_battles` reads).
 
     Each is a path, an :class:`~leaderboard.ingest.in_memory.InMemory` table (the leaderboard may also
     be a DataFrame), and ``submissions`` may be a mapping of team to an InMemory table or an
@@ -60,8 +58,12 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     >>> run_analysis(Inputs(example="scores"), options).table["team"].iloc[0]
     'Lunar Ensemble'
     """
-    if inputs.example:
-        inputs, options = _with_example(inputs, options)
+    if inputs.example:   # a bundled example (leaderboard.pipelines.examples)
+        from leaderboard.pipelines.examples import example_named, with_example
+
+        example, (inputs, options) = inputs.example, with_example(inputs, options)
+        result = with_card(_analysis(inputs, options, quiet), inputs, options)
+        return example_named(result) if example == "submissions" else result
     return with_card(_analysis(inputs, options, quiet), inputs, options)
 
 
@@ -79,7 +81,7 @@ def with_card(analysis: Analysis, inputs: Inputs, options: AnalyzeOptions) -> An
 
 
 def _analysis(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
-    """:func:`run_analysis` without the card, the example resolved."""
+    """:func:`run_analysis` without the card, once the inputs are files, tables or frames."""
     submissions_mode = inputs.solution is not None or inputs.submissions is not None
     if (options.workers is not None or options.scheduler is not None) and (
             inputs.items is not None or not submissions_mode):
@@ -252,7 +254,7 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
 def _few_clusters(solution, column: str, category_col: str | None) -> None:
     """Too few clusters to resample (MathArena's 5 competitions as clusters, issue 40): refused,
     offering the two analyses the data can carry, each saying what it assumes."""
-    from leaderboard.ingest.submissions.table import show
+    from leaderboard.ingest.toolkit.messages import show
     from leaderboard.noise.bootstrap import too_few_units
 
     groups = len(np.unique(solution.groups))
@@ -270,7 +272,7 @@ def _few_clusters(solution, column: str, category_col: str | None) -> None:
 
 
 def with_items(result: Analysis, solution) -> Analysis:
-    """The analysis with the items' account (:class:`~leaderboard.ingest.item_sets.ItemCoverage`):
+    """The analysis with the items' account (:class:`~leaderboard.ingest.item_coverage.ItemCoverage`):
     which items, models merged or rejected, samples, and the pairwise table when asked."""
     from leaderboard.flags import Flag
 
@@ -434,49 +436,3 @@ def engine_for(workers: int | None, scheduler: str | None):
     from leaderboard.engine.dask import DaskEngine   # only when asked: Dask is optional
 
     return DaskEngine(workers=workers, scheduler=scheduler)
-
-
-def _with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
-    """A bundled example's inputs, its settings preset where the options leave them unset."""
-    if inputs.board is not None or inputs.solution is not None or inputs.submissions is not None:
-        raise InputError("give either input files or --example, not both")
-    noise, slices = options.noise, options.slices
-    if inputs.example == "submissions":
-        preset = make_submissions_example()
-        inputs = replace(inputs, solution=preset["solution"], submissions=preset["submissions"])
-        noise = replace(noise, metric=noise.metric or preset["metric"])
-    else:
-        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
-        inputs = replace(inputs, board=str(data_dir() / preset["file"]))
-        noise = replace(noise, metric=noise.metric or preset["metric"],
-                        prevalence=preset["prevalence"] if noise.prevalence is None
-                        else noise.prevalence)
-        # the slices' sizes imply n_test (the private slice ranks the board)
-        if slices.n_test is None and slices.public_fraction is None:
-            slices = replace(slices, **{k: preset[k] if getattr(slices, k) is None
-                                        else getattr(slices, k) for k in ("n_public", "n_private")})
-        else:
-            slices = replace(slices, n_test=preset["n_test"] if slices.n_test is None
-                             else slices.n_test)
-    return inputs, replace(options, noise=noise, slices=slices)
-
-
-def make_submissions_example() -> dict:
-    """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
-    import atexit
-    import importlib.util
-    import shutil
-    import tempfile
-
-    script = data_dir() / "make_submissions_example.py"
-    spec = importlib.util.spec_from_file_location("make_submissions_example", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
-    # Removed when the process ends, however the run ends (its files are read by then).
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    module.main(folder)
-    preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
-    preset["solution"] = str(folder / preset["solution"])
-    preset["submissions"] = str(folder / preset["submissions"])
-    return preset

@@ -135,7 +135,7 @@ class Analysis:
         (:mod:`leaderboard.pipelines.assumptions`).
     items : ItemCoverage or None
         Per-item results: the items analysed and why, models merged, samples
-        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+        (:class:`leaderboard.ingest.item_coverage.ItemCoverage`).
     item_pairs : PairwiseTable or None
         ``--items-policy pairwise``: each pair on the items both have
         (:mod:`leaderboard.pipelines.item_pairs`).

@@ -46,9 +46,13 @@ def gate_json(gate: Gate, version: str) -> dict:
 
 def gate_verdict(gate: Gate) -> str:
     """:func:`verdict`, saying when a flag held a gate the test alone would pass."""
+    grouped = any(kind == "undeclared_groups_held" for kind, _ in gate.gate_flags)
     return verdict(gate.comparison, gate.metric.label) + (
+        "" if not gate.held else
+        " (the test alone would pass it; held: not shown better with related items resampled "
+        "together, see below)" if grouped else
         " (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
-        "score is expected)" if gate.held else "")
+        "score is expected)")
 
 
 def gate_markdown(gate: Gate) -> str:

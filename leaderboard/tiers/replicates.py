@@ -50,6 +50,10 @@ class RankReplicates:
         How the errors were made, in words.
     dropped : int
         Bootstrap replicates left out because the metric was undefined on them for some entry.
+    null : bool
+        The errors are draws of the pairs' differences under the null hypothesis (the sign flips
+        of :mod:`~leaderboard.tiers.sign_flips`), not draws of each entry's estimation error:
+        only the pairwise tests (rank sets, tiers, the best set, the map) may read them.
     """
 
     point: np.ndarray
@@ -59,6 +63,7 @@ class RankReplicates:
     sign: float
     source: str
     dropped: int = 0
+    null: bool = False
 
     @property
     def n_entries(self) -> int:

@@ -150,7 +150,7 @@ def test_bad_inputs_are_one_line_errors_naming_the_line(tmp_path, capsys):
                         "item": list(range(50)) * 2 + list(range(5)), "value": 1})
     with pytest.raises(InputError, match=r"share only 5 of the file's 50 items; without one "
                        r"model the shared set would grow most for c \(\+45\): only 5 items.*"
-                       r"drop-models \(the 2 models that have all 50 items\)"):
+                       r"items_policy='drop-models' \(the 2 models that have all 50 items\)"):
         leaderboard.analyze_items(few, replicates=R, items_policy="drop-items")
     # the default keeps the larger complete table: a and b on all 50 items, c left out, said so
     kept = leaderboard.analyze_items(few, replicates=R)
@@ -204,7 +204,7 @@ def test_a_matrix_with_one_gap_keeps_90_of_91_models_on_all_10_items():
         "dropping_items": {"models": 91, "items": 9}, "dropping_models": {"models": 90,
                                                                           "items": 10}}
     # every model on the 9 shared items, asked for: refused as too few, offering the other way
-    with pytest.raises(InputError, match=r"only 9 items.*drop-models \(the 90 models that have "
+    with pytest.raises(InputError, match=r"only 9 items.*items_policy='drop-models' \(the 90 models that have "
                        r"all 10 items\)"):
         leaderboard.analyze_items(helm_matrix(), replicates=R, items_policy="drop-items")
 
@@ -219,7 +219,8 @@ def test_five_competitions_as_clusters_are_refused_with_the_analyses_the_data_ca
     with pytest.raises(InputError) as error:
         leaderboard.analyze_items(frame, cluster_col="competition", replicates=R)
     message = str(error.value)
-    assert "only 5 clusters" in message and "--category-col competition instead" in message
-    assert "drop --cluster-col" in message and "\n" not in message
+    # the Python API's words name keyword arguments (the command line's name its options)
+    assert "only 5 clusters" in message and "category_col= competition instead" in message
+    assert "drop cluster_col=" in message and "\n" not in message
     assert len(leaderboard.analyze_items(frame, category_col="competition",
                                          replicates=R).table) == 3

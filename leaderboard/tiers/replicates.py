@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
+from leaderboard.tiers import small_ranks
 
 STREAM = int(Stream.RANK_DRAWS)
 CHUNK_ELEMENTS = 1 << 21  # errors converted to float64 at once by the block-wise readers
@@ -149,13 +150,14 @@ class RankReplicates:
         sign = 1.0 if higher_is_better else -1.0
         replicates = int(replicates)
         errors = np.empty((point.size, replicates), dtype=np.float32)
+        write = _write_small if small_ranks.small(point.size) else _write_block
         for b in range(-(-replicates // BLOCK)):
             rng = block_rng(seed, STREAM, b)
             shared = rng.standard_normal(BLOCK)
             own = rng.standard_normal((BLOCK, point.size))
             # sd_i * (sqrt(c) Z0 + sqrt(1 - c) Z_i) in float64, then rounded once to float32
-            _write_block(errors, b * BLOCK, shared, own, sd, np.sqrt(correlation),
-                         np.sqrt(1 - correlation))
+            write(errors, b * BLOCK, shared, own, sd, np.sqrt(correlation),
+                  np.sqrt(1 - correlation))
         return cls(point=sign * point, errors=errors, sd=sd, correlation=float(correlation),
                    sign=sign, source=f"normal errors with correlation {correlation:g} between "
                                      "entries, SDs from the simulated noise")
@@ -170,6 +172,13 @@ def _write_block(errors, r0, shared, own, sd, a, b):
     for i in range(errors.shape[0]):
         for k in range(m):
             errors[i, r0 + k] = sd[i] * (a * shared[k] + b * own[k, i])
+
+
+def _write_small(errors, r0, shared, own, sd, a, b):
+    """:func:`_write_block` with numpy, for a small board (nothing compiled): the same float64
+    operations, rounded to float32 on assignment."""
+    m = min(own.shape[0], errors.shape[1] - r0)
+    errors[:, r0:r0 + m] = sd[:, None] * (a * shared[:m] + b * own[:m].T)
 
 
 def all_finite(values: np.ndarray, chunk_elements: int = CHUNK_ELEMENTS) -> bool:

@@ -48,6 +48,7 @@ from numba import njit
 from leaderboard._threads import threaded
 from leaderboard.tiers._rank_kernel import gather_columns, min_ranks
 from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
+from leaderboard.tiers import small_ranks
 from leaderboard.tiers.rank_quantiles import collect
 from leaderboard.tiers.replicates import RankReplicates, all_finite
 
@@ -101,6 +102,11 @@ def _rank_blocks(reps: RankReplicates, chunk_elements: int = CHUNK_ELEMENTS
     n_entries, n_rep = reps.errors.shape
     step = max(1, chunk_elements // n_entries)
     point = np.ascontiguousarray(reps.point, dtype=np.float64)
+    if small_ranks.small(n_entries):   # numpy, the same ranks: nothing to compile (issue 41)
+        for r0 in range(0, n_rep, step):
+            block = point + reps.errors[:, r0:r0 + step].T.astype(np.float64)
+            yield r0, small_ranks.min_ranks(block)
+        return
     # C order (the bootstrap's errors may come Fortran-ordered): the gather reads each entry's
     # row, and one layout means one compiled gather (issue 27); no copy when already C
     errors = np.ascontiguousarray(reps.errors)
@@ -256,6 +262,9 @@ class _Accumulators:
         self.credit = np.zeros(n_entries)
         self.in_top = {k: np.zeros(n_entries, dtype=np.int64) for k in ks}
         self.taus = np.empty(n_rep) if taus else None
+        # a small board's tau-b compares the ranks with the observed order pair by pair: the
+        # negated scores, ascending like the ranks (small_ranks.tau_b)
+        self.pairs = -reps.point if taus and small_ranks.small(n_entries) else None
         if taus:
             order = np.argsort(-reps.point, kind="stable")  # entries are in rank order; a guard
             xs = reps.point[order]
@@ -275,7 +284,9 @@ class _Accumulators:
             self.credit += (best / best.sum(axis=1, keepdims=True)).sum(axis=0)
             for k, count in self.in_top.items():
                 count += np.count_nonzero(block <= k, axis=0)
-        if self.taus is not None:
+        if self.taus is not None and self.pairs is not None:   # a small board: numpy
+            self.taus[r0:r0 + block.shape[0]] = small_ranks.tau_b(self.pairs, block)
+        elif self.taus is not None:
             out = np.empty(block.shape[0])
             ordered = block if self.order is None else np.ascontiguousarray(block[:, self.order])
             _tau_b(ordered, self.run_starts, self.x_ties, out)

@@ -15,7 +15,7 @@ few lines again at each of their one to three call sites (issue 27).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 from leaderboard.tiers import small_ranks

@@ -28,9 +28,13 @@ entries share the best rank of their group (as in the observed ranking).
 Computation: one pass over the replicates serves every summary (:func:`stability` runs them
 together, as :func:`~leaderboard.tiers.ranking.rank_board` does). Replicates are ranked in blocks
 of about :data:`CHUNK_ELEMENTS` scores, each replicate by a compiled stable radix sort
-(:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel. The rank percentiles need every
+(:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel; a small board's with numpy
+(:mod:`leaderboard.tiers.small_ranks`: the same ranks and taus, nothing compiled). The rank
+percentiles need every
 entry's R ranks at once; they are kept as 16-bit offsets from the middle of the entry's ranks on
-the first block of replicates (2 bytes per entry and replicate, half of int32), and an entry whose
+the first block of replicates (2 bytes per entry and replicate, half of int32; at most
+:data:`~leaderboard.tiers.rank_quantiles.STORE_ELEMENTS` at once, so a bigger board is
+collected a group of entries per pass over the replicates), and an entry whose
 percentile falls at the clipped end of that range is ranked again in a second pass that keeps its
 exact ranks (:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768
 entries whose ranks spread that far). Each replicate is handled on its own and each entry's

@@ -20,6 +20,7 @@ import numpy as np
 
 OFFSET_LIMIT = 32767          # offsets kept in int16: -OFFSET_LIMIT - 1 .. OFFSET_LIMIT
 SELECT_ELEMENTS = 1 << 23     # offsets partitioned at once (16 MB of int16)
+COUNTED_ROWS = 160            # more rows: their order statistics counted by a compiled loop
 EXACT_ELEMENTS = 1 << 26      # exact ranks kept at once by the second pass (256 MB of int32)
 # offsets held at once (256 MB of int16): beyond, a group of entries per pass (collect). A
 # 100,000-entry board's 2,000 replicates took 0.4 GB beside their 0.8 GB of draws (issue 41).
@@ -74,13 +75,19 @@ class RankQuantiles:
         n, r = self.offsets.shape
         kth = sorted(set(self.positions))
         values = np.empty((n, len(self.positions)), dtype=np.int64)
-        exact = np.ones(n, dtype=bool)
+        rows = np.arange(n)
+        if n > COUNTED_ROWS:   # counted by a compiled loop (a small board compiles nothing)
+            from leaderboard.tiers._rank_kernel import order_statistics
+            found, wide = np.empty((n, len(kth)), dtype=np.int64), np.empty(n, dtype=bool)
+            order_statistics(self.offsets, np.array(kth, dtype=np.int64), found, wide)
+            values[:] = found[:, [kth.index(k) for k in self.positions]]
+            rows = np.flatnonzero(wide)   # spread too wide to count: partitioned
         step = max(1, SELECT_ELEMENTS // max(1, r))
-        for e0 in range(0, n, step):
-            part = np.partition(self.offsets[e0:e0 + step], kth, axis=1)[:, self.positions]
-            clipped = (part == OFFSET_LIMIT) | (part == -OFFSET_LIMIT - 1)
-            exact[e0:e0 + step] = ~clipped.any(axis=1)
-            values[e0:e0 + step] = part + self.base[e0:e0 + step, None]
+        for g in range(0, rows.size, step):
+            at = rows[g:g + step]
+            values[at] = np.partition(self.offsets[at], kth, axis=1)[:, self.positions]
+        exact = ~((values == OFFSET_LIMIT) | (values == -OFFSET_LIMIT - 1)).any(axis=1)
+        values += self.base[:, None]
         self.offsets = np.empty((0, r), dtype=np.int16)
         return values, exact
 

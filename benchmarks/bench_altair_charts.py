@@ -20,7 +20,7 @@ import altair as alt
 
 import leaderboard
 from leaderboard.confidence import confidence_label
-from leaderboard.pipelines.run import make_submissions_example
+from leaderboard.pipelines.examples import make_submissions_example
 from leaderboard.report.chart_context import analysis_charts
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.vega.embed import altair_chart, specifications_only

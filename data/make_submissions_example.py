@@ -14,6 +14,8 @@ same numpy gives byte-identical files). Not committed (600 KB of random digits);
     repeats an id, one whose prediction column is misnamed, and a ``README.txt`` that is not a submission.
 ``example_submissions.json``
     The settings to analyse it with (metric AUC).
+``submissions/``
+    Run as a script, also the zip's files in a folder (the manual's commands read both).
 """
 from __future__ import annotations
 
@@ -61,8 +63,9 @@ def simulate(rng: np.random.Generator) -> dict:
     return {"y": y, "usage": usage, "predictions": predictions}
 
 
-def main(out_dir: str | Path) -> list[Path]:
-    """Write the solution, the zip of submissions and the settings into ``out_dir``."""
+def main(out_dir: str | Path, folder: bool = False) -> list[Path]:
+    """Write the solution, the zip of submissions and the settings into ``out_dir`` (and with
+    ``folder``, the zip's files in ``out_dir/submissions/``)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(SEED)
@@ -95,6 +98,9 @@ def main(out_dir: str | Path) -> list[Path]:
             zf.writestr(zipfile.ZipInfo(member, date_time=_STAMP), data,
                         compress_type=zipfile.ZIP_DEFLATED)
     archive.write_bytes(buffer.getvalue())
+    if folder:
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(out)
 
     scored = sim["usage"] != "Ignored"
     settings = {"solution": solution.name, "submissions": archive.name, "metric": "auc",
@@ -106,11 +112,11 @@ def main(out_dir: str | Path) -> list[Path]:
                                 "data/make_submissions_example.py.")}
     meta = out / "example_submissions.json"
     meta.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    return [solution, archive, meta]
+    return [solution, archive, meta] + ([out / "submissions"] if folder else [])
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python data/make_submissions_example.py OUT_DIR")
-    for written in main(sys.argv[1]):
+    for written in main(sys.argv[1], folder=True):
         print(written)

@@ -49,6 +49,8 @@ _LAZY = {
     "analyze_battles": "leaderboard.api_battles",
     "Plan": "leaderboard.api_plan",
     "plan": "leaderboard.api_plan",
+    "plan_from": "leaderboard.api_plan",
+    "BoardPlan": "leaderboard.api_plan",
     "Experiment": "leaderboard.api_plan",
     "simulate": "leaderboard.api_plan",
 }
@@ -59,7 +61,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.api import Result, analyze, analyze_items, analyze_submissions
     from leaderboard.api_battles import BattlesResult, analyze_battles
     from leaderboard.api_decide import ChooseResult, Gate, choose_finals, compare
-    from leaderboard.api_plan import Experiment, Plan, plan, simulate
+    from leaderboard.api_plan import BoardPlan, Experiment, Plan, plan, plan_from, simulate
     from leaderboard.errors import InputError
     from leaderboard.metrics import Metric, get_metric
     from leaderboard.pipelines.scores import Analysis, Settings

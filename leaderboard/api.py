@@ -20,8 +20,10 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
+from leaderboard.provenance import recorded
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.result import Result
@@ -32,6 +34,8 @@ PathLike = str | os.PathLike
 __all__ = ["Result", "analyze", "analyze_items", "analyze_submissions"]
 
 
+@speaks_python
+@recorded
 def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = None,
             prevalence: float | None = None, team_col: str | None = None,
             score_col: str | None = None, public_col: str | None = None,
@@ -150,6 +154,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
     return Result.of(run_analysis(Inputs(board=board), options, quiet=check("quiet", quiet)))
 
 
+@speaks_python
+@recorded
 def analyze_submissions(solution: pd.DataFrame | PathLike,
                         submissions: Mapping[str, pd.DataFrame | np.ndarray] | PathLike, *,
                         metric: str, id_col: str | None = None,
@@ -245,6 +251,8 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
                                   quiet=check("quiet", quiet)))
 
 
+@speaks_python
+@recorded
 def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   model_col: str = ReadOptions.model_col, item_col: str = ReadOptions.item_col,
                   value_col: str = ReadOptions.value_col, cluster_col: str | None = None,
@@ -259,6 +267,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                   tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
                   top_k: Sequence[int] = (), cost_col: str | None = None,
                   published: pd.DataFrame | PathLike | None = None,
+                  published_col: str | None = None, published_model_col: str | None = None,
                   category_intervals: str = RankOptions.category_intervals,
                   exclude_flagged: Sequence[str] = (),
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> Result:
@@ -287,9 +296,11 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     sample_col : str, optional
         Several values per (model, item), one per sample: the item's mean is the unit, and
         ``result.analysis.items.samples`` says what the samples add to the noise.
-    items_policy : {"common", "pairwise"}, default "common"
-        Models scored on different item sets: the items every model has, or each model on its
-        own items with each pair compared on the items they share.
+    items_policy : {"common", "drop-items", "drop-models", "pairwise"}, default "common"
+        Models scored on different item sets: a complete table, dropping the items some model
+        lacks or the models lacking some item, whichever keeps more (model, item) cells
+        (``drop-items`` and ``drop-models`` force one way); or each model on its own items with
+        each pair compared on the items they share.
     items_format : str, default "auto"
         ``auto``, ``table``, ``harness``, ``swebench``, ``helm`` or ``inspect``; for a benchmark's
         files ``value_col`` names the harness metric, HELM stat or Inspect scorer.
@@ -306,9 +317,13 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         the scores, the cost-accuracy frontier, and the top-tier models cheaper than the best
         (docs/commands/analyze-items.md).
     published : DataFrame or path, optional
-        Published scores (columns ``model`` and ``published``; ``52.8%`` or plain numbers):
-        each one outside its model's interval is flagged, and names that match no model are
-        listed.
+        Published scores as published (a table or a JSON list of records; ``52.8%`` or plain
+        numbers): each one outside its model's interval is flagged; names absent from the data
+        are counted and listed, and only a model of the data given twice with different scores
+        is refused.
+    published_col, published_model_col : str, optional
+        The published file's score and model columns (default: ``published``, ``score``, ...
+        or the one column of numbers; the column naming the most models of the data).
     category_intervals : {"marginal", "simultaneous"}, default "marginal"
         With ``category_col``: the per-category intervals the page shows. Marginal: each holds
         its own model's true score in its category with probability ``1 - alpha / C``; they do
@@ -352,7 +367,9 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          instances=None if instances is None else str(_path(instances,
                                                                             "instances")),
                          missing_instances=missing_instances,
-                         cost_col=cost_col, max_file_size=max_file_size),
+                         cost_col=cost_col, published_col=published_col,
+                         published_model_col=published_model_col,
+                         max_file_size=max_file_size),
         exclude_flagged=tuple(exclude_flagged))
     published = check("published", published)
     return Result.of(run_analysis(

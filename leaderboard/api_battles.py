@@ -15,11 +15,13 @@ from typing import Any
 import pandas as pd
 
 from leaderboard.errors import InputError
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check_all
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.ingest.battles import read_battles
+from leaderboard.provenance import recorded
 from leaderboard.safe_write import write_text
 
 
@@ -95,6 +97,8 @@ class BattlesResult:
                 + (f"; {more} more group{'s' if more != 1 else ''}>" if more else ">"))
 
 
+@speaks_python
+@recorded
 def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: str = "model_a",
                     model_b_col: str = "model_b", winner_col: str = "winner",
                     judge_col: str | None = None, category_col: str | None = None,
@@ -201,4 +205,17 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
                         judge_col=given["judge_col"], category_col=given["category_col"],
                         date_col=given["date_col"], cluster_col=given["cluster_col"],
                         max_bytes=given["max_file_size"])
-    return BattlesResult(rate_battles(read, settings))
+    return BattlesResult(with_battles_card(rate_battles(read, settings), battles))
+
+
+def with_battles_card(analysis: BattlesAnalysis, battles: object) -> BattlesAnalysis:
+    """The analysis with its leaderboard card (issue 40): the battles' SHA-256 in provenance."""
+    from dataclasses import replace
+
+    from leaderboard.ingest.in_memory import InMemory
+    from leaderboard.pipelines.card_modes import battles_card
+    from leaderboard.provenance import provenance
+
+    given = InMemory.of(battles, "battles") if isinstance(battles, pd.DataFrame) else battles
+    return replace(analysis, card=battles_card(
+        analysis, provenance([("--battles", given)], analysis.settings.seed)))

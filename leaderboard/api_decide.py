@@ -23,6 +23,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.metrics import get_metric
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, universe_from
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check
 from leaderboard.pipelines.choose import CHOOSE_DRAWS, ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
@@ -33,6 +34,7 @@ PathLike = str | os.PathLike
 __all__ = ["ChooseResult", "Gate", "choose_finals", "compare"]
 
 
+@speaks_python
 def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
                   solution: pd.DataFrame | PathLike | None = None,
                   submissions: Mapping[str, pd.DataFrame | np.ndarray] | PathLike | None = None,
@@ -123,6 +125,7 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
     return run_choose(inputs, settings, read, quiet=check("quiet", quiet))
 
 
+@speaks_python
 def compare(baseline: pd.DataFrame | PathLike | str, candidate: pd.DataFrame | PathLike | str, *,
             solution: pd.DataFrame | PathLike | None = None,
             items: pd.DataFrame | PathLike | None = None, metric: str | None = None,

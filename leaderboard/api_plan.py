@@ -10,24 +10,28 @@ runs (:func:`leaderboard.pipelines.plan.plan`,
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
+from leaderboard.api_words import speaks_python
 from leaderboard.params import check
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
+from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, BoardPlan, plan_board, truth_of
 from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,
                                             needs_prevalence, run_experiment)
 from leaderboard.progress import Progress
 
-__all__ = ["Experiment", "Plan", "plan", "simulate"]
+__all__ = ["BoardPlan", "Experiment", "Plan", "plan", "plan_from", "simulate"]
 
 PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
 
 
+@speaks_python
 def plan(*, metric: str, score: float, delta: float | None = None, n_test: int | None = None,
          prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = 0.8,
          public_fraction: float | None = None, correlation: float = TYPICAL_CORRELATION,
@@ -115,6 +119,83 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
         progress.close()
 
 
+@speaks_python
+def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BOARDS,
+              replicates: int = REPLICATES, seed: int | None = None,
+              quiet: bool = True) -> BoardPlan:
+    """With a board like this one, how many units (test rows, items or battles) until the current
+    leader stands alone in tier 1 with probability ``power``, and until the top ``separate``
+    separate (each alone in its own tier, in order)? By simulation from the board's own scores,
+    spread and correlation (:mod:`leaderboard.pipelines.plan_board` states the method and what
+    it assumes).
+
+    Parameters
+    ----------
+    result : Result or BattlesResult
+        An analysed board (:func:`leaderboard.analyze`, :func:`leaderboard.analyze_submissions`,
+        :func:`leaderboard.analyze_items`, :func:`leaderboard.analyze_battles`): its scores,
+        their measured covariance, its tier method and alpha are the plan's truth and rules.
+    power : float, default 0.8
+        The share of boards of the answer's size on which the goal is met.
+    separate : int, default 3
+        The ``k`` of the second question (at most the models less one).
+    boards : int, default 200
+        Simulated boards per size (Monte Carlo SE of a share about sqrt(0.16 / boards) at 0.8).
+    replicates : int, default 500
+        Normal replicates behind each simulated board's tiers.
+    seed : int, optional
+        Default: the analysis's seed.
+    quiet : bool, default True
+        No progress bar on stderr.
+
+    Returns
+    -------
+    BoardPlan
+        ``leader.needed``, ``top.needed`` (None with the reason when no size in reach does it),
+        each with its share of boards now (``current_share``) and at the answer; ``current``
+        (the board's units), ``curve`` (every size simulated). ``leaderboard.report.plan_board_report``
+        words it (terminal, JSON, page).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, leaderboard
+    >>> rng = np.random.default_rng(0)
+    >>> items = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 300),
+    ...                       "item": np.tile(np.arange(300), 3),
+    ...                       "value": (rng.random(900) < np.repeat([0.75, 0.7, 0.5], 300)) * 1})
+    >>> p = leaderboard.plan_from(leaderboard.analyze_items(items, replicates=300), boards=100)
+    >>> p.current, p.leader.needed > p.current, p.unit
+    (300, True, 'item')
+    """
+    analysis = getattr(result, "analysis", result)
+    settings = analysis.settings
+    method = getattr(settings, "tier_method", None) or settings.ranks.method
+    power, seed = check("power", power), settings.seed if seed is None else check("seed", seed)
+    boards, replicates = check("boards", boards), check("replicates", replicates)
+    separate = check("separate", separate)
+    progress = Progress("planning", quiet=check("quiet", quiet))
+    mode = "battles" if getattr(analysis, "mode", "") == "battles" else (
+        "items" if getattr(analysis, "items", None) is not None else analysis.mode)
+    source = (analysis.battles.source if mode == "battles" else analysis.leaderboard.source)
+    try:
+        planned = plan_board(truth_of(analysis), power=power, k=separate, method=method,
+                             alpha=settings.alpha, boards=boards, replicates=replicates,
+                             seed=seed, progress=progress, mode=mode, source=str(source))
+    finally:
+        progress.close()
+    ranking = analysis.ranking
+    if ranking is not None:   # how sure the board is of the leader the plan takes as the truth
+        p_best = float(ranking.probabilities.p_best[0])
+        doubt = ("" if p_best >= 0.95 else
+                 ": it may not be the true leader, and its lead may be partly luck (the "
+                 "winner's curse), which makes the answer optimistic")
+        planned = dataclasses.replace(planned, notes=planned.notes + (
+            f"The plan takes {planned.models[0]} as the best. On this board it is best on "
+            f"{100 * p_best:.0f}% of the replicates (P(best)){doubt}.",))
+    return planned
+
+
+@speaks_python
 def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
              n_tests: Sequence[int] | int | None = None,
              prevalences: Sequence[float] | float | None = None, grid: bool = False,

@@ -117,7 +117,8 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                                      + ("answers seen in training, or a solved task"
                                         if items else "leaked test labels, or a solved task")
                                      + "; a perfect score says nothing about its noise "
-                                       "(--exclude-flagged perfect sets them aside).",
+                                       f"(--exclude-flagged perfect sets {_them(perfect.sum())} "
+                                       "aside).",
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -135,13 +136,14 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                                          f"worse than the rest{where} (beyond "
                                          f"{_g(sign * fence)}, three interquartile ranges past "
                                          f"the quartile): {kinds} (--exclude-flagged junk sets "
-                                         "them aside).", _names(teams, far)))
+                                         f"{_them(far.sum())} aside).", _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)
         if worse.any():
             flags.append(Flag("worse_than_no_skill",
-                              f"{_entries(worse.sum())} score worse than predicting the class "
+                              f"{_entries(worse.sum())} {_verb(worse.sum(), 'score')} worse "
+                              "than predicting the class "
                               f"shares for every row ({label} {_g(chance)}){where}.",
                               _names(teams, worse)))
     if no_interval:
@@ -341,6 +343,10 @@ def _entries(count) -> str:
 
 def _have(count) -> str:
     return "has" if int(count) == 1 else "have"
+
+
+def _them(count) -> str:
+    return "it" if int(count) == 1 else "them"
 
 
 def _names(teams: list[str], mask: np.ndarray) -> tuple[str, ...]:

@@ -158,9 +158,10 @@ class SliceOptions:
 @dataclass(frozen=True)
 class ReadOptions:
     """Which columns hold what, in each kind of input, and the size cap of every file;
-    ``items_policy`` (``common`` or ``pairwise``): which items per-item results analyse when the
-    models were scored on different item sets; ``cost_col``: per-item results' cost of each item
-    (``--cost-col``)."""
+    ``items_policy`` (``common``, ``drop-items``, ``drop-models`` or ``pairwise``): which items
+    and models per-item results analyse when the models were scored on different item sets;
+    ``cost_col``: per-item results' cost of each item (``--cost-col``); ``published_col`` and
+    ``published_model_col``: the score and model columns of ``--published`` (default: found)."""
 
     team_col: str | None = None
     score_col: str | None = None
@@ -182,6 +183,8 @@ class ReadOptions:
     instances: str | None = None
     missing_instances: str = "unresolved"
     cost_col: str | None = None
+    published_col: str | None = None
+    published_model_col: str | None = None
     max_file_size: int = DEFAULT_MAX_BYTES
 
     def __post_init__(self) -> None:

@@ -75,7 +75,7 @@ class Interval:
         if isinstance(value, (bool, str)) or not isinstance(value, numbers.Real) or (
                 self.kind is int and not isinstance(value, numbers.Integral)):
             raise Invalid(f"must be {'a whole number' if self.kind is int else 'a number'}, got "
-                          f"{value!r}")
+                          f"{_quoted_number(value)}")
         number = self.kind(value)
         if not self.contains(number):
             raise Invalid(f"must be {self.words()}, got {_shown(value)}")
@@ -274,6 +274,7 @@ PARAMETERS: dict[str, object] = {
     "missing_instances": Choice("leaderboard.choices:MISSING_INSTANCES"),
     # benchmarks (issue 26): each item's cost, a file of published scores to check
     "cost_col": COLUMN, "published": Optional(Table()),
+    "published_col": COLUMN, "published_model_col": COLUMN,
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
     "model_col": Text(), "item_col": Text(), "value_col": Text(),
     "max_file_size": Interval(int, 2 ** 10, 2 ** 40),
@@ -289,6 +290,8 @@ PARAMETERS: dict[str, object] = {
     "quiet": Flag(),
     "allow_perfect": Flag(),
     "exclude_flagged": Choices(Choice("leaderboard.flags:EXCLUDABLE")),
+    # plan --from (issue 40): simulated boards, the k of "the top k separate"
+    "boards": Interval(int, 20, 100_000), "separate": Interval(int, 1, N_MAX),
     # battles mode (issue 26)
     "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
     "date_col": COLUMN, "anchor": Optional(Text()),
@@ -326,6 +329,23 @@ def check_alpha(alpha: float) -> float:
     """The one check of an error rate, for the statistics' own entry points (a ValueError
     subclass, as their callers catch)."""
     return check("alpha", alpha)
+
+
+def _quoted_number(value: object) -> str:
+    """A wrong value as the range errors quote it; a number written as text is said to be one.
+
+    Examples
+    --------
+    >>> _quoted_number("2100"), _quoted_number("lots"), _quoted_number(2.5)
+    ("the text '2100' (write the number without quotes: 2100)", "'lots'", '2.5')
+    """
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return repr(value)
+        return f"the text {value!r} (write the number without quotes: {value.strip()})"
+    return repr(value)
 
 
 def _shown(value: object) -> str:

@@ -44,6 +44,8 @@ class Result:
     costs, published : DataFrame or None
         Per-item results' cost per model (``cost_col``) and published scores checked
         (``published``), as tables.
+    card : dict or None
+        The leaderboard card, as in the JSON.
 
     Examples
     --------
@@ -93,6 +95,15 @@ class Result:
         return None if data is None else pd.DataFrame(
             data["models"], columns=["model", "published", "measured", "ci_low", "ci_high",
                                      "outside"])
+
+    @property
+    def card(self) -> dict | None:
+        """The leaderboard card (issue 40) as the JSON's ``card``: shape and SHA-256 of the
+        matrix, the share of pairs established, the positions resolved, the top pair's
+        resolution and the provenance (docs/reading-the-report.md)."""
+        from leaderboard.report.card_text import card_json
+
+        return card_json(self.analysis.card)
 
     def to_html(self) -> str:
         """The full self-contained report, as ``leaderboard analyze -o`` writes it."""

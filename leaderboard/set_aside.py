@@ -23,7 +23,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.flags import EXCLUDABLE, FAR_OUT, NAMES_SHOWN, Flag, board_flags, visible
-from leaderboard.ingest.leaderboards import DroppedRows
+from leaderboard.ingest.records import DroppedRows
 from leaderboard.metrics import Metric
 from leaderboard.row_kinds import foreign_rows, typical_range
 

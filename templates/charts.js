@@ -80,6 +80,7 @@
         const chart = {view: result.view, meta: meta};
         charts.push(chart);
         box.classList.add("lb-live");
+        scrollHint(box);
         result.view.addEventListener("click", (event, item) => {
           const team = teamOf(item);
           if (team !== null) choose(team);
@@ -88,6 +89,21 @@
       })
       .catch((error) => { console.error("chart " + box.id + ": " + error); });
   };
+  // A chart wider than its box (a phone; its text keeps a legible size) says it scrolls
+  // sideways: a line that stays at the box's left edge while the chart scrolls under it.
+  const scrollHint = (box) => {
+    let hint = box.querySelector(".lb-scroll-hint");
+    const wide = box.scrollWidth > box.clientWidth + 1;
+    if (wide && hint === null) {
+      hint = document.createElement("p");
+      hint.className = "lb-scroll-hint";
+      hint.textContent = "Wider than the screen: scroll the chart sideways \u2192";
+      box.insertBefore(hint, box.querySelector(".lb-view"));
+    }
+    if (hint !== null) hint.hidden = !wide;
+  };
+  window.addEventListener("resize", () =>
+    document.querySelectorAll(".lb-chart.lb-live").forEach(scrollHint));
   const boxes = [...document.querySelectorAll(".lb-chart")].filter(
     (box) => box.querySelector("script.lb-spec") !== null);
   const drawing = new Map();   // box -> the promise of its drawing, once started

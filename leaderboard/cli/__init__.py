@@ -19,6 +19,7 @@ from leaderboard.cli.common import (COMMANDS, Parser, add_debug, compile_notice_
                                     internal_error)
 from leaderboard.cli.outputs import check_paths, prints_elsewhere, unencodable_escaped
 from leaderboard.errors import InputError
+from leaderboard.api_words import COMMAND_LINE
 from leaderboard.ingest.safe_read import forget_files_read
 
 
@@ -109,14 +110,18 @@ def _run(argv: list[str]) -> int:
         return stop.code if isinstance(stop.code, int) else 0
     debug = getattr(args, "debug", False)
     forget_files_read()   # what this run reads, no output may overwrite (write_output)
+    on_command_line = COMMAND_LINE.set(True)   # errors name options, not keyword arguments
     try:
         inputs = [getattr(args, name, None) for name in _INPUTS]
         if args.command == "compare" and args.solution:   # the two entries are files too
             inputs += [args.baseline, args.candidate]
         taken = check_paths([(option, getattr(args, name, None)) for option, name in _OUTPUTS],
                             inputs)
+        from leaderboard.provenance import calling, command_line
+
         with compile_notice_once(getattr(args, "quiet", False)), prints_elsewhere(taken), \
-                limits.using(limits.from_args(args)), warnings.catch_warnings():
+                limits.using(limits.from_args(args)), warnings.catch_warnings(), \
+                calling(command_line(argv)):   # the card's provenance names the command
             if not debug:   # numpy's RuntimeWarnings are not for the user (inputs that would
                 warnings.simplefilter("ignore", RuntimeWarning)   # overflow are refused first)
             outcome = _command_module(args.command).run(args)
@@ -134,6 +139,8 @@ def _run(argv: list[str]) -> int:
         inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
         print(internal_error(error, inputs, debug), file=sys.stderr)
         return INTERNAL_ERROR
+    finally:
+        COMMAND_LINE.reset(on_command_line)
     # a command's own verdict (compare: 1 = not shown better); the others return their results
     return outcome if type(outcome) is int else 0
 

@@ -21,9 +21,9 @@ from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from typing import TYPE_CHECKING
 
-from leaderboard.choices import (ITEM_FLAGS, ITEMS_FORMATS, ITEMS_POLICIES, MISSING_INSTANCES,
-                                 RESAMPLING)
-from leaderboard.errors import printable
+from leaderboard.choices import (EXAMPLES, ITEM_FLAGS, ITEMS_FORMATS, ITEMS_POLICIES,
+                                 MISSING_INSTANCES, RESAMPLING)
+from leaderboard.errors import InputError, printable
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
@@ -40,10 +40,12 @@ def add_parser(commands) -> None:
     run = commands.add_parser("analyze", help=COMMANDS["analyze"])
     run.add_argument("file", nargs="?", help="leaderboard CSV: Kaggle's download "
                      "(TeamId,TeamName,SubmissionDate,Score) or a table of teams and scores")
-    run.add_argument("--example", nargs="?", const="scores", choices=("scores", "submissions"),
-                     help="analyse a bundled example: 'scores' (the default, a leaderboard file) or "
-                          "'submissions' (a solution and 45 submission files, generated into a "
-                          "temporary folder); its settings are preset, options given here override")
+    run.add_argument("--example", nargs="?", const="scores", choices=EXAMPLES,
+                     help="analyse a bundled example: 'scores' (the default: public and private "
+                          "scores of 40 teams), 'kaggle' (the same competition's public board as "
+                          "Kaggle's download), 'submissions' (a solution and 45 submission "
+                          "files), 'items' (per-item results of 10 models) or 'battles' (an "
+                          "arena); its settings are preset, options given here override")
     run.add_argument("--metric", help=MetricHelp("metric that ranks the board (several, comma "
                      "separated, on the same predictions: one page for all): {metrics}"))
     run.add_argument("--n-test", type=ROWS, help="rows in the test set that ranks the board")
@@ -111,16 +113,26 @@ def add_parser(commands) -> None:
                        "generations, repeated judge scores), one per sample: the item's mean is "
                        "the unit; the report says what the samples add to the noise")
     items.add_argument("--items-policy", choices=ITEMS_POLICIES, default="common",
-                       help="models scored on different item sets: 'common' (default) analyses "
-                       "the items every model has and names the models that shrink that set "
-                       "most; 'pairwise' scores each model on its own items and compares each "
-                       "pair on the items they share")
+                       help="models scored on different item sets: 'common' (default) keeps a "
+                       "complete table by dropping the items some model lacks or the models "
+                       "lacking some item, whichever keeps more (model, item) cells, and says "
+                       "which; 'drop-items' and 'drop-models' force one way; 'pairwise' scores "
+                       "each model on its own items and compares each pair on the items they "
+                       "share")
     items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
                        "model with intervals from the scores' replicates, and the "
                        "cost-accuracy frontier")
-    items.add_argument("--published", metavar="FILE", help="a CSV of model,published (scores "
-                       "the models' maintainers published): each one outside its model's "
-                       "interval is flagged")
+    items.add_argument("--published", metavar="FILE", help="scores the models' maintainers "
+                       "published, as published: a CSV or a JSON list of records (a board "
+                       "file such as SWE-bench's leaderboards.json too); each one outside its "
+                       "model's interval is flagged, names absent from the data are counted "
+                       "and listed")
+    items.add_argument("--published-col", metavar="COL", help="--published: the column of "
+                       "the published score (default: published, published_score or score, "
+                       "else the one column of numbers)")
+    items.add_argument("--published-model-col", metavar="COL", help="--published: the column "
+                       "naming the models (default: the column whose values name the most "
+                       "models of the data, else model or the first)")
     sub.add_argument("--resample", choices=RESAMPLING, default="plain",
                      help="paired bootstrap of test rows: plain, stratified by class (fixed "
                           "prevalence), grouped by --group-col, or poisson (independent "
@@ -210,6 +222,13 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     from leaderboard.report.vega import renderer
 
     renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
+    if args.example == "battles":   # the bundled arena: --battles with the shipped file
+        from leaderboard.resources import data_dir
+
+        if args.battles is not None:
+            raise InputError("give either --battles or --example battles, not both")
+        args = argparse.Namespace(**{**vars(args), "example": None,
+                                     "battles": str(data_dir() / "example_battles.csv")})
     if getattr(args, "battles", None) is not None:   # issue 26: its own API, a thin layer here
         return run_battles(args)
     if len(metric_names_given(args.metric)) > 1:
@@ -284,6 +303,8 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
                        cluster_col=args.cluster_col, category_col=args.category_col,
                        harness_filter=args.harness_filter, sample_col=args.sample_col,
                        items_policy=args.items_policy, cost_col=getattr(args, "cost_col", None),
+                       published_col=getattr(args, "published_col", None),
+                       published_model_col=getattr(args, "published_model_col", None),
                        items_format=args.items_format,
                        instances=args.instances, missing_instances=args.missing_instances,
                        max_file_size=args.max_file_size)
@@ -294,7 +315,7 @@ def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
 
 def _make_submissions_example() -> dict:
     """The bundled submissions example, for ``choose --example`` and the tests that call it from
-    here (:func:`leaderboard.pipelines.run.make_submissions_example`)."""
-    from leaderboard.pipelines.run import make_submissions_example
+    here (:func:`leaderboard.pipelines.examples.make_submissions_example`)."""
+    from leaderboard.pipelines.examples import make_submissions_example
 
     return make_submissions_example()

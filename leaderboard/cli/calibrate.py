@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     """Run the study from parsed arguments, write the table (and JSON); return the results."""
     # the report package loads Altair (~0.4 s): only when a study's table is written, so that
     # every other command (and --help) starts without it
-    from leaderboard.report.calibrate_report import tiers_markdown, write_study_json
+    from leaderboard.report.calibrate_report import (tiers_markdown, with_kept_tail,
+                                                     write_study_json)
 
     check("alpha", args.alpha, where="--alpha")
     if args.jobs < 1:
@@ -97,7 +98,8 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
             rows = [f.result() for f in futures]
     progress.close()
     results = pd.DataFrame(rows)
-    write_output(lambda path: write_text(path, tiers_markdown(results, args.alpha)), args.output)
+    write_output(lambda path: write_text(path, with_kept_tail(tiers_markdown(results, args.alpha),
+                                                              path)), args.output)
     if args.json:
         write_output(partial(write_study_json, study="tiers",
                              body={"cells": results.to_dict(orient="records")},

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> ChooseResult:
     if args.example:
         if args.public_scores or args.solution or args.submissions:
             raise InputError("give either input files or --example, not both")
-        from leaderboard.pipelines.run import make_submissions_example
+        from leaderboard.pipelines.examples import make_submissions_example
         preset = make_submissions_example()
         args.solution, args.submissions = preset["solution"], preset["submissions"]
         args.metric = args.metric or preset["metric"]
@@ -100,6 +100,11 @@ def run(args: argparse.Namespace) -> ChooseResult:
     result = run_choose(ChooseInputs(public_scores=args.public_scores, solution=args.solution,
                                      submissions=args.submissions), _settings(args), read,
                         quiet=args.quiet)
+    if args.example:   # named as the example's files, not by their temporary folder
+        from dataclasses import replace
+
+        from leaderboard.pipelines.examples import example_source
+        result = replace(result, inputs=tuple(example_source(p) for p in result.inputs))
     for writer, path in ((write_html, args.output), (write_json, args.json)):
         if path:
             write_output(partial(writer, result), path)

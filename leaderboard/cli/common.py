@@ -226,6 +226,20 @@ def echo(text: str) -> None:
     print("\n".join(printable(line) for line in str(text).split("\n")))
 
 
+def wrote(paths: Iterable[str | None]) -> str:
+    """The line that says which files a command wrote ("" when none).
+
+    Examples
+    --------
+    >>> wrote(["r.html", None, "r.json", "t.csv"])
+    'wrote r.html, r.json and t.csv'
+    """
+    written = [str(p) for p in paths if p]
+    if not written:
+        return ""
+    return "wrote " + ", ".join(written[:-1]) + (" and " if len(written) > 1 else "") + written[-1]
+
+
 def add_solution_columns(parser) -> None:
     """The columns of a solution and its submission files: ``--id-col``, ``--target-col``,
     ``--pred-col`` (both repeatable) and ``--group-col`` (analyze, compare)."""

@@ -19,7 +19,7 @@ import json
 import sys
 
 from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
-                                    add_solution_columns, count, echo, write_output)
+                                    add_solution_columns, count, echo, write_output, wrote)
 from leaderboard.errors import printable
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
 from leaderboard.safe_write import write_text
@@ -75,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         for flag in gate.flags:
             print(f"warning: {printable(flag.message)}", file=sys.stderr)
         echo(f"{printable(args.candidate)} vs {printable(args.baseline)}: {gate_verdict(gate)}")
+        if gate.comparison.resolution is not None and gate.comparison.resolution.sd_diff:
+            from leaderboard.report.card_text import pair_sentence
+
+            echo(f"resolution: {pair_sentence(gate.comparison.resolution)}")
         for _, message in gate.gate_flags:
             echo(f"flagged: {message}")
     if args.markdown:
@@ -86,4 +90,6 @@ def run(args: argparse.Namespace) -> int:
         data = gate_json(gate, __version__)
         write_output(lambda p: write_text(p, json.dumps(data, indent=2, allow_nan=False)
                                              + "\n"), args.json)
+    if not args.quiet and (args.markdown or args.json):
+        echo(wrote((args.markdown, args.json)))
     return SHOWN_BETTER if gate.better else NOT_SHOWN

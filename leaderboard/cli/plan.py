@@ -1,8 +1,11 @@
-"""`leaderboard plan`: how many test rows separate two entries, and how small a gap n rows resolve.
+"""`leaderboard plan`: how many test rows separate two entries, and how small a gap n rows resolve;
+with ``--from FILE``, how many units a board like this one needs for its leader to stand alone.
 
 Asked before a competition starts; the command runs :func:`leaderboard.plan`. See
 :mod:`leaderboard.pipelines.plan` for the method and
-:mod:`leaderboard.report.plan_report` for the words, the page and the JSON.
+:mod:`leaderboard.report.plan_report` for the words, the page and the JSON. ``--from`` reads the
+board as ``leaderboard analyze`` does (its reading options are analyze's own, taken from its
+parser) and runs :func:`leaderboard.plan_from` (:mod:`leaderboard.pipelines.plan_board`).
 """
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from pathlib import Path
 from leaderboard.api_plan import PLAN_DRAWS, Plan, plan
 from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
                                     add_seed, add_universe_options, count, echo, real, write_output)
+from leaderboard.cli.plan_from import FROM_ONLY, add_from_options, run_from
+from leaderboard.errors import InputError
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 
 
@@ -24,8 +29,10 @@ def add_parser(commands) -> None:
                     "and the minimum detectable difference (MDD) for --n-test rows (give either or "
                     "both), from the normal approximation delta >= (z_{1-alpha/2} + z_power) * "
                     "sd_diff(n), checked by simulation.")
-    p.add_argument("--metric", required=True, help=MetricHelp("the metric: {metrics}"))
-    p.add_argument("--score", type=real(), required=True, help="true score of the weaker entry")
+    p.add_argument("--metric", help=MetricHelp("the metric: {metrics} (required, but with "
+                                               "--from per-item results or battles)"))
+    p.add_argument("--score", type=real(), help="true score of the weaker entry (required "
+                   "without --from)")
     p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics)")
     p.add_argument("--delta", type=real(0, low_open=True), help="difference in true score to "
                    "detect (the better entry is --score + delta in the metric's better direction)")
@@ -36,10 +43,11 @@ def add_parser(commands) -> None:
                    "(default 0.8)")
     p.add_argument("--public-fraction", type=FRACTION, help="share of the test rows that score the "
                    "public board, e.g. 0.3")
-    p.add_argument("--correlation", type=CORRELATION, default=TYPICAL_CORRELATION,
+    p.add_argument("--correlation", type=CORRELATION,
                    help="assumed correlation between the entries' scores (default "
                    f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a typical "
-                   "measured value; the answer for independent entries, 0, is given too)")
+                   "measured value; the answer for independent entries, 0, is given too; with "
+                   "--from a board of scores, as analyze: estimated, else 0)")
     p.add_argument("--draws", type=count(100, DRAWS_MAX), default=PLAN_DRAWS, help="simulated "
                    f"test sets per score level (default {PLAN_DRAWS})")
     add_seed(p)
@@ -48,12 +56,23 @@ def add_parser(commands) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar, and no terminal output "
                    "when -o or --json writes the result")
     add_universe_options(p)
+    add_from_options(p)
 
 
 def run(args: argparse.Namespace) -> Plan:
     """Run `leaderboard plan` from parsed arguments; returns the plan it wrote."""
     from leaderboard.report.plan_report import terminal_text, write_html, write_json
 
+    if args.from_file is not None:
+        return run_from(args)
+    given = [option for option, dest in FROM_ONLY if getattr(args, dest) is not None]
+    if given:
+        raise InputError(f"{given[0]} goes with --from FILE (a board to plan from)")
+    for option, value in (("--metric", args.metric), ("--score", args.score)):
+        if value is None:
+            raise InputError(f"{option} is required (or --from FILE: a board to plan from)")
+    if args.correlation is None:
+        args.correlation = TYPICAL_CORRELATION
     result = plan(metric=args.metric, score=args.score, delta=args.delta, n_test=args.n_test,
                   prevalence=args.prevalence, alpha=args.alpha, power=args.power,
                   public_fraction=args.public_fraction, correlation=args.correlation,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from leaderboard.cli.common import wrote
 from leaderboard.confidence import confidence_label
 from leaderboard.errors import printable
 from leaderboard.tiers.methods import TIER_METHODS
@@ -37,6 +38,12 @@ def _best_and_tier_one(result: Analysis) -> list[str]:
     else:
         why = f"by {method.label}, another procedure than the rank sets"
     lines.append(f"tier 1 ({why}): {k} entr{'y' if k == 1 else 'ies'}: {_names(tier_one)}")
+    check = getattr(result.ranking, "guarantee_check", None)
+    if check is not None and check.ran and method.same_family_as_rank_sets:
+        lines.append(f"guarantee checked at this shape ({check.models:,} \u00d7 {check.units:,} "
+                     f"{check.unit}s, {check.boards} null boards): some pair declared different "
+                     f"on {100 * check.error:.1f}% \u00b1 {100 * check.se:.1f}% (promised at most "
+                     f"{100 * check.alpha:g}%){'; it falls short here' if check.falls_short else ''}")
     return lines
 
 
@@ -54,8 +61,10 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         where = (f"{level:.6g}, the middle of the leader's interval"
                  if result.noise is not None and result.noise.leader_at_middle
                  else f"the leader's score {table['score'].iloc[0]:.6g}")
-        lines.append(f"d95 at {where}: {result.d95:.4g} (two equally good models differ by more "
-                     "than this one time in twenty)")
+        lines.append(f"d95 at {where}: {result.d95:.4g} " + (
+            "(two equally good models differ by more than this one time in twenty)"
+            if result.d95 > 0 else "(the leader's score is the same on every resample of the "
+            "test set, as a perfect score is: its noise cannot be measured)"))
         lines += _best_and_tier_one(result)
         from leaderboard.report.headline import spreads
 
@@ -95,8 +104,6 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
         from leaderboard.report.benchmark_text import costs_context
 
         lines.append("cost: " + printable(costs_context(result, lambda x: f"{x:.4g}")["answer"]))
-    written = [p for p in (html_path, json_path, *more_paths) if p]
-    if written:
-        lines.append("wrote " + ", ".join(written[:-1]) + (" and " if len(written) > 1 else "")
-                     + written[-1])
+    if any((html_path, json_path, *more_paths)):
+        lines.append(wrote((html_path, json_path, *more_paths)))
     return "\n".join(lines)

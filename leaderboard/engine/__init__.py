@@ -24,13 +24,19 @@ class Scored:
 
     ``read`` holds ``(status, reason, rows, digest)`` per entry as read; ``errors`` the metric's
     refusal of an entry (one line) or None; ``point`` and ``replicates`` per split name: shape
-    (E,) and (E, R), NaN where an entry was not scored.
+    (E,) and (E, R), NaN where an entry was not scored; ``flips`` and ``totals`` the flipping
+    split's sign-flip draws and per-unit totals (:class:`~leaderboard.engine.work.BatchResult`;
+    ``totals`` None when some batch did not keep them), None without flips; ``kept`` the
+    keeping split's predictions per entry (None when some batch did not keep them).
     """
 
     read: list[tuple]
     errors: list[str | None]
     point: dict[str, np.ndarray]
     replicates: dict[str, np.ndarray]
+    flips: np.ndarray | None = None
+    totals: np.ndarray | None = None
+    kept: list | None = None
 
 
 def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int | None = None,
@@ -68,6 +74,11 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
     point = {s.name: np.full(n, np.nan) for s in job.splits}
     replicates = {s.name: np.full((n, job.replicates), np.nan) for s in job.splits
                   if s.resampling is not None}
+    flipping = any(s.flips and s.resampling is not None for s in job.splits)
+    flips = np.full((n, job.replicates), np.nan) if flipping else None
+    totals, kept_all = None, True
+    keeping = any(s.keep and s.resampling is not None for s in job.splits)
+    kept: list | None = [None] * n if keeping else None
     if progress is not None:
         progress.start(n)
     for result in engine.run(job, batches):   # in any order
@@ -77,9 +88,24 @@ def score_entries(job: Job, items: Sequence, *, engine=None, batch_entries: int 
             point[name][rows] = values
         for name, values in result.replicates.items():
             replicates[name][rows] = values
+        if flips is not None and result.flips is not None:   # None: nothing scored in it
+            flips[rows] = result.flips
+            if result.totals is None:
+                kept_all = False   # too large to return: no self-check
+            else:
+                if totals is None:
+                    totals = np.full((n, result.totals.shape[1]), np.nan)
+                totals[rows] = result.totals
+        if kept is not None:
+            if result.kept is None and any(e is None and r[0] == "ok" for e, r in
+                                           zip(result.errors, result.read)):
+                kept = None        # a batch with scored entries kept none: too large
+            elif result.kept is not None:
+                kept[rows] = result.kept
         if progress is not None:
             progress.advance(len(result.read))
-    return Scored(read=read, errors=errors, point=point, replicates=replicates)
+    return Scored(read=read, errors=errors, point=point, replicates=replicates, flips=flips,
+                  totals=totals if kept_all else None, kept=kept)
 
 
 def _width(job: Job, items: Sequence) -> int:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.errors import processing
-from leaderboard.metrics.base import Metric
+from leaderboard.metrics.base import Metric, RowMean
 from leaderboard.noise.bootstrap import _Plan, replicate_scores
 from leaderboard.ingest.submissions.files import SubmissionFile, read_one
 from leaderboard.ingest.submissions.find import Found, close_archives
@@ -34,6 +34,7 @@ from leaderboard.ingest.submissions.solution import Solution
 from leaderboard.ingest.submissions.validate import Plan
 
 BATCH_BYTES = 1 << 29  # rough memory of one batch's predictions and prepared entries
+TOTALS_CAP = 1 << 22   # per-unit totals a batch returns for the self-check (32 MB), else none
 # Bytes per row and prediction column while a batch is prepared: the split copies (8), a sort
 # order and its stream (9 + 5 for rank metrics) or the rounded feature columns (16 for sums).
 _BYTES_PER_VALUE = 32
@@ -41,13 +42,22 @@ _BYTES_PER_VALUE = 32
 
 @dataclass(frozen=True, eq=False)
 class Split:
-    """One split's rows, and how its replicates are drawn (None: scored, not resampled)."""
+    """One split's rows, and how its replicates are drawn (None: scored, not resampled).
+
+    ``flips``: also draw the sign flips of :mod:`~leaderboard.tiers.sign_flips` (the ranking
+    split, when the metric is a mean of per-row values: :func:`flips_apply`), and keep each
+    entry's per-unit totals for the self-check when they are small (:data:`TOTALS_CAP`).
+    ``keep``: keep the entries' predictions on these rows for the bootstrap's self-check when
+    they are small (the ranking split, when it does not flip).
+    """
 
     name: str
     rows: np.ndarray
     y: np.ndarray
     resampling: _Plan | None
     stream: int
+    flips: bool = False
+    keep: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +84,11 @@ class BatchResult:
 
     ``read`` holds ``(status, reason, rows, digest)`` per entry as read (digest None unless
     "ok"); ``errors`` the metric's refusal of an entry (its one-line reason) or None; ``point``
-    and ``replicates`` per split name: shape (E,) and (E, R), NaN where not scored.
+    and ``replicates`` per split name: shape (E,) and (E, R), NaN where not scored; ``flips``
+    and ``totals`` the flipping split's sign-flip draws (E, R) and per-unit totals (E, units;
+    None above :data:`TOTALS_CAP`), NaN where not scored, both None without flips; ``kept``
+    the keeping split's predictions per entry (None where not scored; the list None when too
+    large or not asked).
     """
 
     first: int
@@ -82,6 +96,9 @@ class BatchResult:
     errors: list[str | None]
     point: dict[str, np.ndarray]
     replicates: dict[str, np.ndarray]
+    flips: np.ndarray | None = None
+    totals: np.ndarray | None = None
+    kept: list | None = None
 
 
 def entries_per_batch(n_rows: int, width: int = 1, budget: int = BATCH_BYTES) -> int:
@@ -141,6 +158,7 @@ def _score(job: Job, first: int, read: list[tuple], parts: list) -> BatchResult:
     point = {s.name: np.full(n, np.nan) for s in job.splits}
     replicates = {s.name: np.full((n, job.replicates), np.nan) for s in job.splits
                   if s.resampling is not None}
+    flips = totals = values = None
     for j, split in enumerate(job.splits):
         kept, ready = done.pop(split.name)
         if kept != scored or ready is None:   # a refusal somewhere: prepare the others again
@@ -152,8 +170,58 @@ def _score(job: Job, first: int, read: list[tuple], parts: list) -> BatchResult:
             replicates[split.name][scored] = replicate_scores(
                 impl, prepared, split.resampling, job.replicates, job.seed, split.stream,
                 job.batch)
+        if split.flips and split.resampling is not None:
+            flips, totals = _flip_draws(prepared, split.resampling, job, n, scored)
+        if split.keep and n * len(split.y) <= TOTALS_CAP:   # small: kept for the self-check
+            values = [parts[k][j] if k in scored else None for k in range(n)]
         del prepared, ready
-    return BatchResult(first=first, read=read, errors=errors, point=point, replicates=replicates)
+    return BatchResult(first=first, read=read, errors=errors, point=point, replicates=replicates,
+                       flips=flips, totals=totals, kept=values)
+
+
+def flips_apply(metric: Metric) -> bool:
+    """Whether the sign flips can test ``metric``'s entries: its score is an increasing or
+    decreasing function of the mean of a per-row value (:class:`~leaderboard.metrics.base.
+    RowMean`: accuracy, log loss, MAE, MSE and RMSE, per-item means, ...).
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> flips_apply(get_metric("rmse")), flips_apply(get_metric("auc"))
+    (True, False)
+    """
+    return isinstance(metric.impl, RowMean)
+
+
+def mean_direction(metric: Metric, higher_is_better: bool) -> bool:
+    """Whether a higher mean of the per-row values is better (the score's direction, turned
+    when the metric's transform of the mean decreases, as 1 - mean for the 0/1 loss).
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> mean_direction(get_metric("zero_one_loss"), False)
+    True
+    """
+    probe = np.asarray(metric.impl.transform(np.array([0.25, 0.75])), dtype=float)
+    return higher_is_better if probe[1] >= probe[0] else not higher_is_better
+
+
+def _flip_draws(prepared, plan: _Plan, job: Job, n: int, scored: list[int]):
+    """Sign-flip draws (n, R) and per-unit totals (n, units) of the scored entries, NaN
+    elsewhere; the totals None when too large to return (:data:`TOTALS_CAP`)."""
+    from leaderboard.tiers.sign_flips import flip_means, unit_totals
+
+    values = prepared.features[:, prepared.n_shared:].T     # (scored, rows): RowMean's values
+    groups = plan.group_index if plan.resample == "grouped" else None
+    units = unit_totals(values, groups)
+    flips = np.full((n, job.replicates), np.nan)
+    flips[scored] = flip_means(units, plan.n_rows, job.replicates, job.seed)
+    totals = None
+    if n * units.shape[1] <= TOTALS_CAP:
+        totals = np.full((n, units.shape[1]), np.nan)
+        totals[scored] = units
+    return flips, totals
 
 
 def _prepare(impl, split: Split, preds: list[np.ndarray], refuse: bool = True):

@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import DroppedRows, _column
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
-from leaderboard.ingest.items import _read as read_table
 from leaderboard.ingest.json_logs import parse_json, parse_json_lines
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.records import DroppedRows
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.toolkit.columns import find_column
+from leaderboard.ingest.toolkit.messages import grouping_words, show
+from leaderboard.ingest.toolkit.reading import read_table_file
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
 _BOTH_BAD = ("tie (bothbad)", "both_bad")
@@ -146,17 +147,17 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
         raw = _read(Path(source), source, max_bytes)
     if raw.empty:
         raise InputError("no battles: the file has a header and no rows", file=source)
-    columns = {"model_a": _column(raw, model_a_col, (), "model_a", "model_a_col", source),
-               "model_b": _column(raw, model_b_col, (), "model_b", "model_b_col", source),
-               "winner": _column(raw, winner_col, (), "winner", "winner_col", source)}
+    columns = {"model_a": find_column(raw, model_a_col, (), "model_a", "model_a_col", source),
+               "model_b": find_column(raw, model_b_col, (), "model_b", "model_b_col", source),
+               "winner": find_column(raw, winner_col, (), "winner", "winner_col", source)}
     _no_twin_columns(raw, source)
     for role, given in (("judge", judge_col), ("category", category_col), ("date", date_col),
                         ("id", None)):
-        found = _column(raw, given, OPTIONAL_ROLES[role], None, f"{role}_col", source)
+        found = find_column(raw, given, OPTIONAL_ROLES[role], None, f"{role}_col", source)
         if found is not None and found not in columns.values():
             columns[role] = found
     if cluster_col is not None:
-        columns["cluster"] = _column(raw, cluster_col, (), "cluster", "cluster_col", source)
+        columns["cluster"] = find_column(raw, cluster_col, (), "cluster", "cluster_col", source)
     a_name = raw[columns["model_a"]].str.strip()
     b_name = raw[columns["model_b"]].str.strip()
     for role, names in (("model_a", a_name), ("model_b", b_name)):
@@ -321,22 +322,18 @@ def grouping_sentence(column: str, groups: int) -> str:
     >>> grouping_sentence("question_id", 120)[:57]
     "column 'question_id' groups the battles into 120 groups; "
     """
-    name = show(column)
-    quoted = name if name.startswith(("'", '"')) else f"'{name}'"
-    return (f"column {quoted} groups the battles into {groups:,} groups; if battles of a group "
-            f"are related (one prompt, one voter), pass --cluster-col {name}: the intervals "
-            "may be too narrow without it")
+    return grouping_words(column, groups, "battles", " (one prompt, one voter)")
 
 
 def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     """Every cell as text, indexed by its line: JSON lines here (each record's own line); CSV
-    (the header is line 1) and Parquet (the row + 2, as if written with a header) as the
-    per-item reader reads them."""
+    (the header is line 1) and Parquet (the row + 2, as if written with a header) by the table
+    toolkit (:func:`~leaderboard.ingest.toolkit.reading.read_table_file`)."""
     name = path.name.lower()
     for compressed in (".gz", ".bz2", ".xz", ".zst", ".zip"):
         name = name.removesuffix(compressed)
     if not name.endswith(_JSON_LINES):
-        return read_table(path, source, max_bytes)
+        return read_table_file(path, source, max_bytes)
     try:
         data = read_file(path, max_bytes=max_bytes)
     except Unreadable as err:

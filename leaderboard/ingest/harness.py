@@ -25,8 +25,8 @@ import pandas as pd
 from leaderboard.errors import InputError
 from leaderboard.ingest.json_logs import parse_json_lines
 from leaderboard.ingest.safe_read import Unreadable, read_file
-from leaderboard.ingest.submissions.table import show
 from leaderboard.ingest.text_rules import clean_text
+from leaderboard.ingest.toolkit.messages import show
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 
@@ -66,7 +66,7 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
             source = str(path)
             for line, sample in _samples(path, source, max_bytes):
                 chosen_metric = chosen_metric or _first_metric(sample, source, line)
-                flt = _text(sample.get("filter", "none"))
+                flt = clean_text(sample.get("filter", "none"))
                 filters.add(flt)
                 if filter_name is not None and flt != filter_name:
                     continue
@@ -80,8 +80,9 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
                                      f"(its metrics: {names})", file=source, row=line)
                 if "doc_id" not in sample:
                     raise InputError("no doc_id: not an lm-eval sample log", file=source, row=line)
-                rows.append((_text(model_dir.name), _text(f"{task}/{sample['doc_id']}"),
-                             repr(float(value)), _text(task)))
+                rows.append((clean_text(model_dir.name),
+                             clean_text(f"{task}/{sample['doc_id']}"), repr(float(value)),
+                             clean_text(task)))
     if not rows and not filters:
         raise InputError("no lm-eval samples_<task>_<time>.jsonl logs found one folder down "
                          "(lm-eval --output_path OUT --log_samples writes OUT/<model>/...)",
@@ -94,10 +95,7 @@ def read_lm_eval(folder: Path, *, metric: str | None = None, filter_name: str | 
                          f"{', '.join(map(show, sorted(filters)))}", file=str(folder))
     frame = pd.DataFrame(rows, columns=["model", "item", "value", "task"])
     frame.index = range(2, len(frame) + 2)
-    return frame, sorted((_text(name), why) for name, why in skipped)
-
-
-_text = clean_text   # the readers' one rule for names that cannot be written (text_rules)
+    return frame, sorted((clean_text(name), why) for name, why in skipped)
 
 
 def _finite(value: int) -> float:

@@ -23,9 +23,9 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.harness import _text
 from leaderboard.ingest.json_logs import entries, expect, finite, load_json
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.text_rules import clean_text
+from leaderboard.ingest.toolkit.messages import show
 
 DEFAULT_METRIC = "exact_match"
 _MODEL_ARGS = ("model=", "model_deployment=")
@@ -132,8 +132,8 @@ def _read_run(run: Path, metric: str, max_bytes: int) -> tuple[list, list[str]]:
         raise InputError("no unperturbed instance", file=source)
     split = "test" if "test" in by_split else sorted(by_split)[0]
     sums = by_split[split]
-    rows = [(_text(model), _text(f"{scenario}/{i}"), repr(math.fsum(v) / len(v)),
-             _text(scenario)) for i, v in sums.items()]
+    rows = [(clean_text(model), clean_text(f"{scenario}/{i}"), repr(math.fsum(v) / len(v)),
+             clean_text(scenario)) for i, v in sums.items()]
     notes = [f"{scenario} ({model}): the {split} split read; {len(v):,} instances of the "
              f"{s} split left out" for s, v in sorted(by_split.items()) if s != split]
     if perturbed:

@@ -28,12 +28,12 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.harness import _text
 from leaderboard.ingest.json_logs import (check_memory, entries, expect, finite,
                                           memory_estimate, parse_json)
 from leaderboard.ingest.safe_read import (Budget, Unreadable, capped_read, read_file,
                                           zip_is_link, zip_member)
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.text_rules import clean_text
+from leaderboard.ingest.toolkit.messages import show
 
 SUFFIXES = (".json", ".eval")
 _MAX_MEMBERS = 1_000_000
@@ -111,7 +111,7 @@ def read_inspect(path: Path, *, metric: str | None = None, max_bytes: int
     notes: list[str] = []
     for (model, task), (_, file, header, samples) in sorted(newest.items()):
         values, unscored, epochs = _values(samples, scorer, str(file))
-        rows += [(_text(model), _text(f"{task}/{i}"), repr(v), _text(task))
+        rows += [(clean_text(model), clean_text(f"{task}/{i}"), repr(v), clean_text(task))
                  for i, v in values.items()]
         status = header.get("status")
         if status != "success":

@@ -17,9 +17,10 @@ import numpy as np
 from leaderboard.errors import InputError
 from leaderboard.ingest.benchmarks import detect
 from leaderboard.ingest.in_memory import InMemory
-from leaderboard.ingest.leaderboards import _column, _numbers, parse_csv
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.columns import column_numbers, find_column
+from leaderboard.ingest.toolkit.messages import show
+from leaderboard.ingest.toolkit.reading import parse_csv, read_table_file
 
 
 def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
@@ -61,8 +62,6 @@ def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
     >>> read_item_costs(p, ["b", "a"], np.array(["q1", "q2"]), cost_col="usd").tolist()
     [[2.0, 4.0], [0.5, 1.5]]
     """
-    from leaderboard.ingest.items import _read   # the items reader's own file reading
-
     source = path.source if isinstance(path, InMemory) else str(path)
     if isinstance(path, InMemory):
         raw = parse_csv(path.data, source)
@@ -77,11 +76,11 @@ def read_item_costs(path: str | os.PathLike[str] | InMemory, models: list[str],
                          f"the cost in SWE-bench's per_instance_details.json); {_FORMATS[fmt]} "
                          "hold none", file=source)
     else:
-        raw = _read(Path(path), source, max_bytes)
-    model = _column(raw, model_col, (), "model", "--model-col", source)
-    item = _column(raw, item_col, (), "item", "--item-col", source)
-    cost = _column(raw, cost_col, (), "cost", "--cost-col", source)
-    values = _numbers(raw, cost, source, allow_missing=False).to_numpy()
+        raw = read_table_file(Path(path), source, max_bytes)
+    model = find_column(raw, model_col, (), "model", "--model-col", source)
+    item = find_column(raw, item_col, (), "item", "--item-col", source)
+    cost = find_column(raw, cost_col, (), "cost", "--cost-col", source)
+    values = column_numbers(raw, cost, source, allow_missing=False).to_numpy()
     if (values < 0).any():
         row = int(np.argmax(values < 0))
         raise InputError(f"cost {raw[cost].iloc[row].strip()[:24]!r} is negative; a cost is "

@@ -1,9 +1,9 @@
 """Per-item results as benchmarks keep them: words for 0/1, models listed twice, repeated samples,
 models scored on different item sets (issue 26 items 2-4).
 
-:func:`~leaderboard.ingest.items.read_items` calls these after it has coded every row's model and
-item; each returns what the reader needs and an account of what it did, so that no model or row
-disappears without a reason in the report.
+The per-item results reader (:func:`~leaderboard.ingest.item_table.items_from_table`) calls
+these after it has coded every row's model and item; each returns what the reader needs and an
+account of what it did, so that no model or row disappears without a reason in the report.
 
 - :func:`words_as_numbers`: ``true/false``, ``yes/no``, ``pass/fail`` (any case) read as 1/0 in
   items mode, where the value is a per-item score (never where a probability is expected).
@@ -11,9 +11,8 @@ disappears without a reason in the report.
   merged, a model listed twice with different values is refused naming the items; with a sample
   column, the mean over samples is the item's value and :class:`SampleSpread` measures how much
   of the noise the samples add.
-- :func:`item_coverage`: which items are analysed. ``common`` (default): the items every kept
-  model has, naming the models that shrink that set most; ``pairwise``: every item, each model's
-  score on its own items (the pairwise table compares each pair on the items they share).
+- which items and models are analysed, when models are scored on different item sets:
+  :mod:`~leaderboard.ingest.item_coverage`.
 """
 from __future__ import annotations
 
@@ -23,13 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leaderboard.choices import ITEMS_POLICIES  # noqa: F401 - the policies' names, here too
 from leaderboard.errors import InputError
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 
 #: Words benchmarks write for 0/1 outcomes (SWE-bench's "resolved", pass/fail test logs).
 BINARY_WORDS = {"true": 1, "false": 0, "yes": 1, "no": 0, "pass": 1, "fail": 0}
-_NAMED = 3   # items or models named in one sentence
+NAMED = 3   # items or models named in one sentence
 
 
 def words_as_numbers(text: pd.Series) -> pd.Series:
@@ -210,8 +208,8 @@ def item_cells(m_code: np.ndarray, i_code: np.ndarray, values: np.ndarray,
             rows = clash & (sorted_model == model)
             bad_items = np.unique(sorted_item[rows])
             first = np.flatnonzero(rows)[0]
-            named = ", ".join(show(items[i]) for i in bad_items[:_NAMED])
-            more = f" and {bad_items.size - _NAMED:,} more" if bad_items.size > _NAMED else ""
+            named = ", ".join(show(items[i]) for i in bad_items[:NAMED])
+            more = f" and {bad_items.size - NAMED:,} more" if bad_items.size > NAMED else ""
             refused[int(model)] = (
                 f"listed twice with different values on {bad_items.size:,} item"
                 f"{'s' if bad_items.size > 1 else ''} ({named}{more}"
@@ -237,152 +235,6 @@ def item_cells(m_code: np.ndarray, i_code: np.ndarray, values: np.ndarray,
         ok = np.array([k for k in range(n_models) if k not in refused], dtype=np.int64)
         samples = SampleSpread.estimate(sums, squares, counts, ok)
     return Cells(value=value, present=present, refused=refused, merged=merged, samples=samples)
-
-
-@dataclass(frozen=True)
-class ItemCoverage:
-    """Which items were analysed, and why (the JSON's ``items``).
-
-    Attributes
-    ----------
-    policy : str
-        ``"common"`` (the items every kept model has) or ``"pairwise"`` (every item; a model's
-        score is its mean on its own items).
-    items_in_file : int
-    used : tuple of str
-        The items analysed (``common``: the shared ones; ``pairwise``: all).
-    shrinkers : tuple of (str, int)
-        Models whose absence would add the most items to the common set, with how many.
-    items_per_model : tuple of (str, int)
-        Items each kept model has, in file order.
-    merged : tuple of str
-        Models listed twice with identical rows (kept once).
-    samples : SampleSpread or None
-    """
-
-    policy: str
-    items_in_file: int
-    used: tuple[str, ...]
-    shrinkers: tuple[tuple[str, int], ...]
-    items_per_model: tuple[tuple[str, int], ...]
-    merged: tuple[str, ...] = ()
-    samples: SampleSpread | None = None
-
-    @property
-    def ragged(self) -> bool:
-        """Whether the kept models have different item sets."""
-        return len({n for _, n in self.items_per_model}) > 1 or any(
-            n != self.items_in_file for _, n in self.items_per_model)
-
-    def fact(self) -> str:
-        """The page's "Items" line when the item sets differ."""
-        if self.policy == "common":
-            return (f"{len(self.used):,} of the file's {self.items_in_file:,} (those every "
-                    "model analysed has)")
-        counts = [n for _, n in self.items_per_model]
-        return (f"{self.items_in_file:,}; each model scored on its own ({min(counts):,} to "
-                f"{max(counts):,} per model), each pair compared on the items both have")
-
-    def sentences(self) -> list[str]:
-        """What a reader should know about the items (stderr, the page's flags)."""
-        out = []
-        if self.merged:
-            out.append(f"Listed twice with identical rows, kept once: {_names(self.merged)}.")
-        if self.ragged and self.policy == "common":
-            out.append(f"The models were scored on different item sets: {len(self.used):,} of "
-                       f"the file's {self.items_in_file:,} items are shared by every model "
-                       "analysed, and only those are used (--items-policy pairwise compares "
-                       "each pair on the items they share)" + self.shrink_words() + ".")
-        elif self.ragged:
-            out.append(f"The models were scored on different item sets "
-                       f"({min(n for _, n in self.items_per_model):,} to "
-                       f"{max(n for _, n in self.items_per_model):,} of {self.items_in_file:,} "
-                       "items; --items-policy pairwise): each model's score, interval, rank "
-                       "and tier are its mean over its own items, resampled with the items it "
-                       "shares with others (paired there); models on easier items look better "
-                       "by that alone. The pairwise table compares each pair on the items they "
-                       "share only.")
-        if self.samples is not None:
-            out.append(self.samples.sentence())
-        return out
-
-    def shrink_words(self) -> str:
-        """Which models shrink the common set most, as the end of a sentence (or "")."""
-        if self.shrinkers:
-            named = ", ".join(f"{show(name)} (+{gain:,})" for name, gain in self.shrinkers)
-            return f"; without one model the shared set would grow most for {named}"
-        fewest = sorted(self.items_per_model, key=lambda pair: pair[1])
-        short = [pair for pair in fewest if pair[1] == fewest[0][1]] if fewest else []
-        if not short or len(short) == len(fewest):
-            return ""
-        named = _names(tuple(name for name, _ in short))
-        return (f"; no single model's absence would add an item; the {len(short):,} models with "
-                f"the fewest ({short[0][1]:,} items) are {named}")
-
-    def to_json(self) -> dict:
-        """The JSON's ``items`` object."""
-        return {"policy": self.policy, "items_in_file": self.items_in_file,
-                "items_used": len(self.used), "used": list(self.used),
-                "shrinkers": [{"model": name, "items_gained": gain}
-                              for name, gain in self.shrinkers],
-                "items_per_model": [{"model": name, "items": n}
-                                    for name, n in self.items_per_model],
-                "merged_duplicates": list(self.merged),
-                "samples": None if self.samples is None else self.samples.to_json()}
-
-
-def item_coverage(present: np.ndarray, kept: np.ndarray, models: pd.Index, items: pd.Index,
-                  policy: str, merged: tuple[str, ...] = (),
-                  samples: SampleSpread | None = None) -> tuple[np.ndarray, ItemCoverage]:
-    """The items to analyse (indices into ``items``) and the account of them.
-
-    ``present`` is (models, items); ``kept`` the indices of the models analysed. ``common``
-    refuses, naming the models that shrink it most, when no item is shared by all of them.
-
-    Examples
-    --------
-    >>> present = np.array([[1, 1, 1, 1], [1, 1, 1, 0], [0, 1, 1, 1]], dtype=bool)
-    >>> used, cov = item_coverage(present, np.arange(3), pd.Index(list("abc")),
-    ...                           pd.Index(["q1", "q2", "q3", "q4"]), "common")
-    >>> used.tolist(), cov.shrinkers
-    ([1, 2], (('b', 1), ('c', 1)))
-    """
-    if policy not in ITEMS_POLICIES:
-        raise InputError(f"--items-policy must be one of {', '.join(ITEMS_POLICIES)}, got "
-                         f"{policy!r}")
-    have = present[kept]
-    per_model = tuple((str(models[k]), int(n)) for k, n in zip(kept, have.sum(axis=1)))
-    every = have.all(axis=0)
-    shrinkers = _shrinkers(have, every, [models[k] for k in kept])
-    if policy == "pairwise":
-        used = np.flatnonzero(have.any(axis=0))
-    else:
-        used = np.flatnonzero(every)
-    coverage = ItemCoverage(policy=policy, items_in_file=len(items),
-                            used=tuple(str(items[i]) for i in used), shrinkers=shrinkers,
-                            items_per_model=per_model, merged=merged, samples=samples)
-    if used.size == 0:
-        raise InputError(f"no item is shared by all {len(kept):,} models"
-                         + coverage.shrink_words() + "; drop those models or give "
-                         "--items-policy pairwise (each pair compared on the items it shares)")
-    return used, coverage
-
-
-def _shrinkers(have: np.ndarray, every: np.ndarray, names: list) -> tuple[tuple[str, int], ...]:
-    """The models whose absence would add the most items to the common set (at most three)."""
-    if every.all() or have.shape[0] < 2:
-        return ()
-    # an item outside the common set returns without model k when k is its only model lacking it
-    missing = ~have
-    only = missing & (missing.sum(axis=0) == 1)[None, :]
-    gains = only.sum(axis=1)
-    order = np.argsort(-gains, kind="stable")
-    return tuple((str(names[k]), int(gains[k])) for k in order[:_NAMED] if gains[k] > 0)
-
-
-def _names(names: tuple[str, ...]) -> str:
-    shown = ", ".join(show(n) for n in names[:5])
-    return shown + (f" and {len(names) - 5:,} more" if len(names) > 5 else "")
 
 
 def require_binary(raw: pd.DataFrame, column: str, values: np.ndarray, metric: str,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import Unreadable, format_size, read_file
-from leaderboard.ingest.submissions.table import show
 from leaderboard.ingest.text_rules import decode_utf8
+from leaderboard.ingest.toolkit.messages import show
 
 
 def parse_json(data: bytes, source: str, row: int | None = None, *,

@@ -37,12 +37,11 @@ import pandas as pd
 
 from leaderboard.choices import MISSING_INSTANCES
 from leaderboard.errors import InputError
-from leaderboard.ingest.harness import _text
 from leaderboard.ingest.json_logs import entries, expect, finite, load_json
 from leaderboard.ingest.safe_read import Unreadable, read_file
-from leaderboard.ingest.submissions.table import show
 from leaderboard.ingest.swebench_checks import agrees_with_tests, one_verdict
-from leaderboard.ingest.text_rules import decode_utf8
+from leaderboard.ingest.text_rules import clean_text, decode_utf8
+from leaderboard.ingest.toolkit.messages import show
 
 MISSING = MISSING_INSTANCES
 _DETAILS = "per_instance_details.json"
@@ -155,7 +154,7 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
                 continue
             else:
                 value = False
-            row = (_text(system.name), _text(item), "1" if value else "0", _repo(item))
+            row = (clean_text(system.name), clean_text(item), "1" if value else "0", _repo(item))
             if cost_key is not None:
                 row += (_cost(system, item, cost_key),)
             rows.append(row)
@@ -194,8 +193,8 @@ def _run_report(path: Path, max_bytes: int) -> _System:
     resolved = {**dict.fromkeys(lists["unresolved_ids"] + lists["empty_patch_ids"], False),
                 **dict.fromkeys(lists["resolved_ids"], True)}
     never = frozenset(lists["error_ids"] + lists["incomplete_ids"]) - set(resolved)
-    return _System(_text(path.name.removesuffix(".json")), resolved, never, frozenset(), False,
-                   source)
+    return _System(clean_text(path.name.removesuffix(".json")), resolved, never, frozenset(),
+                   False, source)
 
 
 def _results_file(system: Path) -> tuple[str, Path] | None:
@@ -220,7 +219,7 @@ def _read_system(system: Path, max_bytes: int) -> tuple[_System | None, list[tup
         return None, [(name, f"no {_DETAILS}, results/results.json or logs/ folder; not a "
                              "SWE-bench system folder")]
     kind, path = found
-    name = _text(name)
+    name = clean_text(name)
     used = path.relative_to(system).parts[0]
     skipped = [(f"{name}/{e.name}", "not the results read (" + str(path.relative_to(system))
                 + " is)") for e in entries(system) if e.name != used]
@@ -374,4 +373,4 @@ def _repo(instance: str) -> str:
     """The repository of an instance id ``owner__repo-number`` (``django/django``), a natural
     cluster: instances of one repository are related."""
     match = _REPO.match(instance)
-    return _text(f"{match['owner']}/{match['repo']}") if match else ""
+    return clean_text(f"{match['owner']}/{match['repo']}") if match else ""

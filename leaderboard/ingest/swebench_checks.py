@@ -11,7 +11,7 @@ twice is refused where it is parsed: :func:`~leaderboard.ingest.json_logs.parse_
 from __future__ import annotations
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 
 
 def one_verdict(lists: dict[str, list[str]], source: str) -> None:

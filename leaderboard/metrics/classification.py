@@ -21,10 +21,9 @@ from functools import partial
 import numpy as np
 
 from leaderboard.metrics.base import Metric, RowMean, RowSums
-from leaderboard.metrics.confusion import (AVERAGES, PrecisionRecallF, _AgreementCounts,
-                                           _as_labels, _class_sum, _ConfusionMetric, _encode,
-                                           _Encoded, _label_pair,
-                                           _need_one_label_per_row, _one_hot)
+from leaderboard.metrics.confusion import (AVERAGES, AgreementCounts, ConfusionMetric, Encoded,
+                                           PrecisionRecallF, as_labels, class_sum, encode,
+                                           label_pair, need_one_label_per_row, one_hot)
 
 __all__ = ["METRICS", "Accuracy", "BalancedAccuracy", "BrierScore", "CohenKappa", "ExpectedCost",
            "HammingLoss", "HingeLoss", "LogLoss", "MatthewsCorrelation", "ZeroOneLoss"]
@@ -44,7 +43,7 @@ class Accuracy(RowMean):
     whole_number_features = True   # a 0/1 column
 
     def row_values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        y_true, y_pred = _label_pair(y_true, y_pred)
+        y_true, y_pred = label_pair(y_true, y_pred)
         equal = y_true == y_pred
         return (equal.all(1) if equal.ndim == 2 else equal).astype(float)
 
@@ -74,14 +73,14 @@ class HammingLoss(RowMean):
     whole_number_features = True   # 0/1 for one label per row
 
     def row_values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        y_true, y_pred = _label_pair(y_true, y_pred)
+        y_true, y_pred = label_pair(y_true, y_pred)
         wrong = (y_true != y_pred).astype(float)
         return wrong.mean(1) if wrong.ndim == 2 else wrong
 
 
 def _class_codes(y_true: np.ndarray, n_classes: int) -> np.ndarray:
     """Column of each row's true class in a prediction with ``n_classes`` columns."""
-    y = _as_labels(y_true, "y_true")
+    y = as_labels(y_true, "y_true")
     if y.ndim != 1:
         raise ValueError("y_true must hold one label per row for probability or score metrics")
     if y.dtype.kind in "biuf" and len(y) and np.all(y == np.round(y)) and \
@@ -189,20 +188,20 @@ class _RecallCounts(RowSums):
         self.columns = np.arange(n_classes)
 
     def shared_features(self, y_true: np.ndarray) -> np.ndarray:
-        return np.hstack([np.ones((len(y_true), 1)), _one_hot(y_true, self.columns)])
+        return np.hstack([np.ones((len(y_true), 1)), one_hot(y_true, self.columns)])
 
     def entry_features(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        return _one_hot(y_true, self.columns) * (y_true == y_pred)[:, None]
+        return one_hot(y_true, self.columns) * (y_true == y_pred)[:, None]
 
     def finalize(self, shared: np.ndarray, sums: np.ndarray) -> np.ndarray:
         true = shared[None, :, 1:]
         present = true > 0          # a class absent from the truth has no recall: sklearn drops it
         recall = np.divide(sums, true, out=np.zeros(sums.shape), where=present)
         with np.errstate(invalid="ignore"):
-            return _class_sum(recall) / present.sum(-1)
+            return class_sum(recall) / present.sum(-1)
 
 
-class BalancedAccuracy(_ConfusionMetric):
+class BalancedAccuracy(ConfusionMetric):
     """Mean recall over the classes present in the truth, as ``balanced_accuracy_score``.
 
     Examples
@@ -211,14 +210,14 @@ class BalancedAccuracy(_ConfusionMetric):
     0.8333333333333333
     """
 
-    def _counts(self, encoded: _Encoded) -> RowSums:
-        _need_one_label_per_row(encoded, "balanced accuracy")
+    def _counts(self, encoded: Encoded) -> RowSums:
+        need_one_label_per_row(encoded, "balanced accuracy")
         return _RecallCounts(encoded.n_classes)
 
 
 # --- Matthews correlation, Cohen's kappa --------------------------------------------------------
 
-class MatthewsCorrelation(_ConfusionMetric):
+class MatthewsCorrelation(ConfusionMetric):
     """Matthews correlation coefficient (binary and multi-class), as ``matthews_corrcoef``.
 
     0.0 when the truth or the predictions have a single class (scikit-learn's convention).
@@ -229,12 +228,12 @@ class MatthewsCorrelation(_ConfusionMetric):
     -0.3333333333333333
     """
 
-    def _counts(self, encoded: _Encoded) -> RowSums:
-        _need_one_label_per_row(encoded, "Matthews correlation")
-        return _AgreementCounts("mcc", encoded.n_classes)
+    def _counts(self, encoded: Encoded) -> RowSums:
+        need_one_label_per_row(encoded, "Matthews correlation")
+        return AgreementCounts("mcc", encoded.n_classes)
 
 
-class CohenKappa(_ConfusionMetric):
+class CohenKappa(ConfusionMetric):
     """Cohen's kappa, unweighted or quadratic weighted, as ``cohen_kappa_score``.
 
     Parameters
@@ -255,9 +254,9 @@ class CohenKappa(_ConfusionMetric):
             raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
         self.weights = weights
 
-    def _counts(self, encoded: _Encoded) -> RowSums:
-        _need_one_label_per_row(encoded, "Cohen's kappa")
-        return _AgreementCounts("qwk" if self.weights else "kappa", encoded.n_classes)
+    def _counts(self, encoded: Encoded) -> RowSums:
+        need_one_label_per_row(encoded, "Cohen's kappa")
+        return AgreementCounts("qwk" if self.weights else "kappa", encoded.n_classes)
 
 
 # --- expected cost ------------------------------------------------------------------------------
@@ -290,11 +289,11 @@ class ExpectedCost(RowMean):
             self.costs = matrix
 
     def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> tuple:
-        encoded = _encode(y_true, preds)
-        _need_one_label_per_row(encoded, "expected cost")
+        encoded = encode(y_true, preds)
+        need_one_label_per_row(encoded, "expected cost")
         return super().prepare(*self._cost_codes(encoded))
 
-    def _cost_codes(self, encoded: _Encoded) -> tuple[np.ndarray, list[np.ndarray]]:
+    def _cost_codes(self, encoded: Encoded) -> tuple[np.ndarray, list[np.ndarray]]:
         if self.costs is None:
             return encoded.true, encoded.preds
         k, classes = len(self.costs), encoded.classes

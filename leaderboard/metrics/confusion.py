@@ -32,8 +32,18 @@ AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 MEASURES = ("precision", "recall", "f")
 
 
-def _as_labels(y: Any, name: str) -> np.ndarray:
-    """1-D labels (one type: numbers or ``str``) or a 2-D 0/1 multilabel matrix."""
+def as_labels(y: Any, name: str) -> np.ndarray:
+    """1-D labels (one type: numbers or ``str``) or a 2-D 0/1 multilabel matrix.
+
+    Examples
+    --------
+    >>> as_labels(np.array(["a", "b"], dtype=object), "y_true"), as_labels([[1], [0]], "y_true")
+    (array(['a', 'b'], dtype='<U1'), array([1, 0]))
+    >>> as_labels(np.array(["a", 1], dtype=object), "y_pred")
+    Traceback (most recent call last):
+    ...
+    ValueError: y_pred: mix of label input types (string and number)
+    """
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
@@ -57,11 +67,21 @@ def _as_labels(y: Any, name: str) -> np.ndarray:
     return y
 
 
-def _label_pair(y_true: Any, y_pred: Any,
+def label_pair(y_true: Any, y_pred: Any,
                 name: str = "predictions") -> tuple[np.ndarray, np.ndarray]:
-    """Checked labels of the truth and of one entry: same shape, same label type."""
-    y_true = _as_labels(y_true, "y_true")
-    y_pred = _as_labels(y_pred, name)
+    """Checked labels of the truth and of one entry: same shape, same label type.
+
+    Examples
+    --------
+    >>> label_pair([0, 1, 1], [1, 1, 0])
+    (array([0, 1, 1]), array([1, 1, 0]))
+    >>> label_pair([0, 1], ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions and y_true mix label input types (string and number)
+    """
+    y_true = as_labels(y_true, "y_true")
+    y_pred = as_labels(y_pred, name)
     if y_pred.shape != y_true.shape:
         raise ValueError(f"{name} have shape {y_pred.shape} but y_true has shape {y_true.shape}")
     if (y_pred.dtype.kind == "U") != (y_true.dtype.kind == "U"):
@@ -70,7 +90,7 @@ def _label_pair(y_true: Any, y_pred: Any,
 
 
 @dataclass(frozen=True)
-class _Encoded:
+class Encoded:
     """Labels as integer codes into ``classes`` (1-D), or 0/1 float matrices (multilabel)."""
 
     true: np.ndarray
@@ -83,46 +103,66 @@ class _Encoded:
         return len(self.classes)
 
 
-def _encode(y_true: Any, preds: Sequence[Any]) -> _Encoded:
-    pairs = [_label_pair(y_true, p, f"predictions of entry {i}") for i, p in enumerate(preds)]
-    y_true = pairs[0][0] if pairs else _as_labels(y_true, "y_true")
+def encode(y_true: Any, preds: Sequence[Any]) -> Encoded:
+    """The truth and every entry's labels as codes into the sorted union of their classes (the
+    order of :func:`sklearn.utils.multiclass.unique_labels`); a multilabel matrix as floats.
+
+    Examples
+    --------
+    >>> e = encode(["b", "a", "b"], [["a", "a", "c"]])
+    >>> e.classes.tolist(), e.true.tolist(), e.preds[0].tolist(), e.multilabel
+    (['a', 'b', 'c'], [1, 0, 1], [0, 0, 2], False)
+    """
+    pairs = [label_pair(y_true, p, f"predictions of entry {i}") for i, p in enumerate(preds)]
+    y_true = pairs[0][0] if pairs else as_labels(y_true, "y_true")
     preds = [p for _, p in pairs]
     if y_true.ndim == 2:
-        return _Encoded(y_true.astype(float), [p.astype(float) for p in preds],
+        return Encoded(y_true.astype(float), [p.astype(float) for p in preds],
                         np.arange(y_true.shape[1]), True)
     classes, inverse = np.unique(np.concatenate([y_true, *preds]), return_inverse=True)
     codes = inverse.reshape(len(preds) + 1, len(y_true))
-    return _Encoded(codes[0], list(codes[1:]), classes, False)
+    return Encoded(codes[0], list(codes[1:]), classes, False)
 
 
-def _one_hot(codes: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """``(n, len(columns))`` float indicators of ``codes == column``."""
+def one_hot(codes: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``(n, len(columns))`` float indicators of ``codes == column``.
+
+    Examples
+    --------
+    >>> one_hot(np.array([2, 0]), np.arange(3)).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
     return (codes[:, None] == columns[None, :]).astype(float)
 
 
-def _class_sum(values: np.ndarray) -> np.ndarray:
+def class_sum(values: np.ndarray) -> np.ndarray:
     """Sum over the last (class) axis one class at a time, in class order.
 
     Classes that another entry brought into the encoding add exact zeros, so an entry's score does
     not depend on which entries were prepared with it (numpy's pairwise ``sum`` regroups terms
     when the axis grows).
+
+    Examples
+    --------
+    >>> class_sum(np.array([[0.1, 0.2, 0.3], [1.0, 0.0, 0.0]])).tolist()
+    [0.6000000000000001, 1.0]
     """
     if not values.shape[-1]:
         return np.zeros(values.shape[:-1])
     return np.cumsum(values, axis=-1)[..., -1]
 
 
-class _ConfusionMetric(MetricImpl):
+class ConfusionMetric(MetricImpl):
     """Encodes labels, then scores the counts with a :class:`RowSums` built for those classes."""
 
     sparse_weights = True   # every counts class below takes them
     whole_number_features = True   # counts, indicators and squared code differences
 
-    def _counts(self, encoded: _Encoded) -> RowSums:
+    def _counts(self, encoded: Encoded) -> RowSums:
         raise NotImplementedError
 
     def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> tuple[RowSums, Any]:
-        encoded = _encode(y_true, preds)
+        encoded = encode(y_true, preds)
         counts = self._counts(encoded)
         return counts, counts.prepare(encoded.true, encoded.preds)
 
@@ -131,7 +171,16 @@ class _ConfusionMetric(MetricImpl):
         return counts.evaluate(inner, weights)
 
 
-def _need_one_label_per_row(encoded: _Encoded, metric: str) -> None:
+def need_one_label_per_row(encoded: Encoded, metric: str) -> None:
+    """A ValueError when ``encoded`` is a multilabel matrix: ``metric`` takes one label per row.
+
+    Examples
+    --------
+    >>> need_one_label_per_row(encode([[0, 1], [1, 0]], []), "balanced_accuracy")
+    Traceback (most recent call last):
+    ...
+    ValueError: balanced_accuracy needs one label per row, not a multilabel matrix
+    """
     if encoded.multilabel:
         raise ValueError(f"{metric} needs one label per row, not a multilabel matrix")
 
@@ -171,7 +220,7 @@ class _PRFCounts(RowSums):
         elif self.average == "micro":
             true = np.ones((len(y_true), 1))
         else:
-            true = _one_hot(y_true, self.columns)
+            true = one_hot(y_true, self.columns)
         return np.hstack([np.ones((len(y_true), 1)), true])
 
     def entry_features(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
@@ -184,7 +233,7 @@ class _PRFCounts(RowSums):
         if self.average == "micro":
             # Every row is one true and one predicted label: predicted total = true total = weight.
             return np.column_stack([correct, np.ones(len(y_true))])
-        pred = _one_hot(y_pred, self.columns)
+        pred = one_hot(y_pred, self.columns)
         return np.hstack([pred * correct[:, None], pred])
 
     def finalize(self, shared: np.ndarray, sums: np.ndarray) -> np.ndarray:
@@ -194,14 +243,14 @@ class _PRFCounts(RowSums):
         if self.average in ("binary", "micro"):
             return values[..., 0]
         if self.average == "weighted":
-            support = _class_sum(true)
+            support = class_sum(true)
             # No true labels at all (multilabel only): every per-class value is 0, so is the mean.
-            return np.divide(_class_sum(values * true), support,
+            return np.divide(class_sum(values * true), support,
                              out=np.zeros(values.shape[:-1]), where=support > 0)
         # macro: multilabel averages over every column; multi-class over the labels present.
         included = np.ones(values.shape, bool) if self.multilabel else (true + pred) > 0
         with np.errstate(invalid="ignore"):
-            return _class_sum(values * included) / included.sum(-1)
+            return class_sum(values * included) / included.sum(-1)
 
 
 class _SamplesPRF(RowMean):
@@ -215,7 +264,7 @@ class _SamplesPRF(RowMean):
                            y_pred.sum(1))
 
 
-class PrecisionRecallF(_ConfusionMetric):
+class PrecisionRecallF(ConfusionMetric):
     """Precision, recall or F-beta with scikit-learn's averages and ``zero_division`` default.
 
     Parameters
@@ -251,7 +300,7 @@ class PrecisionRecallF(_ConfusionMetric):
             raise ValueError(f"beta must be >= 0, got {beta}")
         self.measure, self.average, self.beta = measure, average, beta
 
-    def _counts(self, encoded: _Encoded) -> RowSums:
+    def _counts(self, encoded: Encoded) -> RowSums:
         if self.average == "samples":
             if not encoded.multilabel:
                 raise ValueError("the 'samples' average needs a 2-D 0/1 multilabel matrix")
@@ -261,7 +310,7 @@ class PrecisionRecallF(_ConfusionMetric):
                           encoded.multilabel, positive)
 
     @staticmethod
-    def _positive(encoded: _Encoded) -> int:
+    def _positive(encoded: Encoded) -> int:
         """Code of positive label 1; with a single class that is not 1, a code no row has."""
         if encoded.multilabel or encoded.n_classes > 2:
             raise ValueError("the 'binary' average needs binary labels; use the micro, macro or "
@@ -278,7 +327,7 @@ class PrecisionRecallF(_ConfusionMetric):
 
 # --- Matthews correlation, Cohen's kappa --------------------------------------------------------
 
-class _AgreementCounts(RowSums):
+class AgreementCounts(RowSums):
     """Shared: total weight and true counts per class. Entry: predicted counts per class, the
     correct count and, for quadratic kappa, the sum of squared code differences.
 
@@ -294,10 +343,10 @@ class _AgreementCounts(RowSums):
         self.columns = np.arange(n_classes)
 
     def shared_features(self, y_true: np.ndarray) -> np.ndarray:
-        return np.hstack([np.ones((len(y_true), 1)), _one_hot(y_true, self.columns)])
+        return np.hstack([np.ones((len(y_true), 1)), one_hot(y_true, self.columns)])
 
     def entry_features(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        columns = [_one_hot(y_pred, self.columns), (y_true == y_pred)[:, None]]
+        columns = [one_hot(y_pred, self.columns), (y_true == y_pred)[:, None]]
         if self.statistic == "qwk":
             columns.append(((y_true - y_pred).astype(float) ** 2)[:, None])
         return np.hstack(columns)
@@ -326,16 +375,16 @@ class _AgreementCounts(RowSums):
         pred, correct = sums[..., :k], sums[..., k]
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.statistic == "mcc":
-                cov_tp = correct * total - _class_sum(true * pred)
-                cov_pp = total ** 2 - _class_sum(pred ** 2)
-                cov_tt = total ** 2 - _class_sum(true ** 2)
+                cov_tp = correct * total - class_sum(true * pred)
+                cov_pp = total ** 2 - class_sum(pred ** 2)
+                cov_tt = total ** 2 - class_sum(true ** 2)
                 # sklearn returns 0 when either side has a single class (a zero variance).
                 defined = ((pred > 0).sum(-1) > 1) & ((true > 0).sum(-1) > 1)
                 return np.where(defined, cov_tp / np.sqrt(cov_pp * cov_tt), 0.0)
             present = (true + pred) > 0
             if self.statistic == "kappa":
                 observed = total - correct
-                expected = _class_sum(pred * (total[:, None] - true)) / total
+                expected = class_sum(pred * (total[:, None] - true)) / total
             else:
                 observed = sums[..., k + 1]
                 # A gap among the present classes moves their positions: evaluate redoes these.
@@ -369,10 +418,10 @@ def _quadratic_expected(true: np.ndarray, pred: np.ndarray, present: np.ndarray,
     """
     ranks = np.cumsum(present, -1) - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
-        shift = np.floor(_class_sum(true * ranks) / total)
+        shift = np.floor(class_sum(true * ranks) / total)
         ranks = ranks - np.nan_to_num(shift)[..., None]
-        cross = _class_sum(pred * ranks) * _class_sum(true * ranks) / total
-    return _class_sum((pred + true) * ranks ** 2) - 2.0 * cross
+        cross = class_sum(pred * ranks) * class_sum(true * ranks) / total
+    return class_sum((pred + true) * ranks ** 2) - 2.0 * cross
 
 
 def _confusion(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int,
@@ -389,11 +438,11 @@ def _confusion(y_true: np.ndarray, y_pred: np.ndarray, n_classes: int,
 def _kappa_from_confusion(confusion: np.ndarray) -> np.ndarray:
     """Quadratic weighted kappa of each ``(K, K)`` matrix, classes at their present positions.
 
-    Same formulas as the per-row path of :class:`_AgreementCounts`, so both give the same bits.
+    Same formulas as the per-row path of :class:`AgreementCounts`, so both give the same bits.
     """
     true, pred = confusion.sum(2), confusion.sum(1)
     present = (true + pred) > 0
     ranks = np.cumsum(present, -1) - 1.0
     distance = (ranks[:, :, None] - ranks[:, None, :]) ** 2
-    observed = _class_sum((distance * confusion).reshape(len(confusion), -1))
-    return _kappa(observed, _quadratic_expected(true, pred, present, _class_sum(true)), present)
+    observed = class_sum((distance * confusion).reshape(len(confusion), -1))
+    return _kappa(observed, _quadratic_expected(true, pred, present, class_sum(true)), present)

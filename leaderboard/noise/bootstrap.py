@@ -36,7 +36,7 @@ from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
-    RESAMPLING, ROW_BLOCK, STREAM, _Plan, _poisson_one, count_block, poisson_weights, resampling,
+    RESAMPLING, ROW_BLOCK, STREAM, _Plan, count_block, poisson_one, poisson_weights, resampling,
     weight_block)
 
 if TYPE_CHECKING:
@@ -102,9 +102,16 @@ class BootstrapResult:
 
     def d95(self) -> np.ndarray:
         """Per entry, the seeds' d95 from the replicates: the 95th percentile of |difference| of two
-        independent replicates, i.e. of two equally good models each on its own test set."""
-        return np.array([pairwise_abs_diff_quantile(np.sort(r[np.isfinite(r)]), 0.95)
-                         for r in self.replicates])
+        independent replicates, i.e. of two equally good models each on its own test set. A
+        score that does not move under resampling (a perfect one) has d95 exactly 0, not the
+        rounding dust of its replicates (6e-61 for a perfect AUC)."""
+        out = []
+        for r in self.replicates:
+            r = np.sort(r[np.isfinite(r)])
+            d = pairwise_abs_diff_quantile(r, 0.95)
+            dust = 64 * np.finfo(float).eps * max(1.0, float(np.abs(r).max(initial=0.0)))
+            out.append(0.0 if d <= dust else d)
+        return np.array(out)
 
 
 def _bootstrap_iv(impl, y_true, preds, replicates, resample, strata, groups, batch):

@@ -29,6 +29,10 @@ class Stream(IntEnum):
     BATTLES_BOOTSTRAP = 20      # battles: the Poisson bootstrap of battles
     CROSSING_CLUSTERS = 21      # per-category results whose clusters cross categories: one draw
     OVERFIT_TRUTH = 25          # post-mortems: true scores drawn for the detectable-overfit power
+    PLAN_FROM_BOARDS = 29       # plan --from: the simulated boards' noise (issue 40)
+    PLAN_FROM_REPLICATES = 30   # plan --from: the replicates behind each simulated board's tiers
+    SIGN_FLIPS = 39             # the randomization tests' sign flips of per-item differences
+    GUARANTEE_CHECK = 40        # the self-check's null boards (models permuted within items)
     # Seeded by entropy_rng / entropy_seed (one generator, not blocks; their numbers depend on
     # _ENTROPY_TAG below, not on these values):
     PLAN_POWER_CHECK = 22       # plan: the simulated-power check's test sets (not the SD's)

@@ -80,14 +80,14 @@ def resampling(y_true: np.ndarray, resample: str, strata: np.ndarray | None = No
 _POISSON_CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(25)])
 
 
-def _poisson_one(u: np.ndarray) -> np.ndarray:
+def poisson_one(u: np.ndarray) -> np.ndarray:
     """Poisson(1) counts by inversion of the uniforms ``u`` (exact up to float64): the first
     eight thresholds vectorised (4x faster than ``Generator.poisson``), the rare rest
     (probability 1e-6) by a search of the whole table.
 
     Examples
     --------
-    >>> _poisson_one(np.array([0.1, 0.5, 0.95, 0.9999999])).tolist()
+    >>> poisson_one(np.array([0.1, 0.5, 0.95, 0.9999999])).tolist()
     [0, 1, 3, 10]
     """
     counts = np.zeros(u.shape, dtype=np.int8)
@@ -107,7 +107,7 @@ def _poisson_counts(seed: int, block: int, rows: slice, n_rows: int, stream: int
     for r in range(first, last + 1):
         rng = block_rng(seed, stream, block, r)   # row block r of the draw block
         width = min(ROW_BLOCK, n_rows - r * ROW_BLOCK)
-        parts.append(_poisson_one(rng.random((BLOCK, width))).view(np.uint8))
+        parts.append(poisson_one(rng.random((BLOCK, width))).view(np.uint8))
     offset = first * ROW_BLOCK
     return np.hstack(parts)[:, start - offset:stop - offset]
 

@@ -146,7 +146,7 @@ def analysis_assumptions(analysis, sweep: dict | None = None,
 
     ``sweep`` is :func:`correlation_sweep`'s result for a scores-only board whose correlation
     between entries could not be estimated; ``grouping`` the per-item results' undeclared
-    grouping columns (:func:`leaderboard.ingest.items.grouping_columns`).
+    grouping columns (:func:`leaderboard.ingest.item_table.grouping_columns`).
     """
     if analysis.mode == "scores":
         return _scores(analysis, sweep)
@@ -190,9 +190,9 @@ def comparison_assumptions(result, solution, *, items: bool) -> tuple[Assumption
 def _rows_or_items(found: tuple, unit: str, affects: tuple[str, ...]) -> Assumption:
     name = "independent_items" if unit == "items" else "independent_rows"
     if unit == "items":
-        from leaderboard.ingest.items import grouping_sentence
+        from leaderboard.ingest.item_table import grouping_sentence
 
-        from leaderboard.ingest.submissions.table import show
+        from leaderboard.ingest.toolkit.messages import show
 
         checked = ("; ".join(grouping_sentence(c, g) for c, g in found) + "." if found
                    else "No column of the file groups the items.")

@@ -26,7 +26,7 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.battles import Battles, grouping_sentence
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 from leaderboard.noise.bradley_terry import (SCALE, ClusterCells, PairCounts, bootstrap_fits,
                                              cluster_scores, firth_fit, fit,
                                              sandwich_covariance, unbounded_models)
@@ -128,6 +128,7 @@ class BattlesAnalysis:
     groups: tuple[GroupRating, ...]
     not_comparable: tuple[tuple[str, ...], ...]
     notes: tuple[str, ...] = ()
+    card: object = None    # the leaderboard card (leaderboard.pipelines.card, issue 40)
 
     @property
     def mode(self) -> str:

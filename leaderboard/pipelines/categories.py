@@ -50,7 +50,7 @@ from leaderboard.noise.clusters import cluster_count, stretch
 from leaderboard.noise.mean_bounds import ClusterDesign, bounded_interval, value_range
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import count_block, resampling
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries

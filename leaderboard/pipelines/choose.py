@@ -25,7 +25,7 @@ from leaderboard.params import check
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
 from leaderboard.ingest.submissions.identical import identical_to
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 
 
 UNIVERSE_DRAWS = 2000  # simulated test sets per score level for a table's SDs (analyze's default)

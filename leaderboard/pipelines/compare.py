@@ -16,6 +16,10 @@ With few clusters (``resample="grouped"``, fewer than 30 clusters or one holding
 items or more) the cluster bootstrap is too narrow; the bound and interval then use a t reference
 with ``G - 1`` degrees of freedom (:mod:`leaderboard.noise.clusters`), measured to keep the level
 at alpha with 6 to 20 clusters (tests/noise/test_clusters.py).
+
+Per-item results with a column that groups the items but was not declared: the gate also needs
+the candidate shown better with that column's groups resampled as wholes
+(:mod:`~leaderboard.pipelines.compare_groups`, issue 39).
 """
 from __future__ import annotations
 
@@ -63,6 +67,10 @@ class Comparison:
         The two predictions are identical on every row.
     clusters : ClusterCount or None
         Resampling whole clusters: how many (few clusters: the t-corrected bound was used).
+    resolution : PairResolution or None
+        The pair's own resolution (issue 40): the SD of the paired difference against the SD
+        were the two scored independently, the units on which they differ and the units that
+        would separate them at this gap (:func:`leaderboard.pipelines.card.pair_resolution`).
     """
 
     baseline: float
@@ -78,6 +86,7 @@ class Comparison:
     replicates: int
     identical: bool
     clusters: ClusterCount | None = None
+    resolution: object = None
 
 
 def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
@@ -149,10 +158,29 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
         sd = float(diffs.std(ddof=1)) * (1.0 if one == 1.0 else np.sqrt(
             clusters.clusters / (clusters.clusters - 1)))
         p_value = max(float((point + one * (diffs - point) <= 0).mean()), 1.0 / diffs.size)
+    resolution = _resolution(boot, sign, point, baseline, candidate, clusters, unit, alpha)
     return Comparison(baseline=float(boot.point[0]), candidate=float(boot.point[1]),
                       difference=point, lower=lower, low=low, high=high, sd=sd,
                       p_value=p_value, better=bool(not identical and lower > 0), alpha=alpha,
-                      replicates=int(diffs.size), identical=identical, clusters=clusters)
+                      replicates=int(diffs.size), identical=identical, clusters=clusters,
+                      resolution=resolution)
+
+
+def _resolution(boot, sign: float, point: float, baseline, candidate, clusters, unit: str,
+                alpha: float):
+    """The pair's own resolution, the better-scored first (the card's top pair, for two)."""
+    from leaderboard.pipelines.card import pair_resolution
+
+    first, second = (1, 0) if point >= 0 else (0, 1)
+    a, b = np.asarray(baseline), np.asarray(candidate)
+    differ = (np.any(a != b, axis=tuple(range(1, a.ndim))) if a.ndim > 1 else a != b)
+    grouped = clusters is not None
+    return pair_resolution(("candidate", "baseline") if first == 1 else ("baseline", "candidate"),
+                           abs(point), sign * boot.replicates[first],
+                           sign * boot.replicates[second],
+                           current=clusters.clusters if grouped else int(boot.n_units),
+                           unit="cluster" if grouped else unit, alpha=alpha,
+                           n_eff=int(differ.sum()))
 
 
 # --- the gate: inputs read, the pair compared, what makes it untrustworthy flagged -----------------
@@ -282,7 +310,7 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
 
     one_mode(solution, items)
     if items is not None:
-        metric, y, base, cand, groups, table = _from_items(items, baseline, candidate, options)
+        metric, y, base, cand, groups, table = items_pair(items, baseline, candidate, options)
         bounds = _item_bounds(base, cand)
     else:
         metric, y, base, cand, groups, table = _from_files(solution, baseline, candidate, options)
@@ -296,6 +324,13 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
     held = bool(found and result.better and not options.allow_perfect)
     if held:   # shown better only by a perfect score: the gate does not pass on a likely leak
         result = dataclasses.replace(result, better=False)
+    if items is not None and groups is None and result.better:
+        from leaderboard.pipelines.compare_groups import undeclared_groups_hold
+
+        grouped = undeclared_groups_hold(items, baseline, candidate, options, table)
+        if grouped is not None:   # related items resampled as wholes: not shown better
+            found, held = found + [grouped], True
+            result = dataclasses.replace(result, better=False)
     read = options.read
     return Gate(comparison=result, metric=metric, baseline=_named(baseline),
                 candidate=_named(candidate), items=items is not None,
@@ -351,7 +386,10 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
     return out
 
 
-def _from_items(source, baseline, candidate, options: GateOptions):
+def items_pair(source, baseline, candidate, options: GateOptions):
+    """The pair from per-item results: ``(metric, truth, baseline's values, candidate's values,
+    clusters or None, the items' table)`` on the items both models have (``options.read``'s
+    columns; ``cluster_col`` gives the clusters)."""
     from leaderboard.ingest.items import read_items
 
     metric, binary = items_metric(options.noise.metric or "mean")
@@ -393,7 +431,7 @@ def _same_file(a, b) -> bool:
 def _from_files(source, baseline, candidate, options: GateOptions):
     from leaderboard.ingest.safe_read import Unreadable, read_file
     from leaderboard.ingest.submissions import read_solution
-    from leaderboard.ingest.submissions.table import Rejected
+    from leaderboard.ingest.toolkit.messages import Rejected
     from leaderboard.ingest.submissions.validate import make_plan, validate
 
     if options.noise.metric is None:

@@ -8,15 +8,22 @@ what that machinery cannot say: for every pair, the mean difference on the items
 intervals that hold for all pairs at once, and from them each model's *pairwise rank*: 1 + the
 number of models better than it on the items they share.
 
-Method: the same paired bootstrap of items as the scores (the weights regenerated from the same
-seed and stream over every item; a pair's difference uses its shared items only). A pair's
-interval is ``d +- c * sd`` with ``sd`` its bootstrap standard deviation and ``c`` the ``1 -
-alpha`` quantile of the largest studentised deviation ``max_pairs |d* - d| / sd`` over the
-replicates (single-step max-t): all intervals cover their true differences together with
-probability about ``1 - alpha`` (asymptotically, items independent). A model's pairwise rank set
-``[1 + #shown better than it, K - #shown worse]`` then holds for every model at once with that
-probability. A pair with fewer than :data:`MIN_SHARED` shared items, or no spread over its
-replicates, gets no interval (missing, with the reason) and no verdict.
+Method: sign flips of the shared items' differences, studentised per draw (issue 39). Pair p's
+difference ``d`` is the mean of its per-item differences on its ``n`` shared items, with the usual
+standard error ``se`` (of the cluster totals, CR1, when items are clustered: ``G / (G - 1)``
+times the sum of the squared residual totals, over ``n**2``). A draw flips the signs of the
+differences item by item (cluster by cluster), the same signs for every pair, and studentises
+again: ``T* = mean* / se*`` with ``se*`` computed from the flipped differences as ``se`` is from
+the data. A pair's interval is ``d +- c * se`` with ``c`` the ``1 - alpha`` quantile of
+``max_pairs |T*|`` (single-step max-t). When no two models differ (each pair's differences
+symmetric about 0) the draws are the statistic's exact randomization distribution (draw 0 the
+identity), so no interval excludes 0 with probability at least ``1 - alpha``, whatever the
+number of items; with real differences each draw is still studentised, with the t-like tails of
+the real statistic. The bootstrap it replaced (the differences over a fixed bootstrap SD) held
+69-94% of null benchmarks "all at once", this 94-97.5% (docs/calibration.md). A
+model's pairwise rank set ``[1 + #shown better than it, K - #shown worse]`` then holds for every
+model at once with that probability. A pair with fewer than :data:`MIN_SHARED` shared items, or
+no spread, gets no interval (missing, with the reason) and no verdict.
 """
 from __future__ import annotations
 
@@ -25,9 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.metrics.per_item import MeanOwnItems
-from leaderboard.noise.bootstrap import replicate_scores
-from leaderboard.noise.weights import resampling
 
 MIN_SHARED = 10      # shared items below which a pair is not compared (too_few_units' floor)
 MAX_MODELS = 150     # pairs grow as K^2: 11,175 at 150 models
@@ -102,8 +106,9 @@ class PairwiseTable:
         def num(x):
             return None if not math.isfinite(float(x)) else float(x)
         verdicts = self.shown_better()
-        return {"method": "paired bootstrap of shared items, single-step max-t simultaneous "
-                          "intervals over all pairs", "alpha": self.alpha,
+        return {"method": "sign flips of the shared items' differences, studentised per draw, "
+                          "single-step max-t simultaneous intervals over all pairs",
+                "alpha": self.alpha,
                 "critical": num(self.critical), "min_shared": MIN_SHARED,
                 "models": [{"model": n, "pairwise_rank_low": int(lo), "pairwise_rank_high": int(hi)}
                            for n, lo, hi in zip(self.names, self.rank_low, self.rank_high)],
@@ -126,7 +131,7 @@ def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int,
         (models, items), NaN where a model has no value; models in rank order.
     names : list of str
     replicates, seed : int
-        The analysis's bootstrap (same weights: the same seed and stream over the same items).
+        Sign-flip draws (the flips of :mod:`~leaderboard.tiers.sign_flips`, by seed).
     alpha : float
     higher_is_better : bool
     resample, groups
@@ -151,30 +156,21 @@ def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int,
     if k < 2 or too_many_pairs(k, n_items):
         return None
     first, second = np.triu_indices(k, 1)
-    has = np.isfinite(values)
-    shared = np.concatenate([(has[first[c]] & has[second[c]]).sum(axis=1)
-                             for c in _chunks(len(first), n_items)])
-    impl = MeanOwnItems()
-    plan = resampling(np.zeros(n_items), resample, None, groups)
-    point, reps = [], []
-    for c in _chunks(len(first), n_items):   # memory bounded; the weights are the same
-        diffs = values[first[c]] - values[second[c]]     # NaN where either lacks the item
-        prepared = impl.prepare(np.zeros(n_items), list(diffs))
-        point.append(impl.point(prepared, n_items))
-        reps.append(replicate_scores(impl, prepared, plan, replicates, seed))
-    point, reps = np.concatenate(point), np.vstack(reps)
-    enough = shared >= MIN_SHARED
-    point = np.where(enough, point, np.nan)
-    with np.errstate(invalid="ignore"):
-        sd = np.nanstd(reps, axis=1, ddof=1) if reps.shape[1] > 1 else np.full(len(point), np.nan)
-    usable = enough & np.isfinite(sd) & (sd > 0)
+    code = (np.arange(n_items) if groups is None or resample != "grouped"
+            else np.unique(np.asarray(groups), return_inverse=True)[1].ravel())
+    units = int(code.max()) + 1
+    parts = [_pair_stats(values[first[c]] - values[second[c]], code, units, replicates, seed)
+             for c in _chunks(len(first), max(n_items, replicates))]
+    point, se, shared = (np.concatenate([part[j] for part in parts]) for j in range(3))
+    worst = np.max(np.stack([part[3] for part in parts]), axis=0)    # max |T*| per draw
+    usable = (shared >= MIN_SHARED) & np.isfinite(se) & (se > 0)
+    point = np.where(shared >= MIN_SHARED, point, np.nan)
     critical = math.nan
     low = high = np.full(len(point), np.nan)
     if usable.any():
-        t = np.abs(reps[usable] - point[usable, None]) / sd[usable, None]
-        critical = float(np.quantile(np.nanmax(t, axis=0), 1 - alpha))
-        low = np.where(usable, point - critical * sd, np.nan)
-        high = np.where(usable, point + critical * sd, np.nan)
+        critical = float(np.quantile(worst, 1 - alpha))
+        low = np.where(usable, point - critical * se, np.nan)
+        high = np.where(usable, point + critical * se, np.nan)
     table = PairwiseTable(names=tuple(names), first=first, second=second, shared=shared,
                           difference=point, low=low, high=high, critical=critical,
                           rank_low=np.ones(k, dtype=int), rank_high=np.full(k, k),
@@ -188,6 +184,58 @@ def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int,
     np.add.at(worse_than, first[verdict < 0], 1)
     return PairwiseTable(**{**table.__dict__, "rank_low": 1 + worse_than,
                             "rank_high": k - better_than})
+
+
+def _pair_stats(diffs: np.ndarray, code: np.ndarray, units: int, replicates: int, seed: int):
+    """For a chunk of pairs' per-item differences (NaN: not shared): mean, SE (CR1 over the
+    units), shared items, and each draw's largest ``|T*|`` over the chunk's usable pairs.
+
+    Per pair: unit totals ``D_c`` of the differences over the unit's ``m_c`` shared items, ``G``
+    units with a shared item. A draw's signs ``s_c`` give the flipped mean ``S / n`` with ``S =
+    sum s_c D_c``, and with ``M = sum s_c m_c D_c`` its own residuals' sum of squares ``Q - 2
+    (S / n) M + (S / n)**2 sum m_c**2`` (``Q = sum D_c**2``), whence its SE as the data's.
+    """
+    from leaderboard.tiers.sign_flips import flip_block
+    from leaderboard.noise.rng import BLOCK
+
+    has = np.isfinite(diffs)
+    shared = has.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(shared > 0, np.where(has, diffs, 0.0).sum(axis=1) / shared, np.nan)
+    # the differences themselves, not their residuals: flipping them is a randomization test
+    # of "no pair differs", exact for all pairs at once (each draw studentised as the data are)
+    resid = np.where(has, diffs, 0.0)
+    e = _unit_sums(resid, code, units)                    # (pairs, units) difference totals
+    m = _unit_sums(has.astype(float), code, units)        # shared items per unit
+    g = (m > 0).sum(axis=1)
+    q, w = (e * e).sum(axis=1), (m * m).sum(axis=1)
+    n = np.maximum(shared, 1)
+    cr1 = np.where(g > 1, g / np.maximum(g - 1, 1), np.nan)
+    # the data's SE: the residual totals D_c - m_c d, as each draw's below
+    se = np.sqrt(cr1 * np.maximum(q - 2 * mean * (m * e).sum(axis=1) + mean ** 2 * w, 0.0)) / n
+    ok = (shared >= MIN_SHARED) & (se > 0)
+    worst = np.zeros(replicates)
+    if ok.any():
+        e, em, q, w, n, cr1 = e[ok], e[ok] * m[ok], q[ok], w[ok], n[ok], cr1[ok]
+        for b in range(-(-replicates // BLOCK)):
+            r0 = b * BLOCK
+            signs = flip_block(units, seed, b)[:replicates - r0]
+            shift = (e @ signs.T) / n[:, None]                          # S / n
+            ss = q[:, None] - 2 * shift * (em @ signs.T) + shift ** 2 * w[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t = np.abs(shift) / (np.sqrt(cr1[:, None] * np.maximum(ss, 0.0)) / n[:, None])
+            t = np.where(np.isfinite(t), t, 0.0)          # a draw with no spread: no deviation
+            worst[r0:r0 + signs.shape[0]] = t.max(axis=0)
+    return mean, se, shared, worst
+
+
+def _unit_sums(x: np.ndarray, code: np.ndarray, units: int) -> np.ndarray:
+    """Sums of ``x``'s columns by unit (``code``: each item's unit, every unit used)."""
+    if units == x.shape[1]:
+        return x if np.array_equal(code, np.arange(units)) else x[:, np.argsort(code)]
+    order = np.argsort(code, kind="stable")
+    starts = np.searchsorted(code[order], np.arange(units))
+    return np.add.reduceat(x[:, order], starts, axis=1)
 
 
 def too_many_pairs(models: int, items: int) -> str | None:

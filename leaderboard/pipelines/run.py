@@ -9,11 +9,9 @@ here, never by the command line.
 """
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 
@@ -24,10 +22,9 @@ from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderb
 from leaderboard.metrics import get_metric, items_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
 from leaderboard.pipelines.scores import Analysis, Settings, analyze
-from leaderboard.resources import data_dir
 from leaderboard.set_aside import board_not_entries, board_set_aside
 from leaderboard.slices import SliceSizes, resolve_sizes
-from leaderboard.ingest.items import NUMERIC_KINDS
+from leaderboard.ingest.item_table import NUMERIC_KINDS
 from leaderboard.metrics.per_item import MeanOwnItems
 
 
@@ -35,7 +32,8 @@ from leaderboard.metrics.per_item import MeanOwnItems
 class Inputs:
     """What ``analyze`` reads: a leaderboard (``board``), a ``solution`` with ``submissions``,
     per-item results (``items``, with optionally a file of ``published`` scores to check), or a
-    bundled ``example`` ("scores" or "submissions").
+    bundled ``example`` (a name of :data:`leaderboard.choices.EXAMPLES` but battles, which
+    :func:`leaderboard.analyze_battles` reads).
 
     Each is a path, an :class:`~leaderboard.ingest.in_memory.InMemory` table (the leaderboard may also
     be a DataFrame), and ``submissions`` may be a mapping of team to an InMemory table or an
@@ -60,8 +58,30 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
     >>> run_analysis(Inputs(example="scores"), options).table["team"].iloc[0]
     'Lunar Ensemble'
     """
-    if inputs.example:
-        inputs, options = _with_example(inputs, options)
+    if inputs.example:   # a bundled example (leaderboard.pipelines.examples)
+        from leaderboard.pipelines.examples import example_named, with_example
+
+        example, (inputs, options) = inputs.example, with_example(inputs, options)
+        result = with_card(_analysis(inputs, options, quiet), inputs, options)
+        return example_named(result) if example == "submissions" else result
+    return with_card(_analysis(inputs, options, quiet), inputs, options)
+
+
+def with_card(analysis: Analysis, inputs: Inputs, options: AnalyzeOptions) -> Analysis:
+    """The analysis with its leaderboard card (:mod:`leaderboard.pipelines.card`): the inputs'
+    SHA-256 in the card's provenance, each under the option that named it."""
+    from leaderboard.provenance import provenance
+    from leaderboard.pipelines.card_modes import analysis_card
+
+    roles = [("FILE", inputs.board), ("--solution", inputs.solution),
+             ("--submissions", inputs.submissions), ("--items", inputs.items),
+             ("--published", inputs.published), ("--instances", options.read.instances)]
+    return replace(analysis, card=analysis_card(
+        analysis, provenance(roles, analysis.settings.seed)))
+
+
+def _analysis(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis:
+    """:func:`run_analysis` without the card, once the inputs are files, tables or frames."""
     submissions_mode = inputs.solution is not None or inputs.submissions is not None
     if (options.workers is not None or options.scheduler is not None) and (
             inputs.items is not None or not submissions_mode):
@@ -73,9 +93,13 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions, *, quiet: bool = True)
                          "it needs --category-col")
     if inputs.items is not None:
         return _run_items(inputs, options, quiet)
-    if inputs.published is not None or options.read.cost_col is not None:
-        raise InputError(f"{'--published' if inputs.published is not None else '--cost-col'} "
-                         "goes with per-item results (--items)")
+    read = options.read
+    stray = next((option for option, given in (
+        ("--published", inputs.published is not None), ("--cost-col", read.cost_col),
+        ("--published-col", read.published_col),
+        ("--published-model-col", read.published_model_col)) if given), None)
+    if stray is not None:
+        raise InputError(f"{stray} goes with per-item results (--items)")
     if submissions_mode and inputs.board is not None:
         raise InputError("give either a leaderboard FILE or --solution with --submissions, not both")
     if not submissions_mode and inputs.board is None:
@@ -191,11 +215,17 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
                                   missing_instances=read.missing_instances,
                                   max_bytes=read.max_file_size)
     coverage = solution.coverage
-    few = too_few_units(len(solution), "item") if coverage.policy == "common" else None
-    if few and coverage.ragged and read.cluster_col is None:   # say why the set is small
+    if read.cluster_col is not None and solution.groups is not None:
+        _few_clusters(solution, read.cluster_col, read.category_col)
+    few = too_few_units(len(solution), "item") if coverage.complete else None
+    if few and coverage.dropped == "items" and read.cluster_col is None:   # say why so few
+        models_way = (f"--items-policy drop-models (the {coverage.cells[2]:,} models that have "
+                      f"all {coverage.cells[3]:,} items), or "
+                      if len(coverage.cells) == 4 and coverage.cells[2] >= 2 else "")
         raise InputError(f"the models share only {len(solution):,} of the file's "
                          f"{coverage.items_in_file:,} items{coverage.shrink_words()}: {few}; or "
-                         "give --items-policy pairwise (each pair on the items it shares)")
+                         f"give {models_way}--items-policy pairwise (each pair on the items it "
+                         "shares)")
     if pairwise:   # NaN where a model lacks an item: the mean over its own items
         metric = replace(metric, factory=MeanOwnItems)
     settings = Settings(metric, NoiseOptions(higher_is_better=noise.higher_is_better,
@@ -217,8 +247,28 @@ def _run_items(inputs: Inputs, options: AnalyzeOptions, quiet: bool) -> Analysis
         tier_method=ranks.method, shown=ranks.category_intervals))
 
 
+def _few_clusters(solution, column: str, category_col: str | None) -> None:
+    """Too few clusters to resample (MathArena's 5 competitions as clusters, issue 40): refused,
+    offering the two analyses the data can carry, each saying what it assumes."""
+    from leaderboard.ingest.toolkit.messages import show
+    from leaderboard.noise.bootstrap import too_few_units
+
+    groups = len(np.unique(solution.groups))
+    few = too_few_units(groups, "cluster")
+    if few is None:
+        return
+    name = show(column)
+    as_categories = (f"give --category-col {name} instead of --cluster-col (each {name} gets its "
+                     f"own tiers on its own items, and the overall ranking resamples the "
+                     f"{len(solution):,} items one by one: it speaks for these {groups:,} "
+                     f"{name} groups, not for new ones), or " if category_col is None else "")
+    raise InputError(f"--cluster-col {name}: {few}. With {groups:,} groups: "
+                     f"{as_categories}drop --cluster-col (every item resampled one by one: the "
+                     f"intervals are too narrow if the items of one {name} group are related)")
+
+
 def with_items(result: Analysis, solution) -> Analysis:
-    """The analysis with the items' account (:class:`~leaderboard.ingest.item_sets.ItemCoverage`):
+    """The analysis with the items' account (:class:`~leaderboard.ingest.item_coverage.ItemCoverage`):
     which items, models merged or rejected, samples, and the pairwise table when asked."""
     from leaderboard.flags import Flag
 
@@ -258,6 +308,9 @@ def with_items(result: Analysis, solution) -> Analysis:
 def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analysis:
     """Per-item results' costs (``--cost-col``) and published scores checked (``--published``)."""
     coverage = getattr(solution, "coverage", None)
+    if inputs.published is None and (read.published_col or read.published_model_col):
+        raise InputError(f"{'--published-col' if read.published_col else '--published-model-col'}"
+                         " names a column of --published FILE: give the file")
     if read.cost_col is not None and coverage is not None and coverage.policy == "pairwise" \
             and coverage.ragged:
         raise InputError("--cost-col compares every model's cost on the same items: use "
@@ -279,16 +332,38 @@ def _benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analy
         from leaderboard.pipelines.published import check_published, published_flags
 
         table = inputs.published
-        published = read_published(InMemory.of(table, "published") if hasattr(table, "columns")
-                                   else table, max_bytes=read.max_file_size)
         rejected = {str(f.label): str(f.reason or f.status) for f in result.submissions.files
                     if f.status != "ok"}
-        check = check_published(published, result.table, rejected, result.settings.alpha)
+        known = set(result.table["team"].astype(str)) | set(rejected)
+        published = read_published(InMemory.of(table, "published") if hasattr(table, "columns")
+                                   else table, max_bytes=read.max_file_size, known=known,
+                                   model_col=read.published_model_col,
+                                   score_col=read.published_col)
+        check = check_published(published, result.table, rejected, result.settings.alpha,
+                                items=_measured_on(coverage, read))
         percent = check.percent_assumed or bool(published.percent.any())
         fmt = (lambda x: f"{100 * x:.1f}%") if percent else (lambda x: f"{x:.4g}")
         result = replace(result, published=check,
                          flags=tuple(result.flags) + tuple(published_flags(check, fmt)))
     return result
+
+
+def _measured_on(coverage, read) -> str:
+    """What each measured score is a mean over, for the published check's words (a published
+    number over other items, or counting missing ones otherwise, can differ for that alone)."""
+    if coverage is None:
+        return ""
+    n = len(coverage.used)
+    if not coverage.complete and coverage.ragged:
+        words = "each model's own items (--items-policy pairwise)"
+    elif coverage.dropped == "items":
+        words = f"the {n:,} items every analysed model has (of the file's {coverage.items_in_file:,})"
+    else:
+        words = f"all {n:,} items"
+    if read.items_format in ("auto", "swebench") and read.missing_instances == "unresolved":
+        words += ("; for SWE-bench results, an instance without a result counts as unresolved "
+                  "(the leaderboard's denominator; --missing-instances missing leaves it out)")
+    return words
 
 
 def _run_submissions(inputs: Inputs, options: AnalyzeOptions, settings: Settings,
@@ -357,49 +432,3 @@ def engine_for(workers: int | None, scheduler: str | None):
     from leaderboard.engine.dask import DaskEngine   # only when asked: Dask is optional
 
     return DaskEngine(workers=workers, scheduler=scheduler)
-
-
-def _with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
-    """A bundled example's inputs, its settings preset where the options leave them unset."""
-    if inputs.board is not None or inputs.solution is not None or inputs.submissions is not None:
-        raise InputError("give either input files or --example, not both")
-    noise, slices = options.noise, options.slices
-    if inputs.example == "submissions":
-        preset = make_submissions_example()
-        inputs = replace(inputs, solution=preset["solution"], submissions=preset["submissions"])
-        noise = replace(noise, metric=noise.metric or preset["metric"])
-    else:
-        preset = json.loads((data_dir() / "example_leaderboard.json").read_text(encoding="utf-8"))
-        inputs = replace(inputs, board=str(data_dir() / preset["file"]))
-        noise = replace(noise, metric=noise.metric or preset["metric"],
-                        prevalence=preset["prevalence"] if noise.prevalence is None
-                        else noise.prevalence)
-        # the slices' sizes imply n_test (the private slice ranks the board)
-        if slices.n_test is None and slices.public_fraction is None:
-            slices = replace(slices, **{k: preset[k] if getattr(slices, k) is None
-                                        else getattr(slices, k) for k in ("n_public", "n_private")})
-        else:
-            slices = replace(slices, n_test=preset["n_test"] if slices.n_test is None
-                             else slices.n_test)
-    return inputs, replace(options, noise=noise, slices=slices)
-
-
-def make_submissions_example() -> dict:
-    """Run data/make_submissions_example.py into a temporary folder; its settings, with paths."""
-    import atexit
-    import importlib.util
-    import shutil
-    import tempfile
-
-    script = data_dir() / "make_submissions_example.py"
-    spec = importlib.util.spec_from_file_location("make_submissions_example", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))
-    # Removed when the process ends, however the run ends (its files are read by then).
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    module.main(folder)
-    preset = json.loads((folder / "example_submissions.json").read_text(encoding="utf-8"))
-    preset["solution"] = str(folder / preset["solution"])
-    preset["submissions"] = str(folder / preset["submissions"])
-    return preset

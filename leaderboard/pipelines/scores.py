@@ -134,7 +134,7 @@ class Analysis:
         (:mod:`leaderboard.pipelines.assumptions`).
     items : ItemCoverage or None
         Per-item results: the items analysed and why, models merged, samples
-        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
+        (:class:`leaderboard.ingest.item_coverage.ItemCoverage`).
     item_pairs : PairwiseTable or None
         ``--items-policy pairwise``: each pair on the items both have
         (:mod:`leaderboard.pipelines.item_pairs`).
@@ -144,6 +144,10 @@ class Analysis:
     published : PublishedCheck or None
         Per-item results with ``--published``: each published score against its model's
         interval.
+    card : Card or None
+        The leaderboard card (:mod:`leaderboard.pipelines.card`): shape and hash of the matrix,
+        the share of pairs established, the positions resolved, the top pair's resolution and
+        the provenance; filled by :func:`leaderboard.pipelines.run.run_analysis`.
     """
 
     leaderboard: Leaderboard
@@ -168,6 +172,7 @@ class Analysis:
     item_pairs: object = None
     costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
     published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
+    card: object = None         # Card (issue 40), leaderboard.pipelines.card
 
     @property
     def mode(self) -> str:

@@ -21,9 +21,11 @@ from leaderboard.engine import Scored, score_entries
 from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags
 from leaderboard.pipelines.assumptions import analysis_assumptions
+from leaderboard.pipelines.family import family_tests, uses_flips
 from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
+from leaderboard.ingest.records import DroppedRows
 from leaderboard.pipelines.shakeup import has_both_scores, shakeup_from_bootstrap
 from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.set_aside import set_aside_files
@@ -33,7 +35,7 @@ from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
 from leaderboard.ingest.submissions.files import Listing, require_valid, submission_set
 from leaderboard.ingest.submissions.identical import identical_by_digest
-from leaderboard.ingest.submissions.table import show
+from leaderboard.ingest.toolkit.messages import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
 
@@ -147,18 +149,25 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     table["sd"] = boot.sd
     table["d95"] = boot.d95()
     reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, settings.higher_is_better)
-    ranking = rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
-                         top_k=settings.top_k)
+    unit = (("cluster" if layout == "items" else "group") if plan.resample == "grouped"
+            else ("item" if layout == "items" else "test row"))
+    tests, check = family_tests(scored, order, plan, settings, unit, y=y,
+                                factor=clusters.factor(settings.alpha) if clusters else 1.0)
+    ranking = replace(rank_board(reps, method=settings.tier_method, alpha=settings.alpha,
+                                 top_k=settings.top_k, tests=tests), guarantee_check=check)
     table = join_ranking(table, ranking)
     table["identical_to"] = pd.Series(identical_by_digest(
         [submissions.files[k].digest for k in order], table["team"].tolist()),
         index=table.index, dtype=object)
     table = table.drop(columns=["entry", "line"])
 
+    other = next(s for s in SPLITS if s != split)
     board = Leaderboard(entries=frame.drop(columns=["entry"]), source=solution.source,
                         format="items" if layout == "items" else "submissions", score_column=(
                             "every item" if layout == "items"
-                            else f"{split} rows of the solution"),
+                            else f"{split} rows of the solution"
+                            if (solution.usage == other).any()   # Titanic: no Usage column
+                            else f"every row of the solution, none of them {other}"),
                         split=split, rows_read=len(submissions.files),
                         dropped=_not_scored(submissions))
     notes = _notes(boot, settings, solution) + _identical_notes(table, layout == "items")
@@ -220,7 +229,9 @@ def _splits(solution: Solution, settings: Settings, split: str,
                 if few:
                     plan, unplanned[name] = None, few
         splits.append(Split(name=name, rows=rows, y=y, resampling=plan,
-                            stream=STREAM if name == split else OTHER_SPLIT_STREAM))
+                            stream=STREAM if name == split else OTHER_SPLIT_STREAM,
+                            flips=name == split and uses_flips(settings.metric),
+                            keep=name == split and not uses_flips(settings.metric)))
     return tuple(splits), unplanned
 
 
@@ -346,7 +357,7 @@ def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:
 
 def cluster_flags(solution: Solution, clusters: ClusterCount | None) -> list[Flag]:
     """Grouping columns nobody declared (per-item results), and few declared clusters."""
-    from leaderboard.ingest.items import grouping_sentence
+    from leaderboard.ingest.item_table import grouping_sentence
 
     flags = [Flag(kind="undeclared_groups", message=f"The {grouping_sentence(column, groups)}.")
              for column, groups in solution.grouping_columns]

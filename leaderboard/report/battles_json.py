@@ -18,6 +18,7 @@ import math
 from typing import TYPE_CHECKING
 
 from leaderboard.noise.bradley_terry import SCALE
+from leaderboard.report.card_text import card_json, card_markdown
 
 if TYPE_CHECKING:
     from leaderboard.pipelines.battles import BattlesAnalysis
@@ -96,7 +97,8 @@ def battles_json(a: BattlesAnalysis) -> dict:
                      {"column": b.columns["cluster"],
                       "count": [g.clusters for g in a.groups]}),
         "grouping_columns": [{"column": c, "groups": k} for c, k in b.grouping],
-        "look_alike": [list(n) for n in b.look_alike]}
+        "look_alike": [list(n) for n in b.look_alike],
+        "card": card_json(a.card)}
 
 
 def battles_csv(a: BattlesAnalysis) -> str:
@@ -174,4 +176,5 @@ def battles_markdown(a: BattlesAnalysis, rows: int | None = MARKDOWN_ROWS) -> st
     models = sum(len(g.table) for g in a.groups)
     return (f"**Bradley-Terry ratings** from {rated:,} battles, {models:,} models, "
             f"best first; {conf} intervals from a bootstrap of battles; tiers by "
-            f"{markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n")
+            f"{markdown_text(method.label)}.\n\n" + "\n".join(lines) + "\n"
+            + card_markdown(a.card, lambda x: f"{float(x):,.0f}"))

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.confidence import confidence_label
+from leaderboard.report.card_text import card_context
 from leaderboard.report.render import render_page
+from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
 
 if TYPE_CHECKING:
@@ -226,7 +228,7 @@ def _rows(a: BattlesAnalysis, g: GroupRating) -> list[dict]:
 
 def show_column(name: str) -> str:
     """A column's name as the page quotes it."""
-    from leaderboard.ingest.submissions.table import show
+    from leaderboard.ingest.toolkit.messages import show
 
     shown = show(name)
     return shown if shown.startswith(("'", '"')) else f"'{shown}'"
@@ -296,7 +298,9 @@ def context(a: BattlesAnalysis) -> dict:
     from leaderboard import __version__
 
     head, said = answer(a)
+    said, more = fit_answer(head, said)   # the answer box's words at most; the rest below it
     return {"title": f"Arena ratings: {a.battles.source}", "headline": head, "said": said,
+            "more": more,
             "facts": facts(a), "notes": list(a.notes), "groups": _groups(a),
             "conf": confidence_label(a.settings.alpha), "how": how_to_read(a),
             "dropped": [{"reason": d.reason, "count": f"{d.count:,}",
@@ -304,7 +308,8 @@ def context(a: BattlesAnalysis) -> dict:
                          + (", ..." if d.count > len(d.lines) else "")}
                         for d in a.battles.dropped],
             "not_comparable": [_list(list(g), 12) for g in a.not_comparable],
-            "version": __version__, "seed": a.settings.seed}
+            "version": __version__, "seed": a.settings.seed,
+            "card": card_context(a.card, lambda x: f"{float(x):,.0f} points")}
 
 
 def render_battles(a: BattlesAnalysis) -> str:

@@ -121,6 +121,7 @@ def published_json(a: Analysis) -> dict | None:
     if p is None:
         return None
     return {"source": str(p.source), "alpha": p.alpha, "percent_assumed": p.percent_assumed,
+            "read": p.how, "measured_on": p.items, "rows_read": p.rows_read,
             "models": [{"model": r.model, "published": _num(r.published),
                         "measured": _num(r.measured), "ci_low": _num(r.low),
                         "ci_high": _num(r.high), "outside": r.outside} for r in p.rows],
@@ -196,4 +197,5 @@ def published_context(a: Analysis, score) -> dict | None:
             for r in p.rows]
     return {"rows": rows, "conf": conf, "n_outside": len(p.outside),
             "not_in_data": list(p.not_in_data), "not_published": list(p.not_published),
-            "percent_assumed": p.percent_assumed, "source": str(p.source)}
+            "percent_assumed": p.percent_assumed, "source": str(p.source), "read": p.how,
+            "measured_on": p.items}

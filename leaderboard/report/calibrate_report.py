@@ -45,6 +45,32 @@ def _pct(value: float, se: float | None = None) -> str:
     return text if se is None else f"{text} ± {100 * se:.1f}"
 
 
+KEPT = "<!-- kept by leaderboard calibrate: the shape studies below are written by hand -->"
+
+
+def with_kept_tail(text: str, path) -> str:
+    """``text`` followed by what an existing page at ``path`` holds from :data:`KEPT` on (the
+    tables of benchmarks/study_tier_shapes.py and its siblings, which ``leaderboard calibrate``
+    does not run), so that regenerating the study does not delete them.
+
+    Examples
+    --------
+    >>> with_kept_tail("# Study", "/nonexistent.md")
+    '# Study'
+    >>> import tempfile, pathlib
+    >>> page = pathlib.Path(tempfile.mkdtemp()) / "calibration.md"
+    >>> _ = page.write_text("# Old study" + chr(10) + KEPT + " shapes", encoding="utf-8")
+    >>> with_kept_tail("# New study", page).splitlines()[0], with_kept_tail("# New", page)[-6:]
+    ('# New study', 'shapes')
+    """
+    try:
+        old = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return text
+    at = old.find(KEPT)
+    return text if at < 0 else text.rstrip("\n") + "\n\n" + old[at:]
+
+
 def tiers_markdown(results: pd.DataFrame, alpha: float) -> str:
     """The tiers study as the Markdown page the docs ship (every rate with its Monte Carlo SE)."""
     target = confidence_label(alpha)

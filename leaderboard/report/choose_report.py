@@ -18,6 +18,7 @@ from leaderboard.report.vega.choose import estimate_chart
 from leaderboard.report.vega.common import share_text
 from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
+from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
 from leaderboard.safe_write import write_text
 
@@ -212,6 +213,7 @@ def build_context(r: ChooseResult) -> dict:
     from leaderboard import __version__
 
     head, said = answer(r)
+    said, more = fit_answer(head, said)   # the answer box's words at most; the rest below it
     chart = block(estimate_chart(r.table, decimals=_decimals(r),
                                  higher_is_better=r.settings.higher_is_better,
                                  metric=r.settings.metric.label),
@@ -219,7 +221,7 @@ def build_context(r: ChooseResult) -> dict:
                   "corrected estimate (dot) with its 95% interval")
     shown = min(len(r.table), 40)
     return {"title": f"Which two to select? {r.settings.metric.label}", "headline": head,
-            "said": said, "facts": _facts(r), "rows": _rows(r),
+            "said": said, "more": more, "facts": _facts(r), "rows": _rows(r),
             "has_private": "private_hindsight" in r.table,
             "chart": chart, "shown": shown, "total": len(r.table), "vega": page_scripts([chart]),
             "ladder": ladder_sentence(r), "notes": list(r.notes), "how": _how(),

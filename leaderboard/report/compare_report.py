@@ -7,6 +7,7 @@ import math
 from leaderboard.confidence import confidence_label
 from leaderboard.pipelines.compare import Comparison, Gate
 from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
+from leaderboard.report.card_text import pair_json, pair_sentence
 
 
 def json_dict(r: Comparison, metric: str, baseline: str, candidate: str, version: str) -> dict:
@@ -39,14 +40,19 @@ def gate_json(gate: Gate, version: str) -> dict:
     data["flags"] = ([{"kind": f.kind, "message": f.message} for f in gate.flags]
                      + [{"kind": kind, "message": message} for kind, message in gate.gate_flags])
     data["assumptions"] = [a.as_json() for a in gate.assumptions]
+    data["resolution"] = pair_json(gate.comparison.resolution, n_eff=True)
     return data
 
 
 def gate_verdict(gate: Gate) -> str:
     """:func:`verdict`, saying when a flag held a gate the test alone would pass."""
+    grouped = any(kind == "undeclared_groups_held" for kind, _ in gate.gate_flags)
     return verdict(gate.comparison, gate.metric.label) + (
+        "" if not gate.held else
+        " (the test alone would pass it; held: not shown better with related items resampled "
+        "together, see below)" if grouped else
         " (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
-        "score is expected)" if gate.held else "")
+        "score is expected)")
 
 
 def gate_markdown(gate: Gate) -> str:
@@ -84,6 +90,8 @@ def markdown(r: Comparison, *, candidate: str, baseline: str, label: str, items:
         # the interval of the test that decides: one-sided, so the verdict and it always agree
         f"| one-sided {conf} interval (what the gate tests) | {r.lower:+.4g} and above |",
         f"| bootstrap SE | {r.sd:.2g} |", "",
+        *([f"Resolution: {pair_sentence(r.resolution)}.", ""] if r.resolution is not None
+          and r.resolution.sd_diff is not None else []),
         *[f"⚠️ {_text(f)}" for f in flags], *([""] if flags else []),
         f"Paired bootstrap of the {'items' if items else 'test rows'}"
         f"{' (whole clusters)' if clustered else ''}, "

@@ -14,6 +14,7 @@ import pandas as pd
 from leaderboard.confidence import confidence_label
 from leaderboard.inert_text import csv_text, markdown_text
 from leaderboard.tiers.methods import TIER_METHODS
+from leaderboard.report.card_text import card_markdown
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.vocabulary import vocabulary
 
@@ -92,7 +93,8 @@ def to_markdown(analysis: Analysis, rows: int | None = MARKDOWN_ROWS) -> str:
     method = TIER_METHODS[analysis.ranking.method if analysis.ranking is not None
                           else s.tier_method]
     return (f"**{markdown_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} "
-            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(table) + "\n")
+            f"intervals; tiers by {markdown_text(method.label)}.\n\n" + "\n".join(table) + "\n"
+            + card_markdown(analysis.card, num.score, entity))
 
 
 def _ranks(low, high) -> str:

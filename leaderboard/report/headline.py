@@ -1,11 +1,14 @@
-"""The analysis page's first screen in words: a three-sentence headline a team lead can read
-aloud, and the sentence that reconciles d95 (one pair) with the tiers (the whole board).
+"""The analysis page's first screen in words: the answer box, at most :data:`ANSWER_WORDS`
+words a team lead can read aloud, and the sentences below it that say what the answer assumes
+and reconcile d95 (one pair) with the tiers (the whole board).
 
-The headline answers, in order: who could be the best (count and names); how far apart chance
+The answer box says, in order: who could be the best (count and names); how far apart chance
 alone spreads this many equally good entries on this test set
-(:func:`~leaderboard.noise.spread.spread_of_equals`, d95 for one pair in brackets); and the one
-assumption that matters most for those two numbers (entries independent, a measured or stated
-correlation, or the test rows as a random sample). Definitions belong to "How to read".
+(:func:`~leaderboard.noise.spread.spread_of_equals`, at the correlation the tiers use); the
+leader's interval and the size of tier 1; and the caveats the page itself finds (tier 1 reaching
+entries with no skill, a noise model wilder than the real test sets, the warnings listed below
+it). What the numbers assume (correlation, the simulated universe), d95 and definitions follow
+the box and "How to read".
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ if TYPE_CHECKING:
     from leaderboard.report.numbers import Numbers
 
 NAMES_SHOWN = 3
+ANSWER_WORDS = 75   # the answer box's words at most (issue 43: a first screen in plain words)
 
 
 def name_list(names, limit: int = NAMES_SHOWN, total: int | None = None) -> str:
@@ -103,6 +107,117 @@ def headline(a: Analysis, num: Numbers) -> list[str]:
     return parts
 
 
+def answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str]]:
+    """The answer box's sentences (the first is set in bold) and its caveats, at most
+    :data:`ANSWER_WORDS` words in all: who could be the best, how far chance spreads equals
+    here, the leader and tier 1; then the caveats. A sentence that does not fit goes (the
+    spread first, then the leader's), never the answer or a caveat.
+
+    Examples
+    --------
+    >>> words(["Two words.", "And three more."])
+    5
+    """
+    t = a.table
+    lead = t.iloc[0]
+    k = int((t["tier"] == 1).sum())
+    spread = spreads(a)
+    told = {"who": _who(a),
+            "spread": None if spread is None else _plain_spread(a, num, spread),
+            "leader": (f"The leader, {lead['team']}, scored {num.score(lead['score'])} ({conf} "
+                       f"interval {num.score(lead['ci_low'])} to {num.score(lead['ci_high'])}); "
+                       f"tier 1, the entries none is shown to beat, holds {k:,}."),
+            "checked": _checked(a, short=False)}
+    cautions = caveats(a)
+    for drop in ("spread", "checked", "leader"):
+        if words([x for x in told.values() if x] + cautions) <= ANSWER_WORDS:
+            break
+        told[drop] = None
+    return [x for x in told.values() if x], cautions
+
+
+def fit_answer(head: str, said: list[str], limit: int = ANSWER_WORDS
+               ) -> tuple[list[str], list[str]]:
+    """Another page's answer box (battles, choose, plan, simulate): its sentences after the
+    headline ``head``, in order, as many as fit in ``limit`` words with it; the rest, for the
+    page to show right below the box.
+
+    Examples
+    --------
+    >>> fit_answer("One two three.", ["Four five.", "Six seven eight.", "Nine."], limit=6)
+    (['Four five.'], ['Six seven eight.', 'Nine.'])
+    """
+    room, kept = limit - words([head]), []
+    for k, sentence in enumerate(said):
+        if words([sentence]) > room:
+            return kept, list(said[k:])
+        kept.append(sentence)
+        room -= words([sentence])
+    return kept, []
+
+
+def words(sentences: list[str]) -> int:
+    """How many words ``sentences`` hold (as a reader counts them: separated by spaces)."""
+    return sum(len(str(x).split()) for x in sentences)
+
+
+def caveats(a: Analysis) -> list[str]:
+    """What the page itself finds that weakens its answer, said in the answer box: tier 1
+    holding entries that score worse than no skill (a flagged baseline, as on Data Science Bowl
+    2017's 506 rows), the tiers' guarantee falling short at this board's own shape (where the
+    ranking was checked on null boards), a noise model wilder than the real test sets (the
+    post-mortem's boards agree more closely than it allows, as on ultrasound), and the warnings
+    listed below."""
+    from leaderboard.report.shakeup_text import noise_too_wild
+
+    out = []
+    tier1 = set(a.table.loc[a.table["tier"] == 1, "team"].astype(str))
+    for flag in a.flags:
+        if flag.kind == "worse_than_no_skill":
+            m = len(tier1 & {str(x) for x in flag.teams})
+            if m:
+                out.append(f"Caution: tier 1 holds {m:,} entr{'y' if m == 1 else 'ies'} scoring "
+                           "worse than predicting the class shares for every row: this test set "
+                           "cannot tell the top from no skill.")
+    short = _checked(a, short=True)
+    if short:
+        out.append(short)
+    if noise_too_wild(a.shakeup, a.settings.alpha):
+        out.append("Caution: the public and private boards agree more closely than the noise "
+                   "model allows, so its ranges are likely too wide here.")
+    if a.flags:
+        n = len(a.flags)
+        out.append(f"Read the {n} warning{'s' if n > 1 else ''} below first."
+                   if n > 1 else "Read the warning below first.")
+    return out
+
+
+def _checked(a: Analysis, short: bool) -> str | None:
+    """The tiers' guarantee checked at this board's own shape (null boards made from its own
+    predictions, where the ranking carries such a check), in plain words: a caveat when the
+    measured error falls short of the promise (``short``), else a fact (not ``short``)."""
+    check = getattr(a.ranking, "guarantee_check", None)
+    if check is None or not getattr(check, "ran", False) or check.falls_short != short:
+        return None
+    measured, promised = f"{100 * check.error:.1f}%", f"{100 * check.alpha:g}%"
+    if short:
+        return (f"Caution: checked on equal entries at this board's shape, the tiers wrongly "
+                f"separated some on {measured} of boards, more than the {promised} promised.")
+    return (f"Checked at this board's shape, the tiers wrongly separated equal entries on "
+            f"{measured} of boards ({promised} promised).")
+
+
+def _plain_spread(a: Analysis, num: Numbers, s: dict) -> str:
+    """How far chance alone spreads this many equals here, at the correlation the tiers use."""
+    where = "these items" if _items(a) else "this test set"
+    if s["n"] == 2:
+        return (f"On {where}, two equally good entries can land {num.d95_short(a.d95)} apart by "
+                "chance alone.")
+    used = s["independent"] if s["kind"] == "typical" else s["correlated"]
+    return (f"On {where}, chance alone can spread {s['n']:,} equally good entries "
+            f"{num.d95_short(used)} apart.")
+
+
 def _who(a: Analysis) -> str:
     t = a.table
     n = compared_count(a)
@@ -136,7 +251,7 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
     spread = num.d95_short(s["correlated"])
     if s["kind"] == "measured":
         unit = "items" if _items(a) else "rows"
-        same = (f"on the same {unit}" if a.items is None or a.items.policy == "common"
+        same = (f"on the same {unit}" if a.items is None or a.items.complete
                 or not a.items.ragged else "on the items they share")
         return (f"Entries were compared {same}, whose scores move together "
                 f"(correlation {s['rho']:.2f} among the leaders), so the tiers allow less than "

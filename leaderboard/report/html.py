@@ -18,7 +18,7 @@ from leaderboard.studies.noise import study_words
 from leaderboard.report import (assumptions_text, categories_text, ranks_text, shakeup_text, submissions_text,
                                 tier_table)
 from leaderboard.report.chart_context import scores_legend
-from leaderboard.report.headline import headline, reach_sentence
+from leaderboard.report.headline import answer, caveats, headline, reach_sentence
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
 from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.words import Fact, pct
@@ -26,6 +26,7 @@ from leaderboard.report.numbers import Numbers
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.vocabulary import is_items, vocabulary
 from leaderboard.report.benchmark_text import costs_context, published_context
+from leaderboard.report.card_text import card_context
 from leaderboard.report.render import render_page, script_json
 from leaderboard.tiers.methods import TIER_METHODS
 from leaderboard.safe_write import write_text
@@ -55,37 +56,63 @@ def write_html(analysis: Analysis, path) -> None:
 
 # --- the page's parts ---------------------------------------------------------------------------
 
-def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[str, list[str]]:
-    """The headline: who could be the best (the confidence set of the best), then tier 1."""
+def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str], list[str]]:
+    """The answer box (:func:`~leaderboard.report.headline.answer`: who could be the best, the
+    spread of equals, the leader and tier 1), its caveats, and the sentences below it (what the
+    numbers assume, the tiers)."""
     t = a.table
     n, lead = len(t), t.iloc[0]
     label = a.settings.metric.label
     if a.tiers is None:
-        return ("Ranking only: intervals and tiers are not available for this leaderboard.",
-                [*a.notes[:1], f"{lead['team']} ranks first of {n:,} entries with {label} "
-                 f"{num.score(lead['score'])}; the table ranks every entry by its observed score."])
-    said = [f"The leader, {lead['team']}, scored {num.score(lead['score'])}; its {conf} interval "
-            f"for the true score runs from {num.score(lead['ci_low'])} to "
-            f"{num.score(lead['ci_high'])}."]
+        return (["Ranking only: intervals and tiers are not available for this leaderboard.",
+                 f"{lead['team']} ranks first of {n:,} entries with {label} "
+                 f"{num.score(lead['score'])}; the table ranks every entry by its observed "
+                 "score."], caveats(a), list(a.notes[:1]))
     if n == 1:
-        return "There is only one entry, so there is no one to be tied with.", said
-    head = " ".join(headline(a, num))
+        return (["There is only one entry, so there is no one to be tied with.",
+                 f"It scored {num.score(lead['score'])} ({conf} interval "
+                 f"{num.score(lead['ci_low'])} to {num.score(lead['ci_high'])})."], caveats(a), [])
+    told, cautions = answer(a, num, conf)
+    said = headline(a, num)[1:]   # the spread with d95 for one pair, and what it assumes
     k = int((t["tier"] == 1).sum())
-    said.append(f"Tier 1, the entries no other entry is shown to beat, holds {k:,} "
-                f"entr{'y' if k == 1 else 'ies'} (\u201cHow to read\u201d says how it differs "
-                "from the best set).")
+    said.append(f"Tier 1 ({k:,} entr{'y' if k == 1 else 'ies'}) differs from the best set as "
+                "\u201cHow to read\u201d says.")
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
-    moved = t["team"].astype(str)[out_of_order_mask(tier)].tolist()
-    if moved:
-        who = (", ".join(moved) if len(moved) <= 3 else f"{len(moved):,} entries")
-        one = len(moved) == 1
-        said.append(f"Tiers follow the evidence, not only the order: {who} "
-                    f"{'is' if one else 'are'} in a better tier than an entry ranked above "
-                    f"{'it' if one else 'them'}, because {'its' if one else 'their'} comparisons "
-                    "are noisier (\u2195 in the table).")
-    return head, said
+    said.extend(_skip_sentence(t, tier))
+    return told, cautions, said
+
+
+def _skip_sentence(t, tier: np.ndarray) -> list[str]:
+    """Why a tier skips a rank (issue 39): the first entry placed in a better tier than an entry
+    ranked above it, named with that entry, and why (its comparisons are too noisy for it to be
+    shown beaten), in one sentence; empty when the tiers follow the order."""
+    moved = np.flatnonzero(out_of_order_mask(tier))
+    if not moved.size:
+        return []
+    k = int(moved[0])
+    above = int(np.flatnonzero(tier[:k] > tier[k])[-1])      # the nearest worse-tier entry above
+    names = t["team"].astype(str).tolist()
+    ranks = t["rank"].to_numpy(dtype=int)
+    others = moved.size - 1
+    beaten = ("no entry is shown to beat it" if tier[k] == 1 else
+              f"only entries of tier{' 1' if tier[k] == 2 else f's 1 to {tier[k] - 1}'} are "
+              "shown to beat it")
+    more = (f" ({others:,} more entr{'y is' if others == 1 else 'ies are'} placed like this, "
+            "\u2195 in the table and the chart)" if others else " (\u2195 in the table and the chart)")
+    return [f"Tiers follow the evidence, not only the order: {names[k]} (rank {ranks[k]}) is in "
+            f"tier {tier[k]} although {names[above]} (rank {ranks[above]}) is in tier "
+            f"{tier[above]}: {names[above]}\u2019s comparisons are precise enough for an entry "
+            f"above it to be shown better, while {names[k]}\u2019s interval is too wide for that, "
+            f"so {beaten}{more}."]
+
+
+def _moved_marks(tier: np.ndarray, shown: int) -> dict:
+    """How many of the charted entries carry the chart's \u2195 (in a better tier than an entry
+    above them), and whether one of them is in tier 1."""
+    moved = out_of_order_mask(tier[:shown])
+    return {"moved": int(moved.sum()), "moved_tier1": bool((tier[:shown][moved] == 1).any())}
 
 
 def _tier_one_sentence(a: Analysis, conf: str) -> str:
@@ -141,7 +168,7 @@ def _facts(a: Analysis, conf: str) -> list[Fact]:
     if a.noise is not None:
         facts.append(Fact("Simulation", f"{s.draws:,} simulated test sets per true score, seed "
                           f"{s.seed}"))
-        facts.append(ranks_text.error_rate_fact(s))
+        facts.append(ranks_text.error_rate_fact(s, a.ranking))
         if a.correlation is not None:
             facts.append(Fact("Correlation between entries", a.correlation.fact()))
     return facts
@@ -238,20 +265,22 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         from leaderboard.report.chart_context import pending_charts
 
         pending = pending_charts(a, num, conf, summary=charts == "summary")
-    head, said = _answer(a, num, conf)
+    told, cautions, said = _answer(a, num, conf)
     shown = min(len(t), TOP)
     legend, legend_note = scores_legend(t["tier"].to_numpy(dtype=int), shown)
     context = {
         "title": f"Best model or luckiest? {s.metric.label} leaderboard",
         "source": str(a.leaderboard.source), "metric": s.metric.label, "conf": conf,
-        "headline": head, "said": said, "d95_sentence": _d95_sentence(a, num),
-        # the layout sets the first sentence (who could be the best) apart from the other two
-        "headline_parts": (headline(a, num) if a.tiers is not None and len(t) > 1 else [head]),
+        # the answer box (the layout sets its first sentence apart), its caveats, and below it
+        # what the numbers assume
+        "answer": told, "caveats": cautions, "headline": " ".join(told),
+        "said": said, "d95_sentence": _d95_sentence(a, num),
         "reach": reach_sentence(a, num) if a.tiers is not None else None,
         "flags": [f.message for f in a.flags],
         "has_noise": a.tiers is not None, "mode": a.mode,
         "has_p": a.tiers is not None and bool(np.isfinite(a.table["p_vs_anchor"]).any()),
-        "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t)},
+        "facts": _facts(a, conf), "dots": {"shown": shown, "total": len(t),
+                                           **_moved_marks(t["tier"].to_numpy(dtype=int), shown)},
         "legend": legend, "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": tier_table.static_rows(a, num.score, static_rows), "n_entries": len(t),
@@ -270,6 +299,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "files": submissions_text.file_rows(a) if a.mode == "submissions" else None,
         "curves": submissions_text.curve_words(a),
         "costs": costs_context(a, num.score), "published": published_context(a, num.score),
+        "card": card_context(a.card, num.score, vocabulary(a).entity),
         "charts": None, "vega": page_scripts(),
     }
     if a.noise is not None:

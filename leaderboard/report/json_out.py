@@ -4,7 +4,14 @@ Top-level keys::
 
     version, metric, metric_label, higher_is_better, n_test, prevalence, alpha, draws, seed,
     correlation, d95, spread_of_equals, tier_method, notes, flags, left_out, source, noise, ranks,
-    entries
+    guarantee_check, entries, card
+
+``guarantee_check`` is the simultaneous family's error measured before the page was written on
+null boards of the board's own shape made from its own values (issue 39;
+:class:`~leaderboard.tiers.guarantee_check.GuaranteeCheck`): ``method``, ``shape``, ``boards``,
+``draws``, ``rejected``, ``measured_error`` and ``mc_se``, ``falls_short``, ``reason`` (why not
+run); null with scores only. ``ranks.family`` says where the tests' critical values came from
+(``key``: ``sign-flip``, ``bootstrap`` or ``normal``; ``draws`` and ``guarantee`` in words).
 
 ``spread_of_equals`` is the page's headline number: how far apart chance alone spreads the
 compared entries if all were equally good (``entries``; ``independent``, and
@@ -70,6 +77,12 @@ each with its paired interval); with ``--published``, ``published`` lists each p
 beside the measured one and its interval (``outside``), and the names matching no model
 (``not_in_data``, ``not_published``). Both keys are absent unless asked for.
 
+``card`` is the leaderboard card (issue 40; :mod:`leaderboard.pipelines.card`, words in
+:mod:`leaderboard.report.card_text`): ``shape`` (models, units, outcome, the analysed matrix's
+SHA-256), ``established_share``, ``resolved_positions``, ``n_eff``, ``top_pair`` (its resolution
+and the units that would separate it) and ``provenance`` (version, date, command, the inputs'
+SHA-256, seed); the schema's ``$defs/card`` describes every field.
+
 Submissions mode adds ``mode: "submissions"``, ``replicates``, ``resampling`` and ``files``: every
 file found, scored or not, with ``status`` (a state: ``ok``, ``rejected``, ``not selected`` or
 ``skipped``) and ``reason`` (why, or null). ``entries`` hold the scored entries only, each with
@@ -94,8 +107,9 @@ from leaderboard.report.numbers import json_number, spread_of
 from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
+from leaderboard.report.card_text import card_json
 from leaderboard.report.shakeup_text import shakeup_json
-from leaderboard.tiers.methods import TIER_METHODS, TierMethod
+from leaderboard.tiers.methods import FAMILIES, TIER_METHODS, TierMethod
 from leaderboard.safe_write import ENCODING, ERRORS, open_output
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
@@ -174,6 +188,7 @@ def _ranks(analysis: Analysis) -> dict | None:
     top = analysis.table["team"].iloc[ranked_rows(analysis)].astype(str).tolist()
     return {
         "tier_method": ranking.method,
+        "family": family_json(ranking.family),
         "tiers": tier_method_json(ranking.description, analysis.settings.alpha),
         "replicates": int(reps.n_replicates), "replicates_dropped": int(reps.dropped),
         "errors_from": reps.source,
@@ -192,6 +207,13 @@ def _ranks(analysis: Analysis) -> dict | None:
                              "family": sig.family, "critical_value": _num(sig.critical_value),
                              "alpha": float(sig.alpha)},
     }
+
+
+def family_json(key: str) -> dict:
+    """Where the simultaneous family's critical values came from, in the words of
+    :data:`~leaderboard.tiers.methods.FAMILIES`."""
+    family = FAMILIES[key]
+    return {"key": family.key, "draws": family.label, "guarantee": family.guarantee}
 
 
 def tier_method_json(method: TierMethod, alpha: float) -> dict:
@@ -312,15 +334,25 @@ def to_json_dict(analysis: Analysis) -> dict:
         "resampling": _resampling(analysis),
         "files": _files(analysis),
         "ranks": _ranks(analysis),
+        "guarantee_check": _guarantee_check(analysis),
         "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
         "categories": categories_text.to_json(analysis),
         "entries": entries,
         "assumptions": [a.as_json() for a in analysis.assumptions],
         "items": _items(analysis),
+        "card": card_json(analysis.card),   # the leaderboard card (issue 40)
         # per-item results' extras (issue 26), written only when asked for
         **({"costs": costs_json(analysis)} if analysis.costs is not None else {}),
         **({"published": published_json(analysis)} if analysis.published is not None else {}),
     }
+
+
+def _guarantee_check(analysis: Analysis) -> dict | None:
+    """The self-check of the family-wise error at the board's shape (issue 39), or None when
+    none was made (scores only, battles: their tests are not checked this way)."""
+    ranking = analysis.ranking
+    check = getattr(ranking, "guarantee_check", None) if ranking is not None else None
+    return None if check is None else check.to_json()
 
 
 def _items(analysis: Analysis) -> dict | None:

@@ -22,6 +22,7 @@ from leaderboard.pipelines.plan import Plan, bound
 from leaderboard.report.vega import plan as vega_plan
 from leaderboard.report.vega.embed import ChartBlock, block, page_scripts
 from leaderboard.report.render import render_page
+from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
 from leaderboard.safe_write import write_text
 
@@ -226,7 +227,8 @@ def mdd_chart(p: Plan) -> ChartBlock | None:
             for n, d, text, above in asked
             if n is not None and d is not None and ns[0] <= n <= ns[-1]]
     spec = vega_plan.mdd_chart(p.curve, public_fraction=s.public_fraction if public else None,
-                               delta=s.delta, pins=vega_plan.pin_sides(pins, ns[0], ns[-1]),
+                               delta=s.delta, pins=vega_plan.pin_sides(
+                                   pins, ns[0], ns[-1], top=max(d for _, d in p.curve)),
                                metric=s.metric.label)
     return block(spec, "chart-plan-mdd", "Minimum detectable difference against the number of "
                  "rows, log scale")
@@ -239,10 +241,12 @@ def build_context(p: Plan) -> dict:
     from leaderboard import __version__
 
     head, said = answer(p)
+    # the answer box's words at most: the simulation's check, and what does not fit, below it
+    said, more = fit_answer(head, said + [s for s in [check_sentence(p)] if s])
     chart = mdd_chart(p)
     return {"title": f"Test-set planning: {p.settings.metric.label}",
-            "metric": p.settings.metric.label, "headline": head, "said": said,
-            "check": check_sentence(p), "facts": _facts(p), "rows": _table_rows(p),
+            "metric": p.settings.metric.label, "headline": head, "said": said, "more": more,
+            "facts": _facts(p), "rows": _table_rows(p),
             "has_public": p.settings.public_fraction is not None, "chart": chart,
             "vega": page_scripts([chart]), "has_delta": p.settings.delta is not None,
             "universe": p.universe, "assumptions": p.assumptions, "method": method_text(p),

@@ -16,17 +16,40 @@ from leaderboard.tiers.methods import MAP_FAMILY, TIER_METHODS
 if TYPE_CHECKING:  # annotations only
     from leaderboard.pipelines.scores import Analysis
 
-def error_rate_fact(settings) -> Fact:
-    """The "Error rate" line of "What was analysed"."""
-    method = TIER_METHODS[settings.tier_method]
+def error_rate_fact(settings, ranking=None) -> Fact:
+    """The "Error rate" line of "What was analysed" (the words of the family that ran, when
+    ``ranking`` is given)."""
+    method = (ranking.description if ranking is not None
+              else TIER_METHODS[settings.tier_method])
     return Fact("Error rate", f"alpha = {settings.alpha:g}: {confidence_label(settings.alpha)} intervals "
                 f"and rank sets; tiers by {method.label} ({method.test})"
                 + (f". {method.other_family_note}" if method.other_family_note else ""))
 
 
-def tier_text(method: str, alpha: float) -> str:
-    """The "How to read" paragraph for ``method`` with the error rate filled in."""
-    return TIER_METHODS[method].words(alpha)["explanation"]
+def tier_text(method: str, alpha: float, family: str = "bootstrap") -> str:
+    """The "How to read" paragraph for ``method`` (its tests reading ``family``'s draws) with the
+    error rate filled in."""
+    return TIER_METHODS[method].for_family(family).words(alpha)["explanation"]
+
+
+def family_error(a: Analysis) -> str:
+    """The family-wise error a caption may state: "at most 5%", or the measured figure when the
+    self-check found the promise falls short at this board's shape."""
+    r = a.ranking
+    check = getattr(r, "guarantee_check", None) if r is not None else None
+    if check is not None and check.falls_short:
+        return (f"measured at {100 * check.error:.1f}% \u00b1 {100 * check.se:.1f}% at this "
+                f"board\u2019s shape (promised: at most {pct(a.settings.alpha)})")
+    return f"at most {pct(a.settings.alpha)}"
+
+
+def guarantee_sentence(a: Analysis) -> str | None:
+    """The self-check's sentence, said beside the guarantee (None without a check)."""
+    r = a.ranking
+    check = getattr(r, "guarantee_check", None) if r is not None else None
+    if check is None or r.method != "rank-sets":
+        return None
+    return check.sentence()
 
 
 def ranked_rows(a: Analysis) -> np.ndarray:
@@ -79,7 +102,7 @@ def context(a: Analysis, score) -> dict | None:
     n_sig = int(np.asarray(sig.significant).sum())
     pairs = k * (k - 1) // 2
     map_caption = (f"A filled cell: the row's entry is shown to be better than the column's by "
-                   f"{MAP_FAMILY} (family-wise error at most {pct(s.alpha)} over every pair of "
+                   f"{MAP_FAMILY} (family-wise error {family_error(a)} over every pair of "
                    f"the board, critical value {sig.critical_value:.2f}). "
                    + ("The tiers are the layers of these verdicts, so no cell joins two tier-1 "
                       "entries and every entry below tier 1 has a filled cell in its column. "
@@ -104,9 +127,11 @@ def how_to_read(a: Analysis) -> list[Fact]:
     s = a.settings
     conf, alpha = confidence_label(s.alpha), pct(s.alpha)
     method = a.ranking.method if a.ranking is not None else s.tier_method
+    family = a.ranking.family if a.ranking is not None else "bootstrap"
     draws = "bootstrap replicate" if a.mode == "submissions" else "simulated draw"
+    check = guarantee_sentence(a)
     return [
-        Fact("Tier", tier_text(method, s.alpha)),
+        Fact("Tier", tier_text(method, s.alpha, family) + (f" {check}" if check else "")),
         Fact("Rank interval", f"A {conf} confidence set for the entry's true rank (1 + the number "
              "of entries truly better), in the manner of Mogstad, Romano, Shaikh and Wilhelm "
              "(2023): it runs from 1 + the entries shown to be better to N \u2212 the entries "
@@ -135,7 +160,7 @@ def how_to_read(a: Analysis) -> list[Fact]:
              "ranking (1 = the same order). The rank-frequency plot shows, for the top entries, "
              "how often each rank came up."),
         Fact("Significance map", "The pairs among the top entries where the upper one is shown "
-             f"to be better, by {MAP_FAMILY}: family-wise error at most {alpha} over every pair "
+             f"to be better, by {MAP_FAMILY}: family-wise error {family_error(a)} over every pair "
              "of the board."
              + (" The tiers are the layers of these verdicts." if
                 TIER_METHODS[method].same_family_as_rank_sets else

@@ -42,6 +42,15 @@ def _winner(s: Shakeup) -> int:
     return int(first[np.argmin(s.stats.public_rank[first])])
 
 
+def noise_too_wild(s: Shakeup | None, alpha: float) -> bool:
+    """Whether the public and private boards agree more closely than the noise model allows at
+    their sizes (fewer than ``alpha / 2`` of its simulated competitions kept the order as well):
+    the model is wilder than the real test sets, and its ranges too wide for them."""
+    if s is None or s.baseline is None:
+        return False
+    return 1 - s.baseline.p_spearman < alpha / 2   # the share that kept the order as well
+
+
 def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     """The section's plain-language findings, most important first."""
     st, b = s.stats, s.baseline
@@ -95,8 +104,8 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
                     "private board does, so the order as a whole moved no more than noise moves "
                     "it; the public leaders' scores, though, fell by more than noise and "
                     "selection explain (below).")
-    calm = 1 - b.p_spearman  # share of simulated competitions that kept the order at least as well
-    if calm < alpha / 2:
+    if noise_too_wild(s, alpha):
+        calm = 1 - b.p_spearman
         said.append(f"The boards agree more closely than noise at these sizes allows (only "
                     f"{pct(max(calm, 1 / (1 + b.n_replicates)))} of simulated competitions kept the "
                     "order as well): the noise model is wilder than the real test sets. "

@@ -17,6 +17,7 @@ from leaderboard.report.vega import analyze as vega_analyze
 from leaderboard.report.vega import simulate as vega_simulate
 from leaderboard.report.vega.embed import block, page_scripts
 from leaderboard.report.render import render_page
+from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
 from leaderboard.safe_write import write_text
 
@@ -237,13 +238,15 @@ def build_context(e: Experiment, command: str | None = None) -> dict:
     f = Fmt(e)
     mode = _mode(e)
     head, said = _answer(e, f, mode)
+    said, more = fit_answer(head, said)   # the answer box's words at most; the rest below it
     label = e.metric_label
     direction = "higher is better" if e.higher_is_better else "lower is better"
     observed = f"observed {label} ({direction})"
     first = e.settings[0]
     ctx = {
         "title": f"How far chance moves {label}: simulated test sets", "metric": label,
-        "mode": mode, "headline": head, "said": said, "facts": _facts(e, command),
+        "mode": mode, "headline": head, "said": said, "more": more,
+        "facts": _facts(e, command),
         "universe": {"name": e.universe, "assumptions": first.assumptions,
                      "more": len(e.settings) > 1, "method": method(e)},
         "cases": [{"score": f"{c.score:g}", "setting": setting_words(c.n_test, c.prevalence),

@@ -63,8 +63,11 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     for f in files:
         by_status[f.status] = by_status.get(f.status, 0) + 1
     split = a.leaderboard.split
-    rows = f"{s.n_test:,} {split} rows" + (f", {pct(s.prevalence)} positives"
-                                            if s.prevalence is not None else "")
+    other = "public" if split == "private" else "private"
+    # the other split is shown only when the solution has one (no Usage column: every row ranks)
+    shown = f"{other}_score" in a.table and a.table[f"{other}_score"].notna().any()
+    rows = f"{s.n_test:,} {split + ' ' if shown else ''}rows" + (
+        f", {pct(s.prevalence)} positives" if s.prevalence is not None else "")
     status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
     items = subs.layout == "items"
     resampling = Fact("Resampling", f"paired bootstrap, {boot.replicates.shape[1]:,} replicates, "
@@ -83,13 +86,14 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
                 Fact("Items", a.items.fact() if a.items is not None and a.items.ragged
                      else f"{s.n_test:,} (every model scored on every item)"),
                 Fact("Models", f"{len(files):,} found: {status_text}"), *extras, resampling,
-                ranks_text.error_rate_fact(s)]
+                ranks_text.error_rate_fact(s, a.ranking)]
     out = [Fact("Solution", str(a.leaderboard.source)),
            Fact("Submissions", str(subs.source)),
            metric,
-           Fact("Ranking split", f"{rows}; the other split is scored for display only"),
+           Fact("Ranking split", f"{rows}; the other split is scored for display only" if shown
+                else f"{rows}: every row of the solution (it has no {other} rows)"),
            Fact("Files", f"{len(files):,} found: {status_text}"), resampling,
-           ranks_text.error_rate_fact(s)]
+           ranks_text.error_rate_fact(s, a.ranking)]
     return out
 
 
@@ -108,7 +112,8 @@ def file_rows(a: Analysis) -> list[FileRow]:
 def resampling_box(a: Analysis) -> dict:
     """The method box of submissions mode; the tier words come from the method that ran."""
     boot = a.bootstrap
-    method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
+    method = (a.ranking.description if a.ranking is not None
+              else TIER_METHODS[a.settings.tier_method])
     if a.submissions.layout == "items":
         unit = "clusters of items" if boot.resample == "grouped" else "items"
         return {

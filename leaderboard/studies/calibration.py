@@ -10,7 +10,9 @@ Both modes run on the same simulated boards:
 
 - **submissions**: the entries' predictions are resampled by the paired bootstrap
   (:func:`~leaderboard.noise.bootstrap.paired_bootstrap`) and ranked by
-  :func:`~leaderboard.tiers.ranking.rank_board`, as ``analyze --solution`` does;
+  :func:`~leaderboard.tiers.ranking.rank_board`, the simultaneous family's tests reading the sign
+  flips of the rows' correctness (accuracy is a mean of per-row values), as ``analyze
+  --solution`` does;
 - **scores**: only the observed accuracies and ``n`` go to :func:`leaderboard.analyze`, as for a
   leaderboard download (binomial universe, independent-entries assumption).
 
@@ -47,6 +49,7 @@ from leaderboard.slices import SliceSizes
 from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import TIER_METHODS, rank_board, tier_entries
+from leaderboard.tiers.sign_flips import sign_flip_replicates
 
 SCENARIOS = ("cluster", "ties", "gaps", "spread")
 MODES = ("submissions", "scores")
@@ -124,7 +127,10 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
         boot = paired_bootstrap(get_metric("accuracy").impl, y, preds,
                                 replicates=design.replicates, seed=seed)
         reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, True)
-        ranking = rank_board(reps, alpha=alpha)
+        # as analyze does for a mean of per-row values: the family's tests read sign flips
+        tests = sign_flip_replicates(correct[order].astype(float), True,
+                                     replicates=design.replicates, seed=seed)
+        ranking = rank_board(reps, alpha=alpha, tests=tests)
         low, high = boot.percentile_interval(alpha)
     else:
         board = Leaderboard(entries=pd.DataFrame({"team": np.arange(design.entries).astype(str),

@@ -10,7 +10,7 @@ This module holds data only (no numerical imports), so anything may import it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from leaderboard.confidence import confidence_label
 
@@ -51,6 +51,19 @@ class TierMethod:
         conf, err = confidence_label(alpha), f"{100 * alpha:.3g}%"
         return {"guarantee": self.guarantee.format(conf=conf, alpha=err),
                 "explanation": self.explanation.format(conf=conf, alpha=err)}
+
+    def for_family(self, family: str) -> TierMethod:
+        """This method's words when its tests read ``family``'s draws (a key of
+        :data:`FAMILIES`); the method itself when the family does not change them.
+
+        Examples
+        --------
+        >>> TIER_METHODS["rank-sets"].for_family("sign-flip").test[-35:]
+        'paired per-item differences (exact)'
+        >>> TIER_METHODS["holm"].for_family("sign-flip") is TIER_METHODS["holm"]
+        True
+        """
+        return _FAMILY_WORDS.get((self.key, family), self)
 
     @property
     def other_family_note(self) -> str | None:
@@ -130,6 +143,72 @@ SCOTT_KNOTT = TierMethod(
         "and the significance map, so a tier can disagree with them."),
     same_family_as_rank_sets=False,
 )
+
+@dataclass(frozen=True)
+class TestFamily:
+    """Where the simultaneous family's critical values come from (:func:`family_of`).
+
+    Attributes
+    ----------
+    key : str
+    label : str
+        In words, for the method box and the JSON (``ranks.family``).
+    guarantee : str
+        What holds, and under what, one sentence.
+    """
+
+    key: str
+    label: str
+    guarantee: str
+
+
+FAMILIES: dict[str, TestFamily] = {f.key: f for f in (
+    TestFamily("bootstrap", "paired bootstrap of the test rows (or items): the bootstrap "
+               "quantile of the largest studentised difference",
+               "family-wise error at most alpha asymptotically, when the test rows far outnumber "
+               "what log(pairs) asks (many rows per pair of entries)"),
+    TestFamily("sign-flip", "sign flips of the paired per-item differences: a randomization "
+               "test, the identity among the draws",
+               "family-wise error at most alpha exactly, for any number of items, when equally "
+               "good models' values on each item are exchangeable and symmetric about their "
+               "centre; otherwise (0/1 values on items of uneven difficulty) measured, in the "
+               "calibration study and at the board's own shape (guarantee_check)"),
+    TestFamily("normal", "normal draws with the simulated SDs and the stated correlation "
+               "(scores only)",
+               "family-wise error at most alpha when the simulated noise and the correlation "
+               "are right"),
+)}
+
+
+def family_of(reps) -> str:
+    """The key of :data:`FAMILIES` for a :class:`~leaderboard.tiers.replicates.RankReplicates`.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> family_of(SimpleNamespace(null=True, correlation=None))
+    'sign-flip'
+    """
+    if getattr(reps, "null", False):
+        return "sign-flip"
+    return "bootstrap" if reps.correlation is None else "normal"
+
+
+_SIGN_FLIP_EXPLANATION = RANK_SETS.explanation.replace(
+    "against one bootstrap critical value for all pairs at once, stepped down",
+    "against one critical value for all pairs at once from sign flips of the pairs' per-item "
+    "differences (a randomization test: flipping an item's differences leaves their law "
+    "unchanged when two models are equally good, so its level is exact with any number of "
+    "items, where the bootstrap's critical value is far too small when models outnumber "
+    "items), stepped down")
+_FAMILY_WORDS = {
+    ("rank-sets", "sign-flip"): replace(
+        RANK_SETS,
+        test=("studentised paired differences of every ordered pair of entries, one max-t "
+              "step-down over all pairs at once; critical value from sign flips of the "
+              "paired per-item differences (exact)"),
+        explanation=_SIGN_FLIP_EXPLANATION),
+}
 
 # Each --tiers key with its description, the default first.
 TIER_METHODS: dict[str, TierMethod] = {m.key: m for m in (RANK_SETS, HOLM, SCOTT_KNOTT)}

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from leaderboard.tiers.holm import Tiers, leader_anchored_tiers, paired_p_values
-from leaderboard.tiers.methods import TIER_METHODS, TierMethod
+from leaderboard.tiers.methods import TIER_METHODS, TierMethod, family_of
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.rank_sets import RankSets, rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
@@ -25,6 +26,9 @@ from leaderboard.tiers.scott_knott import scott_knott_esd
 from leaderboard.tiers.shown_better import SignificanceMap, rank_set_tiers, significance_map
 from leaderboard.tiers.stability import RankProbabilities, stability
 from leaderboard.tiers.winners_curse import WinnersCurse, winners_curse
+
+if TYPE_CHECKING:
+    from leaderboard.tiers.guarantee_check import GuaranteeCheck
 
 __all__ = ["MAP_SIZE", "Ranking", "TIER_METHODS", "TierMethod", "rank_board", "tier_entries"]
 MAP_SIZE = 20    # entries in the pairwise significance map
@@ -59,6 +63,12 @@ class Ranking:
         The leader's selection-corrected score (oriented: multiply by ``replicates.sign``).
     replicates : RankReplicates
         The input, kept for the report's wording (source, count, dropped replicates).
+    tests : RankReplicates or None
+        The draws the simultaneous family's tests read when they are not ``replicates``: the sign
+        flips of :mod:`~leaderboard.tiers.sign_flips` (per-item means). None: ``replicates``.
+    guarantee_check : GuaranteeCheck or None
+        The family-wise error measured on null boards of this board's shape
+        (:mod:`~leaderboard.tiers.guarantee_check`), when the pipeline ran it.
     """
 
     tiers: Tiers
@@ -73,11 +83,20 @@ class Ranking:
     significance: SignificanceMap
     curse: WinnersCurse
     replicates: RankReplicates
+    tests: RankReplicates | None = None
+    guarantee_check: GuaranteeCheck | None = None
+
+    @property
+    def family(self) -> str:
+        """Where the simultaneous family's critical values come from: a key of
+        :data:`~leaderboard.tiers.methods.FAMILIES`."""
+        return family_of(self.tests if self.tests is not None else self.replicates)
 
     @property
     def description(self) -> TierMethod:
-        """The tier method that ran, in words (the one table the report and JSON read)."""
-        return TIER_METHODS[self.method]
+        """The tier method that ran, in words (the one table the report and JSON read), for the
+        family of tests that ran."""
+        return TIER_METHODS[self.method].for_family(self.family)
 
     def without_errors(self) -> Ranking:
         """The same results with :attr:`replicates` without their error draws
@@ -105,7 +124,7 @@ def tier_entries(reps: RankReplicates, method: str, alpha: float,
 
 
 def rank_board(reps: RankReplicates, *, method: str = "rank-sets", alpha: float = 0.05,
-               top_k: Sequence[int] = (3,)) -> Ranking:
+               top_k: Sequence[int] = (3,), tests: RankReplicates | None = None) -> Ranking:
     """Tiers, rank intervals, P(best), stability and the winner's curse for one board.
 
     Parameters
@@ -119,21 +138,47 @@ def rank_board(reps: RankReplicates, *, method: str = "rank-sets", alpha: float 
         Error rate of every set, interval and test.
     top_k : sequence of int
         Prize or medal lines for P(top k); values above the number of entries are dropped.
+    tests : RankReplicates, optional
+        What the simultaneous family (rank sets, rank-set tiers, the best set and the
+        significance map) reads instead of ``reps``: the sign flips of
+        :func:`~leaderboard.tiers.sign_flips.sign_flip_replicates` when every score is a mean of
+        per-item values (their guarantee holds with few items; see that module). The entries and
+        their order must be ``reps``'s. P(best), stability and the winner's curse always read
+        ``reps``; Holm's and Scott-Knott's tiers too.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = (rng.random((4, 30)) < np.array([[0.95], [0.5], [0.5], [0.1]])).astype(float)
+    >>> x = x[np.argsort(-x.mean(axis=1), kind="stable")]
+    >>> w = rng.multinomial(30, np.full(30, 1 / 30), size=500)
+    >>> boot = RankReplicates.from_bootstrap(x.mean(axis=1), x @ w.T / 30, True)
+    >>> from leaderboard.tiers.sign_flips import sign_flip_replicates
+    >>> r = rank_board(boot, tests=sign_flip_replicates(x, True, replicates=500))
+    >>> r.family, r.tiers.tier.tolist()
+    ('sign-flip', [1, 2, 2, 3])
     """
     if method not in TIER_METHODS:
         raise ValueError(f"unknown tier method {method!r}; choose from {', '.join(TIER_METHODS)}")
+    if reps.null:
+        raise ValueError("reps are null draws (sign flips): pass them as tests=, with the "
+                         "bootstrap's replicates as reps")
+    family = reps if tests is None else tests
+    if family.n_entries != reps.n_entries:
+        raise ValueError(f"tests has {family.n_entries} entries, reps {reps.n_entries}")
     n = reps.n_entries
     lines = tuple(sorted({int(k) for k in top_k if 1 <= int(k) <= n}))
     # The stability pass first: its rank store (2 bytes per entry and replicate) is freed before
     # the rank sets build what they keep.
     stable = stability(reps, lines, min(BLOB_SIZE, n))   # one pass over the replicates
     curse = winners_curse(reps, alpha)
-    simultaneous = rank_confidence_sets(reps, alpha, simultaneous=True)
-    marginal = rank_confidence_sets(reps, alpha, simultaneous=False)
-    tiers = tier_entries(reps, method, alpha, simultaneous)
+    simultaneous = rank_confidence_sets(family, alpha, simultaneous=True)
+    marginal = rank_confidence_sets(family, alpha, simultaneous=False)
+    tiers = (tier_entries(family, method, alpha, simultaneous) if method == "rank-sets"
+             else tier_entries(reps, method, alpha))
     return Ranking(tiers=tiers, method=method, marginal=marginal, simultaneous=simultaneous,
-                   in_best_set=best_set(reps, alpha),
+                   in_best_set=best_set(family, alpha),
                    probabilities=stable.probabilities, top_k=lines,
                    taus=stable.taus, frequencies=stable.frequencies,
-                   significance=significance_map(simultaneous, reps, min(MAP_SIZE, n)),
-                   curse=curse, replicates=reps)
+                   significance=significance_map(simultaneous, family, min(MAP_SIZE, n)),
+                   curse=curse, replicates=reps, tests=tests)

@@ -54,6 +54,10 @@ class RankReplicates:
     released : int or None
         The number of replicates when ``errors`` were let go (:meth:`without_errors`; ``errors``
         then has no columns), else None.
+    null : bool
+        The errors are draws of the pairs' differences under the null hypothesis (the sign flips
+        of :mod:`~leaderboard.tiers.sign_flips`), not draws of each entry's estimation error:
+        only the pairwise tests (rank sets, tiers, the best set, the map) may read them.
     """
 
     point: np.ndarray
@@ -64,6 +68,7 @@ class RankReplicates:
     source: str
     dropped: int = 0
     released: int | None = None
+    null: bool = False
 
     @property
     def n_entries(self) -> int:

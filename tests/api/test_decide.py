@@ -106,7 +106,7 @@ def test_compare_reads_submission_dataframes(tmp_path):
 
 def test_compare_refuses_the_other_modes_options_and_bad_values():
     items = _items(np.random.default_rng(0))
-    with pytest.raises(leaderboard.InputError, match="--group-col does not apply with --items"):
+    with pytest.raises(leaderboard.InputError, match="group_col= does not apply with items="):
         leaderboard.compare("old", "new", items=items, group_col="passage")
     with pytest.raises(leaderboard.InputError, match="alpha= must be strictly between 0 and 1"):
         leaderboard.compare("old", "new", items=items, alpha=1.5)

@@ -202,3 +202,90 @@ def test_the_confidence_label_is_written_in_one_place():
     offenders = [str(p.relative_to(PACKAGE.parent)) for p in _modules()
                  if p.name != "confidence.py" and rebuilt.search(p.read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+# Reading input is a row of peers on one toolkit (issue 42 item 1). Every module of ingest/ is in
+# one of three tiers: the shared mechanisms and the table toolkit at the bottom; the readers, each
+# a group of modules that import only the bottom and their own group; the fronts, which choose a
+# reader by the path (--items, --cost-col) and call it.
+INGEST_BOTTOM = ("safe_read", "csv_text", "text_rules", "in_memory", "json_logs", "records",
+                 "toolkit")
+INGEST_READERS = {"leaderboards": ("leaderboards",), "submissions": ("submissions",),
+                  "per-item results": ("item_table", "item_sets", "item_coverage"),
+                  "harness": ("harness",), "swebench": ("swebench", "swebench_checks"),
+                  "helm": ("helm",), "inspect": ("inspect_logs",), "published": ("published",),
+                  "battles": ("battles",)}
+INGEST_FRONTS = ("benchmarks", "items", "item_costs")
+
+
+def _ingest_part(name: str) -> str | None:
+    """``leaderboard.ingest.toolkit.columns.find_column`` -> ``toolkit``; None outside ingest."""
+    parts = name.split(".")
+    return parts[2] if parts[:2] == ["leaderboard", "ingest"] and len(parts) > 2 else None
+
+
+def _ingest_tier(part: str) -> str:
+    if part in INGEST_BOTTOM:
+        return "bottom"
+    if part in INGEST_FRONTS:
+        return "front"
+    return next((f"reader {group}" for group, parts in INGEST_READERS.items() if part in parts),
+                "unplaced")
+
+
+def _ingest_offences(path: Path, text: str | None = None) -> set[str]:
+    """The ingest modules ``path`` imports that its tier may not: the bottom imports only the
+    bottom; a reader only the bottom and its own group; a front anything of ingest."""
+    here = _ingest_tier(_ingest_part(".".join(path.relative_to(PACKAGE.parent)
+                                              .with_suffix("").parts)))
+    found = {p for p in (_ingest_part(n) for n in _imports(path, text)) if p}
+    allowed = {p for p in found if _ingest_tier(p) == "bottom" or _ingest_tier(p) == here
+               or here == "front"}
+    return found - allowed
+
+
+def test_every_ingest_reader_stands_on_the_toolkit_alone():
+    parts = {p.relative_to(PACKAGE / "ingest").parts[0].removesuffix(".py")
+             for p in _modules(PACKAGE / "ingest")} - {"__init__"}
+    assert {p for p in parts if _ingest_tier(p) == "unplaced"} == set()   # a new module: place it
+    offenders = {str(p.relative_to(PACKAGE.parent)): sorted(_ingest_offences(p))
+                 for p in _modules(PACKAGE / "ingest") if _ingest_offences(p)}
+    assert offenders == {}
+
+
+def test_the_ingest_rule_sees_a_reader_on_a_reader():
+    """The checker itself: the old towers are caught (battles on the items reader, a benchmark
+    reader on harness, the submissions reader on the scores board's helpers), the toolkit not."""
+    ingest = PACKAGE / "ingest"
+    assert _ingest_offences(ingest / "battles.py",
+                            "from leaderboard.ingest.items import _read\n"
+                            "from leaderboard.ingest.toolkit.columns import find_column\n") \
+        == {"items"}
+    assert _ingest_offences(ingest / "helm.py", "def f():\n    from leaderboard.ingest.harness "
+                                                "import _text\n") == {"harness"}
+    assert _ingest_offences(ingest / "submissions" / "find.py",
+                            "from leaderboard.ingest.leaderboards import _column\n"
+                            "from leaderboard.ingest.submissions.table import Rejected\n") \
+        == {"leaderboards"}
+    assert _ingest_offences(ingest / "json_logs.py",
+                            "from leaderboard.ingest.submissions.table import show\n") \
+        == {"submissions"}
+    assert _ingest_offences(ingest / "items.py", "from leaderboard.ingest.helm import read_helm\n"
+                                                 "from leaderboard.ingest import records\n") \
+        == set()
+
+
+def _private_names(path: Path) -> list[str]:
+    """``module.name`` for every private name ``path`` takes from another module of the package
+    (``from leaderboard.x import _y``), at the top or inside a function."""
+    return [f"{node.module}.{alias.name}" for node in ast.walk(_tree(path))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("leaderboard")
+            for alias in node.names if alias.name.startswith("_")]
+
+
+def test_no_ingest_module_takes_another_modules_private_names():
+    """What the readers share is public in the toolkit (issue 42: 18 such imports in ingest/,
+    13 of them the scores-board reader's helpers, before it)."""
+    taken = {str(p.relative_to(PACKAGE.parent)): _private_names(p)
+             for p in _modules(PACKAGE / "ingest") if _private_names(p)}
+    assert taken == {}

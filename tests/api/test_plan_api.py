@@ -38,7 +38,7 @@ def test_numpy_scalars_give_the_command_lines_numbers(tmp_path):
 
 
 @pytest.mark.parametrize("options, words", [
-    (dict(score=0.8), "give --delta"),
+    (dict(score=0.8), "give delta= "),
     (dict(score=0.8, delta=-0.1), "delta= must be positive, got -0.1"),
     (dict(score=0.8, delta=0.02, power=1.0), "power= must be strictly between 0 and 1, got 1.0"),
     (dict(score="0.8", delta=0.02), "score= must be a number"),

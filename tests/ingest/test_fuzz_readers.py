@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 
 from leaderboard.ingest.csv_text import record_lines
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import parse_csv, read_leaderboard
+from leaderboard.ingest.leaderboards import read_leaderboard
 from leaderboard.ingest.safe_read import Unreadable, read_file
 from leaderboard.ingest.submissions import read_solution
-from leaderboard.ingest.submissions.table import Rejected
+from leaderboard.ingest.toolkit.messages import Rejected
+from leaderboard.ingest.toolkit.reading import parse_csv
 from leaderboard.ingest.submissions.validate import make_plan, validate
 
 FUZZ = settings(max_examples=150, deadline=None,

@@ -16,7 +16,8 @@ import pytest
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
-from leaderboard.ingest.item_sets import SampleSpread, item_coverage
+from leaderboard.ingest.item_coverage import item_coverage
+from leaderboard.ingest.item_sets import SampleSpread
 from leaderboard.ingest.items import read_items
 from leaderboard.metrics import get_metric, items_metric
 

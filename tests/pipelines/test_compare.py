@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import leaderboard
 from leaderboard.cli import main
 from leaderboard.pipelines.compare import compare_pair
 from leaderboard.metrics import get_metric
@@ -145,3 +146,35 @@ def test_items_on_different_item_sets_compare_the_pair_on_the_items_both_have(tm
     shared = frame[frame["item"].between(100, 599)].groupby("model")["value"].mean()
     assert data["candidate_score"] == pytest.approx(shared["b"], abs=1e-12)
     assert data["baseline_score"] == pytest.approx(shared["a"], abs=1e-12)
+
+
+def test_items_give_the_pairs_own_resolution(tmp_path, capsys):
+    """Issue 40: compare --items says how much pairing sharpens this pair (the SD of the paired
+    difference against the SD were the two scored independently), the items on which they
+    differ and the items that would separate them at this gap; in the JSON (schema) and on the
+    terminal. References: the replicates' own SDs and a pandas count."""
+    rng = np.random.default_rng(5)
+    n = 400
+    easy = rng.random(n)
+    frame = pd.concat([pd.DataFrame({"model": m, "item": range(n),
+                                     "value": (0.7 * easy + 0.3 * rng.random(n) > t) * 1})
+                       for m, t in (("base", 0.42), ("cand", 0.38))], ignore_index=True)
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    out = tmp_path / "g.json"
+    main(["compare", "--items", str(tmp_path / "r.csv"), "--baseline", "base", "--candidate",
+          "cand", "--replicates", "400", "--json", str(out)])
+    assert "resolution: SD of the paired difference" in capsys.readouterr().out
+    data = json.loads(out.read_text(encoding="utf-8"))
+    res = data["resolution"]
+    wide = frame.pivot(index="item", columns="model", values="value")
+    assert res["n_eff"] == int((wide["base"] != wide["cand"]).sum())
+    assert res["models"] == ["candidate", "baseline"] and res["current"] == n
+    assert res["ratio"] < 0.8 and res["correlation"] > 0.4   # shared difficulty: sharper
+    gate = leaderboard.compare(baseline="base", candidate="cand", items=frame, replicates=400)
+    pair = gate.comparison.resolution
+    assert pair.sd_diff == pytest.approx(gate.comparison.sd, rel=1e-9)
+    jsonschema = pytest.importorskip("jsonschema")
+    from leaderboard.schema import SCHEMA_DIR
+
+    schema = json.loads((SCHEMA_DIR / "compare.schema.json").read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(data)) == []

@@ -149,9 +149,14 @@ def test_bad_inputs_are_one_line_errors_naming_the_line(tmp_path, capsys):
     few = pd.DataFrame({"model": ["a"] * 50 + ["b"] * 50 + ["c"] * 5,
                         "item": list(range(50)) * 2 + list(range(5)), "value": 1})
     with pytest.raises(InputError, match=r"share only 5 of the file's 50 items; without one "
-                       r"model the shared set would grow most for c \(\+45\): only 5 items"):
-        leaderboard.analyze_items(few, replicates=R)
-    with pytest.raises(InputError, match="items_policy= must be one of 'common', 'pairwise'"):
+                       r"model the shared set would grow most for c \(\+45\): only 5 items.*"
+                       r"items_policy='drop-models' \(the 2 models that have all 50 items\)"):
+        leaderboard.analyze_items(few, replicates=R, items_policy="drop-items")
+    # the default keeps the larger complete table: a and b on all 50 items, c left out, said so
+    kept = leaderboard.analyze_items(few, replicates=R)
+    assert kept.table["team"].tolist() == ["a", "b"] and kept.analysis.items.dropped == "models"
+    with pytest.raises(InputError, match="items_policy= must be one of 'common', 'drop-items', "
+                       "'drop-models', 'pairwise'"):
         leaderboard.analyze_items(frame, items_policy="union")
 
 
@@ -170,3 +175,52 @@ def test_pairwise_table_does_not_depend_on_how_pairs_are_chunked(monkeypatch):
         assert np.array_equal(getattr(whole, field), getattr(chunked, field), equal_nan=True)
     assert item_pairs.too_many_pairs(151, 10).startswith("it compares up to 150 models")
     assert "more bootstrap work" in item_pairs.too_many_pairs(150, 10_000)
+
+
+def helm_matrix(models: int = 91, scenarios: int = 10, seed: int = 0) -> pd.DataFrame:
+    """A look-alike of a HELM leaderboard matrix (issue 40): models by scenarios, each cell a
+    continuous score, one model lacking one scenario."""
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0, 1, models)[:, None] + rng.normal(0, 0.5, (1, scenarios))
+    score = 1 / (1 + np.exp(-(skill + rng.normal(0, 0.3, (models, scenarios)))))
+    frame = pd.DataFrame({"model": np.repeat([f"org/model-{k}" for k in range(models)],
+                                             scenarios),
+                          "item": np.tile([f"scenario{j}" for j in range(scenarios)], models),
+                          "value": score.ravel().round(4)})
+    return frame.drop(index=(models - 1) * scenarios + 3)   # the last model lacks scenario3
+
+
+def test_a_matrix_with_one_gap_keeps_90_of_91_models_on_all_10_items():
+    result = leaderboard.analyze_items(helm_matrix(), replicates=R)
+    a = result.analysis
+    assert len(result.table) == 90 and len(a.items.used) == 10 and a.items.dropped == "models"
+    assert a.items.dropped_models == (("org/model-90", 9),)
+    gone = next(f for f in a.submissions.files if f.team == "org/model-90")
+    assert gone.status == "rejected" and "has 9 of the 10 items" in gone.reason
+    said = " ".join(f.message for f in a.flags if f.kind == "item_sets")
+    assert "90 models x 10 items = 900 cells, against 91 x 9 = 819" in said
+    data = result.to_dict()
+    assert not _schema_errors(data) and data["items"]["cells_compared"] == {
+        "dropping_items": {"models": 91, "items": 9}, "dropping_models": {"models": 90,
+                                                                          "items": 10}}
+    # every model on the 9 shared items, asked for: refused as too few, offering the other way
+    with pytest.raises(InputError, match=r"only 9 items.*items_policy='drop-models' \(the 90 models that have "
+                       r"all 10 items\)"):
+        leaderboard.analyze_items(helm_matrix(), replicates=R, items_policy="drop-items")
+
+
+def test_five_competitions_as_clusters_are_refused_with_the_analyses_the_data_can_carry():
+    """MathArena's shape (issue 40): 5 competitions as clusters are too few to resample; the
+    refusal offers the competitions as categories, or items one by one, each with its cost."""
+    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 50),
+                          "item": np.tile([f"q{k}" for k in range(50)], 3),
+                          "competition": np.tile(np.repeat([f"comp{j}" for j in range(5)], 10), 3),
+                          "value": np.tile([1, 0], 75)})
+    with pytest.raises(InputError) as error:
+        leaderboard.analyze_items(frame, cluster_col="competition", replicates=R)
+    message = str(error.value)
+    # the Python API's words name keyword arguments (the command line's name its options)
+    assert "only 5 clusters" in message and "category_col= competition instead" in message
+    assert "drop cluster_col=" in message and "\n" not in message
+    assert len(leaderboard.analyze_items(frame, category_col="competition",
+                                         replicates=R).table) == 3

@@ -567,7 +567,8 @@ def real_pages(shared_data, tmp_path_factory) -> dict[str, Path]:
     paths = {}
     for name, argv in _real_runs(shared_data).items():
         paths[name] = out / f"{name}.html"
-        assert main([*argv, *QUICK, "-o", str(paths[name])]) == 0, name
+        assert main([*argv, *QUICK, "-o", str(paths[name]), "--json",
+                     str(paths[name].with_suffix(".json"))]) == 0, name
     return paths
 
 
@@ -607,6 +608,19 @@ def test_real_boards_labels_identify_fit_and_never_overlap(tabs, real_pages, nam
             shown = a["text"].split(" \u00b7 ")[0]
             part = shown.strip("\u2026")
             assert sum(part in t for t in teams) == 1, (chart["id"], shown)
+    if width == 390:   # a long name in the answer box wraps (Titanic's file names)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.evaluate("(b => b.scrollWidth <= b.clientWidth)("
+                             "document.querySelector('.answer'))")
+    if width == 1400:   # the first screen: at most 75 words, the page's own caveat in it
+        from page_words import check_answers   # noqa: E402 (tests/ is on the path)
+
+        box = " ".join(check_answers(real_pages[name].read_text(encoding="utf-8"), name))
+        report = json.loads(real_pages[name].with_suffix(".json").read_text(encoding="utf-8"))
+        no_skill = {t for f in report["flags"] if f["kind"] == "worse_than_no_skill"
+                    for t in f["teams"]}
+        first = {e["team"] for e in report["entries"] if e["tier"] == 1}
+        assert ("cannot tell the top from no skill" in box) == bool(first & no_skill), box
     if width == 1400:   # names of up to 24 characters stay on one line
         wrapped = page.evaluate("""() => [...document.querySelectorAll(
             '#lb-table tbody td:nth-child(2)')].filter(td => td.textContent.length <= 24)
@@ -656,3 +670,99 @@ def test_real_boards_chart_domains_hold_the_bulk_and_the_band(real_pages, name):
               if "domain" in u.get("encoding", {}).get("x", {}).get("scale", {})][0]
         inside = band[(band["x"] >= xd[0]) & (band["x"] <= xd[1])]
         assert low <= inside["lo"].min() + 1e-7 and inside["hi"].max() <= high + 1e-7   # 8 digits
+
+
+# --- layout a newcomer meets (issue 43) ------------------------------------------------------------
+
+_BOX = "e => (r => [r.left, r.top, r.right, r.bottom])(e.getBoundingClientRect())"
+
+
+def test_a_chart_wider_than_a_phone_says_it_scrolls(shown):
+    """At 390 px the public-to-private slope chart (names on both sides) scrolls sideways inside
+    its box, and says so in a line that stays in view; a chart that fits says nothing. At
+    1300 px nothing scrolls and no chart says it does."""
+    phone = shown("scores", 390)
+    _draw_charts(phone)
+    boxes = phone.evaluate("""() => [...document.querySelectorAll('.lb-chart.lb-live')]
+        .filter(b => b.checkVisibility()).map(b => [b.id, b.scrollWidth > b.clientWidth + 1,
+        !!b.querySelector('.lb-scroll-hint:not([hidden])')])""")
+    assert ["chart-shakeup-ranks", True, True] in boxes
+    assert all(wide == hinted for _, wide, hinted in boxes), boxes
+    hint = phone.locator("#chart-shakeup-ranks .lb-scroll-hint")
+    assert "scroll the chart sideways" in hint.text_content() and hint.is_visible()
+    desk = shown("scores")
+    _draw_charts(desk)
+    assert desk.locator(".lb-scroll-hint:not([hidden])").count() == 0
+
+
+def test_the_noise_panel_on_a_phone_keeps_its_numbers_apart_and_its_legend_whole(shown):
+    """The public places' numbers of the noise panel do not run together ("10111213...") and
+    its legend is inside the chart ("within the range", not "within the rang")."""
+    page = shown("scores", 390)
+    _draw_charts(page)
+    chart = page.locator("#chart-shakeup-noise .lb-view svg")
+    ticks = [b for b in chart.locator(".role-axis-label text").evaluate_all(
+        f"ts => ts.filter(t => t.getAttribute('opacity') !== '0').map({_BOX})")]
+    low = max(b[1] for b in ticks)                      # the x axis's numbers, on one line
+    places = sorted((b for b in ticks if abs(b[1] - low) < 1), key=lambda b: b[0])
+    assert len(places) >= 5
+    assert all(a[2] + 2 <= b[0] for a, b in zip(places, places[1:])), places
+    legend = chart.locator(".role-legend-label text").evaluate_all(
+        "ts => ts.map(t => [t.textContent, t.getBoundingClientRect().right])")
+    assert {text for text, _ in legend} == {"rose beyond it", "fell beyond it",
+                                            "within the range"}
+    box = page.locator("#chart-shakeup-noise").evaluate(_BOX)
+    assert all(right <= box[2] for _, right in legend), legend
+
+
+def test_scatter_labels_cover_no_dot(shown):
+    """The public-versus-private scatter names its winner, riser and faller beside their dots,
+    over none of the other entries' dots."""
+    page = shown("scores")
+    _draw_charts(page)
+    chart = page.locator("#chart-shakeup-scatter .lb-view svg")
+    labels = chart.locator("text").evaluate_all(
+        f"ts => ts.filter(t => t.textContent.includes(' \\u00b7 ')).map({_BOX})")
+    dots = chart.locator(".mark-symbol path").evaluate_all(
+        "ps => ps.map(p => (r => [(r.left + r.right) / 2, (r.top + r.bottom) / 2])("
+        "p.getBoundingClientRect()))")
+    assert len(labels) == 3 and len(dots) >= 40
+    covered = [(lab, dot) for lab in labels for dot in dots
+               if lab[0] - 2 < dot[0] < lab[2] + 2 and lab[1] - 2 < dot[1] < lab[3] + 2]
+    assert covered == []
+
+
+def test_plan_labels_stay_off_the_axis_and_the_readme_picture_shows_every_name(tabs, tmp_path):
+    """The plan chart's "minimum n" label, whose point sits near the bottom of the plot, is
+    above the x axis, not on its numbers; the README's picture (docs/img/example.svg, a static
+    drawing) shows every entry's name whole in a browser's own font."""
+    path = tmp_path / "plan.html"
+    assert main(["plan", "--metric", "auc", "--score", "0.8", "--prevalence", "0.05",
+                 "--delta", "0.01", "--n-test", "5000", "--public-fraction", "0.3",
+                 "--draws", "100", "--quiet", "-o", str(path)]) == 0
+    page = tabs.open(path, width=1400)
+    _draw_charts(page)
+    chart = page.locator("#chart-plan-mdd .lb-view svg")
+    axis = chart.locator(".role-axis-domain line, .role-axis-domain path").evaluate_all(
+        f"ls => ls.map({_BOX})")
+    bottom = max(b[3] for b in axis if b[3] - b[1] < 2)     # the x axis's line
+    label = chart.locator("text").evaluate_all(
+        f"ts => ts.filter(t => t.textContent.startsWith('minimum n')).map({_BOX})")
+    assert label and all(b[3] <= bottom for b in label), (label, bottom)
+    tabs.done(page)
+    picture = tabs.open(Path(__file__).resolve().parents[2] / "docs" / "img" / "example.svg")
+    svg = picture.locator("svg").first.evaluate(_BOX)
+    names = picture.locator("text").evaluate_all(f"ts => ts.map({_BOX})")
+    assert len(names) > 40 and all(svg[0] <= b[0] and b[2] <= svg[2] for b in names)
+    tabs.done(picture)
+
+
+def test_every_page_answers_in_at_most_75_words(pages):
+    """The first screen of every kind of page (tests/page_words.py): each answer box at most 75
+    words, none of the jargon that belongs in "How to read" (the several-metrics page has one
+    box a metric)."""
+    from page_words import check_answers   # noqa: E402 (tests/ is on the path under pytest)
+
+    for name, path in pages.items():
+        boxes = check_answers(path.read_text(encoding="utf-8"), name)
+        assert len(boxes) == (2 if name == "several" else 1), name

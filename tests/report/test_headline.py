@@ -1,5 +1,5 @@
-"""The page's first screen (issue 28): a three-sentence headline, the spread of N equal entries
-next to d95, and the command line's small things (did you mean, option words, every file written,
+"""The page's first screen (issues 28 and 43): the answer box in at most 75 words, the spread of N
+equal entries next to d95 below it, and the command line's small things (did you mean, option words, every file written,
 Markdown capped, --exclude-flagged, plan --quiet, simulate's one default)."""
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ from leaderboard.cli import main
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import normal_range_quantile, spread_of_equals
-from leaderboard.report.headline import name_list, spreads
+from leaderboard.report.headline import ANSWER_WORDS, name_list, spreads, words
+from leaderboard.report import render_summary
 from leaderboard.report.html import build_context
+from page_words import check_answers   # noqa: E402 (tests/ is on the path under pytest)
 
 
 # --- the spread of N equals -----------------------------------------------------------------
@@ -69,30 +71,33 @@ def result(board):
                                replicates=300)
 
 
-def _sentences(text: str) -> list[str]:
-    # a sentence ends at ". " before a capital letter (names and decimals do not end one)
-    return [s for s in re.split(r"(?<=[.])\s+(?=[A-Z])", text) if s]
 
-
-def test_headline_is_three_sentences_with_the_best_set_the_spread_and_the_assumption(result):
+def test_the_answer_box_says_the_best_set_the_spread_and_the_leader_in_75_words(result):
+    """issue 43: the box holds who could be the best, how far chance spreads this many equals
+    (at the correlation the tiers use) and the leader with tier 1, in at most 75 words; the
+    spread with d95 for one pair and what it assumes follow the box."""
     a = result.analysis
     context = build_context(a)
-    head = context["headline"]
-    parts = _sentences(head)
-    assert len(parts) == 3, parts
+    told = context["answer"]
+    assert len(told) == 3 and context["caveats"] == [] and words(told) <= ANSWER_WORDS
     best = int(a.table["in_best_set"].sum())
-    assert parts[0].startswith(f"{best:,} of 30 entries could be the best") or best in (1, 30)
-    # the second sentence quotes the spread of 30 equals and d95 at the page's precision
+    assert told[0].startswith(f"{best:,} of 30 entries could be the best") or best in (1, 30)
     s = spreads(a)
-    assert s["n"] == 30
-    assert f"{s['independent']:.4f}" in parts[1] and f"{a.d95:.4f}" in parts[1]
-    # independence was assumed (no public/private pairs): the third says so, with a number
-    assert "own test set" in parts[2] and f"{s['correlated']:.4f}" in parts[2]
+    assert s["n"] == 30 and s["kind"] == "typical"   # no pairs: the independent spread is used
+    assert f"{s['independent']:.4f}" in told[1]
+    assert told[2].startswith(f"The leader, {a.table['team'].iloc[0]}, scored")
+    assert f"holds {int((a.table['tier'] == 1).sum())}." in told[2]
+    # below the box: the spread with d95 for one pair, then independence assumed, with a number
+    spread, assumption = context["said"][:2]
+    assert f"{s['independent']:.4f}" in spread and f"{a.d95:.4f}" in spread
+    assert "own test set" in assumption and f"{s['correlated']:.4f}" in assumption
     assert s["correlated"] == pytest.approx(s["independent"] * math.sqrt(0.5))
-    # jargon has moved to "How to read"
-    assert "simultaneous" not in head and "asks more" not in " ".join(context["said"])
+    # jargon is below the box or in "How to read"
+    assert not re.search(r"universe|simultaneous|d95|correlation", " ".join(told))
     assert any(f.label == "Tier 1 and the best set" for f in context["how"])
     assert any(f.label == "Spread of equals" for f in context["how"])
+    # the notebook's summary opens with the same box
+    assert check_answers(render_summary(a), "notebook") == [" ".join(told)]
 
 
 def test_the_json_carries_the_spread_the_page_states(result):
@@ -107,8 +112,7 @@ def test_the_json_carries_the_spread_the_page_states(result):
     assert data["independent"] == pytest.approx(spread_of_equals(a.d95, 30))
     assert data["at_correlation"] == pytest.approx(
         data["independent"] * math.sqrt(1 - data["correlation"]))
-    parts = _sentences(build_context(a)["headline"])
-    assert f"{data['independent']:.4f}" in parts[1]
+    assert f"{data['independent']:.4f}" in build_context(a)["said"][0]
     bare = leaderboard.analyze(pd.DataFrame({"team": ["a", "b"], "score": [0.9, 0.8]}),
                                metric="auc")                  # no --n-test: no d95, no spread
     assert json.loads(bare.to_json())["spread_of_equals"] is None
@@ -127,7 +131,7 @@ def test_measured_correlation_changes_the_third_sentence(board):
     paired = paired.drop(columns="score")
     a = leaderboard.analyze(paired, metric="auc", n_public=600, n_private=1400, prevalence=0.2,
                             correlation=0.4, draws=100, replicates=100).analysis
-    third = _sentences(build_context(a)["headline"])[2]
+    third = build_context(a)["said"][1]
     assert "correlation of 0.4" in third and "as stated" in third
     assert f"{spread_of_equals(a.d95, 30, 0.4):.4f}" in third
 

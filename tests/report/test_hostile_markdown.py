@@ -130,9 +130,17 @@ def analysis():
 
 
 def _with_names(example, names: list[str]):
+    """The analysis with these names, its leaderboard card (issue 40) rebuilt from them: the
+    card names models (top pair, largest group) and the command, all untrusted."""
+    from leaderboard.provenance import Provenance
+    from leaderboard.pipelines.card_modes import analysis_card
+
     table = example.analysis.table.head(len(names)).copy()
     table["team"] = names
-    return dataclasses.replace(example.analysis, table=table)
+    renamed = dataclasses.replace(example.analysis, table=table)
+    command = "leaderboard analyze " + " ".join(names[:3])
+    return dataclasses.replace(renamed, card=analysis_card(renamed, Provenance(
+        "0", "2026-01-01", "clock", command, (), 0)))
 
 
 def _check_tier_table(analysis, names: list[str]) -> None:
@@ -143,10 +151,26 @@ def _check_tier_table(analysis, names: list[str]) -> None:
     for cells, name in zip(rows, names):
         assert len(cells) == len(header)                # no cell added
         _assert_cell(cells[1], name)
-    (heading,) = others                                 # the tool's own bold line, only that
+    heading, *card = others    # the tool's own bold line, then the card's lines
     kinds = [c.type for c in heading.children if c.content or c.type != "text"]
     assert kinds.count("strong_open") == 1 and kinds[0] == "strong_open"
     assert set(kinds) <= ALLOWED_INLINE | {"strong_open", "strong_close"}
+    _check_card(card, pair=len(names) > 1)
+
+
+def _check_card(lines, pair: bool) -> None:
+    """The leaderboard card's lines (issue 40) after a table: its title, then one paragraph
+    per field, a label in italics and then text only: no name becomes markup."""
+    title, *card = lines
+    assert title.content == "**Leaderboard card**"
+    labels = ["*Shape*", "*Established*", "*Resolved*", "*Top pair*", "*Provenance*"]
+    assert [line.content.split(":")[0] for line in card] == [
+        label for label in labels if pair or label != "*Top pair*"]
+    for line in card:
+        kinds = [c.type for c in line.children if c.content or c.type != "text"]
+        assert kinds[:3] == ["em_open", "text", "em_close"]
+        assert set(kinds[3:]) <= ALLOWED_INLINE
+        _assert_text_only("".join(c.content for c in line.children))
 
 
 def test_tier_table_markdown_renders_hostile_names_as_text(analysis):
@@ -242,6 +266,8 @@ def battles():
 def test_battles_markdown_renders_hostile_names_as_text(battles):
     """Battles mode's --markdown: hostile model names in the table and in the sentence naming
     the models that could not be rated come out as their text, nothing else."""
+    from leaderboard.provenance import Provenance
+    from leaderboard.pipelines.card_modes import battles_card
     from leaderboard.report.battles_json import battles_markdown
 
     for start in range(0, len(HOSTILE), 12):
@@ -249,14 +275,17 @@ def test_battles_markdown_renders_hostile_names_as_text(battles):
         table = battles.table.head(len(names)).copy()
         table["model"] = names
         group = dataclasses.replace(battles.groups[0], table=table)
-        text = battles_markdown(dataclasses.replace(battles, groups=(group,),
-                                                    not_comparable=(tuple(names),)))
+        renamed = dataclasses.replace(battles, groups=(group,), not_comparable=(tuple(names),))
+        renamed = dataclasses.replace(renamed, card=battles_card(renamed, Provenance(
+            "0", "2026-01-01", "clock", " ".join(names), (), 0)))
+        text = battles_markdown(renamed)
         header, rows, others = _table(text)
         assert header[:3] == ["rank", "model", "rating"] and len(rows) == len(names)
         for cells, name in zip(rows, names):
             assert len(cells) == len(header)
             _assert_cell(cells[1], name)
-        heading, not_rated = others
+        heading, not_rated, *card = others
+        _check_card(card, pair=len(names) > 1)
         kinds = [c.type for c in heading.children if c.content or c.type != "text"]
         assert kinds[0] == "strong_open" and kinds.count("strong_open") == 1
         said = _inline_text(not_rated)

@@ -14,7 +14,8 @@ import leaderboard
 from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.scores import Analysis, Settings, join_ranking, rank_entries
 from leaderboard.slices import SliceSizes
-from leaderboard.ingest.leaderboards import DroppedRows, Leaderboard
+from leaderboard.ingest.leaderboards import Leaderboard
+from leaderboard.ingest.records import DroppedRows
 from leaderboard.metrics import get_metric
 from leaderboard.noise import NoiseModel, ScoreDistribution
 from leaderboard.report import json_text, render_html, to_json_dict, write_html, write_json
@@ -349,7 +350,7 @@ def test_interleaved_rank_set_tiers_read_clearly():
     b, k = int(a.table["in_best_set"].sum()), int((tier == 1).sum())
     head = html[html.index('class="headline'):html.index('class="d95"')]
     assert head.index("could be the best: ") < head.index(
-        f"Tier 1, the entries no other entry is shown to beat, holds {k} entries") and b <= k
+        f"tier 1, the entries none is shown to beat, holds {k}.") and b <= k
     assert f"Tier 1 ({k} entries) asks more than the confidence set of the best" in html
     assert html.count('class="moved"') == moved.size and "tiers can interleave" in html
     names = [str(x) for x in a.table["team"].iloc[moved]]

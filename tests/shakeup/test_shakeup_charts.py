@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.stats import rankdata
 
+from leaderboard.report.vega import placing
 from leaderboard.report.vega import shakeup as sc
 from leaderboard.report.vega import shakeup_ranks as sr
 from leaderboard.report.vega.embed import block, static_svg
@@ -172,10 +173,21 @@ def test_labels_are_short_ringed_and_kept_apart():
                                higher_is_better=True, fmt="{:.3f}".format, decimals=3)
     rows = {r["team"]: r for r in spec.to_dict()["datasets"]["entries"]}
     assert rows["x" * 40]["note"] == "x" * 21 + "\u2026 \u00b7 private winner"   # cut, and says so
-    # three labels on one point: spread apart vertically, each at least LABEL_GAP from the next
-    y = sorted(rows[t]["dy"] for t in ("x" * 40, "b", "c"))
-    assert np.all(np.diff(y) >= sc.LABEL_GAP - 0.1) and min(abs(v) for v in y) < sc.LABEL_GAP
-    assert rows["edge"]["right"] == 1 and rows["b"]["right"] == 0   # near the right edge: left
+    # three labels on one point: on either side or moved up or down, none over another, at the
+    # desktop's and at a phone's width, as the chart's flip rule draws them (report/vega/placing)
+    scales = [u["encoding"] for u in spec.to_dict()["layer"] if "domain" in
+              u.get("encoding", {}).get("x", {}).get("scale", {})][0]
+    (x0, x1), (y0, y1) = (scales[c]["scale"]["domain"] for c in ("x", "y"))
+    for width in placing.WIDTHS:
+        boxes = []
+        for t in ("x" * 40, "b", "c", "edge"):
+            r, length = rows[t], placing.CHAR * len(rows[t]["note"])
+            at = (r["pub"] - x0) / (x1 - x0) * width
+            y = sc.HEIGHT * (1 - (r["pri"] - y0) / (y1 - y0)) + r["dy"]
+            boxes.append(placing._box(at, y, length,
+                                      placing._side(at, length, width, bool(r["right"]))))
+        assert not any(placing._overlaps(a, b) for i, a in enumerate(boxes)
+                       for b in boxes[i + 1:]), (width, boxes)
     assert rows["t0"]["note"] == "" and rows["t0"]["dy"] == 0.0
     text = [u for u in by_mark(spec.to_dict(), "text")][0]
     assert any("datum.note != ''" in t.get("filter", "") for t in text["transform"])  # named

@@ -1,7 +1,8 @@
 """Read every submission file found (a folder, a zip or a manifest) and validate each one.
 
-A bad file never stops the others: every entry found becomes one :class:`SubmissionFile` with a
-status, and the whole lot a :class:`SubmissionSet`. Only problems with PATH itself (missing,
+A bad file never stops the others: every entry found becomes one
+:class:`~leaderboard.ingest.records.SubmissionFile` with a status, and the whole lot a
+:class:`~leaderboard.ingest.records.SubmissionSet`. Only problems with PATH itself (missing,
 unreadable zip, a manifest with a bad row) or the absence of any valid submission raise
 :class:`~leaderboard.errors.InputError`. Finding the files, and what is never read, is
 :mod:`~leaderboard.ingest.submissions.find`.
@@ -13,115 +14,19 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from leaderboard.errors import InputError, processing
 from leaderboard.ingest.in_memory import InMemory
+from leaderboard.ingest.records import Solution, SubmissionFile, SubmissionSet
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.ingest.submissions.find import Found, close_archives, find_files
-from leaderboard.ingest.submissions.solution import Solution
-from leaderboard.ingest.submissions.table import Rejected, column_names, show
+from leaderboard.ingest.submissions.table import column_names
 from leaderboard.ingest.submissions.validate import Plan, make_plan, validate
-
-STATUSES = ("ok", "rejected", "set aside", "not selected", "skipped")
-
-
-@dataclass(frozen=True, eq=False)
-class SubmissionFile:
-    """One file found, and what became of it.
-
-    Attributes
-    ----------
-    team : str
-        The team (file stem for a folder or zip, the ``team`` cell of a manifest), stripped.
-        Untrusted text: escape it when displaying.
-    file : str
-        Where it was found: path relative to the folder, member name in the zip, or the manifest's
-        ``file`` cell.
-    selected : bool or None
-        The manifest's ``selected`` flag; None when there is no such column.
-    status : str
-        ``"ok"`` (valid, scored), ``"rejected"`` (invalid), ``"set aside"`` (valid and scored,
-        then left out before the ranking: not an entry, or ``--exclude-flagged``;
-        :mod:`leaderboard.set_aside`), ``"not selected"`` (validated but not the team's chosen
-        submission) or ``"skipped"`` (not a CSV file, or hidden).
-    reason : str or None
-        Why it was rejected or skipped, one line naming the line and column; for a "not
-        selected" file, why it would have been rejected (None when it is valid).
-    rows : int or None
-        Data rows read (header and blank lines excluded); None when the file could not be read as
-        a table.
-    label : str
-        Unique name of the entry: the team, or ``"team (file)"`` when the team has several.
-    prediction : ndarray or None
-        The prediction in the solution's row order (see :mod:`~leaderboard.ingest.submissions.validate`
-        for its shape and type per kind); None unless the status is "ok", and None when the files
-        were streamed (read, scored and let go: :func:`list_submissions`).
-    digest : bytes or None
-        The prediction's digest (:func:`~leaderboard.ingest.submissions.identical.digest`) when it was
-        streamed, so identical files are still found; else None.
-    """
-
-    team: str
-    file: str
-    selected: bool | None
-    status: str
-    reason: str | None
-    rows: int | None
-    label: str
-    prediction: np.ndarray | None = field(default=None, repr=False)
-    digest: bytes | None = field(default=None, repr=False)
-
-    @property
-    def ok(self) -> bool:
-        """Whether the file is a valid, scored entry."""
-        return self.status == "ok"
-
-
-@dataclass(frozen=True, eq=False)
-class SubmissionSet:
-    """Every file found under PATH, in order (sorted by path), with its fate.
-
-    Attributes
-    ----------
-    source : str
-        PATH as the user gave it.
-    layout : str
-        ``"folder"``, ``"zip"`` or ``"manifest"``.
-    kind : str
-        The prediction kind the files were validated for.
-    files : tuple of SubmissionFile
-        Every file, whatever its status: ``len(files) == sum(counts.values())``.
-    columns : ndarray or None
-        For a 2-D prediction, what each column is: the class (multi-class scores or
-        probabilities, in the solution's sorted class order) or the target column; else None.
-    """
-
-    source: str
-    layout: str
-    kind: str
-    files: tuple[SubmissionFile, ...]
-    columns: np.ndarray | None = field(default=None, repr=False)
-
-    @property
-    def scored(self) -> tuple[SubmissionFile, ...]:
-        """The valid entries, in file order."""
-        return tuple(f for f in self.files if f.status == "ok")
-
-    @property
-    def entries(self) -> tuple[SubmissionFile, ...]:
-        """The contenders, valid or not (files "not selected" and "skipped" left out)."""
-        return tuple(f for f in self.files if f.status in ("ok", "rejected"))
-
-    @property
-    def counts(self) -> dict[str, int]:
-        """Files per status, every status present."""
-        found = Counter(f.status for f in self.files)
-        return {status: found.get(status, 0) for status in STATUSES}
-
+from leaderboard.ingest.toolkit.messages import Rejected, show
 
 def read_submissions(path: str | os.PathLike[str], solution: Solution, *, kind: str,
                      pred_cols: str | Sequence[str] | None = None, id_col: str | None = None,

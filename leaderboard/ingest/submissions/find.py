@@ -30,11 +30,13 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from leaderboard.ingest.csv_text import header_fields
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import _column, _require_nonempty, parse_csv
-from leaderboard.ingest.safe_read import Unreadable, describe, hidden, read_file, zip_is_link, zip_member
-from leaderboard.ingest.submissions.table import Rejected, column_list
+from leaderboard.ingest.csv_text import header_fields
+from leaderboard.ingest.safe_read import (Unreadable, describe, hidden, read_file, zip_is_link,
+                                          zip_member)
+from leaderboard.ingest.toolkit.columns import find_column, require_nonempty
+from leaderboard.ingest.toolkit.messages import Rejected, column_list
+from leaderboard.ingest.toolkit.reading import parse_csv
 
 _TRUE = {"1", "true", "yes", "y", "x", "t", "selected"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
@@ -307,11 +309,11 @@ def _zip(archive: zipfile.ZipFile, path: str, max_bytes: int) -> list[Found]:
 def _manifest(path: Path, data: bytes, source: str, solution: Path | None,
               max_bytes: int) -> list[Found]:
     raw = parse_csv(data, source)
-    team = _column(raw, None, ("team",), "team", "team", source)
-    file = _column(raw, None, ("file",), "file", "file", source)
-    selected = _column(raw, None, ("selected",), None, "selected", source)
-    _require_nonempty(raw, team, source, "every submission needs its team")
-    _require_nonempty(raw, file, source, "every row needs the path of a submission file")
+    team = find_column(raw, None, ("team",), "team", "team", source)
+    file = find_column(raw, None, ("file",), "file", "file", source)
+    selected = find_column(raw, None, ("selected",), None, "selected", source)
+    require_nonempty(raw, team, source, "every submission needs its team")
+    require_nonempty(raw, file, source, "every row needs the path of a submission file")
     base = _real(path.parent) or str(path.parent)
     sol = str(solution) if solution is not None else None
     seen: dict[tuple[str, str], int] = {}

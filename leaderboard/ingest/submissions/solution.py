@@ -1,4 +1,5 @@
-"""Read a competition's solution file (the true answers) into a :class:`Solution`.
+"""Read a competition's solution file (the true answers) into a
+:class:`~leaderboard.ingest.records.Solution`.
 
 Kaggle's conventions: an id column, one or more target columns and a ``Usage`` column saying which
 rows rank the public leaderboard and which the private one. Every problem is an
@@ -14,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,102 +22,17 @@ import pandas as pd
 
 from leaderboard.errors import InputError, processing
 from leaderboard.ingest.in_memory import InMemory
-from leaderboard.ingest.leaderboards import _column, _lines, _list, parse_csv
-from leaderboard.metrics.base import KINDS
+from leaderboard.ingest.records import Solution
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.toolkit.columns import find_column, lines_of, listed_columns
+from leaderboard.ingest.toolkit.reading import parse_csv
+from leaderboard.metrics.base import KINDS
 
 USAGE = {"public": "public", "publictest": "public", "private": "private",
          "privatetest": "private", "ignored": "ignored"}
 USAGE_SPELLINGS = "Public, Private, Ignored, PublicTest, PrivateTest"
 _NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 _INTEGER = r"[+-]?\d+"
-
-
-@dataclass(frozen=True, eq=False)
-class Solution:
-    """The true answers, one row per test row, in file order.
-
-    Attributes
-    ----------
-    source : str
-        The path as the user gave it.
-    id_column : str
-        The id column's name; submissions are expected to use it too.
-    target_columns : tuple of str
-        The target column(s) read.
-    ids : ndarray of str
-        Ids as written (surrounding spaces removed).
-    target : ndarray
-        Shape ``(n,)`` for one target column: ``int64`` when every value is an integer, ``float64``
-        for other numbers, ``str`` objects otherwise. Shape ``(n, k)`` for several columns
-        (``int64`` 0/1 for ``kind="multilabel"``, else ``float64``), except one-hot classes (see
-        ``one_hot``).
-    classes : ndarray or None
-        Sorted distinct labels (as :func:`sklearn.utils.multiclass.unique_labels` orders them) when
-        the target is categorical (integers, text or one-hot columns), else None.
-    one_hot : bool
-        True when several 0/1 target columns with exactly one 1 per row were read as one
-        multi-class target: ``classes`` are the column names (sorted) and ``target`` holds codes
-        into ``classes``; ``np.eye(len(classes), dtype=int)[target]`` gives the columns back.
-    usage : ndarray of str
-        ``"public"``, ``"private"`` or ``"ignored"`` per row.
-    usage_column : str or None
-        The Usage column's name; None when there is none and every row is ``"private"``.
-    groups : ndarray of str or None
-        Group id per row (``group_col``), else None.
-    integer_ids : bool
-        Whether ids are matched as integers (every solution id is one).
-    keys : ndarray of str
-        The ids as they are matched (:func:`id_keys`): ``ids``, or integers in canonical form.
-    rows_read : int
-        Data rows in the file (header and blank lines excluded); equals ``sum(counts.values())``.
-    counts : dict
-        Rows per usage, keys ``"public"``, ``"private"``, ``"ignored"``.
-    digest : bytes or None
-        SHA-256 of the file's (decompressed) bytes: a submission with the same bytes is a copy of
-        the solution, never scored.
-    categories : ndarray of str or None
-        Category of each row (per-item results with ``--category-col``), else None.
-    grouping_columns : tuple of (str, int)
-        Per-item results: columns not declared as clusters that are constant within each item
-        and group several items (passage, repository), with their number of groups
-        (:func:`leaderboard.ingest.items.grouping_columns`).
-    coverage : ItemCoverage or None
-        Per-item results: which items were analysed and why, duplicates merged, samples
-        (:class:`leaderboard.ingest.item_sets.ItemCoverage`).
-    notes : tuple of str
-        Per-item results read from a benchmark's own files: how values were counted (SWE-bench
-        instances without a result, HELM's perturbed instances, Inspect's epochs), shown with
-        the analysis's notes.
-    """
-
-    source: str
-    id_column: str
-    target_columns: tuple[str, ...]
-    ids: np.ndarray = field(repr=False)
-    target: np.ndarray = field(repr=False)
-    classes: np.ndarray | None
-    one_hot: bool
-    usage: np.ndarray = field(repr=False)
-    usage_column: str | None
-    groups: np.ndarray | None = field(repr=False)
-    integer_ids: bool
-    rows_read: int
-    counts: dict[str, int]
-    keys: np.ndarray = field(repr=False)
-    digest: bytes | None = field(default=None, repr=False)
-    categories: np.ndarray | None = field(default=None, repr=False)
-    grouping_columns: tuple[tuple[str, int], ...] = ()
-    coverage: object = field(default=None, repr=False)
-    notes: tuple[str, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @property
-    def has_usage(self) -> bool:
-        """Whether the file has a Usage column (without one, every row is private)."""
-        return self.usage_column is not None
 
 
 def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None = None,
@@ -181,19 +96,21 @@ def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None
             raise InputError(str(err), file=source) from None
     with processing(source):
         raw = parse_csv(data, source)
-    id_name = _column(raw, id_col, (), "id", "id_col", source) if id_col is not None else (
-        _column(raw, None, ("id",), None, "id_col", source) or raw.columns[0])
-    usage_name = _column(raw, usage_col, ("usage",), None, "usage_col", source)
-    group_name = _column(raw, group_col, (), "group", "group_col", source) if group_col else None
+    id_name = find_column(raw, id_col, (), "id", "id_col", source) if id_col is not None else (
+        find_column(raw, None, ("id",), None, "id_col", source) or raw.columns[0])
+    usage_name = find_column(raw, usage_col, ("usage",), None, "usage_col", source)
+    group_name = (find_column(raw, group_col, (), "group", "group_col", source) if group_col
+                  else None)
     used = {id_name, usage_name, group_name}
     if target_cols is None:
         targets = [c for c in raw.columns if c not in used]
     else:
         names = [target_cols] if isinstance(target_cols, str) else list(target_cols)
-        targets = [_column(raw, c, (), "target", "target_cols", source) for c in names]
+        targets = [find_column(raw, c, (), "target", "target_cols", source) for c in names]
     if not targets:
-        raise InputError(f"no target column: the file has only {_list(raw)}; the solution needs "
-                         "an id column and at least one target column", file=source)
+        raise InputError(f"no target column: the file has only {listed_columns(raw)}; the "
+                         "solution needs an id column and at least one target column",
+                         file=source)
     clash = used.intersection(targets)
     if clash:
         raise InputError(f"column {clash.pop()!r} cannot be both a target and the id, Usage or "
@@ -251,7 +168,7 @@ def id_keys(ids: pd.Series, integer_ids: bool) -> pd.Series:
 
 def _no_blanks(text: pd.Series, source: str, column: str, what: str, why: str) -> None:
     blank = text == ""
-    n, where = _lines(blank)
+    n, where = lines_of(blank)
     if n:
         raise InputError(f"{n} blank {what}{'s' if n > 1 else ''} ({where}); {why}", file=source,
                          row=int(blank.idxmax()), column=column)
@@ -289,7 +206,7 @@ def _usage(raw: pd.DataFrame, column: str | None, source: str) -> np.ndarray:
     text = raw[column].str.strip()
     usage = text.str.lower().map(USAGE)
     bad = usage.isna()
-    n, where = _lines(bad)
+    n, where = lines_of(bad)
     if n:
         first = int(bad.idxmax())
         raise InputError(f"unknown Usage value {text[first]!r} ({n} row{'s' if n > 1 else ''}, "
@@ -348,7 +265,7 @@ def _one_target(text: pd.Series, column: str, kind: str | None,
 def _numbers(text: pd.Series, column: str, source: str, why: str) -> np.ndarray:
     numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     bad = pd.Series(~np.isfinite(numbers), index=text.index)
-    n, where = _lines(bad)
+    n, where = lines_of(bad)
     if n:
         first = int(bad.idxmax())
         raise InputError(f"target {text[first]!r} is not a finite number ({n} row"

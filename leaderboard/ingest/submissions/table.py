@@ -3,11 +3,11 @@
 CSV (UTF-8 text) or Parquet (read by pyarrow; rows are numbered as lines under a header, row 1
 on line 2, so that reasons read alike).
 
-Every failure is a :class:`Rejected` whose message is one printable line a user can act on. Line
-numbers are the file's physical lines (header = line 1), as an editor shows them, even when a
-quoted field holds a line break; blank lines are skipped but still counted. The bytes go to pandas
-as they are, never copied into a second, decoded string, so memory stays bounded by the file-size
-cap.
+Every failure is a :class:`~leaderboard.ingest.toolkit.messages.Rejected` whose message is one
+printable line a user can act on. Line numbers are the file's physical lines (header = line 1), as
+an editor shows them, even when a quoted field holds a line break; blank lines are skipped but
+still counted. The bytes go to pandas as they are, never copied into a second, decoded string, so
+memory stays bounded by the file-size cap.
 """
 from __future__ import annotations
 
@@ -20,53 +20,9 @@ from collections.abc import Mapping
 import pandas as pd
 
 from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, header_fields,
-                                  line_of_record, nul_line, record_lines, utf8_error)
-from leaderboard.errors import printable
-
-_NAME_LIMIT = 40  # characters of an untrusted name or value quoted in a reason
-
-
-class Rejected(Exception):
-    """A submission file fails validation; ``str(error)`` is the one-line reason.
-
-    ``rows`` is the number of data rows read, when the file could be read as a table.
-    """
-
-    def __init__(self, reason: str, rows: int | None = None) -> None:
-        super().__init__(printable(reason))  # reasons quote untrusted names and values
-        self.rows = rows
-
-
-def show(text: object) -> str:
-    """An untrusted value for a one-line message: bare when plain, else quoted and shortened.
-
-    Examples
-    --------
-    >>> show("1043"), show("a b"), show("x" * 50)[-6:]
-    ('1043', "'a b'", "xx...'")
-    """
-    text = str(text)
-    if re.fullmatch(r"[\w.+-]{1,40}", text, flags=re.ASCII):
-        return text
-    return repr(text[:_NAME_LIMIT] + "..." if len(text) > _NAME_LIMIT else text)
-
-
-def quote(name: object) -> str:
-    """A column name for a one-line message: always quoted, shortened when long.
-
-    Examples
-    --------
-    >>> quote("Insult")
-    "'Insult'"
-    """
-    name = " ".join(str(name).split())
-    return repr(name[:_NAME_LIMIT] + "..." if len(name) > _NAME_LIMIT else name)
-
-
-def column_list(names: list[str], limit: int = 12) -> str:
-    """Column names for a message: one line, at most ``limit`` of them."""
-    shown = [printable(" ".join(str(n).split())[:_NAME_LIMIT]) or "''" for n in names[:limit]]
-    return ", ".join(shown) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
+                                         line_of_record, nul_line, record_lines, utf8_error)
+from leaderboard.ingest.toolkit.messages import Rejected
+from leaderboard.ingest.toolkit.parquet import decode_parquet
 
 
 def check_text(data: bytes) -> None:
@@ -166,7 +122,8 @@ def is_parquet(data: bytes) -> bool:
 def parquet_table(data: bytes) -> tuple[list[str], pd.DataFrame]:
     """The column names and rows of a Parquet file, indexed as CSV lines (row 1 = line 2);
     Rejected when pyarrow is missing, the file is damaged, a column name is written twice
-    (:func:`decode_parquet`) or its pages decode to more than it may expand to."""
+    (:func:`~leaderboard.ingest.toolkit.parquet.decode_parquet`) or its pages decode to more than
+    it may expand to."""
     try:
         import pyarrow  # noqa: F401 - only to say it is missing
     except ImportError:
@@ -182,48 +139,6 @@ def parquet_table(data: bytes) -> tuple[list[str], pd.DataFrame]:
     frame = pd.DataFrame({name: table.column(j).to_pandas() for j, name in enumerate(fields)})
     frame.index = pd.RangeIndex(2, len(frame) + 2)
     return fields, frame
-
-
-def decode_parquet(data: bytes, max_bytes: int):
-    """A Parquet file as a pyarrow Table, with the checks every reader of Parquet makes (the
-    per-item results' and the submissions'): its column names by the CSV header's rule
-    (:func:`~leaderboard.ingest.csv_text.ambiguous_columns`: a name written twice, or twice but
-    for spaces, is refused), the column and row caps from its metadata, and its pages decoded
-    batch by batch, refused once they pass what a compressed input may expand to
-    (:class:`~leaderboard.ingest.safe_read.Budget`: a dictionary-encoded page of one long text
-    repeated decodes to gigabytes), before the whole table is built. Dictionary columns are
-    decoded. Raises :class:`Rejected`; pyarrow's own errors for a damaged file."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from leaderboard import limits
-    from leaderboard.ingest.safe_read import Budget, Unreadable
-
-    parquet = pq.ParquetFile(io.BytesIO(data))
-    fields = [str(name) for name in parquet.schema_arrow.names]
-    clash = ambiguous_columns(fields)
-    if clash is not None:
-        raise Rejected(duplicate_words(fields, clash))
-    caps = limits.current()
-    for n, cap, what in ((parquet.metadata.num_columns, caps.max_columns, "columns"),
-                         (parquet.metadata.num_rows, caps.max_rows, "rows")):
-        if n > cap:
-            raise Rejected(f"{n:,} {what}, over the cap of {cap:,}; raise it with --max-{what} "
-                           "if the file is genuine")
-    budget = Budget(len(data), max_bytes)
-    batches = []
-    for batch in parquet.iter_batches(batch_size=1 << 16):
-        columns = [c.dictionary_decode() if pa.types.is_dictionary(c.type) else c
-                   for c in batch.columns]
-        batch = pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
-        try:
-            budget.spend(batch.nbytes)
-        except Unreadable as err:
-            raise Rejected(str(err)) from None
-        batches.append(batch)
-    if not batches:
-        return parquet.schema_arrow.empty_table()
-    return pa.Table.from_batches(batches)
 
 
 def column_names(data: bytes) -> list[str]:

@@ -30,12 +30,13 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.leaderboards import MAX_MAGNITUDE, _separator_hint
+from leaderboard.ingest.records import Solution
+from leaderboard.ingest.submissions.solution import id_keys
+from leaderboard.ingest.submissions.table import (as_text, check_text, drop_blank_lines, header,
+                                                  is_parquet, parquet_table, read_table)
+from leaderboard.ingest.toolkit.columns import MAX_MAGNITUDE, separator_hint
+from leaderboard.ingest.toolkit.messages import Rejected, column_list, quote, show
 from leaderboard.metrics.base import KINDS
-from leaderboard.ingest.submissions.solution import Solution, id_keys
-from leaderboard.ingest.submissions.table import (Rejected, as_text, check_text, column_list,
-                                           drop_blank_lines, header, is_parquet, parquet_table,
-                                           quote, read_table, show)
 
 _NUMERIC_KINDS = ("scores", "probabilities", "values")
 _NAN_WORDS = {"nan", "+nan", "-nan"}
@@ -177,7 +178,7 @@ def _find(fields: list[str], name: str) -> str | None:
 
 def _choose(fields: list[str], plan: Plan) -> tuple[str, tuple[str, ...], str]:
     """``(id column, prediction columns, mode)`` for a file with header ``fields``."""
-    listed = f"(columns: {column_list(fields)}){_separator_hint(fields)}"
+    listed = f"(columns: {column_list(fields)}){separator_hint(fields)}"
     id_name = _find(fields, plan.id_column)
     if id_name is None:
         raise Rejected(f"missing id column {quote(plan.id_column)} {listed}")

@@ -22,6 +22,7 @@ from leaderboard.report.vega.common import (Chart, BAND, HIGHLIGHT, INK, NO_TIER
                                             share_text, top_or_selected, with_data)
 from leaderboard.report.vega.common import skeleton
 from leaderboard.report.vega.layering import layered
+from leaderboard.report.tier_marks import out_of_order_mask
 
 ROW = 18   # pixels per entry row
 BAR = "#8fb8da"
@@ -35,7 +36,7 @@ def _runs(tiers: np.ndarray) -> np.ndarray:
 def entry_rows(table: pd.DataFrame, digits: int = 8, limit: int | None = None) -> pd.DataFrame:
     """The per-entry charts' fields of every entry (or of the first ``limit``), in rank order:
     ``rank``, ``team``, ``score``, ``lo``/``hi`` (the interval), ``tier``, ``starts`` (1 where a
-    run of equal tiers starts) and, with rank statistics, ``rlo``/``rhi`` (rank interval),
+    run of equal tiers starts), ``moved`` (1: in a better tier than an entry above it) and, with rank statistics, ``rlo``/``rhi`` (rank interval),
     ``slo``/``shi`` (simultaneous), ``pbest`` and ``ptext`` (P(best) as the page writes it).
 
     The charts keep the top :data:`~.common.TOP` rows (the page takes a selected team's row from
@@ -49,6 +50,8 @@ def entry_rows(table: pd.DataFrame, digits: int = 8, limit: int | None = None) -
                         "tier": t["tier"].to_numpy(dtype=int)})
     tiers = out["tier"].to_numpy()
     out["starts"] = (_runs(tiers) & (tiers > 0)).astype(int)
+    # in a better tier than an entry ranked above it (entries above are in the prefix: exact)
+    out["moved"] = out_of_order_mask(tiers).astype(int)
     if "rank_ci_low" in t.columns:
         for name, col in (("rlo", "rank_ci_low"), ("rhi", "rank_ci_high"),
                           ("slo", "rank_sim_low"), ("shi", "rank_sim_high")):
@@ -134,6 +137,15 @@ def _scores(decimals: int, x_title: str, interval: str | None, top: int, height:
         .add_params(zoom),
         Chart(data("leader")).mark_rule(color=INK, strokeDash=[5, 4], strokeWidth=1.2)
         .encode(x="leader:Q"),
+        # an entry in a better tier than one ranked above it: marked, and the tooltip says why
+        base.mark_text(align="left", dx=54, fontSize=13, fontWeight="bold", color=INK,
+                       clip=False)
+        .transform_filter(f"datum.moved == 1 && datum.rank <= {top}")
+        .transform_calculate(mark="'\u2195'", why=(
+            "'tier ' + datum.tier + ' although ranked below an entry of a worse tier: its "
+            "comparisons are too noisy for it to be shown beaten'"))
+        .encode(x=alt.value("width"), text="mark:N",   # right of the tier's label
+                tooltip=[alt.Tooltip("team:N", title="entry"), alt.Tooltip("why:N", title="")]),
         # labels right of the plot: never clipped by the zoom
         base.mark_text(align="left", dx=6, fontSize=11.5, fontWeight="bold", color=INK,
                        clip=False)
@@ -143,7 +155,7 @@ def _scores(decimals: int, x_title: str, interval: str | None, top: int, height:
     ]
     chart = layered(
         *layers, width=WIDTH, height=height, usermeta={"lb_rows": "entries", "lb_top": top},
-        padding={"left": 6, "top": 6, "right": 64, "bottom": 6})
+        padding={"left": 6, "top": 6, "right": 72, "bottom": 6})
     return finish(chart, "scores")
 
 

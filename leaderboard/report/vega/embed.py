@@ -105,11 +105,44 @@ def page_svg(svg: str | None, prefix: str) -> markupsafe.Markup | None:
         pattern = re.compile(r'(\bid="|url\(#|href="#)(%s)(?=[")])'
                              % "|".join(re.escape(k) for k in names))
         svg = pattern.sub(lambda m: m.group(1) + names[m.group(2)], svg)
+    svg = _font_margin(svg)
     root = ET.fromstring(svg)
     if root.tag != "{http://www.w3.org/2000/svg}svg" or any(
             el.tag.endswith("script") or el.tag.endswith("foreignObject") for el in root.iter()):
         raise ValueError("the static chart is not a plain SVG drawing")
     return markupsafe.Markup(svg)
+
+
+_FRAME = re.compile(r'^(<svg\b[^>]*?\bwidth=")([\d.]+)("[^>]*?\bviewBox="0 0 )([\d.]+)'
+                    r'( [\d.]+">(?:<rect width=")?)([\d.]+)?(.*?<g\b[^>]*?transform="translate\()'
+                    r'([\d.]+)(,)', re.DOTALL)
+
+
+def _font_margin(svg: str, share: float = 0.3) -> str:
+    """``svg`` with its left margin widened by ``share`` of the drawing's own: vl-convert lays
+    out the labels left of the plot (entry names) with its font's widths, and a viewer (a
+    browser printing the page, GitHub showing the README's picture) draws them in its own sans
+    serif, up to a third wider, past the left edge ("7. Logistic regression baseline").
+
+    Examples
+    --------
+    >>> _font_margin('<svg width="100" height="50" viewBox="0 0 100 50"><rect width="100" '
+    ...              'height="50"/><g transform="translate(40,5)"></g></svg>')
+    '<svg width="112" height="50" viewBox="0 0 112 50"><rect width="112" height="50"/><g transform="translate(52,5)"></g></svg>'
+    """
+    match = _FRAME.match(svg)
+    if match is None:
+        return svg
+    left = float(match[8])
+    extra = round(share * left)
+    if extra <= 0:
+        return svg
+
+    def wider(text: str | None) -> str:
+        return "" if text is None else f"{float(text) + extra:g}"
+
+    return (match[1] + wider(match[2]) + match[3] + wider(match[4]) + match[5] + wider(match[6])
+            + match[7] + f"{left + extra:g}" + match[9] + svg[match.end():])
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from leaderboard.report.vega.common import skeleton
 from leaderboard.report.vega.layering import layered
 
 FULL, PUBLIC = PALETTE[0], PALETTE[1]
+HEIGHT = 250   # the plot's height in pixels
 
 
 def mdd_chart(curve: Sequence[tuple[int, float]], *, public_fraction: float | None,
@@ -79,25 +80,31 @@ def _mdd(metric: str, series: tuple[str, ...], has_delta: bool) -> dict:
                                 dy=alt.ExprRef("datum.above ? -9 : 14")).encode(
                      x="n:Q", y="mdd:Q", text="text:N")
                  for colour_, stroke, width in (("white", "white", 4), (INK, None, 0))]]
-    return finish(layered(*layers, width=660, height=250), "plan-mdd")
+    return finish(layered(*layers, width=660, height=HEIGHT), "plan-mdd")
 
 
 def pin_sides(pins: Sequence[tuple[float, float, str, bool]], lo: int, hi: int,
-              width: float = 660) -> list[tuple[float, float, str, bool, bool]]:
+              width: float = 660, top: float | None = None,
+              height: float = HEIGHT) -> list[tuple[float, float, str, bool, bool]]:
     """Where each pin's label goes: ``above`` as asked (above a point on the public curve, below
     one on the whole test set's: clear of both falling curves), on the right when above and on
-    the left when below, unless that runs off the plot (about 7 px a letter); returns (n, MDD,
-    text, above, left).
+    the left when below, unless that runs off the plot (about 7 px a letter); a label asked
+    below a point within two lines of the plot's bottom (the y axis runs from 0 to ``top``) goes
+    above it, off the axis and its numbers. Returns (n, MDD, text, above, left).
 
     Examples
     --------
     >>> pin_sides([(1000, 0.1, "x" * 30, True)], 10, 1000)
     [(1000, 0.1, 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', True, True)]
+    >>> pin_sides([(1000, 0.01, "minimum n: 1,000", False)], 10, 1000, top=0.16)
+    [(1000, 0.01, 'minimum n: 1,000', True, True)]
     """
     out = []
     span = math.log10(hi) - math.log10(lo) or 1.0
     for n, d, text, above in pins:
         x = (math.log10(n) - math.log10(lo)) / span * width
+        if not above and top and d / top * height < 24:
+            above = True
         left = not above
         if left and x < 7 * len(text):
             left = False

@@ -18,6 +18,7 @@ from leaderboard.report.vega.common import (Chart, BAND, INK, PALETTE, Spec, dat
                                             finish, finite, is_selected, label, padded, with_data)
 from leaderboard.report.vega.common import skeleton
 from leaderboard.report.vega.layering import layered
+from leaderboard.report.vega.placing import place_labels
 
 DOT, FLAG, ROSE, FELL, SAME = PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[3], "#9CA3AF"
 SCATTER_POINTS = 2000   # past this, the scatter bins the board
@@ -80,18 +81,23 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
         keep = ok & (lead | flag | np.isin(np.arange(pub.size), list(labelled)))
     names = [label(t) for t in teams]
     short = {int(i): identifying(names, int(i)) for i in labelled}
-    dy = _label_offsets([i for i in labelled if keep[i]], pri, yd)
+    notes = {int(i): f"{short[int(i)]} \u00b7 {note}" if note else short[int(i)]
+             for i, note in labelled.items()}
+    shown = np.flatnonzero(keep)
+    fx = (np.clip(pub[shown], *xd) - xd[0]) / (xd[1] - xd[0])
+    fy = HEIGHT * (1 - (np.clip(pri[shown], *yd) - yd[0]) / (yd[1] - yd[0]))
+    at = {int(i): k for k, i in enumerate(shown)}
+    named = [i for i in labelled if keep[i]]
+    place = {shown[k]: p for k, p in place_labels(
+        fx, fy, [at[int(i)] for i in named], [notes[int(i)] for i in named], HEIGHT).items()}
     rows = []
-    for i in sorted(np.flatnonzero(keep), key=lambda i: (bool(flag[i]), i)):
+    for i in sorted(shown, key=lambda i: (bool(flag[i]), i)):
         way = ("left" if pub[i] < xd[0] else "right" if pub[i] > xd[1] else "down"
                if pri[i] < yd[0] else "up" if pri[i] > yd[1] else "")
-        note = labelled.get(int(i))
+        left, dy = place.get(i, (False, 0.0))
         rows.append({"team": names[i], "pub": finite([pub[i]])[0], "pri": finite([pri[i]])[0],
                      "flag": int(flag[i]), "shape": f"triangle-{way}" if way else "circle",
-                     "note": "" if note is None else (f"{short[i]} \u00b7 {note}" if note
-                                                      else short[i]),
-                     "right": int(pub[i] > xd[0] + 0.7 * (xd[1] - xd[0])),
-                     "dy": dy.get(int(i), 0.0)})
+                     "note": notes.get(int(i), ""), "right": int(left), "dy": dy})
     sets = {"entries": rows,
             "diagonal": [{"v": v} for v in finite([max(xd[0], yd[0]), min(xd[1], yd[1])])]}
     if band is not None:
@@ -159,17 +165,6 @@ def identifying(names: Sequence[str], i: int, limit: int = 22) -> str:
     return name   # the same name twice: nothing shorter tells them apart
 
 
-def _label_offsets(idx: list[int], pri: np.ndarray, yd: list[float]) -> dict[int, float]:
-    """Vertical offsets (pixels) that keep the named entries' labels :data:`LABEL_GAP` apart
-    (the plot is :data:`HEIGHT` pixels high), moved as little as possible."""
-    if not idx:
-        return {}
-    y = {i: HEIGHT * (1 - (np.clip(pri[i], *yd) - yd[0]) / (yd[1] - yd[0])) for i in idx}
-    order = sorted(idx, key=lambda i: (y[i], i))
-    spread = sorted_spread([y[i] for i in order], LABEL_GAP, 6.0, HEIGHT - 4.0)
-    return {i: round(s - y[i], 1) for i, s in zip(order, spread)}
-
-
 def _leading(pub, pri, ok, higher, top) -> np.ndarray:
     sign = 1.0 if higher else -1.0
     out = np.zeros(pub.size, bool)
@@ -233,6 +228,12 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
                      alt.Tooltip("pri:Q", title="private", format=fmt)]).add_params(zoom),
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_point(
             size=140, color=INK, strokeWidth=1.5).encode(x=x, y=y),
+        # a label moved up or down off its dot's height (clear of the other dots) is tied to it
+        entries.transform_filter("datum.note != '' && datum.dy != 0").transform_calculate(
+            label="datum.note").mark_rule(
+            color=INK, strokeWidth=0.6, opacity=0.6,
+            x2Offset=alt.ExprRef(f"{flip} ? -9 : 9"), y2Offset=alt.ExprRef("datum.dy")).encode(
+            x=x, y=y, x2="pub:Q", y2="pri:Q"),
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_text(
             fontSize=12, color=INK, align=alt.ExprRef(f"{flip} ? 'right' : 'left'"),
             dx=alt.ExprRef(f"{flip} ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(

@@ -175,7 +175,9 @@ def _r(v: float) -> str:
 
 @skeleton()
 def _panel(m: int) -> dict:
-    x = alt.X("place:O", title="public place", axis=alt.Axis(labelAngle=0))
+    # a phone's plot has ~15 px a place: every other number shown rather than "10111213..."
+    x = alt.X("place:O", title="public place", axis=alt.Axis(labelAngle=0, labelOverlap="parity",
+                                                               labelSeparation=4))
     y = alt.Y("lo:Q", title="private rank (log scale)",
               scale=alt.Scale(type="log", reverse=True, nice=False, padding=6),
               axis=alt.Axis(labelExpr=LOG_LABELS))
@@ -189,7 +191,7 @@ def _panel(m: int) -> dict:
             x=x, y="obs:Q", tooltip=tips, opacity=dim_others(),
             color=alt.Color("kind:N", scale=alt.Scale(domain=["rose", "fell", "within"],
                                                       range=[ROSE, FELL, INK]),
-                            legend=alt.Legend(title=None, orient="top", labelExpr=(
+                            legend=alt.Legend(title=None, orient="top", columns=2, labelExpr=(
                                 "datum.value == 'within' ? 'within the range' : datum.value + "
                                 "' beyond it'")))),
     ]

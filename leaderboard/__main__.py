@@ -1,6 +1,4 @@
 """``python -m leaderboard`` is the ``leaderboard`` command."""
-import sys
+from leaderboard.cli import entry
 
-from leaderboard.cli import main
-
-sys.exit(main())
+entry()

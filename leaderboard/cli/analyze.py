@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from functools import partial
 
 from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, N_MAX, ROWS,
@@ -233,6 +234,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     if len(metric_names_given(args.metric)) > 1:
         return run_several(args, analysis_from_args)
     result = analysis_from_args(args)
+    if result.ranking is not None:   # the pages need none of the error draws (0.8 GB at
+        result = replace(result, ranking=result.ranking.without_errors())   # 100,000 entries)
     # the report is the last stage: imported (Altair, ~1 s) once the inputs have been read
     from leaderboard.report import exports, write_html, write_json
     # issue 25: groups of items found, few clusters: said on stderr too when stdout goes to a file

@@ -32,7 +32,7 @@ sort; a loop of scikit-learn's ``roc_auc_score`` (31-34 ms per call here) would 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.metrics.base import Metric, MetricImpl
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 from scipy.special import rel_entr
 
 from leaderboard.metrics.base import Metric, MetricImpl, RowMean, RowSums

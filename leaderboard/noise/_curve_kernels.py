@@ -14,7 +14,7 @@ depend on how replicates are split.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 

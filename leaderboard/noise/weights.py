@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.choices import RESAMPLING
 from leaderboard.noise.rng import BLOCK, Stream, block_rng

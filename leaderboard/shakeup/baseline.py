@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from leaderboard.shakeup.draws import CHUNK_ELEMENTS, NoiseDraws
-from leaderboard.shakeup.observed import (ShakeupStats, board_ranks, row_pearson, tau_b_rows,
-                                           top_count, xy_orders)
+from leaderboard.shakeup.observed import (ShakeupStats, board_ranks, board_taus, row_pearson,
+                                           top_count)
 from leaderboard.tiers.rank_quantiles import collect
 
 __all__ = ["CHUNK_ELEMENTS", "NoiseDraws", "ShakeupBaseline", "check_draws", "shakeup_baseline"]
@@ -203,9 +203,7 @@ def shakeup_baseline(draws: NoiseDraws, observed: ShakeupStats, *,
             mean_abs_top[cols] = (moved * in_top).sum(axis=1) / in_top.sum(axis=1) / e
             winners[cols] = np.where(priv_rank == 1, pub_rank, e + 1).min(axis=1)
             if kendall:
-                out = np.empty(pub_rank.shape[0])
-                tau_b_rows(pub_rank, priv_rank, xy_orders(pub_rank, priv_rank, pub_order), out)
-                taus[cols] = out
+                taus[cols] = board_taus(pub_rank, priv_rank, pub_order)
             yield cols.start, np.take_along_axis(priv_rank, pub_order, axis=1)
 
     def by_place():   # a second pass, for places whose percentiles need exact ranks

@@ -14,11 +14,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 from leaderboard.tiers._rank_kernel import ascending_order, board_ranks_rows
 from leaderboard.tiers._tau_kernel import inversions, tied_pairs
+from leaderboard.tiers import small_ranks
 
 
 @dataclass(frozen=True)
@@ -307,32 +308,11 @@ def board_ranks(scores: np.ndarray):
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     if scores.shape[-1] <= SMALL_BOARD:
-        return _small_board_ranks(scores)
+        return small_ranks.board_ranks(scores)
     min_rank = np.empty(scores.shape, dtype=np.int32)
     avg = np.empty(scores.shape)
     order = np.empty(scores.shape, dtype=np.int64)
     board_ranks_rows(scores, min_rank, avg, order)
-    return min_rank, avg, order
-
-
-def _small_board_ranks(scores: np.ndarray):
-    """:func:`board_ranks` by numpy: a stable sort of the negated scores (``-0.0`` and ``0.0``
-    compare equal there too), each tie group's first and last place from running maxima and
-    minima of where groups start and end."""
-    c, n = scores.shape
-    order = np.argsort(-scores, axis=1, kind="stable")
-    ordered = np.take_along_axis(scores, order, axis=1)
-    place = np.broadcast_to(np.arange(n), (c, n))
-    starts = np.ones((c, n), dtype=bool)          # a tie group starts here
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
-    ends = np.ones((c, n), dtype=bool)            # ... and ends here
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, place, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, place, n)[:, ::-1], axis=1)[:, ::-1]
-    min_rank = np.empty((c, n), dtype=np.int32)
-    avg = np.empty((c, n))
-    np.put_along_axis(min_rank, order, first + 1, axis=1)
-    np.put_along_axis(avg, order, (first + last) / 2 + 1, axis=1)
     return min_rank, avg, order
 
 
@@ -375,6 +355,18 @@ def _tau_b_row_range(x, y, xy_order, out, r0, r1):
             out[r] = (total - x_ties - y_ties + joint - 2 * discordant) / np.sqrt(denom)
         else:
             out[r] = np.nan
+
+
+def board_taus(x: np.ndarray, y: np.ndarray, x_order: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of ``x[r]`` and ``y[r]`` (int ranks in 1..n, shape (c, n)) for every row,
+    ``x_order`` as :func:`xy_orders` takes it: by :func:`tau_b_rows`, or a small board's by
+    numpy over its pairs (:func:`~leaderboard.tiers.small_ranks.tau_b`, the same numbers,
+    nothing compiled)."""
+    if small_ranks.small(x.shape[1]):
+        return small_ranks.tau_b(x, y)
+    out = np.empty(x.shape[0])
+    tau_b_rows(x, y, xy_orders(x, y, x_order), out)
+    return out
 
 
 def tau_b_rows(x: np.ndarray, y: np.ndarray, xy_order: np.ndarray, out: np.ndarray) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.tiers._pair_kernels import t_stat
 

@@ -13,7 +13,7 @@ hypothesis was just rejected (the family only shrinks), so only those are search
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, blocked, bound, count_over, inv, owner_block,
                                               owner_t, reach, se_box, se_pair, sub_ranges, t_of,

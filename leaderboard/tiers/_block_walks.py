@@ -17,7 +17,7 @@ entries).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
                                               sub_ranges, top_of)

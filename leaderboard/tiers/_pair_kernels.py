@@ -25,7 +25,7 @@ Layout, and why (2 cores, E = 5000, R = 1000):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 NEAR_SLACK = 1e-9  # relative slack on the bound sd_i + sd_k >= se_ik (rounding; never binding)
 MAX_MATH = {"nnan", "nsz"}  # maxima of finite values: lets LLVM vectorise them, same values

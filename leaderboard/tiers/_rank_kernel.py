@@ -15,7 +15,7 @@ few lines again at each of their one to three call sites (issue 27).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 
@@ -180,3 +180,39 @@ def board_ranks_rows(block: np.ndarray, min_rank: np.ndarray, avg_rank: np.ndarr
     in index order), the "min" ranks (int32) and the average ranks (float64) of its entries.
     Rows are independent (run on threads)."""
     threaded(_board_ranks_rows, block.shape[0], block, min_rank, avg_rank, order)
+
+
+@njit(cache=True, nogil=True)
+def _order_statistics_rows(values, positions, out, wide, i0, i1):
+    n_rep = values.shape[1]
+    counts = np.zeros(1 << 16, np.int32)   # one per task: int16 values span at most 2**16
+    for i in range(i0, i1):
+        lo, hi = np.int64(values[i, 0]), np.int64(values[i, 0])
+        for r in range(n_rep):
+            v = np.int64(values[i, r])
+            lo = min(lo, v)
+            hi = max(hi, v)
+        span = hi - lo + 1
+        wide[i] = span > 8 * n_rep
+        if wide[i]:
+            continue
+        for r in range(n_rep):
+            counts[values[i, r] - lo] += 1
+        seen, v = 0, 0
+        for k in range(positions.size):
+            while seen + counts[v] <= positions[k]:
+                seen += counts[v]
+                v += 1
+            out[i, k] = lo + v
+        for v in range(span):
+            counts[v] = 0
+
+
+def order_statistics(values: np.ndarray, positions: np.ndarray, out: np.ndarray,
+                     wide: np.ndarray) -> None:
+    """``out[i, k]``: the ``positions[k]``-th smallest (0-based) of row ``i`` of the int16
+    ``values`` (``positions`` ascending, int64), what ``np.partition`` gives, by counting the
+    row's values over their span: O(R + span) instead of partitioning (~10 ns a value on rows
+    of 2,000). A row spanning more than eight values per replicate is left (``wide[i]`` True)
+    for the caller to partition. Rows on threads."""
+    threaded(_order_statistics_rows, values.shape[0], values, positions, out, wide)

@@ -6,7 +6,7 @@ Both count, for integer ranks in 1..n, the pairs tied in rank and the inversions
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.tiers._rank_kernel import ascending_order
 

@@ -91,12 +91,21 @@ _LAST: list = []   # [weakref to err, sd bytes, sub, Layout]: the three searches
 
 def layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     """Blocks and sub-blocks of the board (see :class:`~leaderboard.tiers._block_kernels.Layout`);
-    the last one is kept while its error array lives, since each search of a board needs it."""
+    the last one is kept while its error array lives, since each search of a board needs it, and
+    let go with it (a layout outliving its errors held ~125 MB per 1,000 replicates of a
+    100,000-entry board through the rest of the run: issue 41)."""
     if _LAST and _LAST[0]() is err and _LAST[2] == sub and _LAST[1] == sd.tobytes():
         return _LAST[3]
+    _LAST.clear()   # the old layout goes before the new one is built
     lay = _layout(err, sd, sub)
-    _LAST[:] = [weakref.ref(err), sd.tobytes(), sub, lay]
+    _LAST[:] = [weakref.ref(err, _forget), sd.tobytes(), sub, lay]
     return lay
+
+
+def _forget(dead: weakref.ref) -> None:
+    """The kept layout's error array is gone: so is the layout."""
+    if _LAST and _LAST[0] is dead:
+        _LAST.clear()
 
 
 def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:

@@ -20,7 +20,11 @@ import numpy as np
 
 OFFSET_LIMIT = 32767          # offsets kept in int16: -OFFSET_LIMIT - 1 .. OFFSET_LIMIT
 SELECT_ELEMENTS = 1 << 23     # offsets partitioned at once (16 MB of int16)
+COUNTED_ROWS = 160            # more rows: their order statistics counted by a compiled loop
 EXACT_ELEMENTS = 1 << 26      # exact ranks kept at once by the second pass (256 MB of int32)
+# offsets held at once (256 MB of int16): beyond, a group of entries per pass (collect). A
+# 100,000-entry board's 2,000 replicates took 0.4 GB beside their 0.8 GB of draws (issue 41).
+STORE_ELEMENTS = 1 << 27
 
 
 class RankQuantiles:
@@ -71,13 +75,19 @@ class RankQuantiles:
         n, r = self.offsets.shape
         kth = sorted(set(self.positions))
         values = np.empty((n, len(self.positions)), dtype=np.int64)
-        exact = np.ones(n, dtype=bool)
+        rows = np.arange(n)
+        if n > COUNTED_ROWS:   # counted by a compiled loop (a small board compiles nothing)
+            from leaderboard.tiers._rank_kernel import order_statistics
+            found, wide = np.empty((n, len(kth)), dtype=np.int64), np.empty(n, dtype=bool)
+            order_statistics(self.offsets, np.array(kth, dtype=np.int64), found, wide)
+            values[:] = found[:, [kth.index(k) for k in self.positions]]
+            rows = np.flatnonzero(wide)   # spread too wide to count: partitioned
         step = max(1, SELECT_ELEMENTS // max(1, r))
-        for e0 in range(0, n, step):
-            part = np.partition(self.offsets[e0:e0 + step], kth, axis=1)[:, self.positions]
-            clipped = (part == OFFSET_LIMIT) | (part == -OFFSET_LIMIT - 1)
-            exact[e0:e0 + step] = ~clipped.any(axis=1)
-            values[e0:e0 + step] = part + self.base[e0:e0 + step, None]
+        for g in range(0, rows.size, step):
+            at = rows[g:g + step]
+            values[at] = np.partition(self.offsets[at], kth, axis=1)[:, self.positions]
+        exact = ~((values == OFFSET_LIMIT) | (values == -OFFSET_LIMIT - 1)).any(axis=1)
+        values += self.base[:, None]
         self.offsets = np.empty((0, r), dtype=np.int16)
         return values, exact
 
@@ -107,10 +117,16 @@ def exact_order_statistics(rows: np.ndarray, n_replicates: int, positions: Seque
 def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int],
             blocks: Iterator[tuple[int, np.ndarray]],
             passes: Callable[[], Iterable[tuple[int, np.ndarray]]],
-            each: Callable[[int, np.ndarray], None] | None = None) -> np.ndarray:
+            each: Callable[[int, np.ndarray], None] | None = None,
+            store_elements: int | None = None) -> np.ndarray:
     """Order statistics of every entry's ranks from one pass of ``blocks``, and the second pass
     (``passes``) for the entries that need it; ``each(r0, ranks)`` sees every block of the first
     pass (the caller's other summaries). Returns shape (E, len(positions)).
+
+    At most ``store_elements`` (default :data:`STORE_ELEMENTS`) offsets are held at once: a board with more entries times
+    replicates is collected a group of entries per pass over the replicates (each pass ranks
+    every replicate again; the order statistics are those of one pass, as each entry's are its
+    own).
 
     Examples
     --------
@@ -119,13 +135,33 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
     >>> blocks = lambda: iter([(0, np.array([[1, 2], [2, 1]])), (2, np.array([[1, 2], [1, 2]]))])
     >>> collect(None, 4, [1, 3], blocks(), blocks).tolist()
     [[1, 2], [2, 2]]
+    >>> collect(None, 4, [1, 3], blocks(), blocks, store_elements=4).tolist()   # two passes
+    [[1, 2], [2, 2]]
     """
-    store = RankQuantiles(base, n_replicates, positions)
-    for r0, block in blocks:
-        store.add(r0, block)
-        if each is not None:
-            each(r0, block)
-    values, exact = store.select()
+    store_elements = STORE_ELEMENTS if store_elements is None else store_elements
+    values = exact = None
+    g0 = 0
+    while True:
+        store = None
+        for r0, block in blocks:
+            if values is None:   # the first block: the board's size
+                n = block.shape[1]
+                groups = -(-n * n_replicates // max(1, store_elements))
+                step = -(-n // max(1, groups))
+                values = np.empty((n, len(positions)), dtype=np.int64)
+                exact = np.ones(n, dtype=bool)
+            if store is None:
+                g1 = min(n, g0 + step)
+                store = RankQuantiles(None if base is None else base[g0:g1], n_replicates,
+                                      positions)
+            store.add(r0, block[:, g0:g1])
+            if each is not None and g0 == 0:
+                each(r0, block)
+        values[g0:g1], exact[g0:g1] = store.select()
+        g0 = g1
+        if g0 >= n:
+            break
+        blocks = iter(passes())
     redo = np.flatnonzero(~exact)
     if redo.size:
         values[redo] = exact_order_statistics(redo, n_replicates, positions, passes)

@@ -15,12 +15,13 @@ order (entry 0 is the observed leader).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
+from leaderboard.tiers import small_ranks
 
 STREAM = int(Stream.RANK_DRAWS)
 CHUNK_ELEMENTS = 1 << 21  # errors converted to float64 at once by the block-wise readers
@@ -50,6 +51,9 @@ class RankReplicates:
         How the errors were made, in words.
     dropped : int
         Bootstrap replicates left out because the metric was undefined on them for some entry.
+    released : int or None
+        The number of replicates when ``errors`` were let go (:meth:`without_errors`; ``errors``
+        then has no columns), else None.
     null : bool
         The errors are draws of the pairs' differences under the null hypothesis (the sign flips
         of :mod:`~leaderboard.tiers.sign_flips`), not draws of each entry's estimation error:
@@ -63,6 +67,7 @@ class RankReplicates:
     sign: float
     source: str
     dropped: int = 0
+    released: int | None = None
     null: bool = False
 
     @property
@@ -71,7 +76,23 @@ class RankReplicates:
 
     @property
     def n_replicates(self) -> int:
-        return self.errors.shape[1]
+        return self.errors.shape[1] if self.released is None else self.released
+
+    def without_errors(self) -> RankReplicates:
+        """The same description without the error draws (``errors`` of shape (E, 0)), for what
+        outlives the ranks stage (a page's wording: the source, the count, the dropped ones):
+        the draws of a 100,000-entry board are 0.8 GB (issue 41).
+
+        Examples
+        --------
+        >>> reps = RankReplicates.normal(np.array([0.8, 0.7]), np.full(2, 0.01), 0.0, True,
+        ...                              replicates=50)
+        >>> light = reps.without_errors()
+        >>> light.n_replicates, light.errors.shape
+        (50, (2, 0))
+        """
+        return replace(self, errors=np.empty((self.n_entries, 0), dtype=self.errors.dtype),
+                       released=self.n_replicates)
 
     def scores(self) -> np.ndarray:
         """Resampled scores, shape (E, R), float64, oriented so higher is better.
@@ -154,13 +175,14 @@ class RankReplicates:
         sign = 1.0 if higher_is_better else -1.0
         replicates = int(replicates)
         errors = np.empty((point.size, replicates), dtype=np.float32)
+        write = _write_small if small_ranks.small(point.size) else _write_block
         for b in range(-(-replicates // BLOCK)):
             rng = block_rng(seed, STREAM, b)
             shared = rng.standard_normal(BLOCK)
             own = rng.standard_normal((BLOCK, point.size))
             # sd_i * (sqrt(c) Z0 + sqrt(1 - c) Z_i) in float64, then rounded once to float32
-            _write_block(errors, b * BLOCK, shared, own, sd, np.sqrt(correlation),
-                         np.sqrt(1 - correlation))
+            write(errors, b * BLOCK, shared, own, sd, np.sqrt(correlation),
+                  np.sqrt(1 - correlation))
         return cls(point=sign * point, errors=errors, sd=sd, correlation=float(correlation),
                    sign=sign, source=f"normal errors with correlation {correlation:g} between "
                                      "entries, SDs from the simulated noise")
@@ -175,6 +197,13 @@ def _write_block(errors, r0, shared, own, sd, a, b):
     for i in range(errors.shape[0]):
         for k in range(m):
             errors[i, r0 + k] = sd[i] * (a * shared[k] + b * own[k, i])
+
+
+def _write_small(errors, r0, shared, own, sd, a, b):
+    """:func:`_write_block` with numpy, for a small board (nothing compiled): the same float64
+    operations, rounded to float32 on assignment."""
+    m = min(own.shape[0], errors.shape[1] - r0)
+    errors[:, r0:r0 + m] = sd[:, None] * (a * shared[:m] + b * own[:m].T)
 
 
 def all_finite(values: np.ndarray, chunk_elements: int = CHUNK_ELEMENTS) -> bool:

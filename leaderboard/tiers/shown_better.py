@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers.holm import Tiers

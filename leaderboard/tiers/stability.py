@@ -28,9 +28,13 @@ entries share the best rank of their group (as in the observed ranking).
 Computation: one pass over the replicates serves every summary (:func:`stability` runs them
 together, as :func:`~leaderboard.tiers.ranking.rank_board` does). Replicates are ranked in blocks
 of about :data:`CHUNK_ELEMENTS` scores, each replicate by a compiled stable radix sort
-(:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel. The rank percentiles need every
+(:mod:`leaderboard.tiers._rank_kernel`), replicates in parallel; a small board's with numpy
+(:mod:`leaderboard.tiers.small_ranks`: the same ranks and taus, nothing compiled). The rank
+percentiles need every
 entry's R ranks at once; they are kept as 16-bit offsets from the middle of the entry's ranks on
-the first block of replicates (2 bytes per entry and replicate, half of int32), and an entry whose
+the first block of replicates (2 bytes per entry and replicate, half of int32; at most
+:data:`~leaderboard.tiers.rank_quantiles.STORE_ELEMENTS` at once, so a bigger board is
+collected a group of entries per pass over the replicates), and an entry whose
 percentile falls at the clipped end of that range is ranked again in a second pass that keeps its
 exact ranks (:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768
 entries whose ranks spread that far). Each replicate is handled on its own and each entry's
@@ -43,11 +47,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 from leaderboard.tiers._rank_kernel import gather_columns, min_ranks
 from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
+from leaderboard.tiers import small_ranks
 from leaderboard.tiers.rank_quantiles import collect
 from leaderboard.tiers.replicates import RankReplicates, all_finite
 
@@ -101,6 +106,11 @@ def _rank_blocks(reps: RankReplicates, chunk_elements: int = CHUNK_ELEMENTS
     n_entries, n_rep = reps.errors.shape
     step = max(1, chunk_elements // n_entries)
     point = np.ascontiguousarray(reps.point, dtype=np.float64)
+    if small_ranks.small(n_entries):   # numpy, the same ranks: nothing to compile (issue 41)
+        for r0 in range(0, n_rep, step):
+            block = point + reps.errors[:, r0:r0 + step].T.astype(np.float64)
+            yield r0, small_ranks.min_ranks(block)
+        return
     # C order (the bootstrap's errors may come Fortran-ordered): the gather reads each entry's
     # row, and one layout means one compiled gather (issue 27); no copy when already C
     errors = np.ascontiguousarray(reps.errors)
@@ -256,6 +266,9 @@ class _Accumulators:
         self.credit = np.zeros(n_entries)
         self.in_top = {k: np.zeros(n_entries, dtype=np.int64) for k in ks}
         self.taus = np.empty(n_rep) if taus else None
+        # a small board's tau-b compares the ranks with the observed order pair by pair: the
+        # negated scores, ascending like the ranks (small_ranks.tau_b)
+        self.pairs = -reps.point if taus and small_ranks.small(n_entries) else None
         if taus:
             order = np.argsort(-reps.point, kind="stable")  # entries are in rank order; a guard
             xs = reps.point[order]
@@ -275,7 +288,9 @@ class _Accumulators:
             self.credit += (best / best.sum(axis=1, keepdims=True)).sum(axis=0)
             for k, count in self.in_top.items():
                 count += np.count_nonzero(block <= k, axis=0)
-        if self.taus is not None:
+        if self.taus is not None and self.pairs is not None:   # a small board: numpy
+            self.taus[r0:r0 + block.shape[0]] = small_ranks.tau_b(self.pairs, block)
+        elif self.taus is not None:
             out = np.empty(block.shape[0])
             ordered = block if self.order is None else np.ascontiguousarray(block[:, self.order])
             _tau_b(ordered, self.run_starts, self.x_ties, out)

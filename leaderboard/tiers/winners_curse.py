@@ -68,11 +68,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 from leaderboard.params import check_alpha
 from leaderboard.tiers._rank_kernel import gather_columns
+from leaderboard.tiers import small_ranks
 from leaderboard.tiers.replicates import RankReplicates, all_finite
 
 CHUNK_ELEMENTS = 1 << 21  # errors processed at once, bounds the working memory
@@ -174,9 +175,36 @@ def _curse_block(point: np.ndarray, safe_sd: np.ndarray, window: np.ndarray, r0:
                  levels: np.ndarray, max_t: np.ndarray) -> None:
     """Replicates ``r0 .. r0 + c - 1``, with ``window[k]`` the errors of replicate ``r0 + k``
     (modulo R) for k < c + 2 SHIFTS: the selected error in the worlds with 1, 2 and 3 units of
-    noise, and the largest standardised error. Replicates run on threads, each writing its own."""
+    noise, and the largest standardised error. Replicates run on threads, each writing its own;
+    a small board's with numpy (:func:`_curse_block_small`, the same bits)."""
+    if small_ranks.small(point.size):
+        _curse_block_small(point, safe_sd, window, r0, levels, max_t)
+        return
     threaded(_curse_block_rows, window.shape[0] - 2 * SHIFTS, point, safe_sd, window, r0, levels,
              max_t)
+
+
+def _selected_small(world: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """:func:`_selected` of each row: the mean of ``e`` over the entries of highest ``world``
+    score, summed in index order from 0.0 (a running sum: the kernel's order of additions)."""
+    tied = world == world.max(axis=1, keepdims=True)
+    total = np.cumsum(np.where(tied, e, 0.0), axis=1)[:, -1] + 0.0   # 0.0 + e: the kernel's
+    return total / np.count_nonzero(tied, axis=1)                     # start, -0.0 included
+
+
+def _curse_block_small(point: np.ndarray, safe_sd: np.ndarray, window: np.ndarray, r0: int,
+                       levels: np.ndarray, max_t: np.ndarray) -> None:
+    """:func:`_curse_block_rows` for every replicate of the block at once, with numpy: the same
+    additions in the same order (each world's score ``((point + a) + b) + e``, the worlds'
+    selections added to the levels one shift after another), so the same numbers."""
+    c = window.shape[0] - 2 * SHIFTS
+    e = window[:c]
+    levels[0, r0:r0 + c] = _selected_small(point + e, e)
+    for j in range(1, SHIFTS + 1):
+        a, b = window[j:j + c], window[SHIFTS + j:SHIFTS + j + c]
+        levels[1, r0:r0 + c] += _selected_small((point + a) + e, e) / SHIFTS
+        levels[2, r0:r0 + c] += _selected_small(((point + a) + b) + e, e) / SHIFTS
+    max_t[r0:r0 + c] = (e / safe_sd).max(axis=1)
 
 
 def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
@@ -223,9 +251,12 @@ def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
     for r0 in range(0, n_rep, step):
         c = min(step, n_rep - r0)
         # this block's errors and the 2 SHIFTS replicates after it, as float64 rows
-        window = np.empty((c + 2 * SHIFTS, n_entries))
-        gather_columns(errors, (r0 + np.arange(c + 2 * SHIFTS)) % n_rep, point, False,
-                       window)
+        cols = (r0 + np.arange(c + 2 * SHIFTS)) % n_rep
+        if small_ranks.small(n_entries):
+            window = errors[:, cols].T.astype(np.float64)
+        else:
+            window = np.empty((c + 2 * SHIFTS, n_entries))
+            gather_columns(errors, cols, point, False, window)
         _curse_block(point, safe_sd, window, r0, levels, max_t)
 
     b1, b2, b3 = levels.mean(axis=1)

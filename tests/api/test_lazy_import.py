@@ -94,3 +94,29 @@ def test_the_metric_list_is_still_in_the_help():
                          capture_output=True, text=True, check=True).stdout
     words = " ".join(out.split())
     assert "one page for all): auc, auc_ovr," in words and "{metrics}" not in words
+
+
+def test_a_small_board_never_imports_numba(tmp_path):
+    """Every step of the bundled example (40 entries) has a numpy path, and the kernels import
+    numba when one first runs (leaderboard._jit): its run loads neither numba nor llvmlite
+    (issue 41: ~0.2 s of a 0.9 s warm run)."""
+    status, loaded, stderr = _modules_after(
+        ["analyze", "--example", "--quiet", "--draws", "200", "--replicates", "200",
+         "-o", str(tmp_path / "r.html"), "--json", str(tmp_path / "r.json")],
+        ("numba", "llvmlite", "scipy.stats"))
+    assert (status, loaded) == (0, []), stderr
+
+
+def test_a_kernel_imports_numba_on_its_first_call_and_takes_the_stand_ins_places():
+    code = "\n".join([
+        "import sys",
+        "from leaderboard.tiers import _block_kernels as k",
+        "from leaderboard.tiers._block_kernels import se_pair",
+        "before = ['numba' in sys.modules, type(k.se_range).__name__, type(se_pair).__name__]",
+        "low, high = k.se_range(1.0, 0.5, 2.0, 0.0)",   # compiled code calling se_pair
+        "after = ['numba' in sys.modules, type(k.se_range).__name__, type(k.se_pair).__name__]",
+        "print(before, after, round(1 / high, 6), se_pair(3.0, 4.0, 0.0))"])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[False,", "'_Kernel',", "'_Kernel']", "[True,",
+                                  "'CPUDispatcher',", "'CPUDispatcher']", "1.118034", "5.0"], \
+        out.stdout

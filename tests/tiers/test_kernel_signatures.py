@@ -16,6 +16,7 @@ from leaderboard.noise import _curve_kernels
 from leaderboard.noise.curves import point_curves, resampled_curves
 from leaderboard.tiers import RankReplicates, _pair_kernels, _rank_kernel, replicates, shown_better
 from leaderboard.tiers.best_set import best_set
+from leaderboard.tiers.closed_small import SMALL
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.stability import rank_probabilities
 from leaderboard.tiers.winners_curse import winners_curse
@@ -64,7 +65,7 @@ def test_unresolved_pairs_take_int32_pairs_from_either_step_down():
 
 
 def test_gathers_and_walks_read_c_ordered_rows():
-    reps = _bootstrap_board()
+    reps = _bootstrap_board(n=SMALL + 8)   # a small board's ranks and curse are numpy's
     rank_probabilities(reps, top_k=(3,))
     winners_curse(reps)
     rng = np.random.default_rng(1)
@@ -80,8 +81,9 @@ def test_gathers_and_walks_read_c_ordered_rows():
 
 
 def test_normal_replicates_take_read_only_and_strided_sds():
-    table = pd.DataFrame({"sd": [0.01, 0.02, 0.03]})
-    for sd in (table["sd"].to_numpy(), np.broadcast_to(0.02, 3), np.array([0.01, 0.02, 0.03])):
-        RankReplicates.normal(np.array([0.9, 0.8, 0.7]), sd, 0.0, True, replicates=8)
+    n = SMALL + 1   # past the boards whose replicates numpy writes
+    table = pd.DataFrame({"sd": np.linspace(0.01, 0.03, n)})
+    for sd in (table["sd"].to_numpy(), np.broadcast_to(0.02, n), np.linspace(0.01, 0.03, n)):
+        RankReplicates.normal(np.linspace(0.9, 0.7, n), sd, 0.0, True, replicates=8)
     for sig in _compiled(replicates._write_block):
         assert all(a.layout == "C" and a.mutable for a in _arrays(sig)), sig

@@ -59,6 +59,47 @@ def test_rank_probabilities_against_a_loop():
         rank_probabilities(reps, top_k=[0])
 
 
+def test_rank_percentiles_collected_a_group_of_entries_per_pass(monkeypatch):
+    # a board whose offsets would exceed the store: one pass per group of entries (issue 41)
+    from leaderboard.tiers import rank_quantiles
+    reps = tied_reps(2, n_entries=31, n_rep=90)
+    whole = stability.stability(reps, (3,), 5)
+    passes = []
+    ranked = stability._rank_blocks
+    monkeypatch.setattr(stability, "_rank_blocks", lambda r: passes.append(1) or ranked(r))
+    monkeypatch.setattr(rank_quantiles, "STORE_ELEMENTS", 11 * 90)   # 3 groups of 11, 11, 9
+    grouped = stability.stability(reps, (3,), 5)
+    assert len(passes) == 3
+    for field in ("median_rank", "rank_percentiles", "p_best"):
+        np.testing.assert_array_equal(getattr(grouped.probabilities, field),
+                                      getattr(whole.probabilities, field))
+    np.testing.assert_array_equal(grouped.taus, whole.taus)
+    np.testing.assert_array_equal(grouped.frequencies, whole.frequencies)
+
+
+def test_order_statistics_counted_equal_numpys_partition(monkeypatch):
+    from leaderboard.tiers import rank_quantiles
+    rng = np.random.default_rng(3)
+    spread = np.r_[np.zeros(5), rng.uniform(1, 40, 60), [2000.0, 5000.0]]   # the last two wide
+    offsets = np.clip(rng.normal(0, spread[:, None], (spread.size, 101)).round(), -32768,
+                      32767).astype(np.int16)
+    offsets[0, :3] = 32767                                       # clipped: not exact
+    positions = [50, 0, 100, 2]
+
+    def select(counted_rows):
+        monkeypatch.setattr(rank_quantiles, "COUNTED_ROWS", counted_rows)
+        store = rank_quantiles.RankQuantiles(np.arange(spread.size), 101, positions)
+        store.offsets = offsets.copy()
+        return store.select()
+
+    (counted, exact), (partitioned, exact_p) = select(0), select(10 ** 9)
+    np.testing.assert_array_equal(counted, partitioned)
+    np.testing.assert_array_equal(exact, exact_p)
+    assert not exact[0] and exact[1:].all()
+    np.testing.assert_array_equal(counted - np.arange(spread.size)[:, None],
+                                  np.sort(offsets, axis=1)[:, positions])
+
+
 def test_p_best_favours_the_observed_leader_of_tied_entries():
     """Hall and Miller: for two truly tied entries the leader's P(best) is not 1/2 on average."""
     rng = np.random.default_rng(2)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
 from leaderboard.errors import InputError

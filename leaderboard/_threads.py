@@ -43,6 +43,14 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+def thread_count() -> int:
+    """numba's thread count (``NUMBA_NUM_THREADS``, ``numba.set_num_threads``), numba imported
+    here: a run that calls no kernel never imports it (:mod:`leaderboard._jit`)."""
+    import numba
+
+    return int(numba.get_num_threads())
+
+
 def threaded(kernel, n_tasks: int, *args) -> None:
     """Run ``kernel(*args, t0, t1)`` over task ranges covering 0..n_tasks.
 
@@ -57,9 +65,7 @@ def threaded(kernel, n_tasks: int, *args) -> None:
     >>> seen
     [(0, 0)]
     """
-    import numba   # here: a run that calls no kernel never imports numba (leaderboard._jit)
-
-    threads = numba.get_num_threads()
+    threads = thread_count()
     if threads == 1 or n_tasks < 2:
         kernel(*args, 0, n_tasks)
         return

@@ -25,6 +25,7 @@ from leaderboard.shakeup.observed import SMALL_BOARD, board_ranks
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.tiers.stability import stability
 from leaderboard.tiers.winners_curse import winners_curse
 from tests.tiers.test_boot_small import bootstrap_board
 
@@ -32,7 +33,7 @@ SEEN: Counter = Counter()   # kernel name -> calls split over more than one thre
 
 
 class _Threads:
-    """Stands in for numba in ``_threads``: a fixed thread count, and a record of the kernels
+    """Stands in for numba's thread count in ``_threads``: a fixed count, and a record of the kernels
     the split ran (read from ``threaded``'s frame)."""
 
     def __init__(self, n: int):
@@ -45,7 +46,7 @@ class _Threads:
 
 
 def on_threads(monkeypatch, n: int, work):
-    monkeypatch.setattr(threads_module, "numba", _Threads(n))
+    monkeypatch.setattr(threads_module, "thread_count", _Threads(n).get_num_threads)
     try:
         return work()
     finally:
@@ -96,6 +97,16 @@ def scores_only_board():
     sd = rng.uniform(0.004, 0.01, 170)
     reps = RankReplicates.normal(point, sd, 0.3, True, replicates=400, seed=2)
     return rank_sets(reps), vars(winners_curse(reps, 0.1))
+
+
+def stability_above_the_small_bound():
+    """300 close entries (above tiers.closed_small.SMALL, where the ranks stage leaves numpy):
+    the replicates' min ranks, the Kendall taus and the rank percentiles' order statistics."""
+    rng = np.random.default_rng(5)
+    point = np.sort(rng.normal(0.8, 0.01, 300))[::-1]
+    reps = RankReplicates.normal(point, np.full(300, 0.01), 0.3, True, replicates=300, seed=6)
+    res = stability(reps, top_k=[1, 10], top=3)
+    return [vars(res.probabilities), res.frequencies, res.taus]
 
 
 def rank_metric_replicates():
@@ -151,7 +162,8 @@ def threaded_kernels() -> set[str]:
 def test_every_threaded_kernel_gives_the_same_bits_on_one_and_three_threads(monkeypatch, tmp_path):
     """One test, so that the check of the kernels it reached sees all of its workloads."""
     SEEN.clear()
-    workloads = [bootstrap_board_above_the_numpy_bound, scores_only_board, rank_metric_replicates,
+    workloads = [bootstrap_board_above_the_numpy_bound, scores_only_board, stability_above_the_small_bound,
+                 rank_metric_replicates,
                  seeds_universe_merging_draws, boards_above_the_small_bound,
                  lambda: submissions_example(tmp_path)]
     for work in workloads:

@@ -17,6 +17,7 @@ from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, N
                                     add_seed, add_solution_columns, add_universe_options, count,
                                     echo, real, universe_options, write_output)
 from leaderboard.cli.battles import add_battles_options, run_battles
+from leaderboard.cli.given import analyze_mode, refuse_unread
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from typing import TYPE_CHECKING
@@ -221,6 +222,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
     """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
     from leaderboard.report.vega import renderer
 
+    refuse_unread(args, analyze_mode(args))   # before anything is read or started
     renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
     if args.example == "battles":   # the bundled arena: --battles with the shipped file
         from leaderboard.resources import data_dir

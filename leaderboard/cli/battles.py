@@ -3,27 +3,18 @@
 The options are added to ``analyze``'s parser; the run calls the Python API with them and
 writes the page and the JSON. Every option of ``analyze`` that battles mode does not read (a
 metric, a leaderboard file, submissions, per-item results, the engine, universes) is refused in
-one line when given a value other than its default, rather than ignored.
+one line, even at its default value, before this runs (:mod:`leaderboard.cli.given`).
 """
 from __future__ import annotations
 
 import argparse
 
 from leaderboard.cli.common import echo, write_output
-from leaderboard.errors import InputError, printable
+from leaderboard.errors import printable
 from leaderboard.choices import DISCONNECTED
 from leaderboard.safe_write import write_text
 
 GROUPS_PRINTED = 5
-#: The options of ``analyze`` that battles mode reads (argparse destinations); any other given
-#: a value other than its default is refused
-APPLIES = frozenset({
-    "battles", "model_a_col", "model_b_col", "winner_col", "judge_col", "date_col",
-    "category_col", "cluster_col", "anchor", "anchor_rating", "disconnected", "alpha", "seed",
-    "replicates", "tiers", "prizes", "top_k", "output", "json", "csv", "markdown", "quiet",
-    "max_file_size", "max_name_length", "max_columns", "max_rows", "max_memory", "max_models",
-    "command", "debug"})
-
 
 def add_battles_options(run: argparse.ArgumentParser) -> None:
     """The battles group of ``leaderboard analyze`` (``--category-col`` is shared with
@@ -56,7 +47,6 @@ def run_battles(args: argparse.Namespace):
     """Rate the battles, write the page (and the JSON), print a short summary."""
     from leaderboard.api_battles import analyze_battles
 
-    refuse_other_options(args)
     result = analyze_battles(args.battles, model_a_col=args.model_a_col,
                              model_b_col=args.model_b_col, winner_col=args.winner_col,
                              judge_col=args.judge_col, category_col=args.category_col,
@@ -105,20 +95,3 @@ def summary_lines(analysis) -> str:
             lines.append(f"note: {printable(note)}")
     return "\n".join(lines)
 
-
-def refuse_other_options(args: argparse.Namespace) -> None:
-    """One line, exit 2, for the first option given that battles mode would ignore."""
-    from leaderboard.cli import build_parser
-
-    parser = build_parser(only="analyze")
-    command = next(a for a in parser._actions if a.dest == "command").choices["analyze"]
-    for action in command._actions:
-        if action.dest in APPLIES or action.dest == "help":
-            continue
-        value = getattr(args, action.dest, action.default)
-        if isinstance(action, argparse._StoreConstAction) and value != action.const:
-            continue                  # one destination, several flags: the one given
-        if value != action.default:
-            flag = action.option_strings[-1] if action.option_strings else "FILE"
-            raise InputError(f"{flag} does not apply to --battles (an arena is rated from its "
-                             "battles alone, by a Bradley-Terry fit): drop it")

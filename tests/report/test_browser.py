@@ -20,6 +20,7 @@ import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
+from tests.quick_args import quick  # noqa: E402
 from leaderboard.cli import main  # noqa: E402
 from leaderboard.report import render_html  # noqa: E402
 
@@ -52,7 +53,8 @@ def pages(tmp_path_factory, example_outputs) -> dict[str, Path]:
 
     out = tmp_path_factory.mktemp("pages")
     runs = {
-        "several": ["analyze", "--example", "submissions", "--metric", "auc,brier", *QUICK],
+        "several": ["analyze", "--example", "submissions", "--metric", "auc,brier", "--quiet",
+                    "--replicates", "100"],
         "simulate": ["simulate", "--metric", "auc", "--score", "0.75,0.8", "--n-test", "1000",
                      "--prevalence", "0.1", "--draws", "300", "--quiet"],
         "grid": ["simulate", "--grid", "--score", "0.8", "--n-test", "1000,5000",
@@ -567,7 +569,7 @@ def real_pages(shared_data, tmp_path_factory) -> dict[str, Path]:
     paths = {}
     for name, argv in _real_runs(shared_data).items():
         paths[name] = out / f"{name}.html"
-        assert main([*argv, *QUICK, "-o", str(paths[name]), "--json",
+        assert main([*argv, "--quiet", *quick(argv, 100, 100), "-o", str(paths[name]), "--json",
                      str(paths[name].with_suffix(".json"))]) == 0, name
     return paths
 

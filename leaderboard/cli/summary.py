@@ -96,12 +96,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     if result.tiers is None and result.notes:
         lines.append(result.notes[0])  # why there are no intervals
     if result.submissions is not None:
-        files = result.submissions.files
-        bad = [f for f in files if f.status == "rejected"]
-        what = "models" if result.submissions.layout == "items" else "submission files"
-        lines.append(f"{what}: {len(files):,} found, {len(table):,} scored, "
-                     f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
-                                                  f"{printable(bad[0].reason)})" if bad else ""))
+        lines.append(files_line(result.submissions, len(table)))
     if result.costs is not None:   # --cost-col: the decision, in the page's own sentence
         from leaderboard.report.benchmark_text import costs_context
 
@@ -109,3 +104,30 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     if any((html_path, json_path, *more_paths)):
         lines.append(wrote((html_path, json_path, *more_paths)))
     return "\n".join(lines)
+
+
+def files_line(submissions, scored: int) -> str:
+    """The account of the models (or submission files): found, scored, rejected, set aside;
+    files of the folder that are not results (a SWE-bench system's metadata.yaml) are counted
+    apart, never as models found.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as F
+    >>> files = [F(status="ok", file="a"), F(status="ok", file="b"),
+    ...          F(status="skipped", file="a/metadata.yaml", reason="not the results read")]
+    >>> files_line(F(files=files, layout="items"), 2)
+    'models: 2 found, 2 scored, 0 rejected; 1 other file skipped (not the results read)'
+    """
+    files = submissions.files
+    skipped = [f for f in files if f.status == "skipped"]
+    bad = [f for f in files if f.status == "rejected"]
+    aside = sum(f.status == "set aside" for f in files)
+    what = "models" if submissions.layout == "items" else "submission files"
+    line = (f"{what}: {len(files) - len(skipped):,} found, {scored:,} scored, {len(bad):,} "
+            "rejected" + (f" (first: {printable(bad[0].file)}: {printable(bad[0].reason)})"
+                          if bad else "") + (f", {aside:,} set aside" if aside else ""))
+    if skipped:
+        line += (f"; {len(skipped):,} other file{'s' if len(skipped) > 1 else ''} skipped "
+                 f"({printable(skipped[0].reason)})")
+    return line

@@ -66,7 +66,8 @@ def battles_json(a: BattlesAnalysis) -> dict:
     m = len(a.table)
     groups = [_group(g) for g in a.groups]
     return {
-        "version": __version__, "mode": "battles", "format": "battles", "source": b.source,
+        "version": __version__, "command": "analyze", "mode": "battles", "format": "battles",
+        "source": b.source,
         "alpha": s.alpha, "replicates": s.replicates, "seed": s.seed,
         "anchor": {"model": s.anchor, "rating": s.anchor_rating},
         "scale": {"points_per_logit": SCALE, "ties": "half a win for each model",

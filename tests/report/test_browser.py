@@ -734,6 +734,27 @@ def test_scatter_labels_cover_no_dot(shown):
     assert covered == []
 
 
+def test_scatter_labels_stay_inside_the_plot_on_a_phone(tabs, tmp_path):
+    """At 390 px the dice example's "Nebula Nerve \u00b7 biggest faller", too long for either
+    side of its dot, ran past the plot into the chart's edge and was cut there (issue 43's
+    screenshots, audited); a label that fits neither side now breaks after the name."""
+    from leaderboard.resources import data_dir
+
+    path = tmp_path / "dice.html"
+    assert main(["analyze", str(data_dir() / "example_dice.csv"), "--metric", "dice",
+                 "--n-test", "5508", "--public-fraction", "0.2", *QUICK, "-o", str(path)]) == 0
+    page = tabs.open(path, width=390)
+    _draw_charts(page)
+    chart = page.locator("#chart-shakeup-scatter .lb-view svg")
+    plot = chart.locator("g.role-frame.root > g > path.background").first.evaluate(_BOX)
+    labels = chart.locator(".mark-text:not(.role-axis-label):not(.role-axis-title)"
+                           ":not(.role-legend-label) text").evaluate_all(
+        f"ts => ts.filter(t => t.textContent.trim()).map({_BOX})")
+    assert len(labels) == 3, labels
+    assert all(plot[0] <= b[0] and b[2] <= plot[2] for b in labels), (plot, labels)
+    tabs.done(page)
+
+
 def test_plan_labels_stay_off_the_axis_and_the_readme_picture_shows_every_name(tabs, tmp_path):
     """The plan chart's "minimum n" label, whose point sits near the bottom of the plot, is
     above the x axis, not on its numbers; the README's picture (docs/img/example.svg, a static

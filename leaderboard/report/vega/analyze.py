@@ -20,7 +20,7 @@ from leaderboard.report.vega.common import (Chart, BAND, HIGHLIGHT, INK, NO_TIER
                                             WIDTH, Spec, data, dim_others, finish, finite,
                                             is_selected, label, label_limit, number_format,
                                             share_text, top_or_selected, with_data)
-from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.common import axis_title, skeleton
 from leaderboard.report.vega.layering import layered
 from leaderboard.report.tier_marks import out_of_order_mask
 
@@ -194,7 +194,8 @@ def binned(values: np.ndarray, target: int = 40) -> pd.DataFrame:
 
 def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> alt.Chart:
     return Chart(data("bins")).mark_rect(color=BAR, stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("x0:Q", title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8)),
+        x=alt.X("x0:Q", title=axis_title(x_title),
+                scale=alt.Scale(zero=False, nice=False, padding=8)),
         x2="x1:Q", y=alt.Y(f"{y_field}:Q", title=y_title,
                            axis=alt.Axis(format="%") if percent else alt.Axis()),
         tooltip=[alt.Tooltip("x0:Q", title="from", format=fmt),
@@ -204,17 +205,26 @@ def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> 
 
 def _marks() -> list[alt.Chart]:
     """Vertical lines with labels above the plot, from dataset ``marks``: ``x``, ``text``,
-    ``dash`` (0/1) and ``side`` (-1: the label ends at the line, 0: centred on it, one line
-    higher, 1: starts at it)."""
+    ``dash`` (0/1), ``side`` (-1: the label ends at the line, 0: centred on it, one line
+    higher, 1: starts at it, or ends at it where it would run past the plot's right edge at
+    the width drawn) and ``frac`` (the line's place across the x domain, 0 to 1)."""
     base = Chart(data("marks"))
     out = [base.mark_rule(color=INK, strokeWidth=1.4).encode(
         x="x:Q", strokeDash=alt.condition("datum.dash == 1", alt.value([5, 4]), alt.value([1, 0])),
         tooltip=[alt.Tooltip("text:N", title="")])]
+    side = _SIDE
     out.append(base.mark_text(
-        align=alt.ExprRef("datum.side < 0 ? 'right' : datum.side > 0 ? 'left' : 'center'"),
-        dx=alt.ExprRef("3 * datum.side"), y=alt.ExprRef("datum.side == 0 ? -20 : -5"),
+        align=alt.ExprRef(f"{side} < 0 ? 'right' : {side} > 0 ? 'left' : 'center'"),
+        dx=alt.ExprRef(f"3 * {side}"), y=alt.ExprRef("datum.side == 0 ? -20 : -5"),
         baseline="bottom", fontSize=11.5, color=INK).encode(x="x:Q", text="text:N"))
     return out
+
+
+# A quantile's label goes to the left of its line when it would run past the plot's right edge
+# at the width drawn (a phone's plot is ~300 px: "97.5%: 0.89254" was cut there; the left has
+# the y axis's room); 6.8 px a character at 11.5 px, as the scatter's labels (placing.CHAR)
+_AT = "(8 + datum.frac * (width - 16))"   # the line's pixel: the x scale pads 8 px each side
+_SIDE = f"(datum.side > 0 && {_AT} + 3 + 6.8 * length(datum.text) > width ? -1 : datum.side)"
 
 
 def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: float, *,
@@ -229,6 +239,8 @@ def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: f
     marks = pd.DataFrame({"x": finite([centre, q_low, q_high]),
                           "text": [f"{centre_name} {fmt_text(centre)}",
                                    f"2.5%: {fmt_text(q_low)}", f"97.5%: {fmt_text(q_high)}"],
+                          "frac": finite((np.array([centre, q_low, q_high]) - lo)
+                                         / ((hi - lo) or 1.0), 6),
                           "dash": [0, 1, 1],
                           "side": [0, 1 if q_low - lo < near else -1,
                                    -1 if hi - q_high < near else 1]})
@@ -270,7 +282,7 @@ def ecdf_chart(t: np.ndarray, f: np.ndarray, d95: float, *, x_title: str, d95_te
 @skeleton(maxsize=32)
 def _ecdf(x_title: str, name: str) -> dict:
     line = Chart(data("curve")).mark_line(color=PALETTE[0], strokeWidth=2.2).encode(
-        x=alt.X("gap:Q", title=x_title, scale=alt.Scale(nice=False)),
+        x=alt.X("gap:Q", title=axis_title(x_title), scale=alt.Scale(nice=False)),
         y=alt.Y("share:Q", title="share of pairs within this gap", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("gap:Q", title="gap", format=".3g"),

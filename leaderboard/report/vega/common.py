@@ -186,6 +186,24 @@ def label_limit(wide: int, narrow: int = 120) -> alt.ExprRef:
     return alt.ExprRef(f"containerSize()[0] > 0 && containerSize()[0] < 600 ? {narrow} : {wide}")
 
 
+def axis_title(text: str, width: int = 40) -> str | list[str]:
+    """An axis title in lines of at most ``width`` characters (a list: Vega draws one line
+    each): a long one ("|difference| in mean per-item value between two draws") ran past both
+    edges of a phone's chart, centred under a 300-pixel axis, and was cut there.
+
+    Examples
+    --------
+    >>> axis_title("ROC AUC on a simulated test set")
+    'ROC AUC on a simulated test set'
+    >>> axis_title("|difference| in mean per-item value between two draws")
+    ['|difference| in mean per-item value', 'between two draws']
+    """
+    import textwrap
+
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    return text if len(lines) < 2 else lines
+
+
 def top_or_selected(top: int) -> str:
     """Vega filter: the top ``top`` ranks, plus the selected team wherever it ranks."""
     return f"datum.rank <= {int(top)} || datum.team === {SELECTED}"

@@ -153,8 +153,9 @@ def tau_chart(taus: np.ndarray) -> Spec:
         else:
             bins = binned(t, 30)
         med = float(np.median(t))
+        lo, hi = min(float(bins["x0"].min()), med), max(float(bins["x1"].max()), med)
         marks = [{"x": finite([med], 8)[0], "text": f"median tau {_tau_text(med)}", "dash": 0,
-                  "side": 1}]
+                  "side": 1, "frac": finite([(med - lo) / ((hi - lo) or 1.0)], 6)[0]}]
     return with_data(_tau(), bins=bins, marks=marks, note=note)
 
 

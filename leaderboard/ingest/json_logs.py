@@ -11,6 +11,7 @@ import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypeVar, overload
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import Unreadable, format_size, read_file
@@ -170,8 +171,18 @@ def load_json(path: Path, max_bytes: int, *, unique_keys: bool = False) -> objec
     return parse_json(data, str(path), unique_keys=unique_keys)
 
 
+_T = TypeVar("_T")
+_U = TypeVar("_U")
+
+
+@overload
+def expect(value: object, kind: type[_T], what: str, source: str,
+           row: int | None = None) -> _T: ...
+@overload
+def expect(value: object, kind: tuple[type[_T], type[_U]], what: str, source: str,
+           row: int | None = None) -> _T | _U: ...
 def expect(value: object, kind: type | tuple[type, ...], what: str, source: str,
-           row: int | None = None) -> object:
+           row: int | None = None) -> Any:
     """``value`` when it is a ``kind``; else an InputError saying what ``what`` should be.
 
     Examples
@@ -223,7 +234,8 @@ def _kind(value: object) -> str:
         return text if len(text) <= 20 else text[:20] + "..."
     if isinstance(value, str):
         return f"the text {show(value[:40])}"
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "a list"}
+    return names.get(type(value), type(value).__name__)
 
 
 def entries(folder: Path) -> list[os.DirEntry]:

@@ -189,6 +189,7 @@ def _model_column(raw: pd.DataFrame, given: str | None, known: Collection[str],
 def _score_column(raw: pd.DataFrame, given: str | None, model: str, source: str) -> str:
     """The published score's column (see the module docstring)."""
     columns = list(raw.columns)
+    score: str | None
     if given is not None:
         score = find_column(raw, given, (), "published score", "--published-col", source)
     else:

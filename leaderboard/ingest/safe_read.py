@@ -274,8 +274,9 @@ def capped_read(stream, max_bytes: int | Budget, words: str = "decompresses to m
     """Everything ``stream`` holds, read in chunks, refused once it passes ``max_bytes`` (a
     size: ``words`` say what passed it) or what a :class:`Budget` has left (spent as read)."""
     budget = max_bytes if isinstance(max_bytes, Budget) else None
-    limit = budget.left if budget is not None else max_bytes
-    chunks, total = [], 0
+    limit = max_bytes.left if isinstance(max_bytes, Budget) else max_bytes
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = stream.read(min(_CHUNK, limit + 1 - total))
         if not chunk:

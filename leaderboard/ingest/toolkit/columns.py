@@ -7,6 +7,8 @@ and the column, and says how many rows share the problem (``3 rows are not numbe
 """
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 import pandas as pd
 
@@ -21,6 +23,15 @@ _SHOW = 5  # bad lines / values quoted in an error message
 MAX_MAGNITUDE = 1e100
 
 
+@overload   # a required role (or a given name) is found or raises: never None
+def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...],
+                role: str, option: str, source: str) -> str: ...
+@overload
+def find_column(raw: pd.DataFrame, given: str, candidates: tuple[str, ...],
+                role: None, option: str, source: str) -> str: ...
+@overload
+def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...],
+                role: None, option: str, source: str) -> str | None: ...
 def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...],
                 role: str | None, option: str, source: str) -> str | None:
     """The file's column for ``given`` (exact, else unique case-insensitive match) or candidates.

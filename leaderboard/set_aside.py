@@ -51,7 +51,11 @@ def not_entries(teams, values: np.ndarray, higher_is_better: bool | None,
     mask = foreign_rows(values, higher_is_better)
     if not mask.any():
         return mask, None
-    low, high, _ = typical_range(values[~mask])
+    # the range of the rows kept; with fewer than FOREIGN_MIN_ROWS of them, the range the rows
+    # were judged by (over all rows: never None once foreign_rows found one outside it)
+    typical = typical_range(values[~mask]) or typical_range(values)
+    assert typical is not None
+    low, high, _ = typical
     shown = []
     for k in np.flatnonzero(mask)[:NAMES_SHOWN]:
         v = values[k][np.isfinite(values[k])]

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 import unicodedata
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -349,7 +350,10 @@ def _them(count) -> str:
     return "it" if int(count) == 1 else "them"
 
 
-def _names(teams: list[str], mask: np.ndarray) -> tuple[str, ...]:
+_T = TypeVar("_T")
+
+
+def _names(teams: Sequence[_T], mask: np.ndarray) -> tuple[_T, ...]:
     return tuple(t for t, m in zip(teams, mask) if m)
 
 

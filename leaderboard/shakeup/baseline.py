@@ -211,7 +211,7 @@ def shakeup_baseline(draws: NoiseDraws, observed: ShakeupStats, *,
             yield cols.start, np.take_along_axis(priv_rank, pub_order, axis=1)
 
     # The inverted-CDF quantiles are order statistics: which ones, numpy's own rule says.
-    at = np.quantile(np.arange(r), QUANTILES, method="inverted_cdf").astype(int)
+    at = np.quantile(np.arange(r), QUANTILES, method="inverted_cdf").astype(int).tolist()
     band = collect(None, r, at, summarised(), by_place).T
     nan = math.nan
     p_spearman = (_mc_p(int(np.count_nonzero(spearman <= observed.spearman)), r)

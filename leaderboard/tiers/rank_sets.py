@@ -197,9 +197,9 @@ def _schedule(nb: int):
     yield np.arange(nb), np.arange(nb)
     n = nb + nb % 2
     for rnd in range(n - 1):
-        pairs = [(n - 1, rnd)] + [((rnd + s) % (n - 1), (rnd - s) % (n - 1))
-                                  for s in range(1, n // 2)]
-        pairs = np.array([p for p in pairs if max(p) < nb], dtype=np.int64).reshape(-1, 2)
+        listed = [(n - 1, rnd)] + [((rnd + s) % (n - 1), (rnd - s) % (n - 1))
+                                   for s in range(1, n // 2)]
+        pairs = np.array([p for p in listed if max(p) < nb], dtype=np.int64).reshape(-1, 2)
         if pairs.size:
             yield pairs[:, 0].copy(), pairs[:, 1].copy()
 

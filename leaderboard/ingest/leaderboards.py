@@ -253,8 +253,10 @@ def _no_team_column(raw: pd.DataFrame) -> str:
 
     Examples
     --------
-    >>> _no_team_column(pd.DataFrame(columns=["rank", "score"]))  # doctest: +ELLIPSIS
-    "no team column: name it one of team, ..., entry or give --team-col; columns in the file: rank, score (to name the entries by 'rank': --team-col 'rank')"
+    >>> print(_no_team_column(pd.DataFrame(columns=["rank", "score"])))
+    ... # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+    no team column: name it one of team, ..., entry or give --team-col; columns in the file: rank, score (to
+    name the entries by 'rank': --team-col 'rank')
     """
     scores = set(SCORE_COLUMNS + PUBLIC_COLUMNS + PRIVATE_COLUMNS)
     other = [c for c in raw.columns if str(c).strip().lower() not in scores and str(c).strip()]

@@ -159,7 +159,8 @@ class RowSums(MetricImpl):
         The same scores as ``evaluate(prepared, weights[None, :])[:, 0]`` up to the order of the
         additions, but an entry's score no longer depends on which entries share the call: BLAS
         adds a ``(1, n) @ (n, c)`` product in an order that depends on ``c``, and real (not
-        integer) weights are not summed exactly; here each column is summed pairwise by numpy. A calibrated universe's truth sums this way, so
+        integer) weights are not summed exactly; here each column is summed pairwise by numpy. A calibrated
+        universe's truth sums this way, so
         that a model's true score is the same alone or among others.
 
         Examples

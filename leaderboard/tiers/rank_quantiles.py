@@ -126,7 +126,8 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
     (``passes``) for the entries that need it; ``each(r0, ranks)`` sees every block of the first
     pass (the caller's other summaries). Returns shape (E, len(positions)).
 
-    At most ``store_elements`` (default :data:`STORE_ELEMENTS`) offsets are held at once: a board with more entries times
+    At most ``store_elements`` (default :data:`STORE_ELEMENTS`) offsets are held at once: a board with more
+    entries times
     replicates is collected a group of entries per pass over the replicates (each pass ranks
     every replicate again; the order statistics are those of one pass, as each entry's are its
     own).

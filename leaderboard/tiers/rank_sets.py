@@ -71,7 +71,8 @@ unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.Shown
 Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
 board (before the closed-form engine took the scores-only boards): simultaneous sets 0.7 s
 (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s fully tied; marginal sets 5-10 s;
-the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
+the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1
+Bonferroni value, re-screens
 exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
 entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
 bootstrap max-quantile exceeds z_B.

@@ -45,10 +45,11 @@ def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...
     'Team Name'
     >>> find_column(raw, None, ("score",), None, "--score-col", "b.csv")
     'score'
-    >>> find_column(raw, None, ("team",), "team", "--team-col", "b.csv")
+    >>> find_column(raw, None, ("team",), "team", "--team-col", "b.csv")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: b.csv: no team column: name it one of team or give --team-col; columns in the file: Team Name, score
+    leaderboard.errors.InputError: b.csv: no team column: name it one of team or give --team-col; columns in
+    the file: Team Name, score
     """
     columns = list(raw.columns)
     if given is not None:
@@ -127,9 +128,11 @@ def require_nonempty(raw: pd.DataFrame, col: str, source: str, why: str) -> None
     --------
     >>> raw = pd.DataFrame({"team": ["a", " "]}, index=[2, 3])
     >>> require_nonempty(raw, "team", "b.csv", "every entry needs a team name")
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: b.csv:3: column 'team': 1 row is empty (line 3); every entry needs a team name
+    leaderboard.errors.InputError: b.csv:3: column 'team': 1 row is empty (line 3); every entry needs a team
+    name
     """
     empty = raw[col].str.strip() == ""
     n, where = lines_of(empty)
@@ -148,10 +151,11 @@ def column_numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: b
     >>> raw = pd.DataFrame({"score": ["0.5", " 1e3", "n/a"]}, index=[2, 3, 4])
     >>> column_numbers(raw, "score", "b.csv", allow_missing=True).tolist()
     [0.5, 1000.0, nan]
-    >>> column_numbers(raw, "score", "b.csv", allow_missing=False)
+    >>> column_numbers(raw, "score", "b.csv", allow_missing=False)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: b.csv:4: column 'score': 1 row is not a number (line 4): 'n/a'; fix or delete them
+    leaderboard.errors.InputError: b.csv:4: column 'score': 1 row is not a number (line 4): 'n/a'; fix or
+    delete them
     """
     text = raw[col].str.strip()
     values = pd.to_numeric(text, errors="coerce").astype(float)

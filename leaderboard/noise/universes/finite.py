@@ -16,7 +16,6 @@ test set, so that e.g. accuracy's truth is prevalence * TPR + (1 - prevalence) *
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -7,8 +7,9 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
@@ -40,7 +41,7 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2, worded like every input
     error: ``leaderboard: error: --seed must be ...``."""
 
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
 
 

@@ -56,7 +56,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
              f"({settings.metric.label}, {direction} is better)"]
     lines += [f"flag: {printable(f.message)}" for f in result.flags]
-    leader = result.leader_distribution    # None exactly when d95 is (no noise model)
+    leader = result.leader_distribution    # there whenever d95 is (the model's or bootstrap's)
     if result.d95 is not None and leader is not None:
         level = leader.true_score
         where = (f"{level:.6g}, the middle of the leader's interval"

@@ -8,11 +8,16 @@ one line, even at its default value, before this runs (:mod:`leaderboard.cli.giv
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from leaderboard.cli.common import echo, write_output
+from leaderboard.cli.outputs import text_writer
 from leaderboard.errors import printable
 from leaderboard.choices import DISCONNECTED
 from leaderboard.safe_write import write_text
+
+if TYPE_CHECKING:
+    from leaderboard.api_battles import BattlesResult
 
 GROUPS_PRINTED = 5
 
@@ -43,7 +48,7 @@ def add_battles_options(run: argparse.ArgumentParser) -> None:
                             "that one alone and name the others (largest), or refuse (error)")
 
 
-def run_battles(args: argparse.Namespace):
+def run_battles(args: argparse.Namespace) -> BattlesResult:
     """Rate the battles, write the page (and the JSON), print a short summary."""
     from leaderboard.api_battles import analyze_battles
 
@@ -61,7 +66,7 @@ def run_battles(args: argparse.Namespace):
     for path, text in ((args.json, result.to_json), (args.csv, result.to_csv),
                        (args.markdown, result.to_markdown)):
         if path:
-            write_output(lambda p, text=text: write_text(p, text()), path)
+            write_output(text_writer(text), path)
     if not args.quiet:
         echo(summary_lines(result.analysis) + f"\nreport: {args.output}" + "".join(
             f"\n{label}: {path}" for label, path in (
@@ -94,4 +99,3 @@ def summary_lines(analysis) -> str:
                 "differ only in case" in note:
             lines.append(f"note: {printable(note)}")
     return "\n".join(lines)
-

@@ -18,7 +18,7 @@ from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check
+from leaderboard.params import DEFAULT_DRAWS, check
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
 from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, BoardPlan, plan_board, truth_of
@@ -28,7 +28,7 @@ from leaderboard.progress import Progress
 
 __all__ = ["BoardPlan", "Experiment", "Plan", "plan", "plan_from", "simulate"]
 
-PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
+PLAN_DRAWS = DEFAULT_DRAWS   # the command line's --draws default: simulated test sets per score level
 
 
 @speaks_python

@@ -7,14 +7,16 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
                                               RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
-from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
+from leaderboard.params import (DRAWS_MAX, N_MAX, PARAMETERS, SEED_MAX, Choice,  # noqa: F401 - the limits
+                                Interval, Optional)
+from leaderboard.params import option as table_option
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
 
@@ -174,9 +176,37 @@ FRACTION = real(0, 1, low_open=True, high_open=True)
 CORRELATION = real(0, 1, high_open=True)
 
 
-def add_seed(parser: argparse.ArgumentParser, help_text: str = "random seed (default 0)") -> None:
-    """``--seed``: a whole number from 0 to 2^32 - 1."""
-    parser.add_argument("--seed", type=SEED, default=0, help=help_text)
+def add_parameter(parser, name: str, command: str | None = None, **given) -> None:
+    """``--name`` (underscores as dashes) with the default and help the parameter table gives
+    ``command`` (:func:`leaderboard.params.option`), and its type (or choices) from the
+    parameter's constraint: the bounds the Python API checks are the ones parsed here. ``given``:
+    argparse's other keywords, or a type of the command's own (``choose``'s ``--draws`` starts at
+    1,000).
+
+    Examples
+    --------
+    >>> parser = Parser(prog="leaderboard plan")
+    >>> add_parameter(parser, "alpha", "plan")
+    >>> parser.parse_args([]).alpha, parser.format_help().split("--alpha ALPHA")[-1].split()
+    (0.05, ['two-sided', 'test', 'level', '(default', '0.05)'])
+    >>> parser.parse_args(["--alpha", "1"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: 2
+    """
+    table = table_option(name, command)
+    constraint = PARAMETERS[name]
+    inner = constraint.inner if isinstance(constraint, Optional) else constraint
+    if "type" not in given and "choices" not in given:
+        if isinstance(inner, Interval) and inner.kind is int:
+            given["type"] = count(int(inner.low), int(inner.high))
+        elif isinstance(inner, Interval):
+            given["type"] = real(inner.low, inner.high, low_open=inner.low_open,
+                                 high_open=inner.high_open)
+        elif isinstance(inner, Choice):
+            given["choices"] = inner.options()
+    parser.add_argument("--" + name.replace("_", "-"), default=table.default, help=table.help,
+                        **given)
 
 
 def add_max_file_size(parser: argparse.ArgumentParser) -> None:
@@ -299,8 +329,7 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                             "set: 3 for normal residuals, more for heavier tails); sets the "
                             "residuals' shape instead of --residuals and --df, and narrows a "
                             "verdict that otherwise depends on the tails")
-    group.add_argument("--threshold", type=FRACTION, default=0.5, help="binary label metrics: "
-                       "probability at which a row is predicted positive (default 0.5)")
+    add_parameter(group, "threshold")
     group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "
                        "AUC, Gini and average "
                        "precision: the minority class's score SD over the majority's (default 2, "

@@ -50,11 +50,13 @@ def add_from_options(parser: argparse.ArgumentParser) -> None:
     source = throwaway._subparsers._group_actions[0].choices["analyze"]   # noqa: SLF001
     reading = parser.add_argument_group("reading the --from board (as analyze; see analyze "
                                         "--help)")
+    formatter = argparse.HelpFormatter(parser.prog)
     for action in source._actions:   # noqa: SLF001 - argparse keeps no public list
         if action.dest in READING:
             mine = copy.copy(action)
             mine.default = None           # given or not: analyze's default fills it later
-            mine.help = (action.help or "") + " (with --from)"
+            shown = formatter._expand_help(action) if action.help else ""   # noqa: SLF001
+            mine.help = shown.replace("%", "%%") + " (with --from)"   # analyze's default, said
             reading._add_action(mine)     # noqa: SLF001
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from leaderboard.noise.bootstrap import STREAM, BootstrapResult, replicate_scores, resampling
 from leaderboard.noise.clusters import cluster_count, stretch
+from leaderboard.params import DEFAULT_ALPHA
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class CostResult:
 
 
 def cost_replicates(costs: np.ndarray, solution, resample: str, replicates: int,
-                    seed: int, alpha: float = 0.05) -> BootstrapResult:
+                    seed: int, alpha: float = DEFAULT_ALPHA) -> BootstrapResult:
     """Mean cost per item of every model (rows of ``costs``) on the paired bootstrap replicates
     the scores were drawn on: the same plan (items, strata or clusters), seed and stream, so
     column ``r`` is the same draw of items as the scores' column ``r``; stretched by the same
@@ -178,7 +179,7 @@ def measured_coverage(costs: np.ndarray) -> MeasuredCoverage:
 
 
 def studentized_interval(rows: np.ndarray, solution, resample: str, replicates: int,
-                         seed: int, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+                         seed: int, alpha: float = DEFAULT_ALPHA) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap-t intervals of each row's mean per item, on the scores' own draws of items.
 
     Each replicate's mean ``A*`` comes with its own standard error ``se*`` (the plug-in variance

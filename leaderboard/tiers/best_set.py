@@ -15,11 +15,12 @@ from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import boot_small, closed_sets
 from leaderboard.tiers.rank_sets import _order_stat, _rank_sets_iv, _t, _threaded
 from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.params import DEFAULT_ALPHA
 
 TOP_RESCREEN = 16      # exact re-screen against this many of the highest entries
 
 
-def best_set(reps: RankReplicates, alpha: float = 0.05, *,
+def best_set(reps: RankReplicates, alpha: float = DEFAULT_ALPHA, *,
              batch: int | None = None) -> np.ndarray:
     """Confidence set for the best entry: which entries may have the highest true score.
 

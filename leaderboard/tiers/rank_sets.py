@@ -83,7 +83,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, without scipy.stats
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, check_alpha
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import boot_small, closed_sets
 from leaderboard._threads import threaded as _threaded
@@ -338,7 +338,7 @@ def _marginal(d: _Data, alpha: float) -> RankSets:
                     critical_value=out[:, 3].copy())
 
 
-def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
+def rank_confidence_sets(reps: RankReplicates, alpha: float = DEFAULT_ALPHA, *,
                          simultaneous: bool = True, batch: int | None = None) -> RankSets:
     """Confidence sets for the ranks of all entries (Mogstad, Romano, Shaikh and Wilhelm).
 

@@ -19,6 +19,7 @@ from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, LOG_LABELS, P
                                             with_data)
 from leaderboard.report.vega.common import skeleton
 from leaderboard.report.vega.layering import layered
+from leaderboard.params import DEFAULT_LEVEL
 
 SIG_BETTER, SIG_WORSE, NOT_SIG, UNTESTED = PALETTE[0], "#A9CCE8", "#E5E7EB", "#FFFFFF"
 CROSS = "M-1,-1L1,1M-1,1L1,-1"   # an x, as an SVG path in the unit square
@@ -178,7 +179,7 @@ def _tau() -> dict:
 # --- how often each top entry took each rank --------------------------------------------------
 
 def frequency_chart(teams: list[str], counts: np.ndarray, ranks: np.ndarray, tiers: np.ndarray,
-                    level: float = 0.95) -> Spec:
+                    level: float = DEFAULT_LEVEL) -> Spec:
     """challengeR's blob plot: one column per top entry, one row per rank (and a last row for
     ranks beyond the top), a circle whose AREA is the share of replicates at that rank, a line
     over the middle ``level`` of its ranks (inverted-CDF quantiles) and a cross at its observed

@@ -10,8 +10,17 @@ from __future__ import annotations
 import importlib
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+
+class Constraint(Protocol):
+    """What every kind below is: a check that returns the value normalised, or raises
+    :class:`Invalid`."""
+
+    def check(self, value: object) -> Any:
+        """``value`` normalised, or :class:`Invalid` saying why not."""
 
 
 class Invalid(Exception):
@@ -180,7 +189,7 @@ class Several:
         elif isinstance(value, numbers.Real) and not isinstance(value, bool):
             value = [value]
         elif hasattr(value, "__array__"):   # a numpy array: its items, checked one by one
-            value = list(value)
+            value = list(cast(Iterable[object], value))
         if not isinstance(value, Sequence) or not (value or self.empty):
             raise Invalid(f"must be a list of {kind}, got {value!r}")
         return tuple(self.item.check(v) for v in value)
@@ -190,9 +199,9 @@ class Several:
 class Either:
     """The first of ``options`` the value satisfies (``correlation``: ``"auto"`` or a number)."""
 
-    options: tuple
+    options: tuple[Constraint, ...]
 
-    def check(self, value: object):
+    def check(self, value: object) -> Any:
         reasons = []
         for option in self.options:
             try:
@@ -206,9 +215,9 @@ class Either:
 class Optional:
     """None, or a value of ``inner``."""
 
-    inner: object
+    inner: Constraint
 
-    def check(self, value: object):
+    def check(self, value: object) -> Any:
         return None if value is None else self.inner.check(value)
 
 

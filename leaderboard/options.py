@@ -21,6 +21,7 @@ both run the same pipeline with the same values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions,
                                                residuals_for_kurtosis)
@@ -34,7 +35,7 @@ from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 _PARAMETER_OF = {"method": "tiers"}
 
 
-def _checked(options: object, skip: tuple[str, ...] = ()) -> None:
+def _checked(options: Any, skip: tuple[str, ...] = ()) -> None:
     """Check and normalise every field of a frozen dataclass through the table."""
     for f in fields(options):
         if f.name in skip:
@@ -218,6 +219,10 @@ class OptionShorthands:
     """Read-only shorthands for a settings object holding ``metric`` (a Metric), ``noise``
     (:class:`NoiseOptions`) and ``ranks`` (:class:`RankOptions`): ``settings.seed`` reads
     ``settings.noise.seed``; each value still lives in its options object alone."""
+
+    metric: Any   # what the settings object holds (a Metric: not imported here, to stay light)
+    noise: NoiseOptions
+    ranks: RankOptions
 
     @property
     def higher_is_better(self) -> bool:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.constraints import (Choice, Choices, Either, Flag, Interval, Invalid, Optional,
-                                     Several, Table, Text, Texts)
+from leaderboard.constraints import (Choice, Choices, Constraint, Either, Flag, Interval, Invalid,
+                                     Optional, Several, Table, Text, Texts)
 from leaderboard.errors import InputError
 
 __all__ = ["PARAMETERS", "OPTIONS", "Option", "check", "check_all", "check_alpha", "default", "option",
@@ -46,7 +46,7 @@ COLUMN = Optional(Text())
 TIERS = Choice("leaderboard.tiers.methods:TIER_METHODS")
 
 #: The table: every parameter of the Python API and of the options objects, by name.
-PARAMETERS: dict[str, object] = {
+PARAMETERS: dict[str, Constraint] = {
     "metric": Optional(Text()),
     "higher_is_better": Optional(Flag()),
     "n_test": Optional(ROWS),

@@ -198,8 +198,8 @@ def add_parameter(parser, name: str, command: str | None = None, **given) -> Non
     constraint = PARAMETERS[name]
     inner = constraint.inner if isinstance(constraint, Optional) else constraint
     if "type" not in given and "choices" not in given:
-        if isinstance(inner, Interval) and inner.kind is int:
-            given["type"] = count(int(inner.low), int(inner.high))
+        if isinstance(inner, Interval) and inner.kind is int:   # the table bounds each count
+            given["type"] = count(int(inner.low or 0), int(inner.high or 0))
         elif isinstance(inner, Interval):
             given["type"] = real(inner.low, inner.high, low_open=inner.low_open,
                                  high_open=inner.high_open)

@@ -12,7 +12,7 @@ from scipy.stats import norm
 
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import _Plan, paired_bootstrap, weight_block
-from leaderboard.noise.delong import delong
+from oracles.delong import delong
 
 
 def _sd_tolerance(replicates: int) -> float:
@@ -169,7 +169,7 @@ def test_bad_arguments_are_value_errors():
 def test_paired_tiers_match_delong_with_holm():
     """15 models on one 2000-row test set at about 6% prevalence: the tied-with-best set from
     paired bootstrap tests equals the one from paired DeLong tests, both with Holm."""
-    from leaderboard.noise.delong import delong_paired_test
+    from oracles.delong import delong_paired_test
     from leaderboard.tiers import leader_anchored_tiers
 
     rng = np.random.default_rng(2024)
@@ -242,7 +242,7 @@ def test_poisson_weights_do_not_depend_on_batching_and_regenerate_by_slice():
 
 
 def test_poisson_se_of_a_mean_and_of_an_auc_difference_match_the_analytic_ones():
-    from leaderboard.noise.delong import delong, delong_paired_test
+    from oracles.delong import delong, delong_paired_test
 
     rng = np.random.default_rng(5)
     n, replicates = 3000, 4000

@@ -15,7 +15,7 @@ from functools import partial
 from leaderboard.cli.common import (COMMANDS, MetricHelp, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
                                     add_parameter, add_solution_columns, add_universe_options,
-                                    echo, real, universe_options, write_output)
+                                    echo, parsed_as, universe_options, write_output)
 from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
@@ -109,7 +109,7 @@ def add_parser(commands) -> None:
                        "models of the data, else model or the first)")
     add_parameter(sub, "resample")
     add_parameter(sub, "replicates")
-    sub.add_argument("--beta", type=real(0, 1e6), help="beta of the fbeta metrics, 0 or more "
+    sub.add_argument("--beta", type=parsed_as("beta"), help="beta of the fbeta metrics, 0 or more "
                      "(default 1)")
     sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "
                      "predicted class, e.g. '0,1;5,0' (default: 0/1 costs, the error rate)")

@@ -14,6 +14,8 @@ from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
                                               RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
+from leaderboard import params
+from leaderboard.constraints import Constraint
 from leaderboard.params import (DRAWS_MAX, N_MAX, PARAMETERS, SEED_MAX, Choice,  # noqa: F401 - the limits
                                 Interval, Optional)
 from leaderboard.params import option as table_option
@@ -170,10 +172,31 @@ def size(text: str) -> int:
     return value
 
 
-SEED = count(0, SEED_MAX)
-ROWS = count(2, N_MAX)
-FRACTION = real(0, 1, low_open=True, high_open=True)
-CORRELATION = real(0, 1, high_open=True)
+def parsed_as(constraint: str | Constraint) -> Callable[[str], int | float]:
+    """The argparse type of a parameter of the table (its name) or of a number's constraint:
+    the bounds the Python API checks are the ones parsed, worded alike.
+
+    Examples
+    --------
+    >>> parsed_as("classes")("3")
+    3
+    >>> parsed_as("spread")("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be above 0 and at most 1000, got '0'
+    """
+    interval = PARAMETERS[constraint] if isinstance(constraint, str) else constraint
+    while not isinstance(interval, Interval):   # Optional(...), Several(...): the number's own
+        interval = getattr(interval, "inner", None) or interval.item  # type: ignore[attr-defined]
+    if interval.kind is int:   # every whole number of the table has both bounds
+        return count(int(interval.low or 0), int(interval.high or 0))
+    return real(interval.low, interval.high, low_open=interval.low_open,
+                high_open=interval.high_open)
+
+
+ROWS = parsed_as("n_test")
+FRACTION = parsed_as(params.FRACTION)
+CORRELATION = parsed_as(params.CORRELATION)
 
 
 def add_parameter(parser, name: str, command: str | None = None, **given) -> None:
@@ -198,11 +221,8 @@ def add_parameter(parser, name: str, command: str | None = None, **given) -> Non
     constraint = PARAMETERS[name]
     inner = constraint.inner if isinstance(constraint, Optional) else constraint
     if "type" not in given and "choices" not in given:
-        if isinstance(inner, Interval) and inner.kind is int:   # the table bounds each count
-            given["type"] = count(int(inner.low or 0), int(inner.high or 0))
-        elif isinstance(inner, Interval):
-            given["type"] = real(inner.low, inner.high, low_open=inner.low_open,
-                                 high_open=inner.high_open)
+        if isinstance(inner, Interval):
+            given["type"] = parsed_as(inner)
         elif isinstance(inner, Choice):
             given["choices"] = inner.options()
     parser.add_argument("--" + name.replace("_", "-"), default=table.default, help=table.help,
@@ -310,9 +330,9 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                             "for mean Dice and IoU (the largest noise a mean of [0, 1] values can "
                             "have), multiclass with --classes, residuals for regression; linspace "
                             "is the seed articles' AUC universe)")
-    group.add_argument("--classes", type=count(2, 1000), help="multi-class: number of classes, "
+    group.add_argument("--classes", type=parsed_as("classes"), help="multi-class: number of classes, "
                        "equally common")
-    group.add_argument("--class-shares", type=number_list(real(0, 1, low_open=True)),
+    group.add_argument("--class-shares", type=number_list(parsed_as("class_shares")),
                        help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
     group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
                        help="regression: distribution of the residuals (default t, with --df 3: "
@@ -321,16 +341,16 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                             "narrower intervals that hold only for normal residuals). Unstated, a "
                             "board with public and private scores and both slices' sizes reads "
                             "its noise from their gaps instead")
-    group.add_argument("--df", type=real(MIN_DF, 1e6), default=DEFAULT_DF,
+    group.add_argument("--df", type=parsed_as("df"), default=DEFAULT_DF,
                        help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
                             f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
-    group.add_argument("--kurtosis", type=real(1, 1e6),
+    group.add_argument("--kurtosis", type=parsed_as("kurtosis"),
                        help="regression: the residuals' kurtosis, if known (from a validation "
                             "set: 3 for normal residuals, more for heavier tails); sets the "
                             "residuals' shape instead of --residuals and --df, and narrows a "
                             "verdict that otherwise depends on the tails")
     add_parameter(group, "threshold")
-    group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "
+    group.add_argument("--spread", type=parsed_as("spread"), help="binormal universe, "
                        "AUC, Gini and average "
                        "precision: the minority class's score SD over the majority's (default 2, "
                        "the noisiest real-model shape of the noise study; 1: equal SDs)")
@@ -396,7 +416,7 @@ def add_engine_options(parser) -> None:
     group = parser.add_argument_group("where the work runs (submissions mode; needs the dask "
                                       "extra: pip install \"leaderboard[dask]\")")
     where = group.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=count(1, 1024), help="start a local Dask cluster of N "
+    where.add_argument("--workers", type=parsed_as("workers"), help="start a local Dask cluster of N "
                        "worker processes and split the submissions among them (the numbers are "
                        "the same as without it)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler "

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from leaderboard.api_plan import Plan, plan
 from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, FRACTION, ROWS,
-                                    add_parameter, add_universe_options, echo, real, write_output)
+                                    add_parameter, add_universe_options, echo, parsed_as, write_output)
 from leaderboard.cli.plan_from import FROM_ONLY, add_from_options, run_from
 from leaderboard.errors import InputError
 from leaderboard.noise.spread import TYPICAL_CORRELATION
@@ -31,10 +31,10 @@ def add_parser(commands) -> None:
                     "sd_diff(n), checked by simulation.")
     p.add_argument("--metric", help=MetricHelp("the metric: {metrics} (required, but with "
                                                "--from per-item results or battles)"))
-    p.add_argument("--score", type=real(), help="true score of the weaker entry (required "
+    p.add_argument("--score", type=parsed_as("score"), help="true score of the weaker entry (required "
                    "without --from)")
     p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics)")
-    p.add_argument("--delta", type=real(0, low_open=True), help="difference in true score to "
+    p.add_argument("--delta", type=parsed_as("delta"), help="difference in true score to "
                    "detect (the better entry is --score + delta in the metric's better direction)")
     p.add_argument("--n-test", type=ROWS, help="rows in the test set: gives its minimum detectable "
                    "difference")

@@ -36,7 +36,7 @@ from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
-    RESAMPLING, ROW_BLOCK, STREAM, _Plan, count_block, poisson_one, poisson_weights, resampling,
+    RESAMPLING, ROW_BLOCK, STREAM, ResamplingPlan, count_block, poisson_one, poisson_weights, resampling,
     weight_block)
 from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED
 
@@ -270,7 +270,7 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
                            n_rows=n, n_units=n_units, seed=int(seed))
 
 
-def replicate_scores(impl: MetricImpl, prepared, plan: _Plan, replicates: int, seed: int,
+def replicate_scores(impl: MetricImpl, prepared, plan: ResamplingPlan, replicates: int, seed: int,
                      stream: int = STREAM, batch: int | None = None,
                      progress=None) -> np.ndarray:
     """Scores ``(E, replicates)`` of entries already prepared (``impl.prepare``) on every

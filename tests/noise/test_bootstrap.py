@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import norm
 
 from leaderboard.metrics import get_metric
-from leaderboard.noise.bootstrap import _Plan, paired_bootstrap, weight_block
+from leaderboard.noise.bootstrap import ResamplingPlan, paired_bootstrap, weight_block
 from oracles.delong import delong
 
 
@@ -27,7 +27,7 @@ def _binormal(rng, n, prevalence, mus, shared=0.6):
 
 
 def test_plain_weights_are_multinomial_counts_of_n():
-    w = weight_block(_Plan("plain", 500), seed=3, block=0)
+    w = weight_block(ResamplingPlan("plain", 500), seed=3, block=0)
     assert w.shape == (32, 500)
     assert np.all(w.sum(axis=1) == 500) and np.all(w >= 0) and np.all(w == np.round(w))
     # each row is drawn with probability 1/n per draw: mean weight 1, variance (1 - 1/n)
@@ -37,14 +37,14 @@ def test_plain_weights_are_multinomial_counts_of_n():
 
 def test_stratified_weights_keep_class_counts():
     y = np.r_[np.zeros(90, int), np.ones(10, int)]
-    plan = _Plan("stratified", 100, strata=(np.flatnonzero(y == 0), np.flatnonzero(y == 1)))
+    plan = ResamplingPlan("stratified", 100, strata=(np.flatnonzero(y == 0), np.flatnonzero(y == 1)))
     w = weight_block(plan, seed=1, block=5)
     assert np.all(w[:, y == 1].sum(axis=1) == 10) and np.all(w[:, y == 0].sum(axis=1) == 90)
 
 
 def test_grouped_weights_are_constant_within_groups():
     groups = np.repeat(np.arange(40), 3)
-    plan = _Plan("grouped", 120, group_index=groups, n_groups=40)
+    plan = ResamplingPlan("grouped", 120, group_index=groups, n_groups=40)
     w = weight_block(plan, seed=2, block=0)
     assert np.all(w.reshape(32, 40, 3).std(axis=2) == 0)
     assert np.all(w.reshape(32, 40, 3)[:, :, 0].sum(axis=1) == 40)  # 40 groups drawn each time

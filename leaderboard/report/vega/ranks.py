@@ -165,13 +165,13 @@ def _tau_text(t: float) -> str:
 
 @skeleton(maxsize=1)
 def _tau() -> dict:
-    from leaderboard.report.vega.analyze import _bars, _marks
+    from leaderboard.report.vega.analyze import histogram_bars, labelled_rules
 
     note = Chart(data("note")).mark_text(align="left", fontStyle="italic", fontSize=12.5,
                                               color="#4b5563").encode(
         x=alt.value(10), y=alt.value(18), text="text:N")
-    chart = layered(_bars("Kendall's tau with the observed ranking", "share",
-                          "share of replicates", ".3f", True), *_marks(), note,
+    chart = layered(histogram_bars("Kendall's tau with the observed ranking", "share",
+                          "share of replicates", ".3f", True), *labelled_rules(), note,
                     width=420, height=230)
     return finish(chart, "rank-tau")
 

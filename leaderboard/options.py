@@ -30,6 +30,7 @@ from leaderboard.errors import InputError
 from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_DRAWS, DEFAULT_REPLICATES, DEFAULT_SEED,
                                 check, default)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.params import DEFAULT_TIERS
 
 # Fields whose table entry has another name (the command line's option).
 _PARAMETER_OF = {"method": "tiers"}
@@ -127,7 +128,7 @@ class RankOptions:
     alpha: float = DEFAULT_ALPHA
     replicates: int = DEFAULT_REPLICATES
     resample: str = default("resample")
-    method: str = "rank-sets"
+    method: str = DEFAULT_TIERS
     prizes: int = default("prizes")
     top_k: tuple[int, ...] = ()
     category_intervals: str = default("category_intervals")

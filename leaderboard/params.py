@@ -36,6 +36,19 @@ DEFAULT_LEVEL = 0.95         # the same as a confidence level, 1 - DEFAULT_ALPHA
 DEFAULT_SEED = 0             # the seed of every random stream
 DEFAULT_REPLICATES = 2000    # bootstrap replicates (normal draws with scores only)
 DEFAULT_DRAWS = 2000         # simulated test sets per score level
+DEFAULT_TIERS = "rank-sets"  # how tiers are cut (leaderboard.tiers.methods)
+DEFAULT_RESAMPLE = "plain"   # the paired bootstrap's resampling of test rows
+DEFAULT_THRESHOLD = 0.5      # binary label metrics: the probability that predicts a positive
+DEFAULT_POWER = 0.8          # plan: the chance of detecting the difference
+# Regression: Student t residuals with 3 degrees of freedom (infinite kurtosis; the universe's
+# tails reach a probability of 1e-12, noise/universes/regression.py). Normal residuals' intervals
+# held the true RMSE for 28% of entries when the residuals were t(3); this shape's price is
+# intervals several times as wide when the residuals are in fact normal
+# (docs/scores_only_regression.md measures both, per metric). Real models' residuals on
+# scikit-learn's data sets have excess kurtosis up to 6 (studies/regression_calibration.py).
+# Issue 39: the default where nothing shows the tails; a board with public and private scores
+# reads its noise from their gaps (pipelines/tails.py).
+DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
 
 FRACTION = Interval(float, 0, 1, low_open=True, high_open=True)
 ROWS = Interval(int, 2, N_MAX)
@@ -154,10 +167,10 @@ OPTIONS: dict[str, Option] = {
     "draws": Option(DEFAULT_DRAWS, "simulated test sets per score level (default %(default)s)"),
     "choose:draws": Option(20000, "draws from the predictive distribution of the private scores "
                            "(default %(default)s)"),
-    "power": Option(0.8, "chance of detecting the difference (default %(default)s)"),
+    "power": Option(DEFAULT_POWER, "chance of detecting the difference (default %(default)s)"),
     "prizes": Option(3, "prize places: the report gives each entry's chance of finishing in the "
                      "top PRIZES (default %(default)s)"),
-    "threshold": Option(0.5, "binary label metrics: probability at which a row is predicted "
+    "threshold": Option(DEFAULT_THRESHOLD, "binary label metrics: probability at which a row is predicted "
                         "positive (default %(default)s)"),
     "split": Option("private", "with public and private scores (columns, or Usage in the "
                     "solution), the one that ranks (default: %(default)s)"),
@@ -169,7 +182,7 @@ OPTIONS: dict[str, Option] = {
                           "below 1, or 'auto' (the default): estimated from the public/private "
                           "pairs when the board has both scores and both slices' sizes, else 0 "
                           "(independent, the conservative choice)"),
-    "resample": Option("plain", "paired bootstrap of test rows: plain, stratified by class (fixed "
+    "resample": Option(DEFAULT_RESAMPLE, "paired bootstrap of test rows: plain, stratified by class (fixed "
                        "prevalence), grouped by --group-col, or poisson (independent Poisson(1) "
                        "row weights, for massive test sets) (default: %(default)s)"),
     "category_intervals": Option("marginal", "with --category-col, the per-category intervals "

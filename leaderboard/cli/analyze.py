@@ -27,6 +27,7 @@ from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, Read
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
 from leaderboard.safe_write import write_text
+from leaderboard.params import DEFAULT_TIERS
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.pipelines.run import Inputs
@@ -121,7 +122,7 @@ def add_parser(commands) -> None:
         add_parameter(run, name)
     add_parameter(run, "correlation", type=_correlation)
     ranks = run.add_argument_group("tiers and ranks")
-    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="rank-sets",
+    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default=DEFAULT_TIERS,
                        help="how tiers are cut (default rank-sets): " + "; ".join(
                            f"{m.key}, {m.label}" for m in TIER_METHODS.values())
                        + " (the README's tier methods say what each guarantees)")

@@ -38,7 +38,7 @@ from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
     RESAMPLING, ROW_BLOCK, STREAM, ResamplingPlan, count_block, poisson_one, poisson_weights, resampling,
     weight_block)
-from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_RESAMPLE, DEFAULT_SEED
 
 if TYPE_CHECKING:
     from leaderboard.noise.model import ScoreDistribution
@@ -180,7 +180,8 @@ def replicate_batch(batch: int | None, n_rows: int, whole_blocks: bool = True) -
 
 
 def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.ndarray], *,
-                     replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED, resample: str = "plain",
+                     replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+                     resample: str = DEFAULT_RESAMPLE,
                      strata: np.ndarray | None = None, groups: np.ndarray | None = None,
                      batch: int | None = None, entries_per_pass: int | None = None,
                      stream: int = STREAM, progress=None) -> BootstrapResult:

@@ -54,7 +54,7 @@ from leaderboard.ingest.toolkit.messages import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries
-from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS
 
 CATEGORY_STREAM = int(Stream.CATEGORIES)   # category k draws from CATEGORY_STREAM + k
 
@@ -110,7 +110,7 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                      categories: np.ndarray, *, groups: np.ndarray | None = None,
                      alpha: float = DEFAULT_ALPHA, replicates: int = DEFAULT_REPLICATES,
                      seed: int = DEFAULT_SEED,
-                     higher_is_better: bool = True, tier_method: str = "rank-sets",
+                     higher_is_better: bool = True, tier_method: str = DEFAULT_TIERS,
                      shown: str = "marginal") -> CategoryResults:
     """Per-category and aggregate intervals, rank sets and tiers from joint replicates.
 

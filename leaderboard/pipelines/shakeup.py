@@ -24,7 +24,7 @@ from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, Shake
 from leaderboard.shakeup.truth import truth_and_spread
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import tier_entries
-from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED, DEFAULT_TIERS
 
 if TYPE_CHECKING:   # annotations only: scores.py imports this module
     from leaderboard.pipelines.scores import Settings
@@ -253,7 +253,7 @@ def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,
 def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,
                            private_replicates: np.ndarray, *, higher_is_better: bool,
                            n_public: int, n_private: int, alpha: float = DEFAULT_ALPHA,
-                           tier_method: str = "rank-sets") -> Shakeup:
+                           tier_method: str = DEFAULT_TIERS) -> Shakeup:
     """The shake-up of scored submissions: the noise is each slice's paired bootstrap (the
     deviations of the replicates from the point scores), which keeps the correlation between
     entries that share the rows. Rows of ``*_replicates`` align with ``public``/``private``."""
@@ -277,7 +277,7 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
 
 
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
-            noise, reason, alpha=DEFAULT_ALPHA, tier_method="rank-sets", left_out=None,
+            noise, reason, alpha=DEFAULT_ALPHA, tier_method=DEFAULT_TIERS, left_out=None,
             compared=None, truth_sd=None, seed=DEFAULT_SEED, power=None) -> Shakeup:
     compared = stats if compared is None else compared
     risers, fallers = risers_fallers(stats)

@@ -32,7 +32,7 @@ import pandas as pd
 from scipy.special import ndtr   # norm.cdf(x) is ndtr(x), bit for bit, without scipy.stats
 
 from leaderboard.noise.rng import Stream, entropy_rng
-from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_SEED
 
 FAMILIES = ("normal", "laplace", "t3", "outliers", "lognormal")
 METRICS = ("rmse", "mae", "rmsle", "mape", "r2")
@@ -138,8 +138,8 @@ class RegressionDesign:
     family: str
     metric: str
     competitions: int
-    residuals: str = "t"      # the universe's residual shape (the analysis' setting)
-    df: float = 3.0
+    residuals: str = DEFAULT_RESIDUALS      # the universe's residual shape (the analysis' setting)
+    df: float = DEFAULT_DF
     entries: int = 30
     n_test: int = 1000
     draws: int = 1000

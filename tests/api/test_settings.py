@@ -18,7 +18,11 @@ PACKAGE = Path(params.__file__).parent
 #: The defaults many signatures share, by parameter name, and the constant that holds each.
 SHARED = {"alpha": (0.05, "DEFAULT_ALPHA"), "level": (0.95, "DEFAULT_LEVEL"),
           "seed": (0, "DEFAULT_SEED"), "replicates": (2000, "DEFAULT_REPLICATES"),
-          "draws": (2000, "DEFAULT_DRAWS")}
+          "draws": (2000, "DEFAULT_DRAWS"), "tiers": ("rank-sets", "DEFAULT_TIERS"),
+          "tier_method": ("rank-sets", "DEFAULT_TIERS"), "method": ("rank-sets", "DEFAULT_TIERS"),
+          "resample": ("plain", "DEFAULT_RESAMPLE"), "threshold": (0.5, "DEFAULT_THRESHOLD"),
+          "power": (0.8, "DEFAULT_POWER"), "residuals": ("t", "DEFAULT_RESIDUALS"),
+          "df": (3.0, "DEFAULT_DF")}
 
 
 def default_literals(source: str, path: str = "") -> list[tuple[str, int, str]]:
@@ -28,8 +32,9 @@ def default_literals(source: str, path: str = "") -> list[tuple[str, int, str]]:
     found = []
 
     def literal(name: str, node: ast.AST | None) -> None:
-        if name in SHARED and isinstance(node, ast.Constant) and \
-                type(node.value) in (int, float) and node.value == SHARED[name][0]:
+        value = SHARED[name][0] if name in SHARED else None
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float, str) and \
+                isinstance(node.value, str) == isinstance(value, str) and node.value == value:
             found.append((path, node.lineno, name))
 
     for node in ast.walk(ast.parse(source)):
@@ -38,8 +43,8 @@ def default_literals(source: str, path: str = "") -> list[tuple[str, int, str]]:
             for arg, value in zip(given[len(given) - len(node.args.defaults):],
                                   node.args.defaults):
                 literal(arg.arg, value)
-            for arg, value in zip(node.args.kwonlyargs, node.args.kw_defaults):
-                literal(arg.arg, value)
+            for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults):
+                literal(arg.arg, default)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             literal(node.target.id, node.value)
         elif isinstance(node, ast.Call):
@@ -47,25 +52,29 @@ def default_literals(source: str, path: str = "") -> list[tuple[str, int, str]]:
                 if keyword.arg:
                     literal(keyword.arg, keyword.value)
             first = node.args[0] if node.args else None
-            if isinstance(first, ast.Constant) and str(first.value).startswith("--"):
+            option = first.value if isinstance(first, ast.Constant) else None
+            if isinstance(option, str) and option.startswith("--"):
                 for keyword in node.keywords:
                     if keyword.arg == "default":
-                        literal(first.value[2:].replace("-", "_"), keyword.value)
+                        literal(option[2:].replace("-", "_"), keyword.value)
     return found
 
 
 def test_the_counter_finds_each_way_of_writing_a_default():
     source = ("def f(x, alpha=0.05, *, seed: int = 0, level=0.9): g(replicates=2000)\n"
               "class O:\n    draws: int = 2000\n"
-              "p.add_argument('--alpha', default=0.05)\nalpha = 0.05\n")
+              "p.add_argument('--alpha', default=0.05)\nalpha = 0.05\n"
+              "def h(method='rank-sets', resample='poisson', df=3, residuals=3.0): pass\n")
     assert sorted((line, name) for _, line, name in default_literals(source)) == [
-        (1, "alpha"), (1, "replicates"), (1, "seed"), (3, "draws"), (4, "alpha")]
+        (1, "alpha"), (1, "replicates"), (1, "seed"), (3, "draws"), (4, "alpha"), (6, "df"),
+        (6, "method")]
     assert all(_MAYBE.search(line) for line in source.splitlines()[:-1] if "(" in line)
 
 
 #: A line that may write one (parsing only the files that have one keeps the test fast).
-_MAYBE = re.compile(r"\b(alpha|level|seed|replicates|draws|default)\b[^=\n]{0,30}=\s*"
-                    r"(0\.05|0\.95|0|2000)\b")
+_MAYBE = re.compile(r"\b(alpha|level|seed|replicates|draws|tiers|tier_method|method|resample|"
+                    r"threshold|power|residuals|df|default)\b[^=\n]{0,30}=\s*"
+                    r"(0\.05|0\.95|0|2000|0\.5|0\.8|3\.0|3|['\"](rank-sets|plain|t)['\"])")
 
 
 def test_the_shared_defaults_are_written_once_in_the_table():

@@ -51,9 +51,9 @@ class ResamplingPlan:
 
     Examples
     --------
-    >>> plan = ResamplingPlan("plain", 5)
-    >>> int(count_block(plan, seed=0, block=0).sum(axis=1)[0])
-    5
+    >>> plan = resampling(np.zeros(4), "grouped", groups=np.array(["a", "a", "b", "b"]))
+    >>> plan.resample, plan.n_groups, plan.group_index.tolist()
+    ('grouped', 2, [0, 0, 1, 1])
     """
 
     resample: str

@@ -35,6 +35,7 @@ _LAZY = {
     "Analysis": "leaderboard.pipelines.scores",
     "Settings": "leaderboard.pipelines.scores",
     "Result": "leaderboard.api",
+    "AnalysisResult": "leaderboard.result_protocol",   # what the eight analyses return (issue 42)
     "analyze": "leaderboard.api",
     "analyze_items": "leaderboard.api",
     "analyze_submissions": "leaderboard.api",
@@ -64,6 +65,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.api_plan import BoardPlan, Experiment, Plan, plan, plan_from, simulate
     from leaderboard.errors import InputError
     from leaderboard.metrics import Metric, get_metric
+    from leaderboard.result_protocol import AnalysisResult
     from leaderboard.pipelines.scores import Analysis, Settings
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
@@ -22,16 +22,22 @@ from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, che
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.ingest.battles import read_battles
 from leaderboard.provenance import recorded
-from leaderboard.safe_write import write_text
+from leaderboard.result_protocol import Saves
 
 
 @dataclass(frozen=True)
-class BattlesResult:
+class BattlesResult(Saves):
     """One rated arena: its table, the report as HTML or JSON.
 
     Attributes not defined here (``ranking``, ``battles``, ``notes``, ...) are those of the
     underlying :class:`~leaderboard.pipelines.battles.BattlesAnalysis`, ``.analysis``.
+    ``save(path)`` writes the page (``.html``), the JSON (``.json``) or the table (``.csv``,
+    ``.md``), chosen by the path's suffix (:class:`~leaderboard.result_protocol.Saves`).
     """
+
+    SUFFIXES: ClassVar[Mapping[str, str]] = {".html": "to_html", ".htm": "to_html",
+                                             ".json": "to_json", ".csv": "to_csv",
+                                             ".md": "to_markdown"}
 
     analysis: BattlesAnalysis
 
@@ -75,19 +81,6 @@ class BattlesResult:
         from leaderboard.report.battles_json import battles_markdown
 
         return battles_markdown(self.analysis, rows)
-
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write the page (``.html``), the JSON (``.json``) or the table (``.csv``, ``.md``) to
-        ``path``."""
-        path = Path(path)
-        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": self.to_csv, ".md": self.to_markdown}
-        writer = writers.get(path.suffix.lower())
-        if writer is None:
-            raise InputError(f"save: give a path ending in .html, .json, .csv or .md, not "
-                             f"{path.name!r}")
-        write_text(path, writer())   # never blocks on a FIFO; refuses a device (safe_write)
-        return path
 
     def __repr__(self) -> str:
         t = self.table

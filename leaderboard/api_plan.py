@@ -19,16 +19,37 @@ from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
 from leaderboard.api_words import speaks_python
 from leaderboard.params import check
-from leaderboard.pipelines.plan import Plan, PlanSettings
+from leaderboard.pipelines import plan as plan_pipeline
+from leaderboard.pipelines import simulate as simulate_pipeline
+from leaderboard.pipelines.plan import PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
 from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, BoardPlan, plan_board, truth_of
-from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,
-                                            needs_prevalence, run_experiment)
+from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, grid_lists, needs_prevalence,
+                                            run_experiment)
 from leaderboard.progress import Progress
+from leaderboard.result_protocol import Reported, adopt
 
 __all__ = ["BoardPlan", "Experiment", "Plan", "plan", "plan_from", "simulate"]
 
 PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
+
+
+class Plan(plan_pipeline.Plan, Reported):
+    """:func:`plan`'s answers (the fields of :class:`leaderboard.pipelines.plan.Plan`) and their
+    outputs: the page (:meth:`to_html`, ``.html``) and the JSON (:meth:`to_json`, ``.json``) of
+    ``leaderboard plan``, written by :meth:`save` (:class:`~leaderboard.result_protocol.Reported`).
+    """
+
+    REPORT = "leaderboard.report.plan_report"
+
+
+class Experiment(simulate_pipeline.Experiment, Reported):
+    """:func:`simulate`'s experiment (the fields of
+    :class:`leaderboard.pipelines.simulate.Experiment`) and its outputs: the page
+    (:meth:`to_html`, ``.html``; without the command line it shows when the command wrote it) and
+    the JSON (:meth:`to_json`, ``.json``) of ``leaderboard simulate``, written by :meth:`save`."""
+
+    REPORT = "leaderboard.report.simulate_report"
 
 
 @speaks_python
@@ -85,8 +106,8 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     Plan
         ``min_n``, ``mdd`` (None for a question not asked), their ``*_independent`` and
         ``*_public`` variants, ``check`` (the simulated power at the answer), ``table``,
-        ``assumptions`` and ``notes``. ``leaderboard.report.plan_report.write_html(plan, path)``
-        and ``write_json`` write the command's page and JSON.
+        ``assumptions`` and ``notes``; ``.to_html()``, ``.to_json()`` and ``.save(path)`` give
+        and write the command's page and JSON.
 
     Raises
     ------
@@ -116,7 +137,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
                             public_fraction=check("public_fraction", public_fraction))
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
-        return run_plan(settings, progress=progress)
+        return adopt(Plan, run_plan(settings, progress=progress))
     finally:
         progress.close()
 
@@ -238,8 +259,8 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     Experiment
         ``cases`` (per case ``d95``, ``quantiles``, ...), ``ahead`` (how often the truly better
         is observed ahead), ``settings``, ``partial`` (grid only).
-        ``leaderboard.report.simulate_report.write_json(experiment, path)`` writes the
-        command's JSON.
+        ``.to_html()``, ``.to_json()`` and ``.save(path)`` give and write the command's page and
+        JSON.
 
     Examples
     --------
@@ -266,8 +287,9 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
                          draws=draws if draws is not None else (GRID_DRAWS if grid else DRAWS))
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
-        return run_experiment(measure, scores or [], n_tests or [], prevalences,
-                              draws=noise.draws, seed=noise.seed, options=noise.universe,
-                              grid=True if grid else None, progress=progress)
+        return adopt(Experiment, run_experiment(
+            measure, scores or [], n_tests or [], prevalences, draws=noise.draws,
+            seed=noise.seed, options=noise.universe, grid=True if grid else None,
+            progress=progress))
     finally:
         progress.close()

@@ -32,8 +32,8 @@ __version__ = "0.1.0"
 
 # Public name -> the module that defines it; imported when the name is first asked for.
 _LAZY = {
-    "Analysis": "leaderboard.pipelines.scores",
-    "Settings": "leaderboard.pipelines.scores",
+    "Analysis": "leaderboard.pipelines.analysis",
+    "Settings": "leaderboard.pipelines.analysis",
     "Result": "leaderboard.api",
     "AnalysisResult": "leaderboard.result_protocol",   # what the eight analyses return (issue 42)
     "analyze": "leaderboard.api",
@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
     from leaderboard.errors import InputError
     from leaderboard.metrics import Metric, get_metric
     from leaderboard.result_protocol import AnalysisResult
-    from leaderboard.pipelines.scores import Analysis, Settings
+    from leaderboard.pipelines.analysis import Analysis, Settings
 
 
 # Import a public name's module on first use and keep the name here (later lookups are plain

@@ -17,10 +17,10 @@ import pandas as pd
 from leaderboard.errors import InputError
 from leaderboard.api_words import speaks_python
 from leaderboard.params import check_all
-from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
-                                            rate_battles)
+from leaderboard.pipelines.battles import BattlesAnalysis, BattlesSettings
+from leaderboard.pipelines.modes.battles import BattlesOptions
+from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.ingest.battles import read_battles
 from leaderboard.provenance import recorded
 from leaderboard.result_protocol import Saves
 
@@ -192,23 +192,8 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
                                tier_method=given["tiers"],
                                top_k=tuple(sorted(set(given["top_k"]))),
                                disconnected=given["disconnected"])
-    check_settings(settings)        # before reading: a bad option costs no read
-    read = read_battles(battles, model_a_col=given["model_a_col"],
-                        model_b_col=given["model_b_col"], winner_col=given["winner_col"],
-                        judge_col=given["judge_col"], category_col=given["category_col"],
-                        date_col=given["date_col"], cluster_col=given["cluster_col"],
-                        max_bytes=given["max_file_size"])
-    return BattlesResult(with_battles_card(rate_battles(read, settings), battles))
-
-
-def with_battles_card(analysis: BattlesAnalysis, battles: object) -> BattlesAnalysis:
-    """The analysis with its leaderboard card (issue 40): the battles' SHA-256 in provenance."""
-    from dataclasses import replace
-
-    from leaderboard.ingest.in_memory import InMemory
-    from leaderboard.pipelines.card_modes import battles_card
-    from leaderboard.provenance import provenance
-
-    given = InMemory.of(battles, "battles") if isinstance(battles, pd.DataFrame) else battles
-    return replace(analysis, card=battles_card(
-        analysis, provenance([("--battles", given)], analysis.settings.seed)))
+    columns = {name: given[name] for name in ("model_a_col", "model_b_col", "winner_col",
+                                               "judge_col", "category_col", "date_col",
+                                               "cluster_col")}
+    return BattlesResult(run_analysis(
+        Inputs(battles=battles), BattlesOptions(settings, columns, given["max_file_size"])))

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import pandas as pd
 
-from leaderboard.pipelines.scores import Analysis, Settings
+from leaderboard.pipelines.analysis import Analysis, Settings
 from leaderboard.confidence import confidence_label
 from leaderboard.result_protocol import Saves
 

@@ -30,7 +30,7 @@ from leaderboard.ingest.toolkit.messages import show
 from leaderboard.noise.bradley_terry import (SCALE, ClusterCells, PairCounts, bootstrap_fits,
                                              cluster_scores, firth_fit, fit,
                                              sandwich_covariance, unbounded_models)
-from leaderboard.pipelines.scores import join_ranking
+from leaderboard.pipelines.analysis import join_ranking
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import Ranking, rank_board
 
@@ -180,10 +180,11 @@ def check_size(models: int, replicates: int, source: str) -> None:
     Examples
     --------
     >>> check_size(14, 2000, "arena.csv")
-    >>> check_size(14, 10_000_000, "arena.csv")
+    >>> check_size(14, 10_000_000, "arena.csv")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: 10,000,000 replicates of 14 entries would take about 65.19G of memory, over the cap of 4G; lower --replicates, or raise --max-memory
+    leaderboard.errors.InputError: 10,000,000 replicates of 14 entries would take about 65.19G of
+    memory, over the cap of 4G; lower --replicates, or raise --max-memory
     """
     from leaderboard import limits
 

@@ -146,7 +146,7 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     crossing = groups is not None and _crossing(groups, categories)
     joint = (_joint_replicates(metric, values, masks, groups, replicates, seed) if crossing
              else None)
-    for c, name in enumerate(names):
+    for c in range(len(names)):
         mask = masks[c]
         g = groups[mask] if groups is not None else None
         if joint is not None:
@@ -279,8 +279,8 @@ def simultaneous_half_widths(points: np.ndarray, replicates: np.ndarray,
     half-width is the ``1 - alpha`` quantile of ``t_r`` times ``sd[c, m]`` (the bootstrap SD).
     The replicates sample the joint law of all deviations (categories resampled independently, or
     by one shared draw of clusters when clusters cross categories; a replicate where a category
-    drew none of its items is NaN there and ignored). A model with no spread in a category gets width 0 there only
-    if every replicate agrees (its mean cannot move).
+    drew none of its items is NaN there and ignored). A model with no spread in a category gets
+    width 0 there only if every replicate agrees (its mean cannot move).
 
     Examples
     --------

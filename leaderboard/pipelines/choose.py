@@ -318,7 +318,8 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
             choice.gain_over_top_two > 3 * choice.gain_se):
         # Scores only: the covariance is assumed, so a pair other than the top two public
         # scores rests on the model alone; unless its gain clears the Monte Carlo error, the top
-        # two are kept (measured: never worse than them in expectation, tests/choose/test_choose_correlation.py)
+        # two are kept (measured: never worse than them in expectation,
+        # tests/choose/test_choose_correlation.py)
         choice = replace(choice, recommended=choice.top_two_public,
                          recommended_expected=choice.top_two_expected, gain_over_top_two=0.0)
     var = np.diag(c.cov)

@@ -362,8 +362,9 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
     --------
     >>> from leaderboard.metrics import get_metric
     >>> r = Comparison(0.98, 1.0, 0.02, 0.01, 0.0, 0.04, 0.01, 0.001, True, 0.05, 1000, False)
-    >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)
-    [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise')]
+    >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)  # doctest: +NORMALIZE_WHITESPACE
+    [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores
+    0.98: a leak of the solution until shown otherwise')]
     """
     out = []
     if rows is not None:

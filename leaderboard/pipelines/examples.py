@@ -16,8 +16,8 @@ from leaderboard.options import AnalyzeOptions, ReadOptions
 from leaderboard.resources import data_dir
 
 if TYPE_CHECKING:
-    from leaderboard.pipelines.run import Inputs
-    from leaderboard.pipelines.scores import Analysis
+    from leaderboard.pipelines.modes.base import Inputs
+    from leaderboard.pipelines.analysis import Analysis
 
 
 def with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:

@@ -26,7 +26,7 @@ from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import tier_entries
 
 if TYPE_CHECKING:   # annotations only: scores.py imports this module
-    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.analysis import Settings
 
 MIN_ENTRIES = 3  # fewer entries with both scores: no correlations worth reporting
 

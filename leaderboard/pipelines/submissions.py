@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from leaderboard import limits
-from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
-                                  sanity_flags)
+from leaderboard.pipelines.analysis import (Analysis, Settings, check_settings, join_ranking,
+                                            rank_entries)
+from leaderboard.pipelines.scores import sanity_flags
 from leaderboard.engine import Scored, score_entries
 from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags
@@ -87,7 +88,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
         ``table`` has one row per valid entry in rank order; ``bootstrap`` holds the paired
         replicates in the same order.
     """
-    _check_settings(settings)
+    check_settings(settings)
     if split not in SPLITS:
         raise InputError(f"--split must be private or public, got {split!r}")
     metric = settings.metric

@@ -24,7 +24,7 @@ from leaderboard.noise.tails import NoiseScale, read_noise_scale
 from leaderboard.noise.universes import DEFAULT_DF, default_universe, not_simulable_reason
 
 if TYPE_CHECKING:   # annotations only: scores.py imports this module
-    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.analysis import Settings
     from leaderboard.pipelines.shakeup import SliceNoise
 
 # The light end of the bracket is a sensitivity display, like the correlation sweep: at most

@@ -3,7 +3,6 @@ with explicit parameters, the same numbers."""
 from __future__ import annotations
 
 import inspect
-import json
 
 import numpy as np
 import pytest

@@ -238,6 +238,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
     ['good', 'fair', 'weak']
     """
     table = _table(solution, "solution")
+    subs: dict | PathLike
     if isinstance(submissions, Mapping):
         if not submissions:
             raise InputError("submissions: the mapping is empty")

@@ -144,8 +144,8 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                              f"{MIN_UNITS} items): merge the small categories or leave out "
                              "--category-col")
     crossing = groups is not None and _crossing(groups, categories)
-    joint = (_joint_replicates(metric, values, masks, groups, replicates, seed) if crossing
-             else None)
+    joint = (_joint_replicates(metric, values, masks, groups, replicates, seed)
+             if crossing and groups is not None else None)   # (crossing needs groups)
     for c in range(len(names)):
         mask = masks[c]
         g = groups[mask] if groups is not None else None
@@ -318,6 +318,7 @@ def _ranked_columns(point: np.ndarray, replicates: np.ndarray, sign: float, alph
     low, high = _quantiles(replicates, [alpha / 2, 1 - alpha / 2])
     m = len(order)
     better = np.zeros((m, m), dtype=bool)        # in the teams' order: i shown better than j
+    assert sets.shown_better is not None   # simultaneous sets carry their verdicts
     better[np.ix_(order, order)] = sets.shown_better.matrix(m)
     return {"order": order, "score": point, "ci_low": low, "ci_high": high,
             "rank": _min_ranks(-sign * point), "rank_sim_low": sets.low,

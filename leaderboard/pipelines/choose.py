@@ -8,6 +8,7 @@ imports the report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -74,7 +75,7 @@ class ChooseSettings(OptionShorthands):
 
     @property
     def correlation(self) -> float | None:
-        return None if self.noise.correlation == "auto" else self.noise.correlation
+        return None if self.noise.correlation == "auto" else float(self.noise.correlation)
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ def prediction_candidates(solution: Solution, submissions: SubmissionSet,
     if len(files) < 2:
         raise InputError(f"choose needs at least two valid candidates, found {len(files)}",
                          file=submissions.source)
-    preds = [f.prediction for f in files]
+    preds = cast("list[np.ndarray]", [f.prediction for f in files])   # scored: all present
     seen = solution.usage == "public"
     has_split = bool(seen.any())
     if not has_split:

@@ -27,6 +27,7 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -135,7 +136,8 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
     higher = metric.higher_is_better if higher_is_better is None else higher_is_better
     sign = 1.0 if higher else -1.0
     grouped = resample == "grouped" and groups is not None
-    few = too_few_units(len(np.unique(groups)) if grouped else len(np.asarray(baseline)),
+    few = too_few_units(len(np.unique(groups)) if grouped and groups is not None
+                        else len(np.asarray(baseline)),
                         "cluster" if grouped else unit)
     if few:   # a gate from 2 items would say [-1, -1]: certainty from nothing
         raise InputError(few)
@@ -145,7 +147,8 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
     diffs = diffs[np.isfinite(diffs)]
     identical = bool(np.array_equal(np.asarray(baseline), np.asarray(candidate)))
     point = float(sign * (boot.point[1] - boot.point[0]))
-    clusters = cluster_count(groups) if boot.resample == "grouped" else None
+    clusters = (cluster_count(groups) if boot.resample == "grouped" and groups is not None
+                else None)   # a grouped bootstrap had its groups
     if identical or diffs.size == 0:
         lower = low = high = point
         sd, p_value = 0.0, 1.0
@@ -155,7 +158,7 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
         lower = point + one * (float(np.quantile(diffs, alpha)) - point)
         low, high = (point + two * (float(q) - point)
                      for q in np.quantile(diffs, [alpha / 2, 1 - alpha / 2]))
-        sd = float(diffs.std(ddof=1)) * (1.0 if one == 1.0 else np.sqrt(
+        sd = float(diffs.std(ddof=1)) * (1.0 if one == 1.0 or clusters is None else np.sqrt(
             clusters.clusters / (clusters.clusters - 1)))
         p_value = max(float((point + one * (diffs - point) <= 0).mean()), 1.0 / diffs.size)
     resolution = _resolution(boot, sign, point, baseline, candidate, clusters, unit, alpha)
@@ -242,7 +245,7 @@ def gate_options(*, items: bool, metric: str | None = None, alpha: float = RankO
             hint = " (clusters of items: --cluster-col)" if option == "--group-col" else (
                 " (groups of rows: --group-col)" if option == "--cluster-col" else "")
             raise InputError(f"{option} does not apply with {mode}{hint}")
-    given = {name: value for name, value in columns.items() if value is not None}
+    given: dict[str, Any] = {name: value for name, value in columns.items() if value is not None}
     split = given.pop("split", "private")
     return GateOptions(noise=NoiseOptions(metric=metric, seed=seed),
                        ranks=RankOptions(alpha=alpha, replicates=replicates),
@@ -411,6 +414,7 @@ def items_pair(source, baseline, candidate, options: GateOptions):
             raise InputError(f"{option}: no model {printable(name)!r} in the results", file=where)
         if not found.ok:
             raise InputError(f"{option}: model {printable(name)!r}: {found.reason}", file=where)
+        assert found.prediction is not None   # a model read whole holds its values
         preds.append(found.prediction)
     both = np.isfinite(preds[0]) & np.isfinite(preds[1])   # the two models' shared items
     if not both.any():

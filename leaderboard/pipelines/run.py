@@ -39,6 +39,7 @@ def run_analysis(inputs: Inputs, options: AnalyzeOptions | BattlesOptions, *,
     if inputs.example:   # a bundled example (leaderboard.pipelines.examples)
         from leaderboard.pipelines.examples import example_named, with_example
 
+        assert isinstance(options, AnalyzeOptions)   # the examples are analyze's inputs
         example, (inputs, options) = inputs.example, with_example(inputs, options)
         result = _analysis(inputs, options, quiet)
         return example_named(result) if example == "submissions" else result

@@ -65,9 +65,10 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
     # regression: the residuals' tails, read from the public/private gaps where the board has
     # them (the settings then simulate normal residuals with the noise the gaps show)
     both = has_both_scores(table)
+    public, private = ((table["public_score"].to_numpy(float),
+                        table["private_score"].to_numpy(float)) if both else (None, None))
     settings, tails, sliced = choose_tails(
-        *((table[f"{k}_score"].to_numpy(float) for k in ("public", "private")) if both
-          else (None, None)), settings, progress_for=lambda label: Progress(label, quiet=quiet))
+        public, private, settings, progress_for=lambda label: Progress(label, quiet=quiet))
     correlation, sliced = _correlation(table, settings, quiet, sliced,
                                        distinct=tails is not None)
     # The post-mortem first: its simulated competitions and the ranks stage's replicates are each
@@ -133,6 +134,7 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             tiers = ranking.tiers
             for k, rho in enumerate(sweep["correlation"] if sweep is not None else ()):
                 if rho == float(correlation.used):
+                    assert sweep is not None   # the loop runs over its correlations
                     sweep["best_set"][k] = int(ranking.in_best_set.sum())
                     sweep["tier_1"][k] = int((ranking.tiers.tier == 1).sum())
             table = join_ranking(table, ranking, modelled)

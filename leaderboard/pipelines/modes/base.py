@@ -33,13 +33,14 @@ class Inputs:
     InMemory table or an array of predictions in the solution's row order.
     """
 
-    board: object = None
-    solution: object = None
-    submissions: object = None
-    items: object = None
+    # Any: each reader checks what it is given (a path, a table in memory, a DataFrame, a mapping)
+    board: Any = None
+    solution: Any = None
+    submissions: Any = None
+    items: Any = None
     example: str | None = None
-    published: object = None
-    battles: object = None
+    published: Any = None
+    battles: Any = None
 
 
 class Mode(Protocol):

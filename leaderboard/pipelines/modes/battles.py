@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
@@ -23,7 +24,7 @@ class BattlesOptions:
     ``model_a_col``, ``model_b_col``, ``winner_col``, ``judge_col``, ...) and the size cap."""
 
     settings: BattlesSettings = field(default_factory=BattlesSettings)
-    columns: Mapping[str, str | None] = field(default_factory=dict)
+    columns: Mapping[str, Any] = field(default_factory=dict)
     max_file_size: int = DEFAULT_MAX_BYTES
 
 

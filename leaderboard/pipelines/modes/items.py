@@ -5,6 +5,7 @@ benchmark publishes), the items resampled by the paired bootstrap
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -15,7 +16,11 @@ from leaderboard.metrics.per_item import MeanOwnItems
 from leaderboard.options import AnalyzeOptions, NoiseOptions
 from leaderboard.pipelines.analysis import Analysis, Settings
 from leaderboard.pipelines.modes.base import Inputs, with_card
-from leaderboard.pipelines.modes.items_extras import benchmark_extras, with_items
+from leaderboard.pipelines.modes.items_extras import benchmark_extras, predictions, with_items
+
+if TYPE_CHECKING:
+    from leaderboard.ingest.item_coverage import ItemCoverage
+    from leaderboard.ingest.submissions import Solution, SubmissionSet
 
 
 @dataclass(frozen=True)
@@ -24,8 +29,8 @@ class ItemsData:
     solution, the models as submissions, and the settings."""
 
     inputs: Inputs
-    solution: object
-    models: object
+    solution: Solution
+    models: SubmissionSet
     settings: Settings
 
 
@@ -80,7 +85,7 @@ class ItemsMode:
                                       items_format=read.items_format, instances=read.instances,
                                       missing_instances=read.missing_instances,
                                       max_bytes=read.max_file_size)
-        coverage = solution.coverage
+        coverage = cast("ItemCoverage", solution.coverage)   # items always have their account
         if read.cluster_col is not None and solution.groups is not None:
             _few_clusters(solution, read.cluster_col, read.category_col)
         few = too_few_units(len(solution), "item") if coverage.complete else None
@@ -111,9 +116,10 @@ class ItemsMode:
             return result
         from leaderboard.pipelines.categories import category_results
 
+        assert result.submissions is not None   # the models, as submissions
         scored = result.submissions.scored    # without the models set aside
         return replace(result, categories=category_results(
-            settings.metric, np.stack([f.prediction for f in scored]), [f.label for f in scored],
+            settings.metric, np.stack(predictions(scored)), [f.label for f in scored],
             solution.categories, groups=solution.groups, alpha=ranks.alpha,
             replicates=ranks.replicates, seed=options.noise.seed,
             higher_is_better=settings.higher_is_better, tier_method=ranks.method,

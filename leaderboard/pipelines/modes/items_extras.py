@@ -4,6 +4,7 @@ the costs (``--cost-col``) and published scores (``--published``) of :func:`benc
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
 
@@ -11,6 +12,13 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.pipelines.analysis import Analysis
 from leaderboard.pipelines.modes.base import Inputs
+
+
+def predictions(files) -> list[np.ndarray]:
+    """The predictions of files that hold them (the models analysed: never None there)."""
+    out = [f.prediction for f in files]
+    assert all(p is not None for p in out)
+    return cast("list[np.ndarray]", out)
 
 
 def with_items(result: Analysis, solution) -> Analysis:
@@ -23,7 +31,9 @@ def with_items(result: Analysis, solution) -> Analysis:
         return result
     flags = [Flag(kind="item_samples" if sentence.startswith("Each item's value") else
                   "item_sets", message=sentence) for sentence in coverage.sentences()]
-    rejected = [f for f in result.submissions.files if f.status == "rejected"]
+    assert result.submissions is not None   # the models, as submissions
+    files = result.submissions.files
+    rejected = [f for f in files if f.status == "rejected"]
     if rejected:
         named = "; ".join(f"{f.team}: {f.reason}" for f in rejected[:3])
         flags.append(Flag(kind="models_rejected", message=(
@@ -34,7 +44,8 @@ def with_items(result: Analysis, solution) -> Analysis:
     if coverage.policy == "pairwise":
         from leaderboard.pipelines.item_pairs import pairwise_on_shared, too_many_pairs
 
-        by_label = {f.label: f.prediction for f in result.submissions.files if f.status == "ok"}
+        ok = [f for f in files if f.status == "ok"]
+        by_label = dict(zip((f.label for f in ok), predictions(ok)))
         names = result.table["team"].tolist()
         s = result.settings
         pairs = pairwise_on_shared(np.stack([by_label[n] for n in names]), names,
@@ -80,6 +91,7 @@ def benchmark_extras(result: Analysis, inputs: Inputs, read, solution) -> Analys
         from leaderboard.pipelines.published import check_published, published_flags
 
         table = inputs.published
+        assert result.submissions is not None   # the models, as submissions
         rejected = {str(f.label): str(f.reason or f.status) for f in result.submissions.files
                     if f.status != "ok"}
         known = set(result.table["team"].astype(str)) | set(rejected)

@@ -3,6 +3,7 @@ simulated from the metric's universe (:func:`leaderboard.pipelines.scores.analyz
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from leaderboard import limits
 from leaderboard.errors import FrameSource
@@ -31,7 +32,7 @@ class ScoresMode:
     def read(self, inputs: Inputs, options: AnalyzeOptions) -> ScoresData:
         settings = metric_settings(options, submissions_mode=False)
         metric, noise, read = settings.metric, options.noise, options.read
-        columns = dict(team_col=read.team_col, score_col=read.score_col,
+        columns: dict[str, Any] = dict(team_col=read.team_col, score_col=read.score_col,
                        public_col=read.public_col, private_col=read.private_col,
                        split=options.slices.split)
         if hasattr(inputs.board, "columns"):   # a DataFrame, read in memory

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,13 +16,17 @@ from leaderboard.options import AnalyzeOptions
 from leaderboard.pipelines.analysis import Analysis, Settings
 from leaderboard.pipelines.modes.base import Inputs, metric_settings, with_card
 
+if TYPE_CHECKING:
+    from leaderboard.ingest.submissions import Solution, SubmissionSet
+    from leaderboard.ingest.submissions.files import Listing
+
 
 @dataclass(frozen=True)
 class SubmissionsData:
     """The solution read, the submissions found (a listing, read when scored), the settings."""
 
-    solution: object
-    found: object
+    solution: Solution
+    found: SubmissionSet | Listing
     settings: Settings
 
 

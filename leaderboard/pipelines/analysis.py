@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from leaderboard.flags import board_flags
 from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.params import check
 from leaderboard.slices import SliceSizes
@@ -233,6 +234,28 @@ def join_ranking(table: pd.DataFrame, ranking: Ranking,
         full[rows] = values
         table[name] = full
     return table
+
+
+def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
+                 no_interval: tuple[str, ...] = (), items: bool = False,
+                 values: np.ndarray | None = None) -> list[Flag]:
+    """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
+    other split's perfect scores and ties at the top when the table has both (a leak shows on
+    either board). With predictions (an ``identical_to`` column), entries sharing a score are
+    grouped by identical predictions, not by the score. ``values``: per-item results, each
+    entry's values in the table's order (what kind of entry a far-out one is)."""
+    same_as = table["identical_to"].tolist() if "identical_to" in table.columns else None
+    flags = board_flags(table["team"], table["score"], settings.metric,
+                        settings.higher_is_better, prevalence=settings.prevalence,
+                        class_shares=settings.universe.class_shares, no_interval=no_interval,
+                        same_as=same_as, items=items, values=values)
+    if {"public_score", "private_score"} <= set(table.columns):
+        other = "private" if split == "public" else "public"
+        flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,
+                                         settings.higher_is_better, split=f"{other} board")
+                  if f.kind in ("perfect", "tie_at_top")]
+    return flags
+
 
 
 def check_settings(settings: Settings) -> None:

@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.pipelines.analysis import (Analysis, LeftOut, Settings, check_settings,
-                                            join_ranking, rank_entries)
+                                            join_ranking, rank_entries, sanity_flags)
 from leaderboard.pipelines.tails import choose_tails, with_bracket
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
 from leaderboard.pipelines.assumptions import (SWEEP_REPLICATES, analysis_assumptions,
                                                correlation_sweep)
-from leaderboard.flags import Flag, board_flags, class_count_flags
+from leaderboard.flags import Flag, class_count_flags
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
@@ -174,27 +174,6 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
                       shakeup=shakeup, left_out=tuple(left_out), flags=tuple(flags),
                       correlation=correlation, tails=tails)
     return replace(result, assumptions=analysis_assumptions(result, sweep))
-
-
-def sanity_flags(table: pd.DataFrame, settings: Settings, split: str | None,
-                 no_interval: tuple[str, ...] = (), items: bool = False,
-                 values: np.ndarray | None = None) -> list[Flag]:
-    """:func:`~leaderboard.flags.board_flags` of the ranking scores (from ``split``), and of the
-    other split's perfect scores and ties at the top when the table has both (a leak shows on
-    either board). With predictions (an ``identical_to`` column), entries sharing a score are
-    grouped by identical predictions, not by the score. ``values``: per-item results, each
-    entry's values in the table's order (what kind of entry a far-out one is)."""
-    same_as = table["identical_to"].tolist() if "identical_to" in table.columns else None
-    flags = board_flags(table["team"], table["score"], settings.metric,
-                        settings.higher_is_better, prevalence=settings.prevalence,
-                        class_shares=settings.universe.class_shares, no_interval=no_interval,
-                        same_as=same_as, items=items, values=values)
-    if {"public_score", "private_score"} <= set(table.columns):
-        other = "private" if split == "public" else "public"
-        flags += [f for f in board_flags(table["team"], table[f"{other}_score"], settings.metric,
-                                         settings.higher_is_better, split=f"{other} board")
-                  if f.kind in ("perfect", "tie_at_top")]
-    return flags
 
 
 def _correlation(table: pd.DataFrame, settings: Settings, quiet: bool,

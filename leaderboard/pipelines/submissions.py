@@ -18,8 +18,7 @@ import pandas as pd
 
 from leaderboard import limits
 from leaderboard.pipelines.analysis import (Analysis, Settings, check_settings, join_ranking,
-                                            rank_entries)
-from leaderboard.pipelines.scores import sanity_flags
+                                            rank_entries, sanity_flags)
 from leaderboard.engine import Scored, score_entries
 from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags

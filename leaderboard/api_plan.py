@@ -23,7 +23,8 @@ from leaderboard.pipelines import plan as plan_pipeline
 from leaderboard.pipelines import simulate as simulate_pipeline
 from leaderboard.pipelines.plan import PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
-from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, BoardPlan, plan_board, truth_of
+from leaderboard.pipelines import plan_board as plan_board_pipeline
+from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, plan_board, truth_of
 from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, grid_lists, needs_prevalence,
                                             run_experiment)
 from leaderboard.progress import Progress
@@ -50,6 +51,15 @@ class Experiment(simulate_pipeline.Experiment, Reported):
     the JSON (:meth:`to_json`, ``.json``) of ``leaderboard simulate``, written by :meth:`save`."""
 
     REPORT = "leaderboard.report.simulate_report"
+
+
+class BoardPlan(plan_board_pipeline.BoardPlan, Reported):
+    """:func:`plan_from`'s answers (the fields of
+    :class:`leaderboard.pipelines.plan_board.BoardPlan`) and their outputs: the page
+    (:meth:`to_html`, ``.html``) and the JSON (:meth:`to_json`, ``.json``) of ``leaderboard plan
+    --from``, written by :meth:`save` (:class:`~leaderboard.result_protocol.Reported`)."""
+
+    REPORT = "leaderboard.report.plan_board_report"
 
 
 @speaks_python
@@ -176,8 +186,8 @@ def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BO
     BoardPlan
         ``leader.needed``, ``top.needed`` (None with the reason when no size in reach does it),
         each with its share of boards now (``current_share``) and at the answer; ``current``
-        (the board's units), ``curve`` (every size simulated). ``leaderboard.report.plan_board_report``
-        words it (terminal, JSON, page).
+        (the board's units), ``curve`` (every size simulated); ``.to_html()``, ``.to_json()``
+        and ``.save(path)`` give and write the page and JSON of ``leaderboard plan --from``.
 
     Examples
     --------
@@ -215,7 +225,7 @@ def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BO
         planned = dataclasses.replace(planned, notes=planned.notes + (
             f"The plan takes {planned.models[0]} as the best. On this board it is best on "
             f"{100 * p_best:.0f}% of the replicates (P(best)){doubt}.",))
-    return planned
+    return adopt(BoardPlan, planned)
 
 
 @speaks_python

@@ -87,6 +87,14 @@ def test_save_writes_the_page_and_the_comment(results, tmp_path):
         gate.save(tmp_path / "gate.html")
 
 
+def test_plan_from_follows_it_too(results, tmp_path):
+    planned = leaderboard.plan_from(results["analyze_items"], boards=20, replicates=100)
+    assert isinstance(planned, AnalysisResult) and planned.current == 60
+    assert planned.save(tmp_path / "p.json").read_text(encoding="utf-8") == planned.to_json()
+    assert json.loads(planned.to_json())["command"] == "plan"
+    assert planned.save(tmp_path / "p.html").read_text(encoding="utf-8") == planned.to_html()
+
+
 def test_the_results_keep_their_pipelines_fields_and_classes(results):
     """The API's classes add outputs to the pipelines' answers: every field and property is
     there, and the report's writers take them as they are."""

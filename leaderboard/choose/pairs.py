@@ -150,10 +150,12 @@ def _block_sums(x: np.ndarray) -> np.ndarray:
 
 def _ordered_total(parts: list[np.ndarray]) -> np.ndarray:
     """Sum of per-block sums in block order (each part is (blocks, ...))."""
-    total = None
+    total: np.ndarray | None = None
     for part in parts:
         for row in part:
             total = row.copy() if total is None else total + row
+    if total is None:
+        raise ValueError("no blocks to total")   # draws >= BLOCK: never, by the callers' checks
     return total
 
 

@@ -136,8 +136,8 @@ def _run(argv: list[str]) -> int:
     except Exception as error:  # noqa: BLE001 - the one top-level guard
         if debug:
             traceback.print_exc()
-        inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
-        print(internal_error(error, inputs, debug), file=sys.stderr)
+        named = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
+        print(internal_error(error, named, debug), file=sys.stderr)
         return INTERNAL_ERROR
     finally:
         COMMAND_LINE.reset(on_command_line)

@@ -27,10 +27,11 @@ from leaderboard.errors import InputError, printable
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
-from leaderboard.safe_write import write_text
+from leaderboard.cli.outputs import text_writer
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.pipelines.run import Inputs
+    from leaderboard.api_battles import BattlesResult
     from leaderboard.pipelines.scores import Analysis
 
 
@@ -217,8 +218,9 @@ def _correlation(text: str) -> float | str:
     return value
 
 
-def run_analyze(args: argparse.Namespace) -> Analysis:
-    """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
+def run_analyze(args: argparse.Namespace) -> Analysis | BattlesResult | list[Analysis]:
+    """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote (the
+    battles' result with ``--battles``, one analysis per metric with several ``--metric``)."""
     from leaderboard.report.vega import renderer
 
     renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
@@ -250,8 +252,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
         write_output(partial(write_json, result), args.json)
     for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):
         if path:
-            write_output(lambda p, text=text: write_text(p, text(result)),
-                         path)
+            write_output(text_writer(partial(text, result)), path)
     if not args.quiet:
         echo(summary(result, args.output, args.json, args.csv, args.markdown))
     return result

@@ -8,11 +8,16 @@ one line when given a value other than its default, rather than ignored.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from leaderboard.cli.common import echo, write_output
+from leaderboard.cli.outputs import text_writer
 from leaderboard.errors import InputError, printable
 from leaderboard.choices import DISCONNECTED
 from leaderboard.safe_write import write_text
+
+if TYPE_CHECKING:
+    from leaderboard.api_battles import BattlesResult
 
 GROUPS_PRINTED = 5
 #: The options of ``analyze`` that battles mode reads (argparse destinations); any other given
@@ -52,7 +57,7 @@ def add_battles_options(run: argparse.ArgumentParser) -> None:
                             "that one alone and name the others (largest), or refuse (error)")
 
 
-def run_battles(args: argparse.Namespace):
+def run_battles(args: argparse.Namespace) -> BattlesResult:
     """Rate the battles, write the page (and the JSON), print a short summary."""
     from leaderboard.api_battles import analyze_battles
 
@@ -71,7 +76,7 @@ def run_battles(args: argparse.Namespace):
     for path, text in ((args.json, result.to_json), (args.csv, result.to_csv),
                        (args.markdown, result.to_markdown)):
         if path:
-            write_output(lambda p, text=text: write_text(p, text()), path)
+            write_output(text_writer(text), path)
     if not args.quiet:
         echo(summary_lines(result.analysis) + f"\nreport: {args.output}" + "".join(
             f"\n{label}: {path}" for label, path in (
@@ -111,7 +116,8 @@ def refuse_other_options(args: argparse.Namespace) -> None:
     from leaderboard.cli import build_parser
 
     parser = build_parser(only="analyze")
-    command = next(a for a in parser._actions if a.dest == "command").choices["analyze"]
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = commands.choices["analyze"]
     for action in command._actions:
         if action.dest in APPLIES or action.dest == "help":
             continue

@@ -13,7 +13,8 @@ import pandas as pd
 
 from leaderboard.params import check
 from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_designs, run_design
-from leaderboard.cli.common import COMMANDS, FRACTION, add_seed, count, echo, write_output
+from leaderboard.cli.common import (COMMANDS, FRACTION, add_seed, advance_by, count, echo,
+                                    write_output)
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
 from leaderboard.safe_write import write_text
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(run_one, d) for d in designs]
             for design, future in zip(designs, futures):
-                future.add_done_callback(lambda _f, n=design.competitions: progress.advance(n))
+                future.add_done_callback(advance_by(progress, design.competitions))
             rows = [f.result() for f in futures]
     progress.close()
     results = pd.DataFrame(rows)

@@ -7,8 +7,9 @@ import argparse
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, NoReturn
 
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
@@ -17,6 +18,9 @@ from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
+
+if TYPE_CHECKING:
+    from leaderboard.progress import Progress
 
 #: Each command's one-line help, in ``leaderboard --help``'s order. The module of the same name
 #: in this package defines its options and runs it; ``--help`` and every other command's run list
@@ -40,7 +44,7 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2, worded like every input
     error: ``leaderboard: error: --seed must be ...``."""
 
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
 
 
@@ -218,6 +222,12 @@ def add_debug(parser: argparse.ArgumentParser) -> None:
     """``--debug``: an unexpected error shows its traceback (it is one line otherwise)."""
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the traceback of an unexpected error (exit status 70)")
+
+
+def advance_by(progress: Progress, steps: int) -> Callable[[object], None]:
+    """A future's done-callback that advances ``progress`` by ``steps`` (bound here, for each
+    future, rather than to a loop's variable)."""
+    return lambda _future: progress.advance(steps)
 
 
 def echo(text: str) -> None:

@@ -46,8 +46,9 @@ def add_from_options(parser: argparse.ArgumentParser) -> None:
                        "(default 200; a share's Monte Carlo SE is about sqrt(0.16 / boards) at "
                        "0.8)")
     throwaway = argparse.ArgumentParser(add_help=False)
-    analyze.add_parser(throwaway.add_subparsers())
-    source = throwaway._subparsers._group_actions[0].choices["analyze"]   # noqa: SLF001
+    commands = throwaway.add_subparsers()
+    analyze.add_parser(commands)
+    source = commands.choices["analyze"]
     reading = parser.add_argument_group("reading the --from board (as analyze; see analyze "
                                         "--help)")
     for action in source._actions:   # noqa: SLF001 - argparse keeps no public list

@@ -56,8 +56,9 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
              f"({settings.metric.label}, {direction} is better)"]
     lines += [f"flag: {printable(f.message)}" for f in result.flags]
-    if result.d95 is not None:
-        level = result.leader_distribution.true_score
+    leader = result.leader_distribution    # there whenever d95 is (the model's or bootstrap's)
+    if result.d95 is not None and leader is not None:
+        level = leader.true_score
         where = (f"{level:.6g}, the middle of the leader's interval"
                  if result.noise is not None and result.noise.leader_at_middle
                  else f"the leader's score {table['score'].iloc[0]:.6g}")
@@ -75,8 +76,9 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
                          f"{spread['rho']:.3g} ({spread['kind']}): {spread['correlated']:.4g}")
         if result.correlation is not None:
             lines.append(f"correlation between entries: {result.correlation.fact()}")
-        if getattr(result, "tails", None) is not None:
-            lines.append(f"residuals' tails: {result.tails.fact()}")
+        tails = getattr(result, "tails", None)
+        if tails is not None:
+            lines.append(f"residuals' tails: {tails.fact()}")
     sk = result.shakeup
     if sk is not None:
         from leaderboard.report.numbers import number
@@ -84,7 +86,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
 
         line = (f"public vs private: Spearman {number(sk.stats.spearman, '.2f')}, entries "
                 f"moved {pct(sk.stats.mean_abs_rank_change)} of the board on average")
-        if sk.baseline is not None:
+        if sk.baseline is not None and sk.overfit is not None:   # made together
             cover = sk.compared if sk.compared is not None else sk.stats
             over = ("" if cover is sk.stats else
                     f" over the {cover.n_entries:,} of {sk.stats.n_entries:,} entries whose noise "
@@ -105,7 +107,9 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     if result.costs is not None:   # --cost-col: the decision, in the page's own sentence
         from leaderboard.report.benchmark_text import costs_context
 
-        lines.append("cost: " + printable(costs_context(result, lambda x: f"{x:.4g}")["answer"]))
+        context = costs_context(result, lambda x: f"{x:.4g}")
+        if context is not None:
+            lines.append("cost: " + printable(context["answer"]))
     if any((html_path, json_path, *more_paths)):
         lines.append(wrote((html_path, json_path, *more_paths)))
     return "\n".join(lines)

@@ -133,6 +133,7 @@ def run_batch(job: Job, first: int, items: Sequence[Found | SubmissionFile]) -> 
 def _read(job: Job, item: Found | SubmissionFile) -> tuple:
     if isinstance(item, SubmissionFile):   # already in memory (per-item results, the API)
         return item.status, item.reason, item.rows, item.prediction
+    assert job.plan is not None   # None only when every entry is already in memory
     with processing(f"{job.source}: {item.file}"):
         _, status, reason, rows, prediction = read_one(item, job.plan, job.solution)
     return status, reason, rows, prediction
@@ -203,7 +204,10 @@ def mean_direction(metric: Metric, higher_is_better: bool) -> bool:
     >>> mean_direction(get_metric("zero_one_loss"), False)
     True
     """
-    probe = np.asarray(metric.impl.transform(np.array([0.25, 0.75])), dtype=float)
+    impl = metric.impl
+    if not isinstance(impl, RowMean):   # sign flips exist only for means of per-row values
+        raise TypeError(f"{metric.name} is not a mean of per-row values")
+    probe = np.asarray(impl.transform(np.array([0.25, 0.75])), dtype=float)
     return higher_is_better if probe[1] >= probe[0] else not higher_is_better
 
 

@@ -150,8 +150,9 @@ def too_few_units(units: int, what: str, minimum: int | None = None) -> str | No
 
     Examples
     --------
-    >>> too_few_units(2, "item")
-    'only 2 items: the paired bootstrap needs at least 10 to give intervals that mean anything (with 3, a nominal 95% interval covers the truth about half the time); add items or compare them with an exact test'
+    >>> print(too_few_units(2, "item"))  # doctest: +NORMALIZE_WHITESPACE
+    only 2 items: the paired bootstrap needs at least 10 to give intervals that mean anything (with 3, a
+    nominal 95% interval covers the truth about half the time); add items or compare them with an exact test
     >>> too_few_units(50, "item") is None
     True
     >>> too_few_units(6, "cluster") is None   # the t(G-1) correction carries 6 clusters

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from leaderboard.disk_cache import memoize
 from leaderboard.errors import InputError
@@ -185,7 +186,10 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
     model = NoiseModel(metric=metric.name, universe=universe.name,
                        assumptions=universe.assumptions(n_test, prevalence), method="",
                        n_test=n_test, prevalence=prevalence, draws=draws, seed=seed, alpha=alpha,
-                       levels=levels, lower=lower, upper=upper, sd=sd, d95=d95, leader=None)
+                       levels=levels, lower=lower, upper=upper, sd=sd, d95=d95,
+                       # the leader is simulated below, at the level this model places it
+                       # (noise_level reads the curves only); replace() fills it in
+                       leader=None)  # type: ignore[arg-type]
     where, at_middle = "the leader's score", False
     if leader_at_noise_level:
         level = float(model.noise_level(np.array([leader_score]))[0])
@@ -212,7 +216,7 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
                    leader=leader, leader_at_middle=at_middle)
 
 
-def _usable(universe, levels: np.ndarray) -> np.ndarray:
+def _usable(universe, levels: ArrayLike) -> np.ndarray:
     """The levels the universe can be calibrated to: a label metric's truth can jump past some
     values (nothing predicted positive, then some rows), and those levels are left out rather
     than sinking the whole grid."""

@@ -20,8 +20,9 @@ from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
 from leaderboard.params import check
 from leaderboard.slices import SliceSizes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # what an analysis holds, imported where it is made
     from leaderboard.flags import Flag
+    from leaderboard.ingest.item_coverage import ItemCoverage
     from leaderboard.ingest.leaderboards import Leaderboard
     from leaderboard.ingest.submissions import SubmissionSet
     from leaderboard.metrics import Metric
@@ -29,8 +30,14 @@ if TYPE_CHECKING:
     from leaderboard.noise.bootstrap import BootstrapResult
     from leaderboard.noise.correlation import CorrelationChoice
     from leaderboard.noise.curves import Curves
+    from leaderboard.pipelines.assumptions import Assumption
+    from leaderboard.pipelines.card import Card
     from leaderboard.pipelines.categories import CategoryResults
+    from leaderboard.pipelines.item_costs import CostResult
+    from leaderboard.pipelines.item_pairs import PairwiseTable
+    from leaderboard.pipelines.published import PublishedCheck
     from leaderboard.pipelines.shakeup import Shakeup
+    from leaderboard.pipelines.tails import Tails
     from leaderboard.tiers import Tiers
     from leaderboard.tiers.ranking import Ranking
 
@@ -170,13 +177,13 @@ class Analysis:
     categories: CategoryResults | None = None
     curves: Curves | None = None
     curves_note: str | None = None
-    assumptions: tuple = ()
-    items: object = None
-    item_pairs: object = None
-    costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
-    published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
-    tails: object = None        # Tails (regression, scores only), leaderboard.pipelines.tails
-    card: object = None         # Card (issue 40), leaderboard.pipelines.card
+    assumptions: tuple[Assumption, ...] = ()
+    items: ItemCoverage | None = None
+    item_pairs: PairwiseTable | None = None
+    costs: CostResult | None = None            # --cost-col
+    published: PublishedCheck | None = None    # --published
+    tails: Tails | None = None                 # regression, scores only
+    card: Card | None = None                   # issue 40
 
     @property
     def mode(self) -> str:

@@ -27,7 +27,7 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from leaderboard.noise.bootstrap import paired_bootstrap, too_few_units
 from leaderboard.noise.clusters import ClusterCount, cluster_count
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
 from leaderboard.params import check
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.card import PairResolution
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ class Comparison:
     replicates: int
     identical: bool
     clusters: ClusterCount | None = None
-    resolution: object = None
+    resolution: PairResolution | None = None
 
 
 def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,

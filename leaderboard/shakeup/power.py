@@ -124,7 +124,9 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     reference = null if honest is None or np.size(honest) == 0 else np.asarray(honest, float)
     low_s0 = float(np.quantile(reference, 1 - power))
     delta = _solve(max(c - low_s0, 0.0), gap, sd_gap, leaders)
-    for _ in range(REFITS if critical_at is not None and np.isfinite(delta) else 0):
+    if critical_at is None or not np.isfinite(delta):
+        return delta
+    for _ in range(REFITS):
         c_now = critical_at(delta)
         again = _solve(max(c_now - low_s0, 0.0), gap, sd_gap, leaders)
         if abs(again - delta) <= 1e-3 * max(delta, 1e-9):

@@ -35,12 +35,12 @@ counted (``refused``) and redrawn, never scored as a success.
 target >= 95%);
 and, per model, whether each 95% rating interval holds the true rating: ``percentile`` (the
 bootstrap's 2.5% and 97.5% points), ``basic`` (the bootstrap's reflected around the estimate,
-``2 rating - q``), ``sandwich`` (rating +- z SE); ``shown``, the interval the table shows. Model-level coverage is
-summarised per arena (share of its models covered) so that its Monte Carlo SE treats arenas, not
-models, as independent. With a thin model: ``thin_shown``, whether its shown interval holds its
-true rating; ``thin_tier1``, whether it is in tier 1; ``thin_placed``, whether it is placed; and
-``thin_tier1_unbacked``, whether it is in tier 1 although its interval's top is below the
-leader's rating (the issue's "tier 1 only when its interval allows it": must be 0).
+``2 rating - q``), ``sandwich`` (rating +- z SE); ``shown``, the interval the table shows. Model-level
+coverage is summarised per arena (share of its models covered) so that its Monte Carlo SE treats
+arenas, not models, as independent. With a thin model: ``thin_shown``, whether its shown interval
+holds its true rating; ``thin_tier1``, whether it is in tier 1; ``thin_placed``, whether it is
+placed; and ``thin_tier1_unbacked``, whether it is in tier 1 although its interval's top is below
+the leader's rating (the issue's "tier 1 only when its interval allows it": must be 0).
 
 Examples
 --------
@@ -147,7 +147,7 @@ def simulate(rng: np.random.Generator, design: Design):
 
 
 def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
-               alpha: float) -> dict:
+               alpha: float) -> dict[str, float]:
     from leaderboard.api_battles import analyze_battles
     from leaderboard.errors import InputError
 
@@ -174,7 +174,7 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
     rating = 1000 + SCALE * (truth - truth.mean())[code]
     point = table["rating"].to_numpy()
     low, high = np.percentile(result.replicates, [50 * alpha, 100 - 50 * alpha], axis=1)
-    rows = {"refused": refused, "all_ranks": bool(inside.all()), "best_tier1": best_ok,
+    rows: dict[str, float] = {"refused": refused, "all_ranks": bool(inside.all()), "best_tier1": best_ok,
             "joint": bool(inside.all() and best_ok),
             "tier1_size": int((table["tier"] == 1).sum())}
     for name, lo, hi in (("percentile", low, high), ("basic", 2 * point - high, 2 * point - low),

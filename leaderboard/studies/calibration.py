@@ -144,6 +144,8 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
                             SliceSizes(ranking=design.n_test, public=None, private=None))
         result = analyze(board, settings)
         order = result.table["team"].astype(int).to_numpy()
+        if result.ranking is None:   # simulated accuracies always have a noise model
+            raise RuntimeError("no ranking for a simulated board: " + "; ".join(result.notes))
         ranking = result.ranking
         reps = ranking.replicates
         low, high = result.table["ci_low"].to_numpy(), result.table["ci_high"].to_numpy()

@@ -191,8 +191,9 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
                                 if np.isfinite(exact).any() else float("nan")),
            "best_in_tier1": float(np.all(t["tier"].to_numpy()[best] == 1)),
            "scale": (tails.scale.scale if tails is not None and tails.how == "gaps"
-                     else float("nan"))}
-    if tails is not None and tails.light is not None:   # one column: the verdict's bracket
+                     and tails.scale is not None else float("nan"))}   # gaps: always a scale
+    # one column each: the verdict's bracket (with_bracket sets both ends together)
+    if tails is not None and tails.light is not None and tails.heavy is not None:
         out.update({"best_set_light": tails.light["best_set"] / truth.size,
                     "best_set_heavy": tails.heavy["best_set"] / truth.size})
     return out
@@ -248,7 +249,7 @@ def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
         out[f"se:{column}"] = float(frame[column].std(ddof=1) / np.sqrt(len(frame)))
     if not design.shared:   # entries independent: each interval one trial (else: by board)
         trials = design.competitions * design.entries
-        cover = out["score_cover"]
+        cover = float(frame["score_cover"].mean())
         out["se:score_cover"] = float(np.sqrt(max(cover * (1 - cover), 1.0 / trials) / trials))
     return out
 
@@ -308,8 +309,8 @@ def summary(rows: list[dict]) -> dict:
     for (universe, metric), g in frame.groupby(["universe", "metric"], sort=False):
         by_family = g.groupby("family", sort=False)
         cover = by_family["score_cover"].mean()
-        se = np.sqrt((by_family["se:score_cover"].apply(lambda s: float(np.mean(s ** 2)))
-                      / by_family.size()))
+        se = np.sqrt(by_family["se:score_cover"].apply(lambda s: float(np.mean(s ** 2)))
+                     / by_family.size())
         cell = g.loc[g["score_cover"].idxmin()]
         out.setdefault(universe, {})[metric] = {
             "coverage_mean": round(float(cover.mean()), 4),
@@ -368,11 +369,11 @@ def real_residual_shapes(seed: int = 0, *, rows: int = 2000, trees: int = 100) -
                                                              random_state=seed),
               "random forest": RandomForestRegressor(trees, random_state=seed, n_jobs=1),
               "10-NN": make_pipeline(StandardScaler(), KNeighborsRegressor(10))}
-    rows = []
+    shapes = []
     for data, (features, target) in sets.items():
         folds = KFold(5 if len(target) > 20 else 4, shuffle=True, random_state=seed)
         for name, model in models.items():
             e = target - cross_val_predict(model, features, target, cv=folds)
-            rows.append({"data": data, "model": name, "rows": len(target),
-                         "excess_kurtosis": float(kurtosis(e)), "skew": float(skew(e))})
-    return pd.DataFrame(rows)
+            shapes.append({"data": data, "model": name, "rows": len(target),
+                           "excess_kurtosis": float(kurtosis(e)), "skew": float(skew(e))})
+    return pd.DataFrame(shapes)

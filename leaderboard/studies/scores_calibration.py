@@ -82,10 +82,15 @@ def simulate_board(design: BoardDesign, truth_targets: np.ndarray, rng: np.rando
         u = ndtr(np.sqrt(design.shared) * shared
                      + np.sqrt(1 - design.shared) * rng.standard_normal(design.n_test))
         neg, pos = np.sort(population.neg), np.sort(population.pos)
-        at = lambda values: values[np.minimum((u * values.size).astype(int), values.size - 1)]
-        preds.append(np.where(y == 1, at(pos), at(neg)))
+        preds.append(np.where(y == 1, _at(pos, u), _at(neg, u)))
         truth.append(population.auc)
     return y, preds, np.array(truth), public
+
+
+def _at(values: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The sorted ``values`` at the uniforms ``u``: the value whose share of ``values`` below
+    holds ``u`` (the last for ``u`` near 1)."""
+    return values[np.minimum((u * values.size).astype(int), values.size - 1)]
 
 
 def _one(design: BoardDesign, seed: int, alpha: float) -> dict:

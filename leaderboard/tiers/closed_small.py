@@ -3,7 +3,8 @@
 The block searches of :mod:`~leaderboard.tiers.closed_sets` are compiled kernels (about 13-15 s
 of CPU to compile on a fresh install, half the first run of ``analyze --example``) built to
 avoid visiting E^2 pairs on boards of thousands of entries. Up to :data:`SMALL` entries the
-E x E pairs cost less than the searches' bookkeeping, so the plain step-downs over all pairs are run here instead, with the same
+E x E pairs cost less than the searches' bookkeeping, so the plain step-downs over all pairs are run here
+instead, with the same
 arithmetic as the kernels (:func:`~leaderboard.tiers._block_kernels.se_pair`, ``d * (1 / se)``
 for a centred replicate, ``gap / se`` for t; errors in float64), so the answers are the same
 bits: the same sets, critical values, rounds and verdicts (tests/tiers/test_closed_sets.py

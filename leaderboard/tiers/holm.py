@@ -179,9 +179,10 @@ class PairedPValues:
 
     def __init__(self, reps) -> None:
         self.reps = reps
-        self._sd = None      # each entry's u
-        self._level = None   # the level the screen below was built for
-        self._upper = self._lower = self._block_max = None
+        self._sd: np.ndarray | None = None      # each entry's u
+        self._level: float | None = None   # the level the screen below was built for
+        # the screen, built by _build before its first use (while _level is None)
+        self._upper = self._lower = self._block_max = np.zeros(0)
 
     def __call__(self, anchor: int, others: np.ndarray) -> np.ndarray:
         reps = self.reps

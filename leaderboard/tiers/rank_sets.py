@@ -71,7 +71,8 @@ unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.Shown
 Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
 board (before the closed-form engine took the scores-only boards): simultaneous sets 0.7 s
 (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s fully tied; marginal sets 5-10 s;
-the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
+the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1
+Bonferroni value, re-screens
 exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
 entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
 bootstrap max-quantile exceeds z_B.
@@ -197,9 +198,9 @@ def _schedule(nb: int):
     yield np.arange(nb), np.arange(nb)
     n = nb + nb % 2
     for rnd in range(n - 1):
-        pairs = [(n - 1, rnd)] + [((rnd + s) % (n - 1), (rnd - s) % (n - 1))
-                                  for s in range(1, n // 2)]
-        pairs = np.array([p for p in pairs if max(p) < nb], dtype=np.int64).reshape(-1, 2)
+        listed = [(n - 1, rnd)] + [((rnd + s) % (n - 1), (rnd - s) % (n - 1))
+                                   for s in range(1, n // 2)]
+        pairs = np.array([p for p in listed if max(p) < nb], dtype=np.int64).reshape(-1, 2)
         if pairs.size:
             yield pairs[:, 0].copy(), pairs[:, 1].copy()
 

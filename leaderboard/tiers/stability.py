@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from leaderboard._jit import njit
@@ -185,7 +186,8 @@ def rank_probabilities(reps: RankReplicates, top_k: Sequence[int] = (), *,
     ([1.0, 0.0, 0.0], [1.0, 0.5, 0.5])
     """
     _reps_iv(reps)
-    return _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=False).probabilities
+    probabilities, _, _ = _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=False)
+    return _asked(probabilities)
 
 
 def _top_k_iv(reps: RankReplicates, top_k: Sequence[int]) -> list[int]:
@@ -253,8 +255,20 @@ def stability(reps: RankReplicates, top_k: Sequence[int] = (), top: int = 1, *,
     counted ranks, on 510.)
     """
     _reps_iv(reps)
-    return _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=True,
-                     top=_top_iv(reps, top))
+    probabilities, taus, frequencies = _one_pass(reps, _top_k_iv(reps, top_k), level=level,
+                                                 taus=True, top=_top_iv(reps, top))
+    return Stability(probabilities=_asked(probabilities), taus=_asked(taus),
+                     frequencies=_asked(frequencies))
+
+
+_T = TypeVar("_T")
+
+
+def _asked(summary: _T | None) -> _T:
+    """A summary the pass was asked for: never None (unasked ones are)."""
+    if summary is None:
+        raise ValueError("a summary the pass was not asked for")
+    return summary
 
 
 class _Accumulators:
@@ -264,7 +278,8 @@ class _Accumulators:
     def __init__(self, reps: RankReplicates, ks: list[int], taus: bool, top: int | None):
         n_entries, n_rep = reps.errors.shape
         self.credit = np.zeros(n_entries)
-        self.in_top = {k: np.zeros(n_entries, dtype=np.int64) for k in ks}
+        self.in_top: dict[int, np.ndarray] | None = {
+            k: np.zeros(n_entries, dtype=np.int64) for k in ks}
         self.taus = np.empty(n_rep) if taus else None
         # a small board's tau-b compares the ranks with the observed order pair by pair: the
         # negated scores, ascending like the ranks (small_ranks.tau_b)
@@ -302,12 +317,13 @@ class _Accumulators:
 
 
 def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95,
-              taus: bool = False, top: int | None = None) -> Stability:
+              taus: bool = False, top: int | None = None
+              ) -> tuple[RankProbabilities | None, np.ndarray | None, np.ndarray | None]:
     """Rank every replicate once and feed the asked-for summaries (``ks`` None: no
-    probabilities). Unasked summaries come back as None."""
+    probabilities): ``(probabilities, taus, frequencies)``, the unasked ones None."""
     n_entries, n_rep = reps.errors.shape
     acc = _Accumulators(reps, ks or [], taus, top)
-    probabilities = None
+    probabilities: RankProbabilities | None = None
     if ks is None:
         acc.in_top = None
         for r0, block in _rank_blocks(reps):
@@ -322,11 +338,11 @@ def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95
         part = collect(None, n_rep, idx, _rank_blocks(reps), lambda: _rank_blocks(reps),
                        each=acc).astype(np.int32)
         probabilities = RankProbabilities(
-            p_best=acc.credit / n_rep, p_top={k: acc.in_top[k] / n_rep for k in ks},
+            p_best=acc.credit / n_rep, p_top={k: _asked(acc.in_top)[k] / n_rep for k in ks},
             median_rank=part[:, 1], rank_percentiles=part[:, [0, 2]], level=float(level),
             n_replicates=n_rep)
-    return Stability(probabilities=probabilities, taus=acc.taus,
-                     frequencies=None if top is None else acc.counts.reshape(top, top + 1))
+    return (probabilities, acc.taus,
+            None if top is None else acc.counts.reshape(top, top + 1))
 
 
 @njit(cache=True, nogil=True)
@@ -391,7 +407,7 @@ def kendall_taus(reps: RankReplicates) -> np.ndarray:
     [1.0, 0.333]
     """
     _reps_iv(reps)
-    return _one_pass(reps, None, taus=True).taus
+    return _asked(_one_pass(reps, None, taus=True)[1])
 
 
 def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
@@ -419,4 +435,4 @@ def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
     [[1, 1, 1], [2, 1, 0]]
     """
     _reps_iv(reps)
-    return _one_pass(reps, None, top=_top_iv(reps, top)).frequencies
+    return _asked(_one_pass(reps, None, top=_top_iv(reps, top))[2])

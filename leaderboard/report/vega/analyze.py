@@ -36,8 +36,9 @@ def _runs(tiers: np.ndarray) -> np.ndarray:
 def entry_rows(table: pd.DataFrame, digits: int = 8, limit: int | None = None) -> pd.DataFrame:
     """The per-entry charts' fields of every entry (or of the first ``limit``), in rank order:
     ``rank``, ``team``, ``score``, ``lo``/``hi`` (the interval), ``tier``, ``starts`` (1 where a
-    run of equal tiers starts), ``moved`` (1: in a better tier than an entry above it) and, with rank statistics, ``rlo``/``rhi`` (rank interval),
-    ``slo``/``shi`` (simultaneous), ``pbest`` and ``ptext`` (P(best) as the page writes it).
+    run of equal tiers starts), ``moved`` (1: in a better tier than an entry above it) and, with
+    rank statistics, ``rlo``/``rhi`` (rank interval), ``slo``/``shi`` (simultaneous), ``pbest``
+    and ``ptext`` (P(best) as the page writes it).
 
     The charts keep the top :data:`~.common.TOP` rows (the page takes a selected team's row from
     the table's data), so a page asks for ``TOP + 1`` rows (the one more says the board goes on
@@ -248,7 +249,7 @@ def ecdf_curve(t: np.ndarray, f: np.ndarray, d95: float, points: int = 240
     within (at least 1.3 d95): ``(gaps, shares, x_max)``. Linear interpolation draws both a
     coarse tabulation and every pair's distance smoothly (a step lookup would saw-tooth)."""
     t, f = np.asarray(t, dtype=float), np.asarray(f, dtype=float)
-    x_max = float(t[min(np.searchsorted(f, 0.999), t.size - 1)]) if t.size else 1.0
+    x_max = float(t[min(int(np.searchsorted(f, 0.999)), t.size - 1)]) if t.size else 1.0
     x_max = max(x_max, d95 * 1.3, 1e-9)
     grid = np.linspace(0.0, x_max, points)
     values = np.interp(grid, t, f, left=0.0, right=1.0) if t.size else np.zeros_like(grid)
@@ -276,9 +277,9 @@ def _ecdf(x_title: str, name: str) -> dict:
         tooltip=[alt.Tooltip("gap:Q", title="gap", format=".3g"),
                  alt.Tooltip("share:Q", title="share of pairs", format=".1%")])
     guide = Chart(data("pin"))
-    dash = {"color": INK, "strokeDash": [5, 4]}
-    layers = [line, guide.mark_rule(**dash).encode(x="x0:Q", x2="x:Q", y="y:Q"),
-              guide.mark_rule(**dash).encode(x="x:Q", y="y0:Q", y2="y:Q"),
+    layers = [line, guide.mark_rule(color=INK, strokeDash=[5, 4]).encode(x="x0:Q", x2="x:Q",
+                                                                          y="y:Q"),
+              guide.mark_rule(color=INK, strokeDash=[5, 4]).encode(x="x:Q", y="y0:Q", y2="y:Q"),
               guide.mark_circle(color=INK, size=40, opacity=1).encode(
                   x="x:Q", y="y:Q", tooltip=[alt.Tooltip("text:N", title="")])]
     layers.append(guide.mark_text(align=alt.ExprRef("datum.right ? 'left' : 'right'"),

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, wraps
+from typing import Any
 
 import altair as alt
 from altair.utils.schemapi import debug_mode
@@ -91,7 +92,7 @@ def finite(values: Iterable[float], digits: int | None = None) -> list[float | N
     >>> finite([0.123456789, float("nan"), 2.0], digits=4)
     [0.1235, None, 2.0]
     """
-    out = []
+    out: list[float | None] = []
     for v in values:
         v = float(v)
         if not math.isfinite(v):
@@ -197,7 +198,7 @@ def data(name: str) -> alt.Data:
     return alt.Data(name=name)
 
 
-_CONFIG = dict(
+_CONFIG: dict[str, Any] = dict(   # alt.Config's keyword arguments
     font=FONT, background="white", padding=6, view=alt.ViewConfig(stroke=None),
     axis=alt.AxisConfig(labelFontSize=11.5, titleFontSize=12.5, titleFontWeight="normal",
                         labelColor="#4b5563", titleColor=INK, gridColor=GRID,

@@ -340,11 +340,10 @@ def _significance(k: int, mirror: bool) -> dict:
                                              for x in kinds) + " : ''",
                                          symbolType="square", symbolStrokeColor="#9ca3af",
                                          labelLimit=400))
-    sort = {"field": "i", "order": "ascending"}
     chart = Chart(data("cells")).mark_rect(stroke="white", strokeWidth=1).encode(
         x=alt.X("col:N", sort=alt.EncodingSortField("j", order="ascending"), title=None,
                 axis=alt.Axis(orient="top", labelAngle=-45, labelLimit=150, labelFontSize=11)),
-        y=alt.Y("row:N", sort=alt.EncodingSortField(**sort), title=None,
+        y=alt.Y("row:N", sort=alt.EncodingSortField(field="i", order="ascending"), title=None,
                 axis=alt.Axis(labelLimit=170, labelFontSize=11)),
         color=colour, opacity=dim_others(),
         tooltip=[alt.Tooltip("tip:N", title="")]).properties(width=cell * k, height=cell * k)

@@ -85,8 +85,8 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
     notes = {int(i): f"{short[int(i)]} \u00b7 {note}" if note else short[int(i)]
              for i, note in labelled.items()}
     shown = np.flatnonzero(keep)
-    fx = (np.clip(pub[shown], *xd) - xd[0]) / (xd[1] - xd[0])
-    fy = HEIGHT * (1 - (np.clip(pri[shown], *yd) - yd[0]) / (yd[1] - yd[0]))
+    fx = (np.clip(pub[shown], xd[0], xd[1]) - xd[0]) / (xd[1] - xd[0])
+    fy = HEIGHT * (1 - (np.clip(pri[shown], yd[0], yd[1]) - yd[0]) / (yd[1] - yd[0]))
     at = {int(i): k for k, i in enumerate(shown)}
     named = [i for i in labelled if keep[i]]
     place = {shown[k]: p for k, p in place_labels(
@@ -177,8 +177,9 @@ def _leading(pub, pri, ok, higher, top) -> np.ndarray:
 
 def _bins2d(x, y, xd, yd, n: int = 60) -> pd.DataFrame:
     """Counts of entries on an n x n grid over the shown ranges (entries off them on the edge)."""
-    ex, ey = np.linspace(*xd, n + 1), np.linspace(*yd, n + 1)
-    counts, _, _ = np.histogram2d(np.clip(x, *xd), np.clip(y, *yd), bins=[ex, ey])
+    ex, ey = np.linspace(xd[0], xd[1], n + 1), np.linspace(yd[0], yd[1], n + 1)
+    counts, _, _ = np.histogram2d(np.clip(x, xd[0], xd[1]), np.clip(y, yd[0], yd[1]),
+                                  bins=[ex, ey])
     i, j = np.nonzero(counts)
     return pd.DataFrame({"x0": finite(ex[i], 8), "x1": finite(ex[i + 1], 8),
                          "y0": finite(ey[j], 8), "y1": finite(ey[j + 1], 8),

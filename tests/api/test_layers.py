@@ -17,13 +17,14 @@ def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
-def _imports(path: Path, text: str | None = None) -> set[str]:
+def _imports(path: Path, text: str | None = None, running: bool = False) -> set[str]:
     """Every module ``path`` imports, at the top or inside a function (relative ones resolved);
-    ``text``: the module's source when it is not on disk (the checkers' own tests)."""
+    ``text``: the module's source when it is not on disk (the checkers' own tests); ``running``:
+    only the imports that run (not those under ``if TYPE_CHECKING:``)."""
     tree = _tree(path) if text is None else ast.parse(text, filename=str(path))
     here = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     found = set()
-    for node in ast.walk(tree):
+    for node in (_running(tree) if running else ast.walk(tree)):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -313,26 +314,27 @@ def _package_modules() -> frozenset[str]:
     return frozenset(_dotted(p) for p in _modules())
 
 
-class _WithoutTypeChecking(ast.NodeTransformer):
-    """The module without its ``if TYPE_CHECKING:`` blocks (their ``else`` kept)."""
-
-    def visit_If(self, node: ast.If):
-        test = node.test
-        name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
-        if name == "TYPE_CHECKING":
-            return node.orelse or None
-        return self.generic_visit(node)
+def _running(tree: ast.AST):
+    """The nodes of ``tree`` outside its ``if TYPE_CHECKING:`` blocks (their ``else`` kept)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        test = getattr(node, "test", None) if isinstance(node, ast.If) else None
+        if test is not None and (getattr(test, "id", None) or getattr(test, "attr", None)) \
+                == "TYPE_CHECKING":
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _own_imports(path: Path, text: str | None = None) -> set[str]:
     """The package's modules ``path`` imports when it runs (at the top or in a function): each
     imported name counted as the longest module of the package it names (``from
     leaderboard.noise.bootstrap import STREAM`` is ``leaderboard.noise.bootstrap``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8") if text is None else text)
-    running = ast.unparse(_WithoutTypeChecking().visit(tree))
     modules, here = _package_modules(), _dotted(path)
     own = set()
-    for name in _imports(path, running):
+    for name in _imports(path, text, running=True):
         parts = name.split(".")
         found = next((".".join(parts[:k]) for k in range(len(parts), 1, -1)
                       if ".".join(parts[:k]) in modules), None)

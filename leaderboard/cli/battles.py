@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from leaderboard.cli.common import echo, write_output
+from leaderboard.cli.common import add_parameter, echo, write_output
 from leaderboard.cli.outputs import text_writer
 from leaderboard.errors import InputError, printable
-from leaderboard.choices import DISCONNECTED
 from leaderboard.safe_write import write_text
 
 if TYPE_CHECKING:
@@ -38,23 +37,15 @@ def add_battles_options(run: argparse.ArgumentParser) -> None:
     group.add_argument("--battles", help="a CSV, Parquet or JSON-lines file of battles in "
                        "LMArena's layout: model_a, model_b, winner (model_a, model_b, tie or "
                        "tie (bothbad)); rated by a Bradley-Terry fit (see docs/battles.md)")
-    group.add_argument("--model-a-col", default="model_a", help="column of the first model "
-                       "(default model_a)")
-    group.add_argument("--model-b-col", default="model_b", help="column of the second model "
-                       "(default model_b)")
-    group.add_argument("--winner-col", default="winner", help="column of the outcome "
-                       "(default winner)")
+    for name in ("model_a_col", "model_b_col", "winner_col"):
+        add_parameter(group, name)
     group.add_argument("--judge-col", help="column of the voter or judge (found by name if "
                        "not given; shown, not modelled)")
     group.add_argument("--date-col", help="column of the date (found by name if not given)")
     group.add_argument("--anchor", help="a model whose rating is fixed at --anchor-rating "
                        "(default: the models' mean is)")
-    group.add_argument("--anchor-rating", type=float, default=1000.0,
-                       help="the anchor's rating (default 1000)")
-    group.add_argument("--disconnected", choices=DISCONNECTED, default="all",
-                       help="models in groups that never met: rate every group on its own, "
-                            "the one with the most battles first (all, the default), rate "
-                            "that one alone and name the others (largest), or refuse (error)")
+    add_parameter(group, "anchor_rating", type=float)   # out of range: the table's one line
+    add_parameter(group, "disconnected")
 
 
 def run_battles(args: argparse.Namespace) -> BattlesResult:

@@ -13,8 +13,7 @@ import pandas as pd
 
 from leaderboard.params import check
 from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_designs, run_design
-from leaderboard.cli.common import (COMMANDS, FRACTION, add_seed, advance_by, count, echo,
-                                    write_output)
+from leaderboard.cli.common import COMMANDS, add_parameter, advance_by, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
 from leaderboard.safe_write import write_text
@@ -41,8 +40,8 @@ def add_parser(commands) -> None:
                    "--competitions)")
     p.add_argument("--competitions", type=count(2, 1_000_000), help="competitions per cell (with "
                    "--entries)")
-    p.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate (default 0.05)")
-    add_seed(p)
+    for name in ("alpha", "seed"):
+        add_parameter(p, name, "calibrate")
     p.add_argument("--jobs", type=count(1, 256), default=1, help="cells run in parallel "
                    "processes (default 1; the numbers do not depend on it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

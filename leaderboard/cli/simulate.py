@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from leaderboard.api_plan import simulate
 from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, ROWS,
-                                    add_output_options, add_seed, add_universe_options, count, echo,
+                                    add_output_options, add_parameter, add_universe_options, count, echo,
                                     number_list, real, write_output)
 from leaderboard.errors import InputError
 from leaderboard.noise.universe_options import DEFAULT_DF, DEFAULT_RESIDUALS
@@ -48,8 +48,7 @@ def add_parser(commands) -> None:
                    "not given takes the seeds' values (27 cases for AUC)")
     p.add_argument("--draws", type=count(100, DRAWS_MAX), help="simulated test sets per case "
                    f"(default {DRAWS:,}; {GRID_DRAWS:,} with --grid, which has many cases)")
-    add_seed(p, "random seed (default 0); the same seed gives the same numbers, and a case the "
-                "same numbers alone as in a grid")
+    add_parameter(p, "seed", "simulate")
     add_output_options(p, "simulate.html")
     add_universe_options(p)
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from leaderboard.errors import processing
 from leaderboard.metrics.base import Metric, RowMean
-from leaderboard.noise.bootstrap import _Plan, replicate_scores
+from leaderboard.noise.bootstrap import ResamplingPlan, replicate_scores
 from leaderboard.ingest.submissions.files import SubmissionFile, read_one
 from leaderboard.ingest.submissions.find import Found, close_archives
 from leaderboard.ingest.submissions.identical import digest
@@ -54,7 +54,7 @@ class Split:
     name: str
     rows: np.ndarray
     y: np.ndarray
-    resampling: _Plan | None
+    resampling: ResamplingPlan | None
     stream: int
     flips: bool = False
     keep: bool = False
@@ -211,7 +211,7 @@ def mean_direction(metric: Metric, higher_is_better: bool) -> bool:
     return higher_is_better if probe[1] >= probe[0] else not higher_is_better
 
 
-def _flip_draws(prepared, plan: _Plan, job: Job, n: int, scored: list[int]):
+def _flip_draws(prepared, plan: ResamplingPlan, job: Job, n: int, scored: list[int]):
     """Sign-flip draws (n, R) and per-unit totals (n, units) of the scored entries, NaN
     elsewhere; the totals None when too large to return (:data:`TOTALS_CAP`)."""
     from leaderboard.tiers.sign_flips import flip_means, unit_totals

@@ -89,6 +89,7 @@ import numpy as np
 from scipy.special import gammaincinv
 
 from leaderboard.confidence import confidence_label
+from leaderboard.params import DEFAULT_ALPHA
 
 CLIP = (0.0, 0.99)   # correlations the comparisons may assume (0.99: never a perfect copy)
 RANK_TOL = 1e-9      # singular values below this share of the largest span no direction
@@ -142,7 +143,7 @@ class CorrelationEstimate:
 
 
 def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.ndarray,
-                         sd_private: np.ndarray, *, alpha: float = 0.05,
+                         sd_private: np.ndarray, *, alpha: float = DEFAULT_ALPHA,
                          distinct: bool = False) -> CorrelationEstimate:
     """Estimate the equal correlation between entries' errors from their public/private gaps.
 

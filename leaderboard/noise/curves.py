@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_RESAMPLE, check_alpha
 from leaderboard.noise._curve_kernels import walk
 from leaderboard.noise.weights import STREAM, count_block, resampling
 from leaderboard.noise.rng import BLOCK
@@ -175,9 +175,9 @@ def _curves_iv(y, preds, replicates, alpha):
 
 
 def resampled_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: int,
-                     seed: int, resample: str = "plain", strata: np.ndarray | None = None,
+                     seed: int, resample: str = DEFAULT_RESAMPLE, strata: np.ndarray | None = None,
                      groups: np.ndarray | None = None, stream: int = STREAM,
-                     alpha: float = 0.05) -> list[EntryCurves]:
+                     alpha: float = DEFAULT_ALPHA) -> list[EntryCurves]:
     """Each entry's curves with pointwise bootstrap bands over ``replicates`` replicates drawn as
     :func:`~leaderboard.noise.bootstrap.paired_bootstrap` draws them (same ``seed``,
     ``resample``, ``strata``, ``groups`` and ``stream``: the same rows, replicate by
@@ -274,8 +274,8 @@ def curves_note(kind: str, y: np.ndarray, layout: str) -> str | None:
 
 
 def board_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: int, seed: int,
-                 resample: str = "plain", strata: np.ndarray | None = None,
-                 groups: np.ndarray | None = None, alpha: float = 0.05,
+                 resample: str = DEFAULT_RESAMPLE, strata: np.ndarray | None = None,
+                 groups: np.ndarray | None = None, alpha: float = DEFAULT_ALPHA,
                  banded: int = BANDED, shown: int = SHOWN) -> Curves:
     """The curves of the first ``shown`` entries of ``preds`` (best first), bands for the first
     ``banded`` (drawn as :func:`resampled_curves` draws them)."""

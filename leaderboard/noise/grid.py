@@ -19,6 +19,7 @@ from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.model import NoiseModel, ScoreDistribution
 from leaderboard.noise.rng import BLOCK
 from leaderboard.noise.universes import UniverseOptions, get_universe
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_DRAWS, DEFAULT_SEED
 
 
 class UnreachableScores(InputError):
@@ -96,8 +97,8 @@ def grid_levels(scores: np.ndarray, leader_score: float, sd_at, lower: float,
 # and the code, all of which are in the key; the progress bar is not.
 @memoize("noise", (NoiseModel, ScoreDistribution), ignore=("progress",))
 def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float, n_test: int,
-                      prevalence: float | None, draws: int = 2000, seed: int = 0,
-                      alpha: float = 0.05, options: UniverseOptions = UniverseOptions(),
+                      prevalence: float | None, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
+                      alpha: float = DEFAULT_ALPHA, options: UniverseOptions = UniverseOptions(),
                       progress=None, leader_at_noise_level: bool = False) -> NoiseModel:
     """Simulate the sampling noise of ``metric`` for a test set, at every score the board needs.
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 from leaderboard.tiers.replicates import all_finite
+from leaderboard.params import DEFAULT_REPLICATES, DEFAULT_SEED
 
 STREAM_PUBLIC, STREAM_PRIVATE = int(Stream.SHAKEUP_PUBLIC), int(Stream.SHAKEUP_PRIVATE)
 CHUNK_ELEMENTS = 1 << 20  # simulated scores handled per chunk: bounds the working memory
@@ -207,7 +208,8 @@ class NoiseDraws:
 
     @classmethod
     def normal(cls, truth: np.ndarray, sd_public, sd_private, higher_is_better: bool, *,
-               correlation: float = 0.0, replicates: int = 2000, seed: int = 0) -> NoiseDraws:
+               correlation: float = 0.0, replicates: int = DEFAULT_REPLICATES,
+               seed: int = DEFAULT_SEED) -> NoiseDraws:
         """Scores only: normal errors with per-entry SDs and an equal correlation within a slice.
 
         A slice's draw is ``sd_i * (sqrt(c) * Z0 + sqrt(1 - c) * Z_i)`` with ``Z0`` shared by all

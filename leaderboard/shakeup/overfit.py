@@ -26,7 +26,7 @@ from scipy.special import ndtr, ndtri   # norm.sf(z), norm.ppf(q) bit for bit, w
 
 from collections.abc import Callable
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED, check_alpha
 from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
 from leaderboard.shakeup.power import (POWER, critical_value, detectable_inflation,  # noqa: F401
@@ -185,9 +185,9 @@ def _centred_z(gap: np.ndarray, sd_gap: np.ndarray) -> np.ndarray:
 
 
 def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
-                 higher_is_better: bool, *, alpha: float = 0.05, top_fraction: float = 0.1,
+                 higher_is_better: bool, *, alpha: float = DEFAULT_ALPHA, top_fraction: float = 0.1,
                  batch: int | None = None, truth_sd: np.ndarray | None = None,
-                 seed: int = 0, honest_draws: NoiseDraws | None = None,
+                 seed: int = DEFAULT_SEED, honest_draws: NoiseDraws | None = None,
                  refit: Callable[[np.ndarray], NoiseDraws] | None = None) -> OverfitTest:
     """Test whether public scores beat private scores by more than noise and a common shift.
 

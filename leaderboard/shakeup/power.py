@@ -28,6 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from leaderboard.noise.rng import Stream, entropy_rng
+from leaderboard.params import DEFAULT_SEED
 
 POWER = 0.8                      # the power at which the detectable overfit is stated
 TRUTH_BLOCK = 32                 # replicates per seeded block of truth draws (batch-independent)
@@ -59,7 +60,7 @@ def top_means(leaders: np.ndarray, centred: np.ndarray, sd_gap: np.ndarray,
 
 
 def statistics(draws, top: int, sd_gap: np.ndarray, batch: int, *,
-               truth_sd: np.ndarray | None = None, seed: int = 0) -> np.ndarray:
+               truth_sd: np.ndarray | None = None, seed: int = DEFAULT_SEED) -> np.ndarray:
     """The test's statistic on every competition simulated from ``draws``: its top by simulated
     public score, their median-centred gaps over ``sd_gap``, averaged. With ``truth_sd`` each
     competition's true scores are drawn from their posteriors (honest boards), else they are

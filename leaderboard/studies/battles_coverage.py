@@ -60,6 +60,7 @@ from scipy.special import expit
 
 from leaderboard.noise.bradley_terry import SCALE, PairCounts, fit
 from leaderboard.noise.rng import Stream, entropy_rng
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 WINNER = np.array(["model_a", "model_b", "tie", "tie (bothbad)"])
 TOP_GAP = 0.01      # logits between the two best models: the near tie at the top
@@ -194,8 +195,8 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
     return rows
 
 
-def run_study(arenas: int = 400, replicates: int = 1000, designs=tuple(DESIGNS), seed: int = 0,
-              alpha: float = 0.05) -> pd.DataFrame:
+def run_study(arenas: int = 400, replicates: int = 1000, designs=tuple(DESIGNS), seed: int = DEFAULT_SEED,
+              alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     """One row per arena (``design``, ``arena`` and the measures of the module's docstring).
 
     Deterministic: arena ``k`` of a design draws from ``entropy_rng(seed,

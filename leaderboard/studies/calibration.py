@@ -50,6 +50,7 @@ from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import TIER_METHODS, rank_board, tier_entries
 from leaderboard.tiers.sign_flips import sign_flip_replicates
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 SCENARIOS = ("cluster", "ties", "gaps", "spread")
 MODES = ("submissions", "scores")
@@ -173,7 +174,7 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
     return row
 
 
-def run_design(design: Design, *, alpha: float = 0.05, seed: int = 0) -> dict:
+def run_design(design: Design, *, alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED) -> dict:
     """Run one cell's competitions; mean of every measure and the Monte Carlo SE of each rate.
 
     Competition ``c`` uses seed ``(seed, c)`` whatever else runs, so cells are reproducible alone.

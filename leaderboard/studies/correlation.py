@@ -48,6 +48,7 @@ from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.ranking import tier_entries
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 SCENARIOS = ("equal", "overfit", "shift")
 TOP = 0.85
@@ -130,8 +131,8 @@ def one_board(board: Board, rho: float, *, alpha: float, replicates: int, seed: 
 
 def correlation_study(boards: int = 200, entries: Sequence[int] = (10, 50, 200),
                       rhos: Sequence[float] = (0.0, 0.3, 0.6, 0.9),
-                      scenarios: Sequence[str] = SCENARIOS, *, seed: int = 0,
-                      alpha: float = 0.05, replicates: int = 1000, n_public: int = 500,
+                      scenarios: Sequence[str] = SCENARIOS, *, seed: int = DEFAULT_SEED,
+                      alpha: float = DEFAULT_ALPHA, replicates: int = 1000, n_public: int = 500,
                       n_private: int = 2000) -> dict:
     """Run the study (module docstring): one cell per scenario, number of entries and ``rho``.
 

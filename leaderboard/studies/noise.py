@@ -40,6 +40,7 @@ from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.rng import Stream, block_rng
 from leaderboard.noise.universes import UniverseOptions, class_counts, get_universe
 from leaderboard.noise.universes.exact import auc_sd
+from leaderboard.params import DEFAULT_SEED
 
 ROWS = 4096
 AUC_FAMILIES = ("binormal", "minority spread", "majority spread", "exponential", "tree-like ties",
@@ -158,7 +159,7 @@ def _solve(f, lo: float, hi: float, rounds: int = 50) -> float:
 def auc_study(cells: Sequence[tuple[int, float]] = CELLS, aucs: Sequence[float] = AUCS,
               families: Sequence[str] = AUC_FAMILIES,
               universes: Mapping[str, UniverseOptions] = AUC_UNIVERSES, *,
-              draws: int = 400, universe_draws: int = 1000, seed: int = 0) -> list[dict]:
+              draws: int = 400, universe_draws: int = 1000, seed: int = DEFAULT_SEED) -> list[dict]:
     """One row per (cell, AUC, family, universe): the universe's SD over the family's exact SD,
     and the share of ``draws`` observed AUCs whose interval holds the family's true AUC.
 

@@ -32,6 +32,7 @@ import pandas as pd
 from scipy.special import ndtr   # norm.cdf(x) is ndtr(x), bit for bit, without scipy.stats
 
 from leaderboard.noise.rng import Stream, entropy_rng
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_SEED
 
 FAMILIES = ("normal", "laplace", "t3", "outliers", "lognormal")
 METRICS = ("rmse", "mae", "rmsle", "mape", "r2")
@@ -137,8 +138,8 @@ class RegressionDesign:
     family: str
     metric: str
     competitions: int
-    residuals: str = "t"      # the universe's residual shape (the analysis' setting)
-    df: float = 3.0
+    residuals: str = DEFAULT_RESIDUALS      # the universe's residual shape (the analysis' setting)
+    df: float = DEFAULT_DF
     entries: int = 30
     n_test: int = 1000
     draws: int = 1000
@@ -223,8 +224,8 @@ def exact_width(metric: str, observed: np.ndarray, n: int, alpha: float) -> np.n
     return np.full(observed.shape, np.nan)
 
 
-def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
-                          seed: int = 0) -> dict:
+def run_regression_design(design: RegressionDesign, *, alpha: float = DEFAULT_ALPHA,
+                          seed: int = DEFAULT_SEED) -> dict:
     """One cell's competitions: the mean of every measure and its Monte Carlo SE.
 
     The SE of the coverage is over the cell's ``competitions x entries`` independent entries
@@ -340,7 +341,7 @@ def summary(rows: list[dict]) -> dict:
     return out
 
 
-def real_residual_shapes(seed: int = 0, *, rows: int = 2000, trees: int = 100) -> pd.DataFrame:
+def real_residual_shapes(seed: int = DEFAULT_SEED, *, rows: int = 2000, trees: int = 100) -> pd.DataFrame:
     """Held-out residuals of five scikit-learn models (linear, ridge, gradient boosting, random
     forest, 10-nearest neighbours; 5-fold cross-validation) on the bundled regression data sets
     (diabetes, the three linnerud targets, make_friedman1/2/3 with ``rows`` rows): their excess

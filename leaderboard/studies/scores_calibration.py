@@ -38,6 +38,7 @@ from leaderboard.noise.universes import class_counts
 from leaderboard.studies.noise import auc_population
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 FAMILIES = ("binormal", "minority spread", "exponential", "tree-like ties", "logistic")
 
@@ -133,7 +134,7 @@ def _one(design: BoardDesign, seed: int, alpha: float) -> dict:
     return row
 
 
-def run_board_design(design: BoardDesign, *, alpha: float = 0.05, seed: int = 0) -> dict:
+def run_board_design(design: BoardDesign, *, alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED) -> dict:
     """One cell's competitions: the mean of every measure and the Monte Carlo SE of each.
 
     Examples

@@ -56,6 +56,7 @@ from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
 from leaderboard.tiers import small_ranks
 from leaderboard.tiers.rank_quantiles import collect
 from leaderboard.tiers.replicates import RankReplicates, all_finite
+from leaderboard.params import DEFAULT_LEVEL
 
 CHUNK_ELEMENTS = 1 << 21  # scores ranked per chunk (16 MB of float64), bounds the working memory
 
@@ -153,7 +154,7 @@ def resampled_ranks(reps: RankReplicates) -> np.ndarray:
 
 
 def rank_probabilities(reps: RankReplicates, top_k: Sequence[int] = (), *,
-                       level: float = 0.95) -> RankProbabilities:
+                       level: float = DEFAULT_LEVEL) -> RankProbabilities:
     """How often each entry comes first or in the top k when the test set is redrawn.
 
     This is the stability of the observed order under resampling (the bootstrap rank distribution
@@ -222,7 +223,7 @@ class Stability:
 
 
 def stability(reps: RankReplicates, top_k: Sequence[int] = (), top: int = 1, *,
-              level: float = 0.95) -> Stability:
+              level: float = DEFAULT_LEVEL) -> Stability:
     """:func:`rank_probabilities`, :func:`kendall_taus` and :func:`rank_frequencies` at once,
     from one pass over the replicates (each replicate ranked once instead of three times).
 
@@ -316,7 +317,7 @@ class _Accumulators:
             self.counts += np.bincount((cols + self.offsets).ravel(), minlength=self.counts.size)
 
 
-def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95,
+def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = DEFAULT_LEVEL,
               taus: bool = False, top: int | None = None
               ) -> tuple[RankProbabilities | None, np.ndarray | None, np.ndarray | None]:
     """Rank every replicate once and feed the asked-for summaries (``ks`` None: no

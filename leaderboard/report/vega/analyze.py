@@ -193,7 +193,15 @@ def binned(values: np.ndarray, target: int = 40) -> pd.DataFrame:
                          "share": finite(counts / max(v.size, 1), 6)})
 
 
-def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> alt.Chart:
+def histogram_bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> alt.Chart:
+    """Bars of a histogram from dataset ``bins`` (``x0``, ``x1`` and ``y_field``), shares as
+    percentages when ``percent``: the score and tau distributions' bars.
+
+    Examples
+    --------
+    >>> histogram_bars("score", "count", "entries", ".3f", False).mark.type
+    'rect'
+    """
     return Chart(data("bins")).mark_rect(color=BAR, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("x0:Q", title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8)),
         x2="x1:Q", y=alt.Y(f"{y_field}:Q", title=y_title,
@@ -203,10 +211,16 @@ def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> 
                  alt.Tooltip(f"{y_field}:Q", title=y_title, format=".1%" if percent else "d")])
 
 
-def _marks() -> list[alt.Chart]:
+def labelled_rules() -> list[alt.Chart]:
     """Vertical lines with labels above the plot, from dataset ``marks``: ``x``, ``text``,
     ``dash`` (0/1) and ``side`` (-1: the label ends at the line, 0: centred on it, one line
-    higher, 1: starts at it)."""
+    higher, 1: starts at it).
+
+    Examples
+    --------
+    >>> [layer.mark.type for layer in labelled_rules()]
+    ['rule', 'text']
+    """
     base = Chart(data("marks"))
     out = [base.mark_rule(color=INK, strokeWidth=1.4).encode(
         x="x:Q", strokeDash=alt.condition("datum.dash == 1", alt.value([5, 4]), alt.value([1, 0])),
@@ -238,8 +252,8 @@ def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: f
 
 @skeleton(maxsize=32)
 def _distribution(x_title: str, y_title: str, decimals: int, name: str) -> dict:
-    chart = layered(_bars(x_title, "share", y_title, number_format(decimals), True),
-                    *_marks(), width=420, height=230)
+    chart = layered(histogram_bars(x_title, "share", y_title, number_format(decimals), True),
+                    *labelled_rules(), width=420, height=230)
     return finish(chart, name)
 
 
@@ -343,7 +357,7 @@ def bulk_fence(values: np.ndarray, higher: bool) -> float:
 
 @skeleton(maxsize=32)
 def _board(x_title: str, decimals: int, higher: bool, has_band: bool, has_tail: bool) -> dict:
-    layers = [_bars(x_title, "count", "entries", number_format(decimals), False),
+    layers = [histogram_bars(x_title, "count", "entries", number_format(decimals), False),
               Chart(data("leader")).mark_rule(color=INK, strokeWidth=1.4).encode(x="x:Q")]
     if has_tail:   # the junk left off the axis, counted at its worse edge
         layers.append(Chart(data("tail")).mark_text(

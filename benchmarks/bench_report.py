@@ -37,7 +37,7 @@ SBERBANK = Path("/work/shared/data/kaggle_lb_downloads/"
 _COLD_CHILD = r"""
 import sys, time
 from leaderboard.cli import build_parser
-from leaderboard.cli.analyze import analysis_from_args
+from leaderboard.cli.analyze_args import analysis_from_args
 from leaderboard.report import render_html
 from leaderboard.report.vega import renderer
 if sys.argv[1] == "warm":
@@ -55,7 +55,7 @@ print(statistics, time.perf_counter() - start)
 def analysis_of(argv: list[str]):
     """The analysis ``leaderboard analyze ARGV`` reports (statistics only, nothing written)."""
     from leaderboard.cli import build_parser
-    from leaderboard.cli.analyze import analysis_from_args
+    from leaderboard.cli.analyze_args import analysis_from_args
 
     return analysis_from_args(build_parser().parse_args(["analyze", *argv, "--quiet"]))
 

@@ -1,37 +1,32 @@
-"""`leaderboard analyze`: its options, and the thin layer from parsed options to the pipeline.
+"""`leaderboard analyze`: its options, and the run of one command from them.
 
 The parsed arguments become the options objects of :mod:`leaderboard.options` and the
-:class:`~leaderboard.pipelines.run.Inputs` they name; :func:`leaderboard.pipelines.run.run_analysis`
-(the same function the Python API calls) reads them and runs the statistics; this module writes
-the outputs.
+:class:`~leaderboard.pipelines.run.Inputs` they name (:mod:`leaderboard.cli.analyze_args`);
+:func:`leaderboard.pipelines.run.run_analysis` (the same function the Python API calls) reads
+them and runs the statistics; :mod:`leaderboard.cli.analyze_outputs` writes the outputs.
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
-from functools import partial
 
+from leaderboard.cli.analyze_args import analysis_from_args
+from leaderboard.cli.analyze_outputs import write_analysis
 from leaderboard.cli.common import (COMMANDS, MetricHelp, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
                                     add_parameter, add_solution_columns, add_universe_options,
-                                    echo, parsed_as, universe_options, write_output)
+                                    parsed_as)
 from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.given import analyze_mode, refuse_unread
 from leaderboard.cli.several import metric_names_given, run_several
-from leaderboard.cli.summary import summary
 from typing import TYPE_CHECKING
 
-from leaderboard.choices import EXAMPLES, ITEM_FLAGS
-from leaderboard.errors import InputError, printable
-from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
-                                 SliceOptions)
+from leaderboard.choices import EXAMPLES
+from leaderboard.errors import InputError
 from leaderboard.tiers.methods import TIER_METHODS
-from leaderboard.cli.outputs import text_writer
 from leaderboard.params import DEFAULT_TIERS
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
-    from leaderboard.pipelines.run import Inputs
     from leaderboard.api_battles import BattlesResult
     from leaderboard.pipelines.scores import Analysis
 
@@ -202,80 +197,11 @@ def run_analyze(args: argparse.Namespace) -> Analysis | BattlesResult | list[Ana
     result = analysis_from_args(args)
     if result.ranking is not None:   # the pages need none of the error draws (0.8 GB at
         result = replace(result, ranking=result.ranking.without_errors())   # 100,000 entries)
-    # the report is the last stage: imported (Altair, ~1 s) once the inputs have been read
-    from leaderboard.report import exports, write_html, write_json
-    # issue 25: groups of items found, few clusters: said on stderr too when stdout goes to a file
-    # or a pipe; on a terminal the summary below already lists every flag before the numbers
-    if not args.quiet and not _is_terminal(sys.stdout):
-        for flag in result.flags:
-            if flag.kind in ("undeclared_groups", "few_clusters", "published_outside",
-                             "published_unmatched") or flag.kind in ITEM_FLAGS:
-                print(f"warning: {printable(flag.message)}", file=sys.stderr)
-    write_output(partial(write_html, result), args.output)
-    if args.json:
-        write_output(partial(write_json, result), args.json)
-    for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):
-        if path:
-            write_output(text_writer(partial(text, result)), path)
-    if not args.quiet:
-        echo(summary(result, args.output, args.json, args.csv, args.markdown))
+    write_analysis(result, args)   # the report is the last stage
     return result
 
 
 run = run_analyze   # the name every command's module runs by (leaderboard.cli.main)
-
-
-def _is_terminal(stream) -> bool:
-    """Whether ``stream`` is a terminal (a replaced stream without ``isatty`` is not)."""
-    return bool(getattr(stream, "isatty", lambda: False)())
-
-
-def analysis_from_args(args: argparse.Namespace) -> Analysis:
-    """The statistics of ``leaderboard analyze`` from parsed arguments, without writing anything:
-    the arguments become the options objects and inputs the Python API builds, and the same
-    pipeline (:func:`leaderboard.pipelines.run.run_analysis`) runs."""
-    from leaderboard.pipelines.run import run_analysis
-
-    return run_analysis(inputs_from_args(args), options_from_args(args), quiet=args.quiet)
-
-
-def inputs_from_args(args: argparse.Namespace) -> Inputs:
-    """The inputs the arguments name (paths, or a bundled example)."""
-    from leaderboard.pipelines.run import Inputs
-
-    return Inputs(board=args.file, solution=args.solution, submissions=args.submissions,
-                  items=args.items, example=args.example,
-                  published=getattr(args, "published", None))
-
-
-def options_from_args(args: argparse.Namespace) -> AnalyzeOptions:
-    """The options objects of parsed arguments (already checked by the option types)."""
-    noise = NoiseOptions(metric=args.metric, higher_is_better=args.higher,
-                         prevalence=args.prevalence, draws=args.draws, seed=args.seed,
-                         correlation=args.correlation, beta=args.beta, costs=args.costs,
-                         universe=universe_options(args))
-    ranks = RankOptions(alpha=args.alpha, replicates=args.replicates, resample=args.resample,
-                        method=args.tiers, prizes=args.prizes, top_k=tuple(args.top_k),
-                        category_intervals=args.category_intervals)
-    slices = SliceOptions(n_test=args.n_test, n_public=args.n_public, n_private=args.n_private,
-                          public_fraction=args.public_fraction, two_stage=args.two_stage,
-                          split=args.split)
-    read = ReadOptions(team_col=args.team_col, score_col=args.score_col,
-                       public_col=args.public_col, private_col=args.private_col,
-                       id_col=args.id_col, target_col=args.target_col, pred_col=args.pred_col,
-                       group_col=args.group_col, model_col=args.model_col,
-                       item_col=args.item_col, value_col=args.value_col,
-                       cluster_col=args.cluster_col, category_col=args.category_col,
-                       harness_filter=args.harness_filter, sample_col=args.sample_col,
-                       items_policy=args.items_policy, cost_col=getattr(args, "cost_col", None),
-                       published_col=getattr(args, "published_col", None),
-                       published_model_col=getattr(args, "published_model_col", None),
-                       items_format=args.items_format,
-                       instances=args.instances, missing_instances=args.missing_instances,
-                       max_file_size=args.max_file_size)
-    return AnalyzeOptions(noise=noise, ranks=ranks, slices=slices, read=read,
-                          workers=args.workers, scheduler=args.scheduler,
-                          exclude_flagged=tuple(args.exclude_flagged))
 
 
 def _make_submissions_example() -> dict:

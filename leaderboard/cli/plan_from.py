@@ -93,6 +93,7 @@ def run_from(args: argparse.Namespace):
 def _analysed(args: argparse.Namespace, mode: str):
     """The board's analysis, through analyze's own path (scores, items) or the battles API."""
     from leaderboard.cli import analyze
+    from leaderboard.cli.analyze_args import analysis_from_args
     from leaderboard.cli.common import Parser
 
     throwaway = Parser(prog="leaderboard")
@@ -117,7 +118,7 @@ def _analysed(args: argparse.Namespace, mode: str):
         ns.items = args.from_file
     else:
         ns.file = args.from_file
-    return analyze.analysis_from_args(ns)
+    return analysis_from_args(ns)
 
 
 def detect(path: str, args: argparse.Namespace) -> str:

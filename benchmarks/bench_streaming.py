@@ -93,19 +93,20 @@ def child(mode: str, folder: str, manifest: str, replicates: int, marks: list[in
     """One case, in its own process: prints a JSON line of times and memory."""
     from leaderboard.metrics import get_metric
     from leaderboard.pipelines import submissions as pipeline
+    from leaderboard.pipelines import submission_scoring
     from leaderboard.options import NoiseOptions, RankOptions
     from leaderboard.pipelines.scores import Settings
     from leaderboard.ingest.submissions import read_solution, read_submissions
 
     seen: dict[str, float] = {}
     if mode == "stream":   # record RSS as the files go by
-        class Recording(pipeline.Progress):
+        class Recording(submission_scoring.Progress):
             def advance(self, steps: int = 1) -> None:
                 super().advance(steps)
                 for mark in marks:
                     if self.done >= mark and str(mark) not in seen:
                         seen[str(mark)] = round(rss_mb())
-        pipeline.Progress = Recording
+        submission_scoring.Progress = Recording
     start = time.perf_counter()
     metric = get_metric("auc")
     solution = read_solution(Path(folder) / "solution.csv", kind=metric.kind,

@@ -13,7 +13,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
-from leaderboard.pipelines.submissions import split_scores
+from leaderboard.pipelines.submission_scoring import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard

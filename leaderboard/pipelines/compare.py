@@ -273,7 +273,7 @@ class Gate:
         Whole clusters or groups were resampled together.
     seed : int
     flags : tuple of Flag
-        Groups nobody declared, few clusters (:func:`~leaderboard.pipelines.submissions.cluster_flags`).
+        Groups nobody declared, few clusters (:func:`~leaderboard.pipelines.submission_checks.cluster_flags`).
     gate_flags : tuple of (kind, message)
         What makes this comparison untrustworthy as a gate (:func:`gate_flags`).
     held : bool
@@ -312,7 +312,7 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
     they are model names.
     """
     from leaderboard.pipelines.assumptions import comparison_assumptions
-    from leaderboard.pipelines.submissions import cluster_flags
+    from leaderboard.pipelines.submission_checks import cluster_flags
 
     from leaderboard.pipelines.compare_read import files_pair, items_pair
 

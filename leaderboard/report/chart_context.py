@@ -11,6 +11,7 @@ from leaderboard.confidence import confidence_label
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.rank_charts import rank_charts
 from leaderboard.report.shakeup_charts import shakeup_charts
+from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.vega import analyze, categories, curves
 from leaderboard.report.vega.common import PALETTE, tier_class
 from leaderboard.report.vega.embed import ChartBlock, PendingChart
@@ -33,6 +34,13 @@ def scores_legend(tiers: np.ndarray, shown: int) -> tuple[list[tuple[str, str]],
     if n_tiers > len(PALETTE):
         note += ("; " if note else "") + f"colours repeat every {len(PALETTE)} tiers"
     return [(f"tier {k}", tier_class(k)) for k in shown_tiers], note
+
+
+def moved_marks(tier: np.ndarray, shown: int) -> dict[str, int | bool]:
+    """How many of the charted entries carry the chart's \u2195 (in a better tier than an entry
+    above them), and whether one of them is in tier 1."""
+    moved = out_of_order_mask(tier[:shown])
+    return {"moved": int(moved.sum()), "moved_tier1": bool((tier[:shown][moved] == 1).any())}
 
 
 def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False

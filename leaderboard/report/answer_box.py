@@ -20,13 +20,13 @@ def answer_context(a: Analysis, num: Numbers, conf: str) -> dict:
     """The page's top: the answer box (the layout sets its first sentence apart), its caveats,
     the same answer in one line (``headline``), what the numbers assume (``said``), the d95
     sentence and how far the tiers reach (None without noise)."""
-    told, cautions, said = answer_box(a, num, conf)
+    told, cautions, said = _answer(a, num, conf)
     return {"answer": told, "caveats": cautions, "headline": " ".join(told), "said": said,
-            "d95_sentence": d95_sentence(a, num),
+            "d95_sentence": _d95_sentence(a, num),
             "reach": reach_sentence(a, num) if a.tiers is not None else None}
 
 
-def answer_box(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str], list[str]]:
+def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str], list[str]]:
     """The answer box (:func:`~leaderboard.report.headline.answer`: who could be the best, the
     spread of equals, the leader and tier 1), its caveats, and the sentences below it (what the
     numbers assume, the tiers)."""
@@ -50,11 +50,11 @@ def answer_box(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[st
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
-    said.extend(skip_sentence(t, tier))
+    said.extend(_skip_sentence(t, tier))
     return told, cautions, said
 
 
-def skip_sentence(t, tier: np.ndarray) -> list[str]:
+def _skip_sentence(t, tier: np.ndarray) -> list[str]:
     """Why a tier skips a rank (issue 39): the first entry placed in a better tier than an entry
     ranked above it, named with that entry, and why (its comparisons are too noisy for it to be
     shown beaten), in one sentence; empty when the tiers follow the order."""
@@ -78,7 +78,7 @@ def skip_sentence(t, tier: np.ndarray) -> list[str]:
             f"so {beaten}{more}."]
 
 
-def d95_sentence(a: Analysis, num: Numbers) -> str | None:
+def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     """How far apart two equally good models land on this test set or set of items (d95), and
     where the noise was measured; None without d95 or a test-set size."""
     s = a.settings

@@ -37,8 +37,14 @@ def scores_legend(tiers: np.ndarray, shown: int) -> tuple[list[tuple[str, str]],
 
 
 def moved_marks(tier: np.ndarray, shown: int) -> dict[str, int | bool]:
-    """How many of the charted entries carry the chart's \u2195 (in a better tier than an entry
-    above them), and whether one of them is in tier 1."""
+    """How many of the ``shown`` (charted) entries carry the scores chart's \u2195 (in a better
+    tier than an entry ranked above them), and whether one of them is in tier 1.
+
+    Examples
+    --------
+    >>> moved_marks(np.array([1, 2, 1, 3, 2]), shown=4)   # the third entry; the fifth not shown
+    {'moved': 1, 'moved_tier1': True}
+    """
     moved = out_of_order_mask(tier[:shown])
     return {"moved": int(moved.sum()), "moved_tier1": bool((tier[:shown][moved] == 1).any())}
 

@@ -39,7 +39,7 @@ def how_to_read(a: Analysis, conf: str) -> list[Fact]:
              "thousands lies further out than the simulation resolves); entries on one shared "
              f"{vocabulary(a).unit_set} with correlation \u03c1 spread \u221a(1 \u2212 \u03c1) as far."),
         *ranks_text.how_to_read(a),
-        *([Fact("Tier 1 and the best set", tier_one_sentence(a, conf))]
+        *([Fact("Tier 1 and the best set", _tier_one_sentence(a, conf))]
           if a.ranking is not None else []),
         Fact("p vs tier anchor", "The one-sided p-value of the test \u201cthis entry is at least as "
              "good as its tier's anchor\u201d (unadjusted; Holm adjusts the threshold). Small "
@@ -73,7 +73,7 @@ _BENCHMARK_READ = {
 }
 
 
-def tier_one_sentence(a: Analysis, conf: str) -> str:
+def _tier_one_sentence(a: Analysis, conf: str) -> str:
     """How tier 1 differs from the best set, for "How to read" and the method that ran."""
     method = TIER_METHODS[a.ranking.method if a.ranking is not None else a.settings.tier_method]
     k = int((a.table["tier"] == 1).sum())

@@ -24,7 +24,7 @@ def sections_context(a: Analysis, num: Numbers) -> dict:
     """Every section's context by the template's name for it (None where the analysis has no
     such section); ``leader`` only when the analysis has the leader's distribution."""
     context = {
-        "universe": universe_box(a),
+        "universe": _universe_box(a),
         "ranks": ranks_text.context(a, num.score),
         "shakeup": shakeup_text.context(a, num.score),
         "categories": categories_text.context(a, num.score),
@@ -34,13 +34,13 @@ def sections_context(a: Analysis, num: Numbers) -> dict:
         "costs": costs_context(a, num.score), "published": published_context(a, num.score),
         "card": card_context(a.card, num.score, vocabulary(a).entity),
     }
-    leader = leader_numbers(a, num)
+    leader = _leader_numbers(a, num)
     if leader is not None:
         context["leader"] = leader
     return context
 
 
-def universe_box(a: Analysis) -> dict | None:
+def _universe_box(a: Analysis) -> dict | None:
     """What gave the intervals: the simulated universe, its assumptions and what its study
     measured, or the submissions' resampling; None for a ranking without noise."""
     s = a.settings
@@ -54,7 +54,7 @@ def universe_box(a: Analysis) -> dict | None:
     return None
 
 
-def leader_numbers(a: Analysis, num: Numbers) -> dict[str, str] | None:
+def _leader_numbers(a: Analysis, num: Numbers) -> dict[str, str] | None:
     """The leader's distribution as the noise section prints it: its score, standard deviation,
     median and middle 95%, d95 and the number of draws; None without it."""
     lead = a.leader_distribution

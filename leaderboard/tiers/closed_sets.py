@@ -132,24 +132,35 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     for order, z, none in ((om, bzmax, -np.inf), (on, bzmin, np.inf)):
         nxt = z[rows, order[:, 1]] if nb > 1 else np.full(n_rep, none)
         first.append(np.column_stack([order[:, 0], z[rows, order[:, 0]], nxt]))
-    sub_e = [np.take_along_axis(err, a, axis=0) for a in sub_a]   # the holders' errors
-    # sub-block z only bounds values, so float32 rounded outward will do (half the memory)
-    parts = [_outward(sub_z[0], 1), _outward(sub_z[1], -1), sub_a[0].astype(np.int32),
-             sub_a[1].astype(np.int32), *sub_e, _outward(sub_z[2], 1), _outward(sub_z[3], -1)]
-    del sub_z, sub_a, sub_e
+    # sub-block z only bounds values, so float32 rounded outward will do (half the memory). The
+    # eight replicate-major parts are made one at a time, each straight into its transposed
+    # float32 or int32 array, and each float64 or int64 source is let go once nothing more is
+    # made from it: the build holds the sources and one part's rounding mask beside the parts
+    # (its peak at 100,000 entries and 2,000 replicates went from ~0.55 GB to ~0.35 GB: issue 41)
     subs = []
-    while parts:   # one transposed copy at a time
-        subs.append(np.ascontiguousarray(parts.pop(0).T))
+    for k, way in ((0, 1), (1, -1)):
+        subs.append(_outward_t(sub_z[k], way))
+        sub_z[k] = None
+    for k in range(2):
+        subs.append(np.ascontiguousarray(sub_a[k].T, dtype=np.int32))
+        sub_a[k] = None
+    rows = np.arange(n_rep)[:, None]
+    subs += [err[subs[2], rows], err[subs[3], rows]]   # the holders' errors
+    for k, way in ((2, 1), (3, -1)):
+        subs.append(_outward_t(sub_z[k], way))
+        sub_z[k] = None
     blo, bhi = _ranges(sd, bs)
     slo, shi = _ranges(sd, sub)
     return Layout(om, on, bzmax, bzmin, first[0], first[1], suf, pre, suf_e, pre_e, *subs,
                   blo, bhi, slo, shi)
 
 
-def _outward(z: np.ndarray, way: int) -> np.ndarray:
-    """float32 copy rounded up (way = 1) or down (-1), so that bounds stay bounds."""
-    out = z.astype(np.float32)
-    off = out < z if way > 0 else out > z
+def _outward_t(z: np.ndarray, way: int) -> np.ndarray:
+    """float32 copy of ``z.T`` (C-contiguous) rounded up (way = 1) or down (-1), so that bounds
+    stay bounds; rounded in place in its own array (no float32 copy of ``z`` beside it)."""
+    out = np.empty(z.shape[::-1], dtype=np.float32)
+    np.copyto(out, z.T, casting="same_kind")
+    off = out < z.T if way > 0 else out > z.T
     out[off] = np.nextafter(out[off], np.float32(np.inf * way))
     return out
 

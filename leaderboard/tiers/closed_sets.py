@@ -113,8 +113,12 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     bs, nsub = sub * K, -(-n // sub)
     nb = -(-n // bs)
     # computed group-major, stored replicate-major (a search walks one replicate's groups)
-    sub_z = [np.empty((nsub, n_rep)) for _ in range(4)]
-    sub_a = [np.empty((nsub, n_rep), np.int64) for _ in range(2)]
+    # the extremes' holders as int32 and the runners-up as float32 (their stored forms: the
+    # holders index entries, the runners-up are rounded outward by the kernel): a third less
+    # memory than float64 and int64 while the layout is built
+    sub_z = [np.empty((nsub, n_rep)) for _ in range(2)] + [
+        np.empty((nsub, n_rep), np.float32) for _ in range(2)]
+    sub_a = [np.empty((nsub, n_rep), np.int32) for _ in range(2)]
     threaded(sub_extremes, nsub, err, sd, sub, sub_z[0], sub_z[1], sub_a[0], sub_a[1],
              sub_z[2], sub_z[3])
     # a block is K whole sub-blocks: its extremes are theirs, no second pass over the errors
@@ -142,12 +146,12 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
         subs.append(_outward_t(sub_z[k], way))
         sub_z[k] = None
     for k in range(2):
-        subs.append(np.ascontiguousarray(sub_a[k].T, dtype=np.int32))
+        subs.append(np.ascontiguousarray(sub_a[k].T))
         sub_a[k] = None
     rows = np.arange(n_rep)[:, None]
     subs += [err[subs[2], rows], err[subs[3], rows]]   # the holders' errors
-    for k, way in ((2, 1), (3, -1)):
-        subs.append(_outward_t(sub_z[k], way))
+    for k in (2, 3):
+        subs.append(np.ascontiguousarray(sub_z[k].T))
         sub_z[k] = None
     blo, bhi = _ranges(sd, bs)
     slo, shi = _ranges(sd, sub)

@@ -24,7 +24,7 @@ from leaderboard.provenance import recorded
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions, universe_from)
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check
+from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_THRESHOLD, check
 from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.result import Result
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
@@ -48,8 +48,8 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
             tiers: str = RankOptions.method, prizes: int = RankOptions.prizes,
             top_k: Sequence[int] = (), beta: float | None = None, costs: str | None = None,
             universe: str | None = None, classes: int | None = None,
-            class_shares: Sequence[float] | None = None, residuals: str = "t",
-            df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
+            class_shares: Sequence[float] | None = None, residuals: str = DEFAULT_RESIDUALS,
+            df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD, spread: float | None = None,
             kurtosis: float | None = None,
             exclude_flagged: Sequence[str] = (), max_file_size: int = DEFAULT_MAX_BYTES,
             quiet: bool = True) -> Result:

@@ -16,7 +16,8 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check_all
+from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS,
+                                check_all)
 from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
                                             rate_battles)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
@@ -104,8 +105,9 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
                     judge_col: str | None = None, category_col: str | None = None,
                     date_col: str | None = None, cluster_col: str | None = None,
                     anchor: str | None = None,
-                    anchor_rating: float = 1000.0, alpha: float = 0.05,
-                    replicates: int = 2000, seed: int = 0, tiers: str = "rank-sets",
+                    anchor_rating: float = 1000.0, alpha: float = DEFAULT_ALPHA,
+                    replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+                    tiers: str = DEFAULT_TIERS,
                     top_k: tuple[int, ...] | int = 3, disconnected: str = "all",
                     max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> BattlesResult:
     """Rate models from pairwise battles (an arena): Bradley-Terry ratings on the arenas' scale,

@@ -24,7 +24,7 @@ from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.metrics import get_metric
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, universe_from
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check
+from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_THRESHOLD, check
 from leaderboard.pipelines.choose import CHOOSE_DRAWS, ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
@@ -47,8 +47,8 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
                   alpha: float = RankOptions.alpha, replicates: int = RankOptions.replicates,
                   draws: int = CHOOSE_DRAWS, seed: int = NoiseOptions.seed,
                   universe: str | None = None, classes: int | None = None,
-                  class_shares: Sequence[float] | None = None, residuals: str = "t",
-                  df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
+                  class_shares: Sequence[float] | None = None, residuals: str = DEFAULT_RESIDUALS,
+                  df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD, spread: float | None = None,
                   kurtosis: float | None = None,
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> ChooseResult:
     """Which two final submissions to select: each candidate's public score corrected for the

@@ -18,7 +18,8 @@ from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check
+from leaderboard.params import (DEFAULT_DF, DEFAULT_DRAWS, DEFAULT_POWER, DEFAULT_RESIDUALS,
+                                DEFAULT_THRESHOLD, check)
 from leaderboard.pipelines.plan import Plan, PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
 from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, BoardPlan, plan_board, truth_of
@@ -28,16 +29,16 @@ from leaderboard.progress import Progress
 
 __all__ = ["BoardPlan", "Experiment", "Plan", "plan", "plan_from", "simulate"]
 
-PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
+PLAN_DRAWS = DEFAULT_DRAWS   # the command line's --draws default: simulated test sets per score level
 
 
 @speaks_python
 def plan(*, metric: str, score: float, delta: float | None = None, n_test: int | None = None,
-         prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = 0.8,
+         prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = DEFAULT_POWER,
          public_fraction: float | None = None, correlation: float = TYPICAL_CORRELATION,
          draws: int = PLAN_DRAWS, seed: int = NoiseOptions.seed, universe: str | None = None,
          classes: int | None = None, class_shares: Sequence[float] | None = None,
-         residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+         residuals: str = DEFAULT_RESIDUALS, df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD,
          spread: float | None = None, kurtosis: float | None = None,
          quiet: bool = True) -> Plan:
     """Before a competition: the test-set size that tells apart two entries ``delta`` apart,
@@ -122,7 +123,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
 
 
 @speaks_python
-def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BOARDS,
+def plan_from(result, *, power: float = DEFAULT_POWER, separate: int = 3, boards: int = BOARDS,
               replicates: int = REPLICATES, seed: int | None = None,
               quiet: bool = True) -> BoardPlan:
     """With a board like this one, how many units (test rows, items or battles) until the current
@@ -203,7 +204,7 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
              prevalences: Sequence[float] | float | None = None, grid: bool = False,
              draws: int | None = None, seed: int = NoiseOptions.seed, universe: str | None = None,
              classes: int | None = None, class_shares: Sequence[float] | None = None,
-             residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+             residuals: str = DEFAULT_RESIDUALS, df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD,
              spread: float | None = None, kurtosis: float | None = None,
              quiet: bool = True) -> Experiment:
     """The seeds' experiment: draw many test sets from a universe whose true score is known and

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,9 +149,10 @@ class Result:
         """
         path = Path(path)
         suffix = path.suffix.lower()
-        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": self.to_csv, ".md": self.to_markdown, ".png": self._figure,
-                   ".svg": self._figure}
+        writers: dict[str, Callable[..., str | bytes]] = {
+            ".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
+            ".csv": self.to_csv, ".md": self.to_markdown, ".png": self._figure,
+            ".svg": self._figure}
         writer = writers.get(suffix)
         if writer is None:
             raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "

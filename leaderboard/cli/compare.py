@@ -18,8 +18,8 @@ import argparse
 import json
 import sys
 
-from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
-                                    add_solution_columns, count, echo, write_output, wrote)
+from leaderboard.cli.common import (COMMANDS, add_max_file_size, add_parameter,
+                                    add_solution_columns, echo, write_output, wrote)
 from leaderboard.errors import printable
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
 from leaderboard.safe_write import write_text
@@ -35,19 +35,13 @@ def add_parser(commands) -> None:
     p.add_argument("--solution", help="solution CSV (id, target, optional Usage)")
     p.add_argument("--items", help="per-item results: one row per model and item")
     p.add_argument("--metric", help="the metric (default: mean with --items)")
-    p.add_argument("--split", choices=("private", "public"),
-                   help="solution rows compared on, by Usage (default private; every row when "
-                        "the solution has no Usage)")
+    add_parameter(p, "split", "compare")
     add_solution_columns(p)
-    p.add_argument("--model-col", help="--items: model column (default model)")
-    p.add_argument("--item-col", help="--items: item column (default item)")
-    p.add_argument("--value-col", help="--items: value column (default value)")
+    for name in ("model_col", "item_col", "value_col"):
+        add_parameter(p, name, "compare")
     p.add_argument("--cluster-col", help="--items: items of one cluster resampled together")
-    p.add_argument("--alpha", type=FRACTION, default=0.05, help="level of the one-sided test "
-                   "(default 0.05)")
-    p.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
-                   help="bootstrap replicates (default 2000)")
-    add_seed(p)
+    for name in ("alpha", "replicates", "seed"):
+        add_parameter(p, name, "compare")
     p.add_argument("--allow-perfect", action="store_true", help="let the gate pass when an entry "
                    "scores perfectly while the other does not (by default that is flagged as a "
                    "likely leak of the solution and the gate does not pass)")

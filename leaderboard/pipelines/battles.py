@@ -33,6 +33,7 @@ from leaderboard.noise.bradley_terry import (SCALE, ClusterCells, PairCounts, bo
 from leaderboard.pipelines.scores import join_ranking
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import Ranking, rank_board
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS
 
 _NAMES_SHOWN = 5
 # Memory of one model x replicate of the bootstrap and the ranks stage, and of one model x model
@@ -48,12 +49,12 @@ _MIN_MODELS_COUNTED = 10
 class BattlesSettings:
     """What the user chose, echoed in the report and the JSON."""
 
-    alpha: float = 0.05
-    replicates: int = 2000
-    seed: int = 0
+    alpha: float = DEFAULT_ALPHA
+    replicates: int = DEFAULT_REPLICATES
+    seed: int = DEFAULT_SEED
     anchor: str | None = None          # a model fixed at anchor_rating; None: the mean is
     anchor_rating: float = 1000.0
-    tier_method: str = "rank-sets"
+    tier_method: str = DEFAULT_TIERS
     top_k: tuple[int, ...] = (3,)
     disconnected: str = "all"
 

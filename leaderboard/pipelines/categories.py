@@ -54,6 +54,7 @@ from leaderboard.ingest.toolkit.messages import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS
 
 CATEGORY_STREAM = int(Stream.CATEGORIES)   # category k draws from CATEGORY_STREAM + k
 
@@ -107,8 +108,9 @@ class CategoryResults:
 
 def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                      categories: np.ndarray, *, groups: np.ndarray | None = None,
-                     alpha: float = 0.05, replicates: int = 2000, seed: int = 0,
-                     higher_is_better: bool = True, tier_method: str = "rank-sets",
+                     alpha: float = DEFAULT_ALPHA, replicates: int = DEFAULT_REPLICATES,
+                     seed: int = DEFAULT_SEED,
+                     higher_is_better: bool = True, tier_method: str = DEFAULT_TIERS,
                      shown: str = "marginal") -> CategoryResults:
     """Per-category and aggregate intervals, rank sets and tiers from joint replicates.
 

@@ -27,6 +27,7 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,7 +38,10 @@ from leaderboard.ingest.in_memory import InMemory
 from leaderboard.noise.bootstrap import paired_bootstrap, too_few_units
 from leaderboard.noise.clusters import ClusterCount, cluster_count
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
-from leaderboard.params import check
+from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_RESAMPLE, DEFAULT_SEED, check)
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.card import PairResolution
 
 
 @dataclass(frozen=True)
@@ -86,12 +90,12 @@ class Comparison:
     replicates: int
     identical: bool
     clusters: ClusterCount | None = None
-    resolution: object = None
+    resolution: PairResolution | None = None
 
 
 def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
-                 candidate: np.ndarray, *, alpha: float = 0.05, replicates: int = 2000,
-                 seed: int = 0, resample: str = "plain", groups: np.ndarray | None = None,
+                 candidate: np.ndarray, *, alpha: float = DEFAULT_ALPHA, replicates: int = DEFAULT_REPLICATES,
+                 seed: int = DEFAULT_SEED, resample: str = DEFAULT_RESAMPLE, groups: np.ndarray | None = None,
                  higher_is_better: bool | None = None, unit: str = "test row") -> Comparison:
     """Paired bootstrap test of "the candidate is better than the baseline".
 

@@ -48,6 +48,7 @@ from leaderboard.noise.universes import get_universe, not_simulable_reason
 from leaderboard.noise.universes.regression import ResidualUniverse
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
+from leaderboard.params import DEFAULT_POWER
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class PlanSettings(OptionShorthands):
     ranks: RankOptions = field(default_factory=RankOptions)
     delta: float | None = None
     n_test: int | None = None
-    power: float = 0.8
+    power: float = DEFAULT_POWER
     public_fraction: float | None = None
 
     @property

@@ -45,6 +45,7 @@ import numpy as np
 
 from leaderboard.errors import InputError
 from leaderboard.noise.rng import Stream, block_rng
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_SEED, DEFAULT_TIERS
 
 BOARDS = 200          # simulated boards per size (--boards)
 REPLICATES = 500      # normal replicates behind each simulated board's tiers
@@ -135,9 +136,9 @@ def _cov(replicates: np.ndarray) -> np.ndarray:
     return np.atleast_2d(np.cov(reps))
 
 
-def plan_board(truth: Truth, *, power: float = 0.8, k: int = 3, method: str = "rank-sets",
-               alpha: float = 0.05, boards: int = BOARDS, replicates: int = REPLICATES,
-               seed: int = 0, progress=None, mode: str = "", source: str = "") -> BoardPlan:
+def plan_board(truth: Truth, *, power: float = DEFAULT_POWER, k: int = 3, method: str = DEFAULT_TIERS,
+               alpha: float = DEFAULT_ALPHA, boards: int = BOARDS, replicates: int = REPLICATES,
+               seed: int = DEFAULT_SEED, progress=None, mode: str = "", source: str = "") -> BoardPlan:
     """Units needed for the leader to stand alone in tier 1, and for the top ``k`` to separate,
     with probability ``power`` (module docstring).
 

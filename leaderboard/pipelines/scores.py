@@ -6,17 +6,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from leaderboard.params import check
 from leaderboard.pipelines.categories import CategoryResults
-from leaderboard.pipelines.tails import choose_tails, with_bracket
+from leaderboard.pipelines.tails import Tails, choose_tails, with_bracket
 from leaderboard.pipelines.shakeup import (Shakeup, SliceNoise, has_both_scores,
                                           shakeup_from_scores, slice_noise)
 from leaderboard.errors import InputError
-from leaderboard.pipelines.assumptions import (SWEEP_REPLICATES, analysis_assumptions,
+from leaderboard.pipelines.assumptions import (SWEEP_REPLICATES, Assumption, analysis_assumptions,
                                                correlation_sweep)
 from leaderboard.flags import Flag, board_flags, class_count_flags
 from leaderboard.ingest.leaderboards import Leaderboard
@@ -34,6 +35,13 @@ from leaderboard.ingest.submissions import SubmissionSet
 from leaderboard.slices import SliceSizes
 from leaderboard.tiers import RankReplicates, Tiers
 from leaderboard.tiers.ranking import Ranking, rank_board
+
+if TYPE_CHECKING:   # the per-item stages' results, imported where they are made
+    from leaderboard.ingest.item_coverage import ItemCoverage
+    from leaderboard.pipelines.card import Card
+    from leaderboard.pipelines.item_costs import CostResult
+    from leaderboard.pipelines.item_pairs import PairwiseTable
+    from leaderboard.pipelines.published import PublishedCheck
 
 
 @dataclass(frozen=True)
@@ -171,13 +179,13 @@ class Analysis:
     categories: CategoryResults | None = None
     curves: Curves | None = None
     curves_note: str | None = None
-    assumptions: tuple = ()
-    items: object = None
-    item_pairs: object = None
-    costs: object = None        # CostResult (--cost-col), leaderboard.pipelines.item_costs
-    published: object = None    # PublishedCheck (--published), leaderboard.pipelines.published
-    tails: object = None        # Tails (regression, scores only), leaderboard.pipelines.tails
-    card: object = None         # Card (issue 40), leaderboard.pipelines.card
+    assumptions: tuple[Assumption, ...] = ()
+    items: ItemCoverage | None = None
+    item_pairs: PairwiseTable | None = None
+    costs: CostResult | None = None            # --cost-col
+    published: PublishedCheck | None = None    # --published
+    tails: Tails | None = None                 # regression, scores only
+    card: Card | None = None                   # issue 40
 
     @property
     def mode(self) -> str:

@@ -23,6 +23,7 @@ from leaderboard.flags import Flag, class_count_flags
 from leaderboard.pipelines.assumptions import analysis_assumptions
 from leaderboard.pipelines.family import family_tests, uses_flips
 from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
+from leaderboard.noise.weights import stratum_labels
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.ingest.records import DroppedRows
@@ -188,7 +189,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     curves, note = leading_curves(
         items, order, plan=job.plan, solution=solution, source=job.source, rows=mask,
         kind=submissions.kind, layout=layout, settings=settings,
-        strata=_strata(y) if settings.resample == "stratified" else None,
+        strata=stratum_labels(y) if settings.resample == "stratified" else None,
         groups=solution.groups[mask] if solution.groups is not None else None)
     result = Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                       tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
@@ -217,7 +218,7 @@ def _splits(solution: Solution, settings: Settings, split: str,
         if name == split or layout != "items":
             try:
                 plan = resampling(y, settings.resample,
-                                  _strata(y) if settings.resample == "stratified" else None,
+                                  stratum_labels(y) if settings.resample == "stratified" else None,
                                   solution.groups[rows] if solution.groups is not None else None)
             except ValueError as error:
                 unplanned[name] = str(error)
@@ -334,15 +335,6 @@ def _prevalence(y: np.ndarray) -> float | None:
     if values.size == 2 and set(values.tolist()) <= {0, 1}:
         return float(np.mean(y))
     return None
-
-
-def _strata(y: np.ndarray) -> np.ndarray | None:
-    """Class of each row for stratified resampling (rows of a multi-column truth as tuples)."""
-    y = np.asarray(y)
-    if y.ndim == 1:
-        return y
-    _, codes = np.unique(y.reshape(len(y), -1), axis=0, return_inverse=True)
-    return codes.ravel()
 
 
 def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:

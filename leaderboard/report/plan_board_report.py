@@ -121,7 +121,8 @@ def context(p) -> dict:
                       ("Simulation", f"{p.boards:,} boards per size, {p.replicates:,} "
                                      f"replicates each, seed {p.seed}; a share's Monte Carlo "
                                      f"SE about {_mc(p):.2f}")],
-            "rows": rows, "k": p.top.k, "notes": list(p.notes), "unit": p.unit, "method": METHOD, "assumes": ASSUMES,
+            "rows": rows, "k": p.top.k, "notes": list(p.notes), "unit": p.unit, "method": METHOD,
+            "assumes": ASSUMES,
             "version": __version__, "seed": p.seed}
 
 

@@ -300,7 +300,7 @@ def build_context(e: Experiment, command: str | None = None) -> dict:
 def _grid_parts(e: Experiment, f: Fmt, observed: str) -> dict:
     table = d95_table(e)
     scores = table["scores"]
-    by_kind = {}
+    by_kind: dict[tuple[int, float | None], list[tuple[float, np.ndarray, str]]] = {}
     for c in e.cases:
         by_kind.setdefault(c.setting, []).append((c.score, c.draws, f(c.d95)))
     prevalences = list(dict.fromkeys(s.prevalence for s in e.settings))

@@ -140,7 +140,7 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     # eight replicate-major parts are made one at a time, each straight into its transposed
     # float32 or int32 array, and each float64 or int64 source is let go once nothing more is
     # made from it: the build holds the sources and one part's rounding mask beside the parts
-    # (its peak at 100,000 entries and 2,000 replicates went from ~0.55 GB to ~0.35 GB: issue 41)
+    # (its rise at 100,000 entries and 2,000 replicates went from 0.4-0.55 GB to 0.2 GB: issue 41)
     subs = []
     for k, way in ((0, 1), (1, -1)):
         subs.append(_outward_t(sub_z[k], way))

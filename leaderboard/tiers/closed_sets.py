@@ -141,18 +141,13 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     # float32 or int32 array, and each float64 or int64 source is let go once nothing more is
     # made from it: the build holds the sources and one part's rounding mask beside the parts
     # (its rise at 100,000 entries and 2,000 replicates went from 0.4-0.55 GB to 0.2 GB: issue 41)
-    subs = []
-    for k, way in ((0, 1), (1, -1)):
-        subs.append(_outward_t(sub_z[k], way))
-        sub_z[k] = None
-    for k in range(2):
-        subs.append(np.ascontiguousarray(sub_a[k].T))
-        sub_a[k] = None
+    z_left, a_left = dict(enumerate(sub_z)), dict(enumerate(sub_a))   # popped as they are used
+    del sub_z, sub_a
+    subs = [_outward_t(z_left.pop(0), 1), _outward_t(z_left.pop(1), -1)]
+    subs += [np.ascontiguousarray(a_left.pop(k).T) for k in range(2)]
     rows = np.arange(n_rep)[:, None]
     subs += [err[subs[2], rows], err[subs[3], rows]]   # the holders' errors
-    for k in (2, 3):
-        subs.append(np.ascontiguousarray(sub_z[k].T))
-        sub_z[k] = None
+    subs += [np.ascontiguousarray(z_left.pop(k).T) for k in (2, 3)]
     blo, bhi = _ranges(sd, bs)
     slo, shi = _ranges(sd, sub)
     szmax, szmin, samax, samin, semax, semin, sz2max, sz2min = subs

@@ -32,9 +32,10 @@ __version__ = "0.1.0"
 
 # Public name -> the module that defines it; imported when the name is first asked for.
 _LAZY = {
-    "Analysis": "leaderboard.pipelines.scores",
-    "Settings": "leaderboard.pipelines.scores",
+    "Analysis": "leaderboard.pipelines.analysis",
+    "Settings": "leaderboard.pipelines.analysis",
     "Result": "leaderboard.api",
+    "AnalysisResult": "leaderboard.result_protocol",   # what the eight analyses return (issue 42)
     "analyze": "leaderboard.api",
     "analyze_items": "leaderboard.api",
     "analyze_submissions": "leaderboard.api",
@@ -77,8 +78,9 @@ if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports (re-e
     from leaderboard.errors import InputError as InputError
     from leaderboard.metrics import Metric as Metric
     from leaderboard.metrics import get_metric as get_metric
-    from leaderboard.pipelines.scores import Analysis as Analysis
-    from leaderboard.pipelines.scores import Settings as Settings
+    from leaderboard.result_protocol import AnalysisResult as AnalysisResult
+    from leaderboard.pipelines.analysis import Analysis as Analysis
+    from leaderboard.pipelines.analysis import Settings as Settings
 
 
 # Import a public name's module on first use and keep the name here (later lookups are plain

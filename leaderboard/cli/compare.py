@@ -15,7 +15,6 @@ argparse -> :func:`~leaderboard.pipelines.compare.gate_options` ->
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from leaderboard.cli.common import (COMMANDS, add_max_file_size, add_parameter,
@@ -53,7 +52,7 @@ def add_parser(commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare; print and write the result; return 0 (shown better) or 1 (not)."""
-    from leaderboard.report.compare_report import gate_json, gate_markdown, gate_verdict
+    from leaderboard.report.compare_report import gate_json_text, gate_markdown, gate_verdict
 
     one_mode(args.solution, args.items)
     options = gate_options(
@@ -79,11 +78,8 @@ def run(args: argparse.Namespace) -> int:
         text = gate_markdown(gate)
         write_output(lambda p: write_text(p, text), args.markdown)
     if args.json:
-        from leaderboard import __version__
-
-        data = gate_json(gate, __version__)
-        write_output(lambda p: write_text(p, json.dumps(data, indent=2, allow_nan=False)
-                                             + "\n"), args.json)
+        text_json = gate_json_text(gate)
+        write_output(lambda p: write_text(p, text_json), args.json)
     if not args.quiet and (args.markdown or args.json):
         echo(wrote((args.markdown, args.json)))
     return SHOWN_BETTER if gate.better else NOT_SHOWN

@@ -263,7 +263,7 @@ def frontier(scores: np.ndarray, costs: np.ndarray, higher_is_better: bool) -> n
     c = np.asarray(costs, float)
     as_good = (s[None, :] >= s[:, None]) & (c[None, :] <= c[:, None])
     better = (s[None, :] > s[:, None]) | (c[None, :] < c[:, None])
-    return ~(as_good & better).any(axis=1)
+    return np.asarray(~(as_good & better).any(axis=1))
 
 
 def cost_analysis(analysis, solution, costs: np.ndarray, column: str) -> CostResult:

@@ -194,6 +194,7 @@ class _Simulation:
             self.sd = np.sqrt(np.maximum(np.diag(truth.cov), 0.0))
             self.rho = None
         else:
+            assert truth.correlation is not None   # no covariance: an SD and one correlation
             rho, sd = float(truth.correlation), np.asarray(truth.sd, dtype=float)
             shared = np.sqrt(rho) * z[:, :1] + np.sqrt(1 - rho) * z
             self.noise = shared * sd[None, :]
@@ -249,6 +250,7 @@ def _guess(truth: Truth, k: int) -> int:
         if truth.cov is not None:
             var = truth.cov[j, j] + truth.cov[j + 1, j + 1] - 2 * truth.cov[j, j + 1]
         else:
+            assert truth.sd is not None and truth.correlation is not None   # no covariance
             a, b = truth.sd[j], truth.sd[j + 1]
             var = a * a + b * b - 2 * truth.correlation * a * b
         gap = mu[j] - mu[j + 1]

@@ -27,7 +27,7 @@ from leaderboard.tiers.ranking import tier_entries
 from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED, DEFAULT_TIERS
 
 if TYPE_CHECKING:   # annotations only: scores.py imports this module
-    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.analysis import Settings
 
 MIN_ENTRIES = 3  # fewer entries with both scores: no correlations worth reporting
 
@@ -244,7 +244,7 @@ def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,
                                          prevalence=s.prevalence, draws=s.draws, seed=s.seed,
                                          alpha=s.alpha, options=s.universe, progress=progress)
     models = (built[s.n_public], built[s.n_private])
-    noisy = tuple(np.full(public.size, np.nan) for _ in models)
+    noisy = (np.full(public.size, np.nan), np.full(public.size, np.nan))   # one per model
     for values, model, out in zip((public, private), models, noisy):
         out[both] = model.interval_sd(values[both])
     return SliceNoise(models, noisy)

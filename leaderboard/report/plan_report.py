@@ -302,6 +302,10 @@ def to_json_dict(p: Plan) -> dict:
     return out
 
 
+def json_text(p: Plan) -> str:
+    """The JSON ``leaderboard plan --json`` writes."""
+    return json.dumps(to_json_dict(p), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json(p: Plan, path) -> None:
-    text = json.dumps(to_json_dict(p), indent=2, ensure_ascii=False, allow_nan=False)
-    write_text(path, text + "\n")
+    write_text(path, json_text(p))

@@ -92,9 +92,13 @@ def to_json_dict(e: Experiment) -> dict:
     }
 
 
+def json_text(e: Experiment) -> str:
+    """The JSON ``leaderboard simulate --json`` writes."""
+    return json.dumps(to_json_dict(e), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json(e: Experiment, path) -> None:
-    text = json.dumps(to_json_dict(e), indent=2, ensure_ascii=False, allow_nan=False)
-    write_text(path, text + "\n")
+    write_text(path, json_text(e))
 
 
 # --- words --------------------------------------------------------------------------------------

@@ -80,9 +80,11 @@ def measured_correlation(a: Analysis, top: int = 10) -> float | None:
 
 def spreads(a: Analysis) -> dict | None:
     """The spread of the compared entries if all were equally good: independent, and at the
-    correlation that matters (measured, assumed, or the typical one). None without d95."""
+    correlation that matters (measured, assumed, or the typical one). None without d95, and
+    None when d95 is 0: the leader's score did not move under resampling (a perfect score on
+    per-item results), so its noise is not measured and a spread of 0 would be a false claim."""
     n = compared_count(a)
-    if a.d95 is None or not np.isfinite(a.d95) or n < 2:
+    if a.d95 is None or not np.isfinite(a.d95) or a.d95 <= 0 or n < 2:
         return None
     measured = measured_correlation(a)
     assumed = assumed_correlation(a)

@@ -139,6 +139,10 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     where = ("each model's own items" if own else
              f"{s.n_test:,} {'items' if items else 'rows'}"
              + (f", {pct(s.prevalence)} positives" if s.prevalence else ""))
+    if a.d95 <= 0:   # the leader's score never moved (a perfect score): nothing measured
+        return (f"On this {'set of items' if items else 'test set'} ({where}), d95 is not "
+                "known: the leader's score is the same on every resample, as a perfect score "
+                "is, so its noise cannot be measured there.")
     at = ("" if a.noise is None or not a.noise.leader_at_middle else
           f" at a true score of {num.score(a.noise.leader.true_score)}, the middle of the leader's "
           "interval (at its score itself the noise vanishes)")

@@ -314,3 +314,22 @@ def test_the_api_sets_flagged_entries_aside_as_the_command_line_does(flagged):
     with pytest.raises(InputError, match="exclude_flagged="):
         leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4,
                             exclude_flagged="leaks")
+
+
+def test_a_perfect_leader_on_few_items_gets_no_spread_of_zero():
+    """Issue 39 (h-verify39): 90 x 10 binary items whose leader scored 10 of 10 gave d95 0 (its
+    bootstrap never moves) and the page said chance spreads 90 equals "0.0000 apart" and two
+    equals differ by more than 0.0000 one time in twenty: false claims. The spread is not said,
+    d95 is said to be unknown, and the page's JSON carries no spread of equals."""
+    rng = np.random.default_rng(7)
+    x = (rng.random((12, 10)) < np.linspace(0.9, 0.3, 12)[:, None]).astype(int)
+    x[0] = 1
+    data = pd.DataFrame({"model": np.repeat([f"m{j}" for j in range(12)], 10),
+                         "item": np.tile(np.arange(10), 12), "value": x.ravel()})
+    result = leaderboard.analyze_items(data, replicates=200)
+    assert result.d95 == 0
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", result.to_html()))
+    assert "0.0000 apart" not in text and "up to 0.0000" not in text
+    assert "more than 0.0000 one time in twenty" not in text
+    assert "d95 is not known" in text
+    assert spreads(result.analysis) is None

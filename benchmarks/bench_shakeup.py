@@ -30,7 +30,8 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
+from unittest.mock import patch
 
 import numpy as np
 
@@ -70,16 +71,6 @@ def baseline_detectable_inflation(null, alpha, power=overfit_module.POWER, *, ga
         middle = 0.5 * (low + high)
         low, high = (middle, high) if statistic(middle) - base < rise else (low, middle)
     return high
-
-
-@contextmanager
-def patched(module, name, value):
-    old = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, old)
 
 
 BASELINES = {
@@ -131,7 +122,7 @@ def honest_then_raised(public, private, n_public, n_private, seed, replicates):
 def run(boards, replicates, baselines=()):
     with ExitStack() as stack:
         for name in baselines:
-            stack.enter_context(patched(*BASELINES[name]))
+            stack.enter_context(patch.object(*BASELINES[name]))
         start, wall = time.process_time(), time.perf_counter()
         out = [honest_then_raised(*board, seed=i, replicates=replicates)
                for i, board in enumerate(boards)]

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.metrics import log_loss, roc_auc_score
 
 from leaderboard.metrics import get_metric
-from leaderboard.noise.bootstrap import _Plan, paired_bootstrap, weight_block
+from leaderboard.noise.bootstrap import ResamplingPlan, paired_bootstrap, weight_block
 from leaderboard.noise.rng import BLOCK
 
 
@@ -47,7 +47,7 @@ def naive_seconds(fn, y, preds, replicates: int, entries: int) -> float:
 
 
 def weights_seconds(rows: int, replicates: int, batch: int, resample: str = "plain") -> float:
-    plan = _Plan(resample, rows)
+    plan = ResamplingPlan(resample, rows)
     blocks = -(-replicates // BLOCK)
     start = time.perf_counter()
     for first in range(0, blocks, batch // BLOCK):

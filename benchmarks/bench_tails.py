@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from contextlib import contextmanager
+from unittest.mock import patch
 from pathlib import Path
 
 import numpy as np
@@ -33,16 +33,6 @@ from leaderboard.options import AnalyzeOptions, NoiseOptions, RankOptions, Slice
 from leaderboard.pipelines.run import Inputs, run_analysis
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-@contextmanager
-def patched(module, name, value):
-    old = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, old)
 
 
 def regression_board(entries: int, rows: int, public_rows: int | None, seed: int = 0):
@@ -90,7 +80,7 @@ def main() -> None:
     one = analysis(regression_board(300, 2000, None), n_test=2000)
 
     def no_bracket():
-        with patched(scores_module, "with_bracket", lambda tails, *a, **k: tails):
+        with patch.object(scores_module, "with_bracket", lambda tails, *a, **k: tails):
             one()
     pair("one column, RMSE, 300 entries, 2,000 rows", one, no_bracket, args.rounds)
     two = regression_board(100, 1500, 500)
@@ -110,9 +100,9 @@ def main() -> None:
 
     def without_power(run):
         def go():
-            with patched(shakeup_module, "shakeup_from_scores",
+            with patch.object(shakeup_module, "shakeup_from_scores",
                          lambda *a, **k: plain(*a, **{**k, "estimated": None})):
-                with patched(scores_module, "shakeup_from_scores",
+                with patch.object(scores_module, "shakeup_from_scores",
                              lambda *a, **k: plain(*a, **{**k, "estimated": None})):
                     run()
         return go
@@ -128,7 +118,7 @@ def main() -> None:
         board = analysis(str(sberbank), metric="rmsle", n_test=7662)
 
         def board_without():
-            with patched(scores_module, "with_bracket", lambda tails, *a, **k: tails):
+            with patch.object(scores_module, "with_bracket", lambda tails, *a, **k: tails):
                 board()
         pair("one column, Sberbank (3,265 entries, RMSLE)", board, board_without, args.rounds)
 

@@ -5,7 +5,7 @@ Each is timed against its former implementation (kept below as the baseline, run
 on the same inputs), after checking that both give the same bits:
 
 * ``pairs_max``: the replicate maxima of the max-t step-down over the standing pairs of a board
-  of up to ``closed_small.SMALL`` entries (:func:`leaderboard.tiers.closed_small._pairs_max`),
+  of up to ``closed_small.SMALL`` entries (:func:`leaderboard.tiers.closed_small.pairs_max`),
   called once per round of every simultaneous rank-set step-down of a small scores-only board
   (the correlation sweep of ``analyze``, the tier-one simulations, the family-wise error tests).
   Now one row's pairs at a time instead of one gather of every pair (baseline: main b3a8973),
@@ -36,7 +36,7 @@ from scipy.stats import norm
 from leaderboard.noise.curves import column_quantiles
 from leaderboard.tiers import RankReplicates, closed_small, holm
 from leaderboard.tiers.holm import leader_anchored_tiers, paired_p_values
-from leaderboard.tiers.closed_small import _CELLS, _pairs_max
+from leaderboard.tiers.closed_small import _CELLS, pairs_max as pairs_max_now
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 
 
@@ -87,12 +87,12 @@ def _step_down(pairs_max):
     critical value, rounds."""
     def run(point, sd, rho, n_rep, seed):
         reps = RankReplicates.normal(point, sd, rho, True, replicates=n_rep, seed=seed)
-        saved = closed_small._pairs_max
-        closed_small._pairs_max = pairs_max
+        saved = closed_small.pairs_max
+        closed_small.pairs_max = pairs_max
         try:
             sets = rank_confidence_sets(reps, 0.05)
         finally:
-            closed_small._pairs_max = saved
+            closed_small.pairs_max = saved
         return np.concatenate([sets.low, sets.high, sets.critical_value, [sets.steps]])
     return run
 
@@ -158,7 +158,7 @@ def main_benchmark() -> None:
     repeat = parser.parse_args().repeat
     rng = np.random.default_rng(0)
     print(f"{'path':18} {'case':28} {'baseline ms':>12} {'now ms':>9} {'ratio':>7}")
-    for label, new, old, cases in (("pairs_max", _step_down(_pairs_max),
+    for label, new, old, cases in (("pairs_max", _step_down(pairs_max_now),
                                     _step_down(baseline_pairs_max), board_cases(rng)),
                                    ("column_quantiles", column_quantiles,
                                     baseline_column_quantiles, quantile_cases(rng)),

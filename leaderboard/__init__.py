@@ -11,8 +11,8 @@ and teams' predictions), :func:`analyze_items` (per-item results) and :func:`ana
 :func:`compare` (a CI gate) answer the team's decisions, and :func:`plan` and :func:`simulate` the
 organizer's questions before a competition (how big must the test set be; how far a score
 wanders by chance), with explicit keyword
-parameters (the options of :mod:`leaderboard.options`) and return a result; :func:`leaderboard.pipelines.run.run_analysis`
-is the pipeline both they and the command line run.
+parameters (the options of :mod:`leaderboard.options`) and return a result;
+:func:`leaderboard.pipelines.run.run_analysis` is the pipeline both they and the command line run.
 
 The public names are imported on first use (module ``__getattr__``, PEP 562), so
 ``import leaderboard`` costs about what ``import pandas`` does instead of importing every
@@ -32,9 +32,10 @@ __version__ = "0.1.0"
 
 # Public name -> the module that defines it; imported when the name is first asked for.
 _LAZY = {
-    "Analysis": "leaderboard.pipelines.scores",
-    "Settings": "leaderboard.pipelines.scores",
+    "Analysis": "leaderboard.pipelines.analysis",
+    "Settings": "leaderboard.pipelines.analysis",
     "Result": "leaderboard.api",
+    "AnalysisResult": "leaderboard.result_protocol",   # what the eight analyses return (issue 42)
     "analyze": "leaderboard.api",
     "analyze_items": "leaderboard.api",
     "analyze_submissions": "leaderboard.api",
@@ -57,14 +58,29 @@ _LAZY = {
 
 __all__ = sorted(_LAZY) + ["__version__"]
 
-if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports
-    from leaderboard.api import Result, analyze, analyze_items, analyze_submissions
-    from leaderboard.api_battles import BattlesResult, analyze_battles
-    from leaderboard.api_decide import ChooseResult, Gate, choose_finals, compare
-    from leaderboard.api_plan import BoardPlan, Experiment, Plan, plan, plan_from, simulate
-    from leaderboard.errors import InputError
-    from leaderboard.metrics import Metric, get_metric
-    from leaderboard.pipelines.scores import Analysis, Settings
+if TYPE_CHECKING:  # type checkers and IDEs see the names as plain imports (re-exported: "as")
+    from leaderboard.api import Result as Result
+    from leaderboard.api import analyze as analyze
+    from leaderboard.api import analyze_items as analyze_items
+    from leaderboard.api import analyze_submissions as analyze_submissions
+    from leaderboard.api_battles import BattlesResult as BattlesResult
+    from leaderboard.api_battles import analyze_battles as analyze_battles
+    from leaderboard.api_decide import ChooseResult as ChooseResult
+    from leaderboard.api_decide import Gate as Gate
+    from leaderboard.api_decide import choose_finals as choose_finals
+    from leaderboard.api_decide import compare as compare
+    from leaderboard.api_plan import BoardPlan as BoardPlan
+    from leaderboard.api_plan import Experiment as Experiment
+    from leaderboard.api_plan import Plan as Plan
+    from leaderboard.api_plan import plan as plan
+    from leaderboard.api_plan import plan_from as plan_from
+    from leaderboard.api_plan import simulate as simulate
+    from leaderboard.errors import InputError as InputError
+    from leaderboard.metrics import Metric as Metric
+    from leaderboard.metrics import get_metric as get_metric
+    from leaderboard.result_protocol import AnalysisResult as AnalysisResult
+    from leaderboard.pipelines.analysis import Analysis as Analysis
+    from leaderboard.pipelines.analysis import Settings as Settings
 
 
 # Import a public name's module on first use and keep the name here (later lookups are plain

@@ -8,30 +8,37 @@ from __future__ import annotations
 
 import numbers
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check_all
-from leaderboard.pipelines.battles import (BattlesAnalysis, BattlesSettings, check_settings,
-                                            rate_battles)
+from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS,
+                                check_all)
+from leaderboard.pipelines.battles import BattlesAnalysis, BattlesSettings
+from leaderboard.pipelines.modes.battles import BattlesOptions
+from leaderboard.pipelines.run import Inputs, run_analysis
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.ingest.battles import read_battles
 from leaderboard.provenance import recorded
-from leaderboard.safe_write import write_text
+from leaderboard.result_protocol import Saves
 
 
 @dataclass(frozen=True)
-class BattlesResult:
+class BattlesResult(Saves):
     """One rated arena: its table, the report as HTML or JSON.
 
     Attributes not defined here (``ranking``, ``battles``, ``notes``, ...) are those of the
     underlying :class:`~leaderboard.pipelines.battles.BattlesAnalysis`, ``.analysis``.
+    ``save(path)`` writes the page (``.html``), the JSON (``.json``) or the table (``.csv``,
+    ``.md``), chosen by the path's suffix (:class:`~leaderboard.result_protocol.Saves`).
     """
+
+    SUFFIXES: ClassVar[Mapping[str, str]] = {".html": "to_html", ".htm": "to_html",
+                                             ".json": "to_json", ".csv": "to_csv",
+                                             ".md": "to_markdown"}
 
     analysis: BattlesAnalysis
 
@@ -76,19 +83,6 @@ class BattlesResult:
 
         return battles_markdown(self.analysis, rows)
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write the page (``.html``), the JSON (``.json``) or the table (``.csv``, ``.md``) to
-        ``path``."""
-        path = Path(path)
-        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": self.to_csv, ".md": self.to_markdown}
-        writer = writers.get(path.suffix.lower())
-        if writer is None:
-            raise InputError(f"save: give a path ending in .html, .json, .csv or .md, not "
-                             f"{path.name!r}")
-        write_text(path, writer())   # never blocks on a FIFO; refuses a device (safe_write)
-        return path
-
     def __repr__(self) -> str:
         t = self.table
         more = len(self.analysis.groups) - 1
@@ -104,8 +98,9 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
                     judge_col: str | None = None, category_col: str | None = None,
                     date_col: str | None = None, cluster_col: str | None = None,
                     anchor: str | None = None,
-                    anchor_rating: float = 1000.0, alpha: float = 0.05,
-                    replicates: int = 2000, seed: int = 0, tiers: str = "rank-sets",
+                    anchor_rating: float = 1000.0, alpha: float = DEFAULT_ALPHA,
+                    replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+                    tiers: str = DEFAULT_TIERS,
                     top_k: tuple[int, ...] | int = 3, disconnected: str = "all",
                     max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> BattlesResult:
     """Rate models from pairwise battles (an arena): Bradley-Terry ratings on the arenas' scale,
@@ -199,23 +194,8 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
                                tier_method=given["tiers"],
                                top_k=tuple(sorted(set(given["top_k"]))),
                                disconnected=given["disconnected"])
-    check_settings(settings)        # before reading: a bad option costs no read
-    read = read_battles(battles, model_a_col=given["model_a_col"],
-                        model_b_col=given["model_b_col"], winner_col=given["winner_col"],
-                        judge_col=given["judge_col"], category_col=given["category_col"],
-                        date_col=given["date_col"], cluster_col=given["cluster_col"],
-                        max_bytes=given["max_file_size"])
-    return BattlesResult(with_battles_card(rate_battles(read, settings), battles))
-
-
-def with_battles_card(analysis: BattlesAnalysis, battles: object) -> BattlesAnalysis:
-    """The analysis with its leaderboard card (issue 40): the battles' SHA-256 in provenance."""
-    from dataclasses import replace
-
-    from leaderboard.ingest.in_memory import InMemory
-    from leaderboard.pipelines.card_modes import battles_card
-    from leaderboard.provenance import provenance
-
-    given = InMemory.of(battles, "battles") if isinstance(battles, pd.DataFrame) else battles
-    return replace(analysis, card=battles_card(
-        analysis, provenance([("--battles", given)], analysis.settings.seed)))
+    columns = {name: given[name] for name in ("model_a_col", "model_b_col", "winner_col",
+                                               "judge_col", "category_col", "date_col",
+                                               "cluster_col")}
+    return BattlesResult(run_analysis(
+        Inputs(battles=battles), BattlesOptions(settings, columns, given["max_file_size"])))

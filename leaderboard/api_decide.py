@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
@@ -24,14 +25,54 @@ from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.metrics import get_metric
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, universe_from
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check
-from leaderboard.pipelines.choose import CHOOSE_DRAWS, ChooseResult, ChooseSettings
+from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_THRESHOLD, check
+from leaderboard.pipelines import choose as choose_pipeline
+from leaderboard.pipelines import compare as compare_pipeline
+from leaderboard.pipelines.choose import CHOOSE_DRAWS, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
-from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
+from leaderboard.pipelines.compare import gate_options, one_mode, run_compare
+from leaderboard.result_protocol import Reported, Saves, adopt
 
 PathLike = str | os.PathLike
 
 __all__ = ["ChooseResult", "Gate", "choose_finals", "compare"]
+
+
+class ChooseResult(choose_pipeline.ChooseResult, Reported):
+    """:func:`choose_finals`'s answer (the fields of
+    :class:`leaderboard.pipelines.choose.ChooseResult`) and its outputs: the page
+    (:meth:`to_html`, ``.html``) and the JSON (:meth:`to_json`, ``.json``) of ``leaderboard
+    choose``, written by :meth:`save` (:class:`~leaderboard.result_protocol.Reported`)."""
+
+    REPORT = "leaderboard.report.choose_report"
+
+
+class Gate(compare_pipeline.Gate, Saves):
+    """:func:`compare`'s answer (the fields of :class:`leaderboard.pipelines.compare.Gate`,
+    ``.better`` the decision) and its outputs: the JSON (:meth:`to_json`, ``.json``) and the
+    pull-request comment (:meth:`to_markdown`, ``.md``) of ``leaderboard compare``, written by
+    :meth:`save`. The gate has no page."""
+
+    SUFFIXES: ClassVar[Mapping[str, str]] = {".json": "to_json", ".md": "to_markdown"}
+
+    def to_dict(self) -> dict:
+        """The JSON as a dictionary (``leaderboard/schema/compare.schema.json``)."""
+        from leaderboard import __version__
+        from leaderboard.report.compare_report import gate_json
+
+        return gate_json(self, __version__)
+
+    def to_json(self) -> str:
+        """The JSON ``leaderboard compare --json`` writes."""
+        from leaderboard.report.compare_report import gate_json_text
+
+        return gate_json_text(self)
+
+    def to_markdown(self) -> str:
+        """The pull-request comment ``leaderboard compare --markdown`` writes."""
+        from leaderboard.report.compare_report import gate_markdown
+
+        return gate_markdown(self)
 
 
 @speaks_python
@@ -47,8 +88,8 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
                   alpha: float = RankOptions.alpha, replicates: int = RankOptions.replicates,
                   draws: int = CHOOSE_DRAWS, seed: int = NoiseOptions.seed,
                   universe: str | None = None, classes: int | None = None,
-                  class_shares: Sequence[float] | None = None, residuals: str = "t",
-                  df: float = 3.0, threshold: float = 0.5, spread: float | None = None,
+                  class_shares: Sequence[float] | None = None, residuals: str = DEFAULT_RESIDUALS,
+                  df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD, spread: float | None = None,
                   kurtosis: float | None = None,
                   max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> ChooseResult:
     """Which two final submissions to select: each candidate's public score corrected for the
@@ -96,7 +137,8 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
     -------
     ChooseResult
         ``.table`` (one row per candidate: ``expected``, ``ci_low``/``ci_high``, ``p_best``,
-        ``pick`` 1 and 2 for the recommended pair, ...), ``.choice``, ``.ladder``, ``.notes``.
+        ``pick`` 1 and 2 for the recommended pair, ...), ``.choice``, ``.ladder``, ``.notes``;
+        ``.to_html()``, ``.to_json()``, ``.to_dict()``, ``.save(path)``.
 
     Examples
     --------
@@ -110,21 +152,22 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
     noise = NoiseOptions(metric=metric, higher_is_better=higher_is_better,
                          prevalence=prevalence, correlation=correlation, draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
-                                                class_shares=class_shares, residuals=residuals,
+                                                class_shares=cast(Any, class_shares), residuals=residuals,
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
     settings = ChooseSettings(get_metric(metric), noise,
                               RankOptions(alpha=alpha, replicates=replicates),
                               n_public=n_public, n_private=n_private)
     read = ReadOptions(team_col=name_col, score_col=score_col, id_col=id_col,
-                       target_col=target_col, pred_col=pred_col, max_file_size=max_file_size)
+                       target_col=cast(Any, target_col), pred_col=cast(Any, pred_col),
+                       max_file_size=max_file_size)   # cast: ReadOptions makes them tuples
     if public_scores is not None and not hasattr(public_scores, "columns"):
         _path(public_scores, "public_scores")
     inputs = ChooseInputs(public_scores=public_scores,
                           solution=None if solution is None else _table(solution, "solution"),
                           submissions=submissions if submissions is None or isinstance(
                               submissions, Mapping) else _path(submissions, "submissions"))
-    return run_choose(inputs, settings, read, quiet=check("quiet", quiet))
+    return adopt(ChooseResult, run_choose(inputs, settings, read, quiet=check("quiet", quiet)))
 
 
 @speaks_python
@@ -174,7 +217,8 @@ def compare(baseline: pd.DataFrame | PathLike | str, candidate: pd.DataFrame | P
     -------
     Gate
         ``.better`` (the gate's decision), ``.comparison`` (scores, difference, its bound and
-        interval, p-value), ``.flags``, ``.gate_flags``, ``.assumptions``.
+        interval, p-value), ``.flags``, ``.gate_flags``, ``.assumptions``; ``.to_json()``,
+        ``.to_dict()``, ``.to_markdown()`` (the pull-request comment), ``.save(path)``.
 
     Raises
     ------
@@ -203,6 +247,7 @@ def compare(baseline: pd.DataFrame | PathLike | str, candidate: pd.DataFrame | P
             if not isinstance(value, str):
                 raise InputError(f"{name}: with items, give a model name, got "
                                  f"{type(value).__name__}")
-        return run_compare(baseline, candidate, options, items=_table(items, "items"))
-    return run_compare(_table(baseline, "baseline"), _table(candidate, "candidate"), options,
-                       solution=_table(solution, "solution"))
+        return adopt(Gate, run_compare(baseline, candidate, options,
+                                       items=_table(items, "items")))
+    return adopt(Gate, run_compare(_table(baseline, "baseline"), _table(candidate, "candidate"),
+                                   options, solution=_table(solution, "solution")))

@@ -12,32 +12,65 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any, cast   # cast: the options objects normalise what they are given
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
 from leaderboard.options import NoiseOptions, RankOptions, universe_from
 from leaderboard.api_words import speaks_python
-from leaderboard.params import check
-from leaderboard.pipelines.plan import Plan, PlanSettings
+from leaderboard.params import (DEFAULT_DF, DEFAULT_DRAWS, DEFAULT_POWER, DEFAULT_RESIDUALS,
+                                DEFAULT_THRESHOLD, check)
+from leaderboard.pipelines import plan as plan_pipeline
+from leaderboard.pipelines import simulate as simulate_pipeline
+from leaderboard.pipelines.plan import PlanSettings
 from leaderboard.pipelines.plan import plan as run_plan
-from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, BoardPlan, plan_board, truth_of
-from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, Experiment, grid_lists,
-                                            needs_prevalence, run_experiment)
+from leaderboard.pipelines import plan_board as plan_board_pipeline
+from leaderboard.pipelines.plan_board import BOARDS, REPLICATES, plan_board, truth_of
+from leaderboard.pipelines.simulate import (DRAWS, GRID_DRAWS, grid_lists, needs_prevalence,
+                                            run_experiment)
 from leaderboard.progress import Progress
+from leaderboard.result_protocol import Reported, adopt
 
 __all__ = ["BoardPlan", "Experiment", "Plan", "plan", "plan_from", "simulate"]
 
-PLAN_DRAWS = 2000   # the command line's --draws default: simulated test sets per score level
+PLAN_DRAWS = DEFAULT_DRAWS   # the command line's --draws default: simulated test sets per score level
+
+
+class Plan(plan_pipeline.Plan, Reported):
+    """:func:`plan`'s answers (the fields of :class:`leaderboard.pipelines.plan.Plan`) and their
+    outputs: the page (:meth:`to_html`, ``.html``) and the JSON (:meth:`to_json`, ``.json``) of
+    ``leaderboard plan``, written by :meth:`save` (:class:`~leaderboard.result_protocol.Reported`).
+    """
+
+    REPORT = "leaderboard.report.plan_report"
+
+
+class Experiment(simulate_pipeline.Experiment, Reported):
+    """:func:`simulate`'s experiment (the fields of
+    :class:`leaderboard.pipelines.simulate.Experiment`) and its outputs: the page
+    (:meth:`to_html`, ``.html``; without the command line it shows when the command wrote it) and
+    the JSON (:meth:`to_json`, ``.json``) of ``leaderboard simulate``, written by :meth:`save`."""
+
+    REPORT = "leaderboard.report.simulate_report"
+
+
+class BoardPlan(plan_board_pipeline.BoardPlan, Reported):
+    """:func:`plan_from`'s answers (the fields of
+    :class:`leaderboard.pipelines.plan_board.BoardPlan`) and their outputs: the page
+    (:meth:`to_html`, ``.html``) and the JSON (:meth:`to_json`, ``.json``) of ``leaderboard plan
+    --from``, written by :meth:`save` (:class:`~leaderboard.result_protocol.Reported`)."""
+
+    REPORT = "leaderboard.report.plan_board_report"
 
 
 @speaks_python
 def plan(*, metric: str, score: float, delta: float | None = None, n_test: int | None = None,
-         prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = 0.8,
+         prevalence: float | None = None, alpha: float = RankOptions.alpha, power: float = DEFAULT_POWER,
          public_fraction: float | None = None, correlation: float = TYPICAL_CORRELATION,
          draws: int = PLAN_DRAWS, seed: int = NoiseOptions.seed, universe: str | None = None,
          classes: int | None = None, class_shares: Sequence[float] | None = None,
-         residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+         residuals: str = DEFAULT_RESIDUALS, df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD,
          spread: float | None = None, kurtosis: float | None = None,
          quiet: bool = True) -> Plan:
     """Before a competition: the test-set size that tells apart two entries ``delta`` apart,
@@ -85,8 +118,8 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     Plan
         ``min_n``, ``mdd`` (None for a question not asked), their ``*_independent`` and
         ``*_public`` variants, ``check`` (the simulated power at the answer), ``table``,
-        ``assumptions`` and ``notes``. ``leaderboard.report.plan_report.write_html(plan, path)``
-        and ``write_json`` write the command's page and JSON.
+        ``assumptions`` and ``notes``; ``.to_html()``, ``.to_json()`` and ``.save(path)`` give
+        and write the command's page and JSON.
 
     Raises
     ------
@@ -107,7 +140,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     noise = NoiseOptions(metric=metric, prevalence=prevalence, correlation=correlation,
                          draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
-                                                class_shares=class_shares, residuals=residuals,
+                                                class_shares=cast(Any, class_shares), residuals=residuals,
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
     settings = PlanSettings(get_metric(check("metric", metric)), check("score", score), noise,
@@ -116,13 +149,13 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
                             public_fraction=check("public_fraction", public_fraction))
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
-        return run_plan(settings, progress=progress)
+        return adopt(Plan, run_plan(settings, progress=progress))
     finally:
         progress.close()
 
 
 @speaks_python
-def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BOARDS,
+def plan_from(result, *, power: float = DEFAULT_POWER, separate: int = 3, boards: int = BOARDS,
               replicates: int = REPLICATES, seed: int | None = None,
               quiet: bool = True) -> BoardPlan:
     """With a board like this one, how many units (test rows, items or battles) until the current
@@ -155,8 +188,8 @@ def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BO
     BoardPlan
         ``leader.needed``, ``top.needed`` (None with the reason when no size in reach does it),
         each with its share of boards now (``current_share``) and at the answer; ``current``
-        (the board's units), ``curve`` (every size simulated). ``leaderboard.report.plan_board_report``
-        words it (terminal, JSON, page).
+        (the board's units), ``curve`` (every size simulated); ``.to_html()``, ``.to_json()``
+        and ``.save(path)`` give and write the page and JSON of ``leaderboard plan --from``.
 
     Examples
     --------
@@ -194,7 +227,7 @@ def plan_from(result, *, power: float = 0.8, separate: int = 3, boards: int = BO
         planned = dataclasses.replace(planned, notes=planned.notes + (
             f"The plan takes {planned.models[0]} as the best. On this board it is best on "
             f"{100 * p_best:.0f}% of the replicates (P(best)){doubt}.",))
-    return planned
+    return adopt(BoardPlan, planned)
 
 
 @speaks_python
@@ -203,7 +236,7 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
              prevalences: Sequence[float] | float | None = None, grid: bool = False,
              draws: int | None = None, seed: int = NoiseOptions.seed, universe: str | None = None,
              classes: int | None = None, class_shares: Sequence[float] | None = None,
-             residuals: str = "t", df: float = 3.0, threshold: float = 0.5,
+             residuals: str = DEFAULT_RESIDUALS, df: float = DEFAULT_DF, threshold: float = DEFAULT_THRESHOLD,
              spread: float | None = None, kurtosis: float | None = None,
              quiet: bool = True) -> Experiment:
     """The seeds' experiment: draw many test sets from a universe whose true score is known and
@@ -238,8 +271,8 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     Experiment
         ``cases`` (per case ``d95``, ``quantiles``, ...), ``ahead`` (how often the truly better
         is observed ahead), ``settings``, ``partial`` (grid only).
-        ``leaderboard.report.simulate_report.write_json(experiment, path)`` writes the
-        command's JSON.
+        ``.to_html()``, ``.to_json()`` and ``.save(path)`` give and write the command's page and
+        JSON.
 
     Examples
     --------
@@ -249,7 +282,7 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     >>> [c.score for c in e.cases], 0.5 < e.ahead[0].probability < 1
     ([0.8, 0.81], True)
     """
-    configured = universe_from(universe=universe, classes=classes, class_shares=class_shares,
+    configured = universe_from(universe=universe, classes=classes, class_shares=cast(Any, class_shares),
                                residuals=residuals, df=df, threshold=threshold, spread=spread,
                                kurtosis=kurtosis)
     scores, n_tests, prevalences, grid = (check(name, value) for name, value in (
@@ -266,8 +299,9 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
                          draws=draws if draws is not None else (GRID_DRAWS if grid else DRAWS))
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
-        return run_experiment(measure, scores or [], n_tests or [], prevalences,
-                              draws=noise.draws, seed=noise.seed, options=noise.universe,
-                              grid=True if grid else None, progress=progress)
+        return adopt(Experiment, run_experiment(
+            measure, scores or [], n_tests or [], prevalences, draws=noise.draws,
+            seed=noise.seed, options=noise.universe, grid=True if grid else None,
+            progress=progress))
     finally:
         progress.close()

@@ -40,6 +40,7 @@ import secrets
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,9 @@ def encode(value, allowed: tuple[type, ...]) -> bytes:
 
     tree = json.dumps(walk(value))
     out = io.BytesIO()
-    np.savez(out, __tree__=np.frombuffer(tree.encode(), np.uint8), **arrays)
+    # one mapping of names to arrays (the keywords a0, a1, ... never meet savez's allow_pickle)
+    members: dict[str, Any] = {"__tree__": np.frombuffer(tree.encode(), np.uint8), **arrays}
+    np.savez(out, **members)
     return out.getvalue()
 
 

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 import unicodedata
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -31,8 +32,8 @@ class Flag:
     ----------
     kind : str
         ``perfect``, ``tie_at_top``, ``shared_score``, ``far_out``, ``worse_than_no_skill``,
-        ``no_interval``, ``few_rows``, ``look_alike``, ``undeclared_groups`` (per-item results: a column groups
-        the items and no --cluster-col was given) or ``few_clusters`` (fewer than 30 clusters,
+        ``no_interval``, ``few_rows``, ``look_alike``, ``undeclared_groups`` (per-item results: a
+        column groups the items and no --cluster-col was given) or ``few_clusters`` (fewer than 30 clusters,
         or one holding a quarter of the items: the t correction of leaderboard.noise.clusters).
     message : str
         One plain sentence (names are the board's own, unescaped: the page escapes them).
@@ -97,8 +98,9 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     >>> flags = board_flags(["a", "b", "c"], [1.0, 1.0, 0.7], get_metric("f1"), True)
     >>> [f.kind for f in flags]
     ['perfect']
-    >>> flags[0].message
-    '2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing about its noise (--exclude-flagged perfect sets them aside).'
+    >>> print(flags[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing
+    about its noise (--exclude-flagged perfect sets them aside).
     """
     teams = [str(t) for t in teams]
     scores = np.asarray(scores, dtype=float)
@@ -173,10 +175,13 @@ def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...],
 
     Examples
     --------
-    >>> _same_predictions(("a", "b", "c"), (None, "a", "a"))
-    ': all submitted identical predictions, the same submission (a public notebook, a sample or a constant prediction).'
-    >>> _same_predictions(("a", "b", "c", "d"), (None, None, "a", None))
-    ': 3 different predictions among them, so not one submission (equal scores from different predictions; a score on a finite test set takes finitely many values); identical predictions: a = c.'
+    >>> print(_same_predictions(("a", "b", "c"), (None, "a", "a")))  # doctest: +NORMALIZE_WHITESPACE
+    : all submitted identical predictions, the same submission (a public notebook, a sample or a constant
+    prediction).
+    >>> print(_same_predictions(("a", "b", "c", "d"), (None, None, "a", None)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    : 3 different predictions among them, so not one submission (equal scores from different predictions; a
+    score on a finite test set takes finitely many values); identical predictions: a = c.
     """
     groups: dict[str, list[str]] = {}
     for team, first in zip(teams, same_as):
@@ -236,8 +241,9 @@ def look_alike_flags(teams) -> list[Flag]:
     >>> flags = look_alike_flags(["team", "te\u200bam", "other"])
     >>> flags[0].kind, flags[0].teams
     ('look_alike', ('team', 'te\u200bam'))
-    >>> flags[0].message
-    "2 entries have names that look alike: 'team', 'te[U+200B]am' differ only by invisible characters or character forms; they are separate entries."
+    >>> print(flags[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    2 entries have names that look alike: 'team', 'te[U+200B]am' differ only by invisible characters or
+    character forms; they are separate entries.
     """
     groups: dict[str, list[str]] = {}
     for name in dict.fromkeys(str(t) for t in teams):
@@ -297,9 +303,10 @@ def _far_kinds(teams: list[str], far: np.ndarray, scores: np.ndarray, values: np
     --------
     >>> from leaderboard.metrics import get_metric
     >>> far = np.array([False, True, True])
-    >>> _far_kinds(["a", "everyone died", "c"], far, np.array([0.8, 0.622, 0.67]), None,
-    ...            get_metric("accuracy"), 0.378, None, False)
-    "'everyone died' scores what predicting the majority class for every row scores (a baseline); 'c' is a weak baseline or a broken submission: its score alone does not say which"
+    >>> print(_far_kinds(["a", "everyone died", "c"], far, np.array([0.8, 0.622, 0.67]), None,
+    ...                  get_metric("accuracy"), 0.378, None, False))  # doctest: +NORMALIZE_WHITESPACE
+    'everyone died' scores what predicting the majority class for every row scores (a baseline); 'c' is a
+    weak baseline or a broken submission: its score alone does not say which
     """
     rows = np.flatnonzero(far)
     groups: dict[str, list[str]] = {}
@@ -349,7 +356,10 @@ def _them(count) -> str:
     return "it" if int(count) == 1 else "them"
 
 
-def _names(teams: list[str], mask: np.ndarray) -> tuple[str, ...]:
+_T = TypeVar("_T")
+
+
+def _names(teams: Sequence[_T], mask: np.ndarray) -> tuple[_T, ...]:
     return tuple(t for t, m in zip(teams, mask) if m)
 
 

@@ -56,7 +56,8 @@ def markdown_text(value: object) -> str:
     -------
     str
         Markdown whose rendering is ``value``'s text (line breaks as spaces, control characters
-        dropped, invisible ones written as ``[U+200B]``, invisible word joiners after ``@ # : .``), never markup, a link, an image,
+        dropped, invisible ones written as ``[U+200B]``, invisible word joiners after ``@ # : .``), never
+        markup, a link, an image,
         HTML, a table cell break or a mention.
 
     Examples

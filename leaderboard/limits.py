@@ -115,10 +115,11 @@ class Limits:
         --------
         >>> Limits().check_replicates(2000, 40)
         >>> Limits().check_replicates(2000, 100_000, BYTES_PER_RANK_CELL)   # a 100k board runs
-        >>> Limits().check_replicates(10_000_000, 40)
+        >>> Limits().check_replicates(10_000_000, 40)  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
-        leaderboard.errors.InputError: 10,000,000 replicates of 40 entries would take about 186.3G of memory, over the cap of 4G; lower --replicates, or raise --max-memory
+        leaderboard.errors.InputError: 10,000,000 replicates of 40 entries would take about 186.3G of memory,
+        over the cap of 4G; lower --replicates, or raise --max-memory
         """
         self.check_memory(replicates * max(entries, 1) * per_cell,
                           f"{replicates:,} replicates of {entries:,} entries",

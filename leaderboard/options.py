@@ -21,19 +21,22 @@ both run the same pipeline with the same values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions,
                                                residuals_for_kurtosis)
 from leaderboard.confidence import confidence_label  # noqa: F401 - the one formatter, here too
 from leaderboard.errors import InputError
-from leaderboard.params import check
+from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_DRAWS, DEFAULT_REPLICATES, DEFAULT_SEED,
+                                check, default)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
+from leaderboard.params import DEFAULT_TIERS
 
 # Fields whose table entry has another name (the command line's option).
 _PARAMETER_OF = {"method": "tiers"}
 
 
-def _checked(options: object, skip: tuple[str, ...] = ()) -> None:
+def _checked(options: Any, skip: tuple[str, ...] = ()) -> None:
     """Check and normalise every field of a frozen dataclass through the table."""
     for f in fields(options):
         if f.name in skip:
@@ -81,9 +84,9 @@ class NoiseOptions:
     metric: str | None = None
     higher_is_better: bool | None = None
     prevalence: float | None = None
-    draws: int = 2000
-    seed: int = 0
-    correlation: float | str = "auto"
+    draws: int = DEFAULT_DRAWS
+    seed: int = DEFAULT_SEED
+    correlation: float | str = default("correlation")
     beta: float | None = None
     costs: str | None = None
     universe: UniverseOptions = field(default_factory=UniverseOptions)
@@ -122,13 +125,13 @@ class RankOptions:
     (3, 10)
     """
 
-    alpha: float = 0.05
-    replicates: int = 2000
-    resample: str = "plain"
-    method: str = "rank-sets"
-    prizes: int = 3
+    alpha: float = DEFAULT_ALPHA
+    replicates: int = DEFAULT_REPLICATES
+    resample: str = default("resample")
+    method: str = DEFAULT_TIERS
+    prizes: int = default("prizes")
     top_k: tuple[int, ...] = ()
-    category_intervals: str = "marginal"
+    category_intervals: str = default("category_intervals")
 
     def __post_init__(self) -> None:
         _checked(self)
@@ -150,7 +153,7 @@ class SliceOptions:
     n_private: int | None = None
     public_fraction: float | None = None
     two_stage: bool = False
-    split: str = "private"
+    split: str = default("split")
 
     def __post_init__(self) -> None:
         _checked(self)
@@ -172,17 +175,17 @@ class ReadOptions:
     target_col: tuple[str, ...] | None = None
     pred_col: tuple[str, ...] | None = None
     group_col: str | None = None
-    model_col: str = "model"
-    item_col: str = "item"
-    value_col: str = "value"
+    model_col: str = default("model_col")
+    item_col: str = default("item_col")
+    value_col: str = default("value_col")
     cluster_col: str | None = None
     category_col: str | None = None
     harness_filter: str | None = None
     sample_col: str | None = None
-    items_policy: str = "common"
-    items_format: str = "auto"
+    items_policy: str = default("items_policy")
+    items_format: str = default("items_format")
     instances: str | None = None
-    missing_instances: str = "unresolved"
+    missing_instances: str = default("missing_instances")
     cost_col: str | None = None
     published_col: str | None = None
     published_model_col: str | None = None
@@ -218,6 +221,10 @@ class OptionShorthands:
     (:class:`NoiseOptions`) and ``ranks`` (:class:`RankOptions`): ``settings.seed`` reads
     ``settings.noise.seed``; each value still lives in its options object alone."""
 
+    metric: Any   # what the settings object holds (a Metric: not imported here, to stay light)
+    noise: NoiseOptions
+    ranks: RankOptions
+
     @property
     def higher_is_better(self) -> bool:
         """The metric's direction unless ``noise`` overrides it."""
@@ -234,7 +241,7 @@ class OptionShorthands:
 
 def universe_from(*, universe: str | None = None, classes: int | None = None,
                   class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
-                  df: float = DEFAULT_DF, threshold: float = 0.5,
+                  df: float = DEFAULT_DF, threshold: float = default("threshold"),
                   spread: float | None = None, kurtosis: float | None = None) -> UniverseOptions:
     """:class:`UniverseOptions` from the universe's parameters, each checked by the table:
     ``classes`` equally common classes or ``class_shares`` (text such as ``"0.5,0.3,0.2"`` or

@@ -1,227 +1,54 @@
-"""Every parameter's constraint in one table, and the one function that checks a value against it.
+"""Every parameter in one table: what it accepts, its default and its help, and the one function
+that checks a value against it.
 
 In the spirit of scikit-learn's ``_param_validation``: a parameter is declared once, by name, with
-what it accepts (:data:`PARAMETERS`); the Python API, the options objects of
-:mod:`leaderboard.options` and the pipelines' settings all check through :func:`check`, and the
-command line's option types (:mod:`leaderboard.cli.common`) word their range errors with the same
-:class:`Interval`. Numpy scalars are accepted wherever a Python number is (``y.mean()`` is a
-``np.float64``) and come back as Python ``int``/``float``/``bool``, so they never reach the JSON.
+what it accepts (:data:`PARAMETERS`, built of the kinds in :mod:`leaderboard.constraints`); the
+Python API, the options objects of :mod:`leaderboard.options` and the pipelines' settings all
+check through :func:`check`, and the command line's options take their default, help and type
+from here (:data:`OPTIONS`, through :func:`leaderboard.cli.common.add_parameter`). Numpy scalars
+are accepted wherever a Python number is (``y.mean()`` is a ``np.float64``) and come back as
+Python ``int``/``float``/``bool``, so they never reach the JSON.
 
 This module imports nothing heavy: choices that live in the pipeline (the tier methods, the
 universes) are named as ``"module:attribute"`` and looked up only when a value is checked.
 """
 from __future__ import annotations
 
-import importlib
-import math
-import numbers
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from leaderboard.constraints import (Choice, Choices, Constraint, Either, Flag, Interval, Invalid,
+                                     Optional, Several, Table, Text, Texts)
 from leaderboard.errors import InputError
+
+__all__ = ["PARAMETERS", "OPTIONS", "Option", "check", "check_all", "check_alpha", "default", "option",
+           "Interval", "Choice", "Optional", "Invalid"]
 
 N_MAX = 10 ** 9        # test rows: more than any test set, and far below a C long
 SEED_MAX = 2 ** 32 - 1  # every seed numpy and numba accept
 DRAWS_MAX = 10 ** 7     # simulated test sets or replicates: beyond it, memory runs out first
 
-
-class Invalid(Exception):
-    """A value outside its constraint; ``str(error)`` is the words after the parameter's name."""
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A number of ``kind`` (int or float) within ``[low, high]``, each end closed unless open.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Interval(float, 0, 1, low_open=True, high_open=True).check(np.float64(0.2))
-    0.2
-    >>> Interval(int, 2, 9).words()
-    'at least 2 and at most 9 (a whole number)'
-    """
-
-    kind: type
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-
-    def words(self) -> str:
-        """What the interval accepts, as the range errors say it."""
-        if self.kind is int:
-            return f"at least {self.low} and at most {self.high} (a whole number)"
-        if self.low is not None and self.high is not None and self.low_open and self.high_open:
-            return f"strictly between {self.low:g} and {self.high:g}"
-        if self.low == 0 and self.low_open and self.high is None:
-            return "positive"
-        parts = ([f"above {self.low:g}" if self.low_open else f"at least {self.low:g}"]
-                 if self.low is not None else []) + (
-            [f"below {self.high:g}" if self.high_open else f"at most {self.high:g}"]
-            if self.high is not None else [])
-        return " and ".join(parts) or "a finite number"
-
-    def contains(self, value: float) -> bool:
-        """Whether a finite ``value`` lies within the bounds."""
-        ok = math.isfinite(value)
-        if ok and self.low is not None:
-            ok = value > self.low if self.low_open else value >= self.low
-        if ok and self.high is not None:
-            ok = value < self.high if self.high_open else value <= self.high
-        return ok
-
-    def check(self, value: object) -> int | float:
-        if isinstance(value, (bool, str)) or not isinstance(value, numbers.Real) or (
-                self.kind is int and not isinstance(value, numbers.Integral)):
-            raise Invalid(f"must be {'a whole number' if self.kind is int else 'a number'}, got "
-                          f"{_quoted_number(value)}")
-        number = self.kind(value)
-        if not self.contains(number):
-            raise Invalid(f"must be {self.words()}, got {_shown(value)}")
-        return number
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One of a fixed set of strings; ``source`` names them as ``"module:attribute"`` (looked up
-    when checked, so this table imports nothing heavy) or lists them."""
-
-    source: str | tuple[str, ...]
-
-    def options(self) -> tuple[str, ...]:
-        if isinstance(self.source, tuple):
-            return self.source
-        module, name = self.source.split(":")
-        return tuple(getattr(importlib.import_module(module), name))
-
-    def check(self, value: object) -> str:
-        options = self.options()
-        if not isinstance(value, str) or value not in options:
-            raise Invalid(f"must be one of {', '.join(map(repr, options))}, got {value!r}")
-        return value
-
-
-@dataclass(frozen=True)
-class Text:
-    """A string (a column name, an address)."""
-
-    def check(self, value: object) -> str:
-        if not isinstance(value, str):
-            raise Invalid(f"must be a string, got {type(value).__name__}")
-        return value
-
-
-@dataclass(frozen=True)
-class Table:
-    """A path (text or ``os.PathLike``) or a pandas DataFrame (``published``)."""
-
-    def check(self, value: object):
-        import os
-
-        if isinstance(value, (str, os.PathLike)) or hasattr(value, "columns"):
-            return value
-        raise Invalid(f"must be a path or a pandas DataFrame, got {type(value).__name__}")
-
-
-@dataclass(frozen=True)
-class Texts:
-    """A string, or a sequence of strings (repeatable options: ``target_col``, ``pred_col``)."""
-
-    def check(self, value: object) -> tuple[str, ...]:
-        values = (value,) if isinstance(value, str) else value
-        if not isinstance(values, Sequence) or not values or not all(
-                isinstance(v, str) for v in values):
-            raise Invalid(f"must be a string or a list of strings, got {value!r}")
-        return tuple(values)
-
-
-@dataclass(frozen=True)
-class Choices:
-    """Several of a fixed set of strings, each once: a sequence, or comma-separated text
-    (``exclude_flagged="perfect,junk"``); none at all is a value.
-
-    Examples
-    --------
-    >>> Choices(Choice(("perfect", "junk"))).check("junk, perfect,junk")
-    ('junk', 'perfect')
-    """
-
-    choice: Choice
-
-    def check(self, value: object) -> tuple[str, ...]:
-        if isinstance(value, str):
-            value = [word.strip() for word in value.split(",") if word.strip()]
-        if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-            raise Invalid(f"must be a list of strings, got {value!r}")
-        return tuple(dict.fromkeys(self.choice.check(v) for v in value))
-
-
-@dataclass(frozen=True)
-class Flag:
-    """True or False (numpy's bool too)."""
-
-    def check(self, value: object) -> bool:
-        if not isinstance(value, (bool, _np_bool())):
-            raise Invalid(f"must be True or False, got {value!r}")
-        return bool(value)
-
-
-@dataclass(frozen=True)
-class Several:
-    """Numbers within ``item``: a sequence, an array, one number, or comma-separated text
-    (``top_k="10,50"``, ``class_shares="0.5,0.3,0.2"``).
-
-    Examples
-    --------
-    >>> Several(Interval(int, 1, 9)).check("3,5"), Several(Interval(float, 0, 1)).check(0.5)
-    ((3, 5), (0.5,))
-    """
-
-    item: Interval
-    empty: bool = False   # whether no numbers at all is a value (top_k: no more lines)
-
-    def check(self, value: object) -> tuple:
-        kind = "whole numbers" if self.item.kind is int else "numbers"
-        if isinstance(value, str):
-            try:
-                value = [self.item.kind(part) for part in value.split(",") if part.strip()]
-            except ValueError:
-                raise Invalid(f"must be {kind} separated by commas, got {value!r}") from None
-        elif isinstance(value, numbers.Real) and not isinstance(value, bool):
-            value = [value]
-        elif hasattr(value, "__array__"):   # a numpy array: its items, checked one by one
-            value = list(value)
-        if not isinstance(value, Sequence) or not (value or self.empty):
-            raise Invalid(f"must be a list of {kind}, got {value!r}")
-        return tuple(self.item.check(v) for v in value)
-
-
-@dataclass(frozen=True)
-class Either:
-    """The first of ``options`` the value satisfies (``correlation``: ``"auto"`` or a number)."""
-
-    options: tuple
-
-    def check(self, value: object):
-        reasons = []
-        for option in self.options:
-            try:
-                return option.check(value)
-            except Invalid as error:
-                reasons.append(str(error).split(", got")[0].removeprefix("must be "))
-        raise Invalid(f"must be {' or '.join(reasons)}, got {_shown(value)}")
-
-
-@dataclass(frozen=True)
-class Optional:
-    """None, or a value of ``inner``."""
-
-    inner: object
-
-    def check(self, value: object):
-        return None if value is None else self.inner.check(value)
-
+# The shared defaults, written here once: the options objects, the Python API, the statistics'
+# signatures and the command line's options name these constants (tests/api/test_settings.py
+# counts the literals, so that they stay here).
+DEFAULT_ALPHA = 0.05         # error rate of every interval, test and tier
+DEFAULT_LEVEL = 0.95         # the same as a confidence level, 1 - DEFAULT_ALPHA
+DEFAULT_SEED = 0             # the seed of every random stream
+DEFAULT_REPLICATES = 2000    # bootstrap replicates (normal draws with scores only)
+DEFAULT_DRAWS = 2000         # simulated test sets per score level
+DEFAULT_TIERS = "rank-sets"  # how tiers are cut (leaderboard.tiers.methods)
+DEFAULT_RESAMPLE = "plain"   # the paired bootstrap's resampling of test rows
+DEFAULT_THRESHOLD = 0.5      # binary label metrics: the probability that predicts a positive
+DEFAULT_POWER = 0.8          # plan: the chance of detecting the difference
+# Regression: Student t residuals with 3 degrees of freedom (infinite kurtosis; the universe's
+# tails reach a probability of 1e-12, noise/universes/regression.py). Normal residuals' intervals
+# held the true RMSE for 28% of entries when the residuals were t(3); this shape's price is
+# intervals several times as wide when the residuals are in fact normal
+# (docs/scores_only_regression.md measures both, per metric). Real models' residuals on
+# scikit-learn's data sets have excess kurtosis up to 6 (studies/regression_calibration.py).
+# Issue 39: the default where nothing shows the tails; a board with public and private scores
+# reads its noise from their gaps (pipelines/tails.py).
+DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
 
 FRACTION = Interval(float, 0, 1, low_open=True, high_open=True)
 ROWS = Interval(int, 2, N_MAX)
@@ -232,7 +59,7 @@ COLUMN = Optional(Text())
 TIERS = Choice("leaderboard.tiers.methods:TIER_METHODS")
 
 #: The table: every parameter of the Python API and of the options objects, by name.
-PARAMETERS: dict[str, object] = {
+PARAMETERS: dict[str, Constraint] = {
     "metric": Optional(Text()),
     "higher_is_better": Optional(Flag()),
     "n_test": Optional(ROWS),
@@ -301,6 +128,125 @@ PARAMETERS: dict[str, object] = {
 }
 
 
+
+@dataclass(frozen=True)
+class Option:
+    """A parameter as the command line offers it: its default and its help, where argparse's
+    ``%(default)s`` says the default (so the help cannot disagree with it).
+
+    Examples
+    --------
+    >>> option("alpha", "compare").help % {"default": option("alpha", "compare").default}
+    'level of the one-sided test (default 0.05)'
+    """
+
+    default: object
+    help: str
+
+
+#: The command line's default and help of each parameter it offers, by name; ``"command:name"``
+#: words a parameter for one command (``plan``'s alpha is a two-sided test's level). Every
+#: option of these names takes both from here (:func:`leaderboard.cli.common.add_parameter`;
+#: tests/api/test_settings.py checks every command's parser).
+OPTIONS: dict[str, Option] = {
+    "alpha": Option(DEFAULT_ALPHA, "error rate of intervals and tiers (default %(default)s)"),
+    "calibrate:alpha": Option(DEFAULT_ALPHA, "error rate (default %(default)s)"),
+    "choose:alpha": Option(DEFAULT_ALPHA, "error rate of the intervals and the ladder's margin "
+                                          "(default %(default)s)"),
+    "compare:alpha": Option(DEFAULT_ALPHA, "level of the one-sided test (default %(default)s)"),
+    "plan:alpha": Option(DEFAULT_ALPHA, "two-sided test level (default %(default)s)"),
+    "seed": Option(DEFAULT_SEED, "random seed (default %(default)s)"),
+    "simulate:seed": Option(DEFAULT_SEED, "random seed (default %(default)s); the same seed gives "
+                            "the same numbers, and a case the same numbers alone as in a grid"),
+    "replicates": Option(DEFAULT_REPLICATES, "bootstrap replicates; with scores only, the normal "
+                         "draws behind rank intervals, P(best) and stability, and (at most 1000) "
+                         "behind the correlation sweep (default %(default)s)"),
+    "choose:replicates": Option(DEFAULT_REPLICATES, "bootstrap replicates of the public rows "
+                                "(default %(default)s)"),
+    "compare:replicates": Option(DEFAULT_REPLICATES, "bootstrap replicates (default %(default)s)"),
+    "draws": Option(DEFAULT_DRAWS, "simulated test sets per score level (default %(default)s)"),
+    "choose:draws": Option(20000, "draws from the predictive distribution of the private scores "
+                           "(default %(default)s)"),
+    "power": Option(DEFAULT_POWER, "chance of detecting the difference (default %(default)s)"),
+    "prizes": Option(3, "prize places: the report gives each entry's chance of finishing in the "
+                     "top PRIZES (default %(default)s)"),
+    "threshold": Option(DEFAULT_THRESHOLD, "binary label metrics: probability at which a row is predicted "
+                        "positive (default %(default)s)"),
+    "split": Option("private", "with public and private scores (columns, or Usage in the "
+                    "solution), the one that ranks (default: %(default)s)"),
+    "choose:correlation": Option(None, "scores only: assumed correlation between two candidates' "
+                                 "noise (default: measured from the predictions when there are "
+                                 "some, else 0.9: a team's candidates share most of their "
+                                 "predictions)"),
+    "correlation": Option("auto", "correlation between entries' scores: a number at least 0 and "
+                          "below 1, or 'auto' (the default): estimated from the public/private "
+                          "pairs when the board has both scores and both slices' sizes, else 0 "
+                          "(independent, the conservative choice)"),
+    "resample": Option(DEFAULT_RESAMPLE, "paired bootstrap of test rows: plain, stratified by class (fixed "
+                       "prevalence), grouped by --group-col, or poisson (independent Poisson(1) "
+                       "row weights, for massive test sets) (default: %(default)s)"),
+    "category_intervals": Option("marginal", "with --category-col, the per-category intervals "
+                                 "the page shows: marginal (each holds with 1 - alpha / C; they do "
+                                 "not all hold together) or simultaneous (all hold together with "
+                                 "1 - alpha); the JSON has both (default %(default)s)"),
+    "items_policy": Option("common", "models scored on different item sets: 'common' (default) "
+                           "keeps a complete table by dropping the items some model lacks or the "
+                           "models lacking some item, whichever keeps more (model, item) cells, "
+                           "and says which; 'drop-items' and 'drop-models' force one way; "
+                           "'pairwise' scores each model on its own items and compares each pair "
+                           "on the items they share"),
+    "items_format": Option("auto", "what --items is (default auto: recognised by its files): "
+                           "table (CSV/Parquet), harness (OUT/<model>/samples_*.jsonl), swebench "
+                           "(a folder of system folders: results/results.json, "
+                           "per_instance_details.json or logs/<id>/report.json), helm (a suite "
+                           "folder of runs with per_instance_stats.json), inspect (a .json or "
+                           ".eval log, or a folder of them)"),
+    "missing_instances": Option("unresolved", "SWE-bench: an instance a system has no result for "
+                                "counts as unresolved (the leaderboard's denominator, the "
+                                "default) or is left missing"),
+    "compare:split": Option(None, "solution rows compared on, by Usage (default private; every "
+                            "row when the solution has no Usage)"),
+    "compare:model_col": Option(None, "--items: model column (default model)"),
+    "compare:item_col": Option(None, "--items: item column (default item)"),
+    "compare:value_col": Option(None, "--items: value column (default value)"),
+    "model_col": Option("model", "its model column (default %(default)s)"),
+    "item_col": Option("item", "its item column (default %(default)s)"),
+    "value_col": Option("value", "its per-item value: 0/1 correctness or a score (default "
+                        "%(default)s); for a benchmark's files, the harness metric, HELM stat "
+                        "(default exact_match) or Inspect scorer (scorer/key for a dictionary "
+                        "value) to read"),
+    "model_a_col": Option("model_a", "column of the first model (default %(default)s)"),
+    "model_b_col": Option("model_b", "column of the second model (default %(default)s)"),
+    "winner_col": Option("winner", "column of the outcome (default %(default)s)"),
+    "anchor_rating": Option(1000.0, "the anchor's rating (default %(default)g)"),
+    "disconnected": Option("all", "models in groups that never met: rate every group on its own, "
+                           "the one with the most battles first (all, the default), rate that "
+                           "one alone and name the others (largest), or refuse (error)"),
+}
+
+
+def option(name: str, command: str | None = None) -> Option:
+    """The command line's default and help of parameter ``name``, as ``command`` words it.
+
+    Examples
+    --------
+    >>> option("seed").default, option("draws", "choose").default, option("draws", "plan").default
+    (0, 20000, 2000)
+    """
+    return OPTIONS.get(f"{command}:{name}") or OPTIONS[name]
+
+
+def default(name: str) -> Any:
+    """The default of parameter ``name`` (the options objects' fields take theirs from here).
+
+    Examples
+    --------
+    >>> default("prizes"), default("resample")
+    (3, 'plain')
+    """
+    return OPTIONS[name].default
+
+
 def check(name: str, value: object, *, where: str | None = None):
     """``value`` checked against ``name``'s constraint, normalised (numpy scalars to Python
     numbers, a string of ``target_col`` to a tuple); :class:`InputError` naming the parameter.
@@ -330,35 +276,3 @@ def check_alpha(alpha: float) -> float:
     """The one check of an error rate, for the statistics' own entry points (a ValueError
     subclass, as their callers catch)."""
     return check("alpha", alpha)
-
-
-def _quoted_number(value: object) -> str:
-    """A wrong value as the range errors quote it; a number written as text is said to be one.
-
-    Examples
-    --------
-    >>> _quoted_number("2100"), _quoted_number("lots"), _quoted_number(2.5)
-    ("the text '2100' (write the number without quotes: 2100)", "'lots'", '2.5')
-    """
-    if isinstance(value, str):
-        try:
-            float(value)
-        except ValueError:
-            return repr(value)
-        return f"the text {value!r} (write the number without quotes: {value.strip()})"
-    return repr(value)
-
-
-def _shown(value: object) -> str:
-    """A value as the range errors quote it (numpy scalars as plain numbers)."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return repr(float(value))
-    return repr(value)
-
-
-def _np_bool() -> type:
-    import numpy as np   # numpy is always loaded by then; imported here to keep the table light
-
-    return np.bool_

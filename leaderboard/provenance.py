@@ -248,7 +248,7 @@ def api_call(name: str, signature: inspect.Signature, args: tuple, kwargs: dict)
         bound = signature.bind(*args, **kwargs)
     except TypeError:
         return f"leaderboard.{name}(...)"
-    parts = []
+    parts: list[str] = []
     for key, value in bound.arguments.items():
         kind = signature.parameters[key].kind
         text = _value(value)

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,7 +106,7 @@ def configure_kernel_cache() -> tuple[str | None, str]:
     if not _can_write(folder):
         folder, note = _private_temp()
     os.environ["NUMBA_CACHE_DIR"] = folder
-    numba_config = sys.modules.get("numba.core.config")
+    numba_config: Any = sys.modules.get("numba.core.config")   # its attributes: numba's own
     if numba_config is not None:  # numba imported first (by the caller): it reads this attribute
         numba_config.CACHE_DIR = folder
     return folder, note

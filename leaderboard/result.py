@@ -1,24 +1,24 @@
 """What the Python API returns: one analysed leaderboard, its parts by name and its outputs."""
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
 
 import pandas as pd
 
-from leaderboard.errors import InputError
-from leaderboard.safe_write import write_bytes, write_text
-from leaderboard.pipelines.scores import Analysis, Settings
+from leaderboard.pipelines.analysis import Analysis, Settings
 from leaderboard.confidence import confidence_label
-
-PathLike = str | os.PathLike
+from leaderboard.result_protocol import Saves
 
 
 @dataclass(frozen=True, eq=False)
-class Result:
+class Result(Saves):
     """One analysed leaderboard: its table and statistics, the report as HTML or JSON, and a
-    notebook summary.
+    notebook summary. ``save(path)`` writes the report (``.html``), the JSON (``.json``), the
+    tier table (``.csv``, ``.md``) or the scores-and-intervals chart (``.png``, ``.svg``), chosen
+    by the path's suffix (:class:`~leaderboard.result_protocol.Saves`; another suffix, or a path
+    that cannot be written, is one :class:`~leaderboard.errors.InputError` naming the path).
 
     Attributes
     ----------
@@ -56,6 +56,10 @@ class Result:
     >>> r.table["tier"].tolist(), r.settings.alpha
     ([1, 2, 3], 0.05)
     """
+
+    SUFFIXES: ClassVar[Mapping[str, str]] = {
+        ".html": "to_html", ".htm": "to_html", ".json": "to_json", ".csv": "to_csv",
+        ".md": "to_markdown", ".png": "_png", ".svg": "_svg"}
 
     analysis: Analysis = field(repr=False)
     table: pd.DataFrame = field(repr=False)
@@ -135,32 +139,11 @@ class Result:
 
         return exports.to_markdown(self.analysis)
 
-    def save(self, path: PathLike) -> Path:
-        """Write the report (``.html``), the JSON (``.json``), the tier table (``.csv``,
-        ``.md``) or the scores-and-intervals chart (``.png``, ``.svg``) to ``path``, chosen by
-        its suffix.
+    def _png(self) -> str | bytes:
+        return self._figure(".png")
 
-        Raises
-        ------
-        InputError
-            Another suffix, or a path that cannot be written (a missing folder, a directory, a
-            FIFO or device, a link to nothing): one line naming the path.
-        """
-        path = Path(path)
-        suffix = path.suffix.lower()
-        writers = {".html": self.to_html, ".htm": self.to_html, ".json": self.to_json,
-                   ".csv": self.to_csv, ".md": self.to_markdown, ".png": self._figure,
-                   ".svg": self._figure}
-        writer = writers.get(suffix)
-        if writer is None:
-            raise InputError(f"save: give a path ending in .html, .json, .csv, .md, .png or "
-                             f".svg, not {path.name!r}")
-        content = writer(suffix) if writer == self._figure else writer()
-        if isinstance(content, bytes):
-            write_bytes(path, content)
-        else:
-            write_text(path, content)
-        return path
+    def _svg(self) -> str | bytes:
+        return self._figure(".svg")
 
     def _figure(self, suffix: str) -> str | bytes:
         """The scores-and-intervals chart, as the page draws it."""

@@ -88,10 +88,11 @@ def open_output(path: str | os.PathLike[str], label: str | None = None) -> Itera
     Examples
     --------
     >>> with open_output("/dev/null") as out:
-    ...     pass
+    ...     pass  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: cannot write /dev/null: not a regular file (a character device); give a file path
+    leaderboard.errors.InputError: cannot write /dev/null: not a regular file (a character device); give a
+    file path
     """
     label = label or os.fspath(path)
     fd_stream = stream_of(path)

@@ -43,15 +43,21 @@ def not_entries(teams, values: np.ndarray, higher_is_better: bool | None,
     >>> mask, flag = not_entries(list("abcde") + ["Number of Mutants"], rows, True)
     >>> mask.tolist(), flag.teams
     ([False, False, False, False, False, True], ('Number of Mutants',))
-    >>> flag.message
-    "1 row is not an entry, most likely: 'Number of Mutants' (14,250) lies far outside the typical rows' scores (0.31 to 0.42): a count, a total or a metadata line among the results. It is set aside: not ranked, in no tier and not in the best set."
+    >>> print(flag.message)  # doctest: +NORMALIZE_WHITESPACE
+    1 row is not an entry, most likely: 'Number of Mutants' (14,250) lies far outside the typical rows' scores
+    (0.31 to 0.42): a count, a total or a metadata line among the results. It is set aside: not ranked, in no
+    tier and not in the best set.
     """
     teams = [str(t) for t in teams]
     values = np.asarray(values, dtype=float).reshape(len(teams), -1)
     mask = foreign_rows(values, higher_is_better)
     if not mask.any():
         return mask, None
-    low, high, _ = typical_range(values[~mask])
+    # the range of the rows kept; with fewer than FOREIGN_MIN_ROWS of them, the range the rows
+    # were judged by (over all rows: never None once foreign_rows found one outside it)
+    typical = typical_range(values[~mask]) or typical_range(values)
+    assert typical is not None
+    low, high, _ = typical
     shown = []
     for k in np.flatnonzero(mask)[:NAMES_SHOWN]:
         v = values[k][np.isfinite(values[k])]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.quick_args import quick
+
 # The tests import the checkout's own modules (and pytest rewrites each test module's asserts).
 # Where the environment sets PYTHONDONTWRITEBYTECODE, every worker and every run would compile
 # all of them from source again: about 6 s of CPU per process on the 2-core machine (issue 27).
@@ -81,7 +83,7 @@ def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hoo
 
 
 # --- the bundled examples, analysed once per session (issue 27) ----------------------------------
-EXAMPLE_QUICK = ("--draws", "200", "--replicates", "200")
+EXAMPLE_QUICK = ("--draws", "200", "--replicates", "200")   # --draws: scores only (quick())
 
 
 @pytest.fixture(scope="session")
@@ -100,7 +102,8 @@ def example_outputs(tmp_path_factory):
             files = {"html": out / "r.html", "json": out / "r.json", "csv": out / "t.csv",
                      "md": out / "t.md"}
             which = [] if kind == "scores" else [kind]
-            assert main(["analyze", "--example", *which, *EXAMPLE_QUICK, "--quiet",
+            argv = ["analyze", "--example", *which]   # --draws for the scores examples only
+            assert main([*argv, *quick(argv, *EXAMPLE_QUICK[1::2]), "--quiet",
                          "-o", str(files["html"]), "--json", str(files["json"]),
                          "--csv", str(files["csv"]), "--markdown", str(files["md"])]) == 0
             done[kind] = files

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -15,16 +16,33 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: A ``from leaderboard... import`` statement: its names, on one line or in parentheses.
+IMPORT = re.compile(r"^[ \t]*from[ \t]+leaderboard[\w.]*[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)", re.M)
+
+
 def private_imports(root: Path = ROOT) -> list[tuple[str, int, str, str]]:
     """``(importing module, line, module imported from, name)`` for every such import."""
     found = []
     for path in sorted((root / "leaderboard").rglob("*.py")):
         module = ".".join(path.relative_to(root).with_suffix("").parts)
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("leaderboard"):
-                found += [(module, node.lineno, node.module, alias.name) for alias in node.names
-                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+        found += [(module, line, source, name) for line, source, name in _imported(path)]
     return found
+
+
+def _imported(path: Path) -> list[tuple[int, str, str]]:
+    """``(line, module, name)`` of the file's private names imported from the package: its
+    import statements parsed alone (the whole file only when one does not parse on its own,
+    a comment with a parenthesis inside an import's parentheses)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        nodes = [(text.count("\n", 0, m.start()), node) for m in IMPORT.finditer(text)
+                 for node in ast.parse(m.group().strip()).body]
+    except SyntaxError:
+        nodes = [(0, node) for node in ast.walk(ast.parse(text))]
+    return [(offset + node.lineno, node.module or "", alias.name) for offset, node in nodes
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("leaderboard")
+            for alias in node.names
+            if alias.name.startswith("_") and not alias.name.startswith("__")]
 
 
 if __name__ == "__main__":

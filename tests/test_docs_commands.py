@@ -183,7 +183,7 @@ def _check_json(argv: list[str], path: Path) -> None:
     command, battles = argv[0], "--battles" in argv
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["version"] == __version__
-    assert data["mode"] == "battles" if battles else data["command"] == command
+    assert data["command"] == command and (not battles or data["mode"] == "battles")
     name = "battles" if battles else "plan_from" if "--from" in argv else command
     schema = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)

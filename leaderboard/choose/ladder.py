@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri   # norm.ppf(q) is ndtri(q), bit for bit, without scipy.stats
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, check_alpha
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def _ladder_iv(scores, sd_diff, alpha):
 
 
 def ladder_check(scores: np.ndarray, sd_diff: float | np.ndarray, higher_is_better: bool, *,
-                 alpha: float = 0.05) -> Ladder:
+                 alpha: float = DEFAULT_ALPHA) -> Ladder:
     """Replay a submission history with the Ladder's margin rule (Blum and Hardt 2015).
 
     Submission ``t`` is a real step when its public score beats the current ladder best ``b`` by

@@ -30,6 +30,7 @@ from scipy.special import ndtri   # norm.ppf(q) is ndtri(q), bit for bit, withou
 from leaderboard._threads import one_blas_thread
 from leaderboard.choose.posterior import Posterior, same_public_groups
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
+from leaderboard.params import DEFAULT_SEED
 
 STREAM = int(Stream.CHOOSE_PREDICTIVE)
 CHUNK_ELEMENTS = 1 << 22  # floats held at once in a chunk of draws (bounds the working memory)
@@ -150,10 +151,12 @@ def _block_sums(x: np.ndarray) -> np.ndarray:
 
 def _ordered_total(parts: list[np.ndarray]) -> np.ndarray:
     """Sum of per-block sums in block order (each part is (blocks, ...))."""
-    total = None
+    total: np.ndarray | None = None
     for part in parts:
         for row in part:
             total = row.copy() if total is None else total + row
+    if total is None:
+        raise ValueError("no blocks to total")   # draws >= BLOCK: never, by the callers' checks
     return total
 
 
@@ -235,7 +238,7 @@ def _distinguishable(posterior, oriented_mean, p_true_best, same, names):
 
 @one_blas_thread()
 def choose_pair(posterior: Posterior, private_cov: np.ndarray, higher_is_better: bool, *,
-                draws: int = 20000, seed: int = 0, margin: float | None = None,
+                draws: int = 20000, seed: int = DEFAULT_SEED, margin: float | None = None,
                 max_candidates: int = 60, names: Sequence[str] | None = None) -> Choice:
     """The pair of candidates to select for the private leaderboard, and how sure that choice is.
 

@@ -82,6 +82,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from leaderboard._threads import one_blas_thread
+from leaderboard.params import DEFAULT_ALPHA
 
 METHODS = ("bayes", "reml")
 RIDGE = 1e-9          # relative jitter added to the differences' noise eigenvalues (singular cov)
@@ -145,7 +146,7 @@ class Posterior:
     def n_candidates(self) -> int:
         return self.mean.size
 
-    def interval(self, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    def interval(self, alpha: float = DEFAULT_ALPHA) -> tuple[np.ndarray, np.ndarray]:
         """Equal-tailed ``1 - alpha`` normal intervals of the true scores, raw units."""
         z = ndtri(1 - alpha / 2)   # norm.ppf's own function, the same z without its 0.14 ms checks
         return self.mean - z * self.sd, self.mean + z * self.sd

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from leaderboard import __version__, limits
 from leaderboard.cli.common import (COMMANDS, Parser, add_debug, compile_notice_once,
                                     internal_error)
+from leaderboard.cli.given import GIVEN, given_options
 from leaderboard.cli.outputs import check_paths, prints_elsewhere, unencodable_escaped
 from leaderboard.errors import InputError
 from leaderboard.api_words import COMMAND_LINE
@@ -105,9 +106,13 @@ def entry() -> None:
 
 def _run(argv: list[str]) -> int:
     try:
-        args = build_parser(only=_command_named(argv) or "").parse_args(argv)
+        parser = build_parser(only=_command_named(argv) or "")
+        args = parser.parse_args(argv)
     except SystemExit as stop:  # a one-line usage error (2), or --help and --version (0)
         return stop.code if isinstance(stop.code, int) else 0
+    # what the user wrote, told apart from argparse's defaults: an option a mode does not read
+    # is refused even at its default value (leaderboard.cli.given)
+    setattr(args, GIVEN, given_options(parser, argv))
     debug = getattr(args, "debug", False)
     forget_files_read()   # what this run reads, no output may overwrite (write_output)
     on_command_line = COMMAND_LINE.set(True)   # errors name options, not keyword arguments
@@ -136,8 +141,8 @@ def _run(argv: list[str]) -> int:
     except Exception as error:  # noqa: BLE001 - the one top-level guard
         if debug:
             traceback.print_exc()
-        inputs = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
-        print(internal_error(error, inputs, debug), file=sys.stderr)
+        named = [str(getattr(args, name)) for name in _INPUTS if getattr(args, name, None)]
+        print(internal_error(error, named, debug), file=sys.stderr)
         return INTERNAL_ERROR
     finally:
         COMMAND_LINE.reset(on_command_line)

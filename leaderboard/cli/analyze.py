@@ -12,25 +12,27 @@ import sys
 from dataclasses import replace
 from functools import partial
 
-from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, N_MAX, ROWS,
+from leaderboard.cli.common import (COMMANDS, MetricHelp, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
-                                    add_seed, add_solution_columns, add_universe_options, count,
-                                    echo, real, universe_options, write_output)
+                                    add_parameter, add_solution_columns, add_universe_options,
+                                    echo, parsed_as, universe_options, write_output)
 from leaderboard.cli.battles import add_battles_options, run_battles
+from leaderboard.cli.given import analyze_mode, refuse_unread
 from leaderboard.cli.several import metric_names_given, run_several
 from leaderboard.cli.summary import summary
 from typing import TYPE_CHECKING
 
-from leaderboard.choices import (EXAMPLES, ITEM_FLAGS, ITEMS_FORMATS, ITEMS_POLICIES,
-                                 MISSING_INSTANCES, RESAMPLING)
+from leaderboard.choices import EXAMPLES, ITEM_FLAGS
 from leaderboard.errors import InputError, printable
 from leaderboard.options import (AnalyzeOptions, NoiseOptions, RankOptions, ReadOptions,
                                  SliceOptions)
 from leaderboard.tiers.methods import TIER_METHODS
-from leaderboard.safe_write import write_text
+from leaderboard.cli.outputs import text_writer
+from leaderboard.params import DEFAULT_TIERS
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.pipelines.run import Inputs
+    from leaderboard.api_battles import BattlesResult
     from leaderboard.pipelines.scores import Analysis
 
 
@@ -55,9 +57,7 @@ def add_parser(commands) -> None:
     run.add_argument("--score-col", help="column of scores (default: detected)")
     run.add_argument("--public-col", help="column of public-board scores")
     run.add_argument("--private-col", help="column of private-board scores")
-    run.add_argument("--split", choices=("private", "public"), default="private",
-                     help="with public and private scores (columns, or Usage in the solution), the "
-                          "one that ranks (default: private)")
+    add_parameter(run, "split")
     post = run.add_argument_group("post-mortem: public vs private (a board with both columns)")
     post.add_argument("--n-public", type=ROWS, help="rows of the public slice (the board teams saw)")
     post.add_argument("--n-private", type=ROWS, help="rows of the private slice (the final board)")
@@ -77,48 +77,25 @@ def add_parser(commands) -> None:
                        "lm-evaluation-harness sample logs (--log_samples), SWE-bench results, "
                        "HELM runs or Inspect logs (--items-format); analysed with the paired "
                        "bootstrap of items")
-    items.add_argument("--items-format", choices=ITEMS_FORMATS, default="auto",
-                       help="what --items is (default auto: recognised by its files): table "
-                            "(CSV/Parquet), harness (OUT/<model>/samples_*.jsonl), swebench (a "
-                            "folder of system folders: results/results.json, "
-                            "per_instance_details.json or logs/<id>/report.json), helm (a "
-                            "suite folder of runs with per_instance_stats.json), inspect (a "
-                            ".json or .eval log, or a folder of them)")
+    add_parameter(items, "items_format")
     items.add_argument("--instances", metavar="FILE", help="SWE-bench: the split's instance "
                        "ids (one per line, or a JSON list); needed when results.json lists "
                        "only the resolved ones")
-    items.add_argument("--missing-instances", choices=MISSING_INSTANCES, default="unresolved",
-                       help="SWE-bench: an instance a system has no result for counts as "
-                            "unresolved (the leaderboard's denominator, the default) or is "
-                            "left missing")
-    items.add_argument("--model-col", default="model", help="its model column (default model)")
-    items.add_argument("--item-col", default="item", help="its item column (default item)")
-    items.add_argument("--value-col", default="value", help="its per-item value: 0/1 "
-                       "correctness or a score (default value); for a benchmark's files, the "
-                       "harness metric, HELM stat (default exact_match) or Inspect scorer "
-                       "(scorer/key for a dictionary value) to read")
+    add_parameter(items, "missing_instances")
+    for name in ("model_col", "item_col", "value_col"):
+        add_parameter(items, name)
     items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
                        "resampled together; with --battles, battles of one cluster (prompt, "
                        "question, voter)")
     items.add_argument("--category-col", help="each item's category (subject, task): tiers "
                        "within each category and the macro mean over categories")
-    items.add_argument("--category-intervals", choices=("marginal", "simultaneous"),
-                       default="marginal", help="with --category-col, the per-category "
-                       "intervals the page shows: marginal (each holds with 1 - alpha / C; they "
-                       "do not all hold together) or simultaneous (all hold together with "
-                       "1 - alpha); the JSON has both (default marginal)")
+    add_parameter(items, "category_intervals")
     items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
                        "sample logs: the filter to read when they hold several")
     items.add_argument("--sample-col", help="several values per model and item (pass@1 from n "
                        "generations, repeated judge scores), one per sample: the item's mean is "
                        "the unit; the report says what the samples add to the noise")
-    items.add_argument("--items-policy", choices=ITEMS_POLICIES, default="common",
-                       help="models scored on different item sets: 'common' (default) keeps a "
-                       "complete table by dropping the items some model lacks or the models "
-                       "lacking some item, whichever keeps more (model, item) cells, and says "
-                       "which; 'drop-items' and 'drop-models' force one way; 'pairwise' scores "
-                       "each model on its own items and compares each pair on the items they "
-                       "share")
+    add_parameter(items, "items_policy")
     items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
                        "model with intervals from the scores' replicates, and the "
                        "cost-accuracy frontier")
@@ -133,15 +110,9 @@ def add_parser(commands) -> None:
     items.add_argument("--published-model-col", metavar="COL", help="--published: the column "
                        "naming the models (default: the column whose values name the most "
                        "models of the data, else model or the first)")
-    sub.add_argument("--resample", choices=RESAMPLING, default="plain",
-                     help="paired bootstrap of test rows: plain, stratified by class (fixed "
-                          "prevalence), grouped by --group-col, or poisson (independent "
-                          "Poisson(1) row weights, for massive test sets) (default: plain)")
-    sub.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
-                     help="bootstrap replicates; with scores only, the normal draws behind rank "
-                          "intervals, P(best) and stability, and (at most 1000) behind the "
-                          "correlation sweep (default 2000)")
-    sub.add_argument("--beta", type=real(0, 1e6), help="beta of the fbeta metrics, 0 or more "
+    add_parameter(sub, "resample")
+    add_parameter(sub, "replicates")
+    sub.add_argument("--beta", type=parsed_as("beta"), help="beta of the fbeta metrics, 0 or more "
                      "(default 1)")
     sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "
                      "predicted class, e.g. '0,1;5,0' (default: 0/1 costs, the error rate)")
@@ -149,22 +120,15 @@ def add_parser(commands) -> None:
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,
                            help="override the metric's direction")
     direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
-    run.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate of intervals and "
-                     "tiers (default 0.05)")
-    run.add_argument("--draws", type=count(100, DRAWS_MAX), default=2000, help="simulated test "
-                     "sets per score level (default 2000)")
-    add_seed(run)
-    run.add_argument("--correlation", type=_correlation, default="auto", help="correlation "
-                     "between entries' scores: a number at least 0 and below 1, or 'auto' (the "
-                     "default): estimated from the public/private pairs when the board has both "
-                     "scores and both slices' sizes, else 0 (independent, the conservative choice)")
+    for name in ("alpha", "draws", "seed"):
+        add_parameter(run, name)
+    add_parameter(run, "correlation", type=_correlation)
     ranks = run.add_argument_group("tiers and ranks")
-    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default="rank-sets",
+    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default=DEFAULT_TIERS,
                        help="how tiers are cut (default rank-sets): " + "; ".join(
                            f"{m.key}, {m.label}" for m in TIER_METHODS.values())
                        + " (the README's tier methods say what each guarantees)")
-    ranks.add_argument("--prizes", type=count(1, N_MAX), default=3, help="prize places: the "
-                       "report gives each entry's chance of finishing in the top PRIZES (default 3)")
+    add_parameter(ranks, "prizes")
     ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
                        "comma separated, e.g. medal lines '10,50'")
     run.add_argument("--exclude-flagged", type=_flag_words, default=(),
@@ -217,10 +181,12 @@ def _correlation(text: str) -> float | str:
     return value
 
 
-def run_analyze(args: argparse.Namespace) -> Analysis:
-    """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote."""
+def run_analyze(args: argparse.Namespace) -> Analysis | BattlesResult | list[Analysis]:
+    """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote (the
+    battles' result with ``--battles``, one analysis per metric with several ``--metric``)."""
     from leaderboard.report.vega import renderer
 
+    refuse_unread(args, analyze_mode(args))   # before anything is read or started
     renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
     if args.example == "battles":   # the bundled arena: --battles with the shipped file
         from leaderboard.resources import data_dir
@@ -250,8 +216,7 @@ def run_analyze(args: argparse.Namespace) -> Analysis:
         write_output(partial(write_json, result), args.json)
     for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):
         if path:
-            write_output(lambda p, text=text: write_text(p, text(result)),
-                         path)
+            write_output(text_writer(partial(text, result)), path)
     if not args.quiet:
         echo(summary(result, args.output, args.json, args.csv, args.markdown))
     return result

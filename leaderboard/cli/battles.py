@@ -3,27 +3,22 @@
 The options are added to ``analyze``'s parser; the run calls the Python API with them and
 writes the page and the JSON. Every option of ``analyze`` that battles mode does not read (a
 metric, a leaderboard file, submissions, per-item results, the engine, universes) is refused in
-one line when given a value other than its default, rather than ignored.
+one line, even at its default value, before this runs (:mod:`leaderboard.cli.given`).
 """
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from leaderboard.cli.common import echo, write_output
-from leaderboard.errors import InputError, printable
-from leaderboard.choices import DISCONNECTED
+from leaderboard.cli.common import add_parameter, echo, write_output
+from leaderboard.cli.outputs import text_writer
+from leaderboard.errors import printable
 from leaderboard.safe_write import write_text
 
-GROUPS_PRINTED = 5
-#: The options of ``analyze`` that battles mode reads (argparse destinations); any other given
-#: a value other than its default is refused
-APPLIES = frozenset({
-    "battles", "model_a_col", "model_b_col", "winner_col", "judge_col", "date_col",
-    "category_col", "cluster_col", "anchor", "anchor_rating", "disconnected", "alpha", "seed",
-    "replicates", "tiers", "prizes", "top_k", "output", "json", "csv", "markdown", "quiet",
-    "max_file_size", "max_name_length", "max_columns", "max_rows", "max_memory", "max_models",
-    "command", "debug"})
+if TYPE_CHECKING:
+    from leaderboard.api_battles import BattlesResult
 
+GROUPS_PRINTED = 5
 
 def add_battles_options(run: argparse.ArgumentParser) -> None:
     """The battles group of ``leaderboard analyze`` (``--category-col`` is shared with
@@ -33,30 +28,21 @@ def add_battles_options(run: argparse.ArgumentParser) -> None:
     group.add_argument("--battles", help="a CSV, Parquet or JSON-lines file of battles in "
                        "LMArena's layout: model_a, model_b, winner (model_a, model_b, tie or "
                        "tie (bothbad)); rated by a Bradley-Terry fit (see docs/battles.md)")
-    group.add_argument("--model-a-col", default="model_a", help="column of the first model "
-                       "(default model_a)")
-    group.add_argument("--model-b-col", default="model_b", help="column of the second model "
-                       "(default model_b)")
-    group.add_argument("--winner-col", default="winner", help="column of the outcome "
-                       "(default winner)")
+    for name in ("model_a_col", "model_b_col", "winner_col"):
+        add_parameter(group, name)
     group.add_argument("--judge-col", help="column of the voter or judge (found by name if "
                        "not given; shown, not modelled)")
     group.add_argument("--date-col", help="column of the date (found by name if not given)")
     group.add_argument("--anchor", help="a model whose rating is fixed at --anchor-rating "
                        "(default: the models' mean is)")
-    group.add_argument("--anchor-rating", type=float, default=1000.0,
-                       help="the anchor's rating (default 1000)")
-    group.add_argument("--disconnected", choices=DISCONNECTED, default="all",
-                       help="models in groups that never met: rate every group on its own, "
-                            "the one with the most battles first (all, the default), rate "
-                            "that one alone and name the others (largest), or refuse (error)")
+    add_parameter(group, "anchor_rating", type=float)   # out of range: the table's one line
+    add_parameter(group, "disconnected")
 
 
-def run_battles(args: argparse.Namespace):
+def run_battles(args: argparse.Namespace) -> BattlesResult:
     """Rate the battles, write the page (and the JSON), print a short summary."""
     from leaderboard.api_battles import analyze_battles
 
-    refuse_other_options(args)
     result = analyze_battles(args.battles, model_a_col=args.model_a_col,
                              model_b_col=args.model_b_col, winner_col=args.winner_col,
                              judge_col=args.judge_col, category_col=args.category_col,
@@ -71,7 +57,7 @@ def run_battles(args: argparse.Namespace):
     for path, text in ((args.json, result.to_json), (args.csv, result.to_csv),
                        (args.markdown, result.to_markdown)):
         if path:
-            write_output(lambda p, text=text: write_text(p, text()), path)
+            write_output(text_writer(text), path)
     if not args.quiet:
         echo(summary_lines(result.analysis) + f"\nreport: {args.output}" + "".join(
             f"\n{label}: {path}" for label, path in (
@@ -104,21 +90,3 @@ def summary_lines(analysis) -> str:
                 "differ only in case" in note:
             lines.append(f"note: {printable(note)}")
     return "\n".join(lines)
-
-
-def refuse_other_options(args: argparse.Namespace) -> None:
-    """One line, exit 2, for the first option given that battles mode would ignore."""
-    from leaderboard.cli import build_parser
-
-    parser = build_parser(only="analyze")
-    command = next(a for a in parser._actions if a.dest == "command").choices["analyze"]
-    for action in command._actions:
-        if action.dest in APPLIES or action.dest == "help":
-            continue
-        value = getattr(args, action.dest, action.default)
-        if isinstance(action, argparse._StoreConstAction) and value != action.const:
-            continue                  # one destination, several flags: the one given
-        if value != action.default:
-            flag = action.option_strings[-1] if action.option_strings else "FILE"
-            raise InputError(f"{flag} does not apply to --battles (an arena is rated from its "
-                             "battles alone, by a Bradley-Terry fit): drop it")

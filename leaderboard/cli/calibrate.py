@@ -13,7 +13,7 @@ import pandas as pd
 
 from leaderboard.params import check
 from leaderboard.studies.calibration import MODES, SCENARIOS, Design, default_designs, run_design
-from leaderboard.cli.common import COMMANDS, FRACTION, add_seed, count, echo, write_output
+from leaderboard.cli.common import COMMANDS, add_parameter, advance_by, count, echo, write_output
 from leaderboard.errors import InputError
 from leaderboard.progress import Progress
 from leaderboard.safe_write import write_text
@@ -40,8 +40,8 @@ def add_parser(commands) -> None:
                    "--competitions)")
     p.add_argument("--competitions", type=count(2, 1_000_000), help="competitions per cell (with "
                    "--entries)")
-    p.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate (default 0.05)")
-    add_seed(p)
+    for name in ("alpha", "seed"):
+        add_parameter(p, name, "calibrate")
     p.add_argument("--jobs", type=count(1, 256), default=1, help="cells run in parallel "
                    "processes (default 1; the numbers do not depend on it)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(run_one, d) for d in designs]
             for design, future in zip(designs, futures):
-                future.add_done_callback(lambda _f, n=design.competitions: progress.advance(n))
+                future.add_done_callback(advance_by(progress, design.competitions))
             rows = [f.result() for f in futures]
     progress.close()
     results = pd.DataFrame(rows)

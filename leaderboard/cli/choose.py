@@ -14,7 +14,7 @@ from functools import partial
 from leaderboard.pipelines.choose import ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
 from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
-                                    add_max_file_size, add_output_options, add_seed,
+                                    add_max_file_size, add_output_options, add_parameter,
                                     add_universe_options, count, echo, universe_options,
                                     write_output)
 from leaderboard.errors import InputError
@@ -49,20 +49,14 @@ def add_parser(commands) -> None:
                    "(default: the solution's private rows, else --n-public)")
     p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics, scores "
                    "only)")
-    p.add_argument("--correlation", type=CORRELATION, default=None, help="scores only: assumed "
-                   "correlation between two candidates' noise (default: measured from the "
-                   "predictions when there are some, else 0.9: a team's candidates share most "
-                   "of their predictions)")
+    add_parameter(p, "correlation", "choose", type=CORRELATION)
     direction = p.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True)
     direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
-    p.add_argument("--alpha", type=FRACTION, default=0.05, help="error rate of the intervals and "
-                   "the ladder's margin (default 0.05)")
-    p.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000, help="bootstrap "
-                   "replicates of the public rows (default 2000)")
-    p.add_argument("--draws", type=count(1000, DRAWS_MAX), default=20000, help="draws from the "
-                   "predictive distribution of the private scores (default 20000)")
-    add_seed(p)
+    for name in ("alpha", "replicates"):
+        add_parameter(p, name, "choose")
+    add_parameter(p, "draws", "choose", type=count(1000, DRAWS_MAX))
+    add_parameter(p, "seed", "choose")
     add_output_options(p, "choose.html")
     add_max_file_size(p)
     add_universe_options(p)

@@ -1,22 +1,27 @@
 """Pieces every command shares: the one-line-error parser, the option types that validate every
-value where it is parsed, the output and universe options, the terminal echo, and writing an
-output file."""
+value where it is parsed (:mod:`leaderboard.cli.option_types`, re-exported here), the output and
+universe options, the terminal echo, and writing an output file."""
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, NoReturn
 
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
                                               RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
 from leaderboard.options import universe_from
 from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size, parse_size
+from leaderboard.cli.option_types import (CORRELATION, FRACTION, ROWS, add_parameter,  # noqa: F401
+                                          count, number_list, parsed_as, real, size)
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
+
+if TYPE_CHECKING:
+    from leaderboard.progress import Progress
 
 #: Each command's one-line help, in ``leaderboard --help``'s order. The module of the same name
 #: in this package defines its options and runs it; ``--help`` and every other command's run list
@@ -40,7 +45,7 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line and exit status 2, worded like every input
     error: ``leaderboard: error: --seed must be ...``."""
 
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
 
 
@@ -67,116 +72,6 @@ def option_message(message: str, prog: str) -> str:
     """argparse's message as one printable line, worded like every input error."""
     message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
     return f"{printable(message)} (see {prog} --help)"
-
-
-def count(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: a whole number in ``[low, high]``, else a one-line error.
-
-    Examples
-    --------
-    >>> count(0, 9)("7")
-    7
-    >>> count(2, 9)("-1")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be at least 2 and at most 9 (a whole number), got '-1'
-    """
-    interval = Interval(int, low, high)   # the words and bounds of the API's table
-
-    def parse(text: str) -> int:
-        try:
-            number = float(text)
-        except ValueError:
-            raise ValueError(text) from None  # argparse: "invalid int value: 'x'"
-        if not math.isfinite(number) or not number.is_integer():
-            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
-        value = int(text) if text.strip().lstrip("+-").isdigit() else int(number)
-        if not interval.contains(value):
-            raise argparse.ArgumentTypeError(f"must be {interval.words()}, got {text!r}")
-        return value
-    parse.__name__ = "int"
-    return parse
-
-
-def real(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-         high_open: bool = False) -> Callable[[str], float]:
-    """An argparse type: a finite number within the bounds (open or closed), else one line.
-
-    Examples
-    --------
-    >>> real(0, 1, low_open=True, high_open=True)("0.2")
-    0.2
-    >>> real(0, 1, low_open=True, high_open=True)("nan")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be strictly between 0 and 1, got 'nan'
-    """
-    interval = Interval(float, low, high, low_open, high_open)   # as the API's table says it
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not interval.contains(value):
-            raise argparse.ArgumentTypeError(f"must be {interval.words()}, got {text!r}")
-        return value
-    parse.__name__ = "number"
-    return parse
-
-
-def number_list(item: Callable[[str], object], percent: bool = False) -> Callable[[str], str]:
-    """An argparse type: a comma-separated list whose every item passes ``item`` (a type above);
-    the text is kept as given (commands parse it again to build their cases)."""
-    def parse(text: str) -> str:
-        parts = [p.strip() for p in text.split(",")]
-        if not parts or not all(parts):
-            raise argparse.ArgumentTypeError(f"give comma-separated values, got {text!r}")
-        for part in parts:
-            value = str(float(part[:-1]) / 100) if percent and part.endswith("%") and \
-                _is_float(part[:-1]) else part
-            try:
-                item(value)
-            except argparse.ArgumentTypeError as err:
-                words = str(err).split(", got")[0]
-                raise argparse.ArgumentTypeError(words if words.startswith("'") else
-                                                 f"{part!r} {words}") from None
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"{part!r} is not a number") from None
-        return text
-    parse.__name__ = "list"
-    return parse
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def size(text: str) -> int:
-    """An argparse type: a file size such as ``500M`` or ``2G``, from 1K to 1T."""
-    try:
-        value = parse_size(text)
-    except ValueError:
-        value = -1
-    if not 2 ** 10 <= value <= 2 ** 40:
-        raise argparse.ArgumentTypeError(f"must be a size from 1K to 1T such as 500M or 2G, got "
-                                         f"{text!r}")
-    return value
-
-
-SEED = count(0, SEED_MAX)
-ROWS = count(2, N_MAX)
-FRACTION = real(0, 1, low_open=True, high_open=True)
-CORRELATION = real(0, 1, high_open=True)
-
-
-def add_seed(parser: argparse.ArgumentParser, help_text: str = "random seed (default 0)") -> None:
-    """``--seed``: a whole number from 0 to 2^32 - 1."""
-    parser.add_argument("--seed", type=SEED, default=0, help=help_text)
 
 
 def add_max_file_size(parser: argparse.ArgumentParser) -> None:
@@ -218,6 +113,12 @@ def add_debug(parser: argparse.ArgumentParser) -> None:
     """``--debug``: an unexpected error shows its traceback (it is one line otherwise)."""
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the traceback of an unexpected error (exit status 70)")
+
+
+def advance_by(progress: Progress, steps: int) -> Callable[[object], None]:
+    """A future's done-callback that advances ``progress`` by ``steps`` (bound here, for each
+    future, rather than to a loop's variable)."""
+    return lambda _future: progress.advance(steps)
 
 
 def echo(text: str) -> None:
@@ -280,9 +181,9 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                             "for mean Dice and IoU (the largest noise a mean of [0, 1] values can "
                             "have), multiclass with --classes, residuals for regression; linspace "
                             "is the seed articles' AUC universe)")
-    group.add_argument("--classes", type=count(2, 1000), help="multi-class: number of classes, "
+    group.add_argument("--classes", type=parsed_as("classes"), help="multi-class: number of classes, "
                        "equally common")
-    group.add_argument("--class-shares", type=number_list(real(0, 1, low_open=True)),
+    group.add_argument("--class-shares", type=number_list(parsed_as("class_shares")),
                        help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
     group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
                        help="regression: distribution of the residuals (default t, with --df 3: "
@@ -291,17 +192,16 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                             "narrower intervals that hold only for normal residuals). Unstated, a "
                             "board with public and private scores and both slices' sizes reads "
                             "its noise from their gaps instead")
-    group.add_argument("--df", type=real(MIN_DF, 1e6), default=DEFAULT_DF,
+    group.add_argument("--df", type=parsed_as("df"), default=DEFAULT_DF,
                        help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
                             f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
-    group.add_argument("--kurtosis", type=real(1, 1e6),
+    group.add_argument("--kurtosis", type=parsed_as("kurtosis"),
                        help="regression: the residuals' kurtosis, if known (from a validation "
                             "set: 3 for normal residuals, more for heavier tails); sets the "
                             "residuals' shape instead of --residuals and --df, and narrows a "
                             "verdict that otherwise depends on the tails")
-    group.add_argument("--threshold", type=FRACTION, default=0.5, help="binary label metrics: "
-                       "probability at which a row is predicted positive (default 0.5)")
-    group.add_argument("--spread", type=real(0, 1e3, low_open=True), help="binormal universe, "
+    add_parameter(group, "threshold")
+    group.add_argument("--spread", type=parsed_as("spread"), help="binormal universe, "
                        "AUC, Gini and average "
                        "precision: the minority class's score SD over the majority's (default 2, "
                        "the noisiest real-model shape of the noise study; 1: equal SDs)")
@@ -367,7 +267,7 @@ def add_engine_options(parser) -> None:
     group = parser.add_argument_group("where the work runs (submissions mode; needs the dask "
                                       "extra: pip install \"leaderboard[dask]\")")
     where = group.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=count(1, 1024), help="start a local Dask cluster of N "
+    where.add_argument("--workers", type=parsed_as("workers"), help="start a local Dask cluster of N "
                        "worker processes and split the submissions among them (the numbers are "
                        "the same as without it)")
     where.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler "

@@ -15,11 +15,10 @@ argparse -> :func:`~leaderboard.pipelines.compare.gate_options` ->
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, add_max_file_size, add_seed,
-                                    add_solution_columns, count, echo, write_output, wrote)
+from leaderboard.cli.common import (COMMANDS, add_max_file_size, add_parameter,
+                                    add_solution_columns, echo, write_output, wrote)
 from leaderboard.errors import printable
 from leaderboard.pipelines.compare import Gate, gate_options, one_mode, run_compare
 from leaderboard.safe_write import write_text
@@ -35,19 +34,13 @@ def add_parser(commands) -> None:
     p.add_argument("--solution", help="solution CSV (id, target, optional Usage)")
     p.add_argument("--items", help="per-item results: one row per model and item")
     p.add_argument("--metric", help="the metric (default: mean with --items)")
-    p.add_argument("--split", choices=("private", "public"),
-                   help="solution rows compared on, by Usage (default private; every row when "
-                        "the solution has no Usage)")
+    add_parameter(p, "split", "compare")
     add_solution_columns(p)
-    p.add_argument("--model-col", help="--items: model column (default model)")
-    p.add_argument("--item-col", help="--items: item column (default item)")
-    p.add_argument("--value-col", help="--items: value column (default value)")
+    for name in ("model_col", "item_col", "value_col"):
+        add_parameter(p, name, "compare")
     p.add_argument("--cluster-col", help="--items: items of one cluster resampled together")
-    p.add_argument("--alpha", type=FRACTION, default=0.05, help="level of the one-sided test "
-                   "(default 0.05)")
-    p.add_argument("--replicates", type=count(100, DRAWS_MAX), default=2000,
-                   help="bootstrap replicates (default 2000)")
-    add_seed(p)
+    for name in ("alpha", "replicates", "seed"):
+        add_parameter(p, name, "compare")
     p.add_argument("--allow-perfect", action="store_true", help="let the gate pass when an entry "
                    "scores perfectly while the other does not (by default that is flagged as a "
                    "likely leak of the solution and the gate does not pass)")
@@ -59,7 +52,7 @@ def add_parser(commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare; print and write the result; return 0 (shown better) or 1 (not)."""
-    from leaderboard.report.compare_report import gate_json, gate_markdown, gate_verdict
+    from leaderboard.report.compare_report import gate_json_text, gate_markdown, gate_verdict
 
     one_mode(args.solution, args.items)
     options = gate_options(
@@ -85,11 +78,8 @@ def run(args: argparse.Namespace) -> int:
         text = gate_markdown(gate)
         write_output(lambda p: write_text(p, text), args.markdown)
     if args.json:
-        from leaderboard import __version__
-
-        data = gate_json(gate, __version__)
-        write_output(lambda p: write_text(p, json.dumps(data, indent=2, allow_nan=False)
-                                             + "\n"), args.json)
+        text_json = gate_json_text(gate)
+        write_output(lambda p: write_text(p, text_json), args.json)
     if not args.quiet and (args.markdown or args.json):
         echo(wrote((args.markdown, args.json)))
     return SHOWN_BETTER if gate.better else NOT_SHOWN

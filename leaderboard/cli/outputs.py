@@ -17,7 +17,7 @@ from contextlib import contextmanager, redirect_stdout
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import refuse_special_output
-from leaderboard.safe_write import stream_of
+from leaderboard.safe_write import stream_of, write_text
 
 
 def check_paths(outputs: Iterable[tuple[str, str | None]],
@@ -39,10 +39,11 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
     Traceback (most recent call last):
     ...
     leaderboard.errors.InputError: -o and --json name the same file (./r.html); give two paths
-    >>> check_paths([("-o", "/dev/null")], [])
+    >>> check_paths([("-o", "/dev/null")], [])  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: cannot write -o /dev/null: not a regular file (a character device); give a file path
+    leaderboard.errors.InputError: cannot write -o /dev/null: not a regular file (a character
+    device); give a file path
     """
     seen: dict[object, str] = {}
     sources = [p for p in inputs if p]
@@ -170,3 +171,20 @@ def write_output(writer: Callable[[str], object], path: str) -> None:
         writer(path)
     except OSError as error:
         raise InputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def text_writer(make: Callable[[], str]) -> Callable[[str], None]:
+    """A ``writer`` for :func:`write_output` that writes the text ``make()`` returns, made when
+    the file is written (one per export, bound here rather than to a loop's variable).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.md")
+    >>> write_output(text_writer(lambda: "| a |\\n"), path)
+    >>> open(path, encoding="utf-8").read()
+    '| a |\\n'
+    """
+    def write(path: str) -> None:
+        write_text(path, make())
+    return write

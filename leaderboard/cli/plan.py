@@ -13,9 +13,9 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from leaderboard.api_plan import PLAN_DRAWS, Plan, plan
-from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
-                                    add_seed, add_universe_options, count, echo, real, write_output)
+from leaderboard.api_plan import Plan, plan
+from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, FRACTION, ROWS,
+                                    add_parameter, add_universe_options, echo, parsed_as, write_output)
 from leaderboard.cli.plan_from import FROM_ONLY, add_from_options, run_from
 from leaderboard.errors import InputError
 from leaderboard.noise.spread import TYPICAL_CORRELATION
@@ -31,16 +31,15 @@ def add_parser(commands) -> None:
                     "sd_diff(n), checked by simulation.")
     p.add_argument("--metric", help=MetricHelp("the metric: {metrics} (required, but with "
                                                "--from per-item results or battles)"))
-    p.add_argument("--score", type=real(), help="true score of the weaker entry (required "
+    p.add_argument("--score", type=parsed_as("score"), help="true score of the weaker entry (required "
                    "without --from)")
     p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics)")
-    p.add_argument("--delta", type=real(0, low_open=True), help="difference in true score to "
+    p.add_argument("--delta", type=parsed_as("delta"), help="difference in true score to "
                    "detect (the better entry is --score + delta in the metric's better direction)")
     p.add_argument("--n-test", type=ROWS, help="rows in the test set: gives its minimum detectable "
                    "difference")
-    p.add_argument("--alpha", type=FRACTION, default=0.05, help="two-sided test level (default 0.05)")
-    p.add_argument("--power", type=FRACTION, default=0.8, help="chance of detecting the difference "
-                   "(default 0.8)")
+    for name in ("alpha", "power"):
+        add_parameter(p, name, "plan")
     p.add_argument("--public-fraction", type=FRACTION, help="share of the test rows that score the "
                    "public board, e.g. 0.3")
     p.add_argument("--correlation", type=CORRELATION,
@@ -48,9 +47,8 @@ def add_parser(commands) -> None:
                    f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a typical "
                    "measured value; the answer for independent entries, 0, is given too; with "
                    "--from a board of scores, as analyze: estimated, else 0)")
-    p.add_argument("--draws", type=count(100, DRAWS_MAX), default=PLAN_DRAWS, help="simulated "
-                   f"test sets per score level (default {PLAN_DRAWS})")
-    add_seed(p)
+    for name in ("draws", "seed"):
+        add_parameter(p, name, "plan")
     p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--quiet", action="store_true", help="no progress bar, and no terminal output "

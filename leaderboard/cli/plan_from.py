@@ -14,7 +14,7 @@ import json
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli.common import count, echo, write_output, wrote
+from leaderboard.cli.common import count, echo, parsed_as, write_output, wrote
 from leaderboard.errors import InputError
 
 #: analyze's options that ``plan --from`` reads the board with (their ``dest``).
@@ -42,19 +42,22 @@ def add_from_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--separate", type=count(1, 10 ** 6), help="k of the second question: "
                        "how many units until the current top k each stand alone in tiers 1 to k "
                        "(default 3)")
-    group.add_argument("--boards", type=count(20, 100_000), help="simulated boards per size "
+    group.add_argument("--boards", type=parsed_as("boards"), help="simulated boards per size "
                        "(default 200; a share's Monte Carlo SE is about sqrt(0.16 / boards) at "
                        "0.8)")
     throwaway = argparse.ArgumentParser(add_help=False)
-    analyze.add_parser(throwaway.add_subparsers())
-    source = throwaway._subparsers._group_actions[0].choices["analyze"]   # noqa: SLF001
+    commands = throwaway.add_subparsers()
+    analyze.add_parser(commands)
+    source = commands.choices["analyze"]
     reading = parser.add_argument_group("reading the --from board (as analyze; see analyze "
                                         "--help)")
+    formatter = argparse.HelpFormatter(parser.prog)
     for action in source._actions:   # noqa: SLF001 - argparse keeps no public list
         if action.dest in READING:
             mine = copy.copy(action)
             mine.default = None           # given or not: analyze's default fills it later
-            mine.help = (action.help or "") + " (with --from)"
+            shown = formatter._expand_help(action) if action.help else ""   # noqa: SLF001
+            mine.help = shown.replace("%", "%%") + " (with --from)"   # analyze's default, said
             reading._add_action(mine)     # noqa: SLF001
 
 

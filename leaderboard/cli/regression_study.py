@@ -13,7 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli.common import write_output
+from leaderboard.cli.common import advance_by, write_output
 from leaderboard.progress import Progress
 from leaderboard.resources import data_dir
 from leaderboard.safe_write import write_text
@@ -56,7 +56,7 @@ def run_cells(designs: list, run_one, label: str, args: argparse.Namespace) -> l
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
             futures = [pool.submit(run_one, d) for d in designs]
             for design, future in zip(designs, futures):
-                future.add_done_callback(lambda _f, n=design.competitions: progress.advance(n))
+                future.add_done_callback(advance_by(progress, design.competitions))
             rows = [f.result() for f in futures]
     progress.close()
     return rows

@@ -31,11 +31,10 @@ def run(args: argparse.Namespace) -> dict:
     quick = args.quick
     # --quick is a smoke run of every step (its tables are never quoted): one small cell, and
     # the fewest draws the noise models take
-    cells = ((1000, 0.1),) if quick else None
     progress = Progress("noise study", quiet=args.quiet)
     progress.start(1)
-    study = auc_study(**({"cells": cells, "aucs": (0.85,), "draws": 100,
-                          "universe_draws": 100} if quick else {}), seed=args.seed)
+    study = (auc_study(cells=((1000, 0.1),), aucs=(0.85,), draws=100, universe_draws=100,
+                       seed=args.seed) if quick else auc_study(seed=args.seed))
     progress.advance()
     progress.close()
     designs = default_board_designs(quick=quick)

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import argparse
 import copy
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from leaderboard.cli.common import echo, write_output
 from leaderboard.cli.summary import summary
 from leaderboard.errors import InputError
 from leaderboard.safe_write import write_text
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.scores import Analysis
 
 
 def metric_names_given(text: str | None) -> list[str]:
@@ -21,7 +26,8 @@ def metric_names_given(text: str | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def run_several(args: argparse.Namespace, analyse) -> list:
+def run_several(args: argparse.Namespace,
+                analyse: Callable[[argparse.Namespace], Analysis]) -> list[Analysis]:
     """Analyse once per metric with ``analyse(args)``; write one page, one JSON; returns them."""
     from leaderboard.metrics import get_metric   # the registry imports every metric's code
     from leaderboard.report.several import json_text, render_several

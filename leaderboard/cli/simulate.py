@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Callable
+from typing import TypeVar
 
 from leaderboard.api_plan import simulate
 from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, ROWS,
-                                    add_output_options, add_seed, add_universe_options, count, echo,
+                                    add_output_options, add_parameter, add_universe_options, count, echo,
                                     number_list, real, write_output)
 from leaderboard.errors import InputError
 from leaderboard.noise.universe_options import DEFAULT_DF, DEFAULT_RESIDUALS
 from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
                                             DRAWS, GRID_DRAWS, Experiment)
+
+N = TypeVar("N", int, float)
 
 
 def _csv(values) -> str:
@@ -44,33 +48,37 @@ def add_parser(commands) -> None:
                    "not given takes the seeds' values (27 cases for AUC)")
     p.add_argument("--draws", type=count(100, DRAWS_MAX), help="simulated test sets per case "
                    f"(default {DRAWS:,}; {GRID_DRAWS:,} with --grid, which has many cases)")
-    add_seed(p, "random seed (default 0); the same seed gives the same numbers, and a case the "
-                "same numbers alone as in a grid")
+    add_parameter(p, "seed", "simulate")
     add_output_options(p, "simulate.html")
     add_universe_options(p)
 
 
-def _list(text: str | None, option: str, kind) -> list | None:
-    """A comma-separated option as numbers (percent signs allowed for prevalence), or None."""
+def _list(text: str | None, option: str, value: Callable[[str], N], what: str) -> list[N] | None:
+    """A comma-separated option as numbers, each read by ``value`` (``what`` names what a bad one
+    is not), or None."""
     if text is None:
         return None
-    values = []
+    values: list[N] = []
     for item in text.split(","):
         item = item.strip()
         try:
-            if kind is int:
-                number = float(item)
-                if number != int(number):
-                    raise ValueError
-                values.append(int(number))
-            elif item.endswith("%") and option == "--prevalence":
-                values.append(float(item[:-1]) / 100)
-            else:
-                values.append(float(item))
+            values.append(value(item))
         except (ValueError, OverflowError):
-            raise InputError(f"{option} {text!r}: {item!r} is not "
-                             f"{'a whole number' if kind is int else 'a number'}") from None
+            raise InputError(f"{option} {text!r}: {item!r} is not {what}") from None
     return values
+
+
+def _whole(item: str) -> int:
+    """A whole number, written as one (``5000``, ``5e3``)."""
+    number = float(item)
+    if number != int(number):
+        raise ValueError
+    return int(number)
+
+
+def _share(item: str) -> float:
+    """A share, percent sign allowed (``20%`` is 0.2)."""
+    return float(item[:-1]) / 100 if item.endswith("%") else float(item)
 
 
 def command_line(args: argparse.Namespace) -> str:
@@ -111,9 +119,10 @@ def run(args: argparse.Namespace) -> Experiment:
                                  ("--n-test", args.n_test, "1000,5000,10000")):
         if value is None and not args.grid:   # said in the command's words, not the API's
             raise InputError(f"{option} is required (or --grid for the seeds' {seeds})")
-    experiment = simulate(metric=args.metric, scores=_list(args.score, "--score", float),
-                          n_tests=_list(args.n_test, "--n-test", int),
-                          prevalences=_list(args.prevalence, "--prevalence", float),
+    experiment = simulate(metric=args.metric,
+                          scores=_list(args.score, "--score", float, "a number"),
+                          n_tests=_list(args.n_test, "--n-test", _whole, "a whole number"),
+                          prevalences=_list(args.prevalence, "--prevalence", _share, "a number"),
                           grid=args.grid, draws=args.draws, seed=args.seed,
                           universe=args.universe, classes=args.classes,
                           class_shares=args.class_shares, residuals=args.residuals, df=args.df,

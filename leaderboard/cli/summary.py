@@ -56,8 +56,9 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     lines = [f"{board.source}: {len(table)} entries ranked by {board.score_column} "
              f"({settings.metric.label}, {direction} is better)"]
     lines += [f"flag: {printable(f.message)}" for f in result.flags]
-    if result.d95 is not None:
-        level = result.leader_distribution.true_score
+    leader = result.leader_distribution    # there whenever d95 is (the model's or bootstrap's)
+    if result.d95 is not None and leader is not None:
+        level = leader.true_score
         where = (f"{level:.6g}, the middle of the leader's interval"
                  if result.noise is not None and result.noise.leader_at_middle
                  else f"the leader's score {table['score'].iloc[0]:.6g}")
@@ -75,8 +76,9 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
                          f"{spread['rho']:.3g} ({spread['kind']}): {spread['correlated']:.4g}")
         if result.correlation is not None:
             lines.append(f"correlation between entries: {result.correlation.fact()}")
-        if getattr(result, "tails", None) is not None:
-            lines.append(f"residuals' tails: {result.tails.fact()}")
+        tails = getattr(result, "tails", None)
+        if tails is not None:
+            lines.append(f"residuals' tails: {tails.fact()}")
     sk = result.shakeup
     if sk is not None:
         from leaderboard.report.numbers import number
@@ -84,7 +86,7 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
 
         line = (f"public vs private: Spearman {number(sk.stats.spearman, '.2f')}, entries "
                 f"moved {pct(sk.stats.mean_abs_rank_change)} of the board on average")
-        if sk.baseline is not None:
+        if sk.baseline is not None and sk.overfit is not None:   # made together
             cover = sk.compared if sk.compared is not None else sk.stats
             over = ("" if cover is sk.stats else
                     f" over the {cover.n_entries:,} of {sk.stats.n_entries:,} entries whose noise "
@@ -96,16 +98,40 @@ def summary(result: Analysis, html_path: str | None = None, json_path: str | Non
     if result.tiers is None and result.notes:
         lines.append(result.notes[0])  # why there are no intervals
     if result.submissions is not None:
-        files = result.submissions.files
-        bad = [f for f in files if f.status == "rejected"]
-        what = "models" if result.submissions.layout == "items" else "submission files"
-        lines.append(f"{what}: {len(files):,} found, {len(table):,} scored, "
-                     f"{len(bad):,} rejected" + (f" (first: {printable(bad[0].file)}: "
-                                                  f"{printable(bad[0].reason)})" if bad else ""))
+        lines.append(files_line(result.submissions, len(table)))
     if result.costs is not None:   # --cost-col: the decision, in the page's own sentence
         from leaderboard.report.benchmark_text import costs_context
 
-        lines.append("cost: " + printable(costs_context(result, lambda x: f"{x:.4g}")["answer"]))
+        context = costs_context(result, lambda x: f"{x:.4g}")
+        if context is not None:
+            lines.append("cost: " + printable(context["answer"]))
     if any((html_path, json_path, *more_paths)):
         lines.append(wrote((html_path, json_path, *more_paths)))
     return "\n".join(lines)
+
+
+def files_line(submissions, scored: int) -> str:
+    """The account of the models (or submission files): found, scored, rejected, set aside;
+    files of the folder that are not results (a SWE-bench system's metadata.yaml) are counted
+    apart, never as models found.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as F
+    >>> files = [F(status="ok", file="a"), F(status="ok", file="b"),
+    ...          F(status="skipped", file="a/metadata.yaml", reason="not the results read")]
+    >>> files_line(F(files=files, layout="items"), 2)
+    'models: 2 found, 2 scored, 0 rejected; 1 other file skipped (not the results read)'
+    """
+    files = submissions.files
+    skipped = [f for f in files if f.status == "skipped"]
+    bad = [f for f in files if f.status == "rejected"]
+    aside = sum(f.status == "set aside" for f in files)
+    what = "models" if submissions.layout == "items" else "submission files"
+    line = (f"{what}: {len(files) - len(skipped):,} found, {scored:,} scored, {len(bad):,} "
+            "rejected" + (f" (first: {printable(bad[0].file)}: {printable(bad[0].reason)})"
+                          if bad else "") + (f", {aside:,} set aside" if aside else ""))
+    if skipped:
+        line += (f"; {len(skipped):,} other file{'s' if len(skipped) > 1 else ''} skipped "
+                 f"({printable(skipped[0].reason)})")
+    return line

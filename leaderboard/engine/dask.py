@@ -67,7 +67,7 @@ class DaskEngine:
                 reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
                 raise InputError(f"--scheduler {scheduler}: cannot connect ({reason[:160]})") \
                     from None
-        else:
+        elif workers is not None:   # exactly one of the two is given (checked above)
             check_workers(int(workers))
             self._cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1,
                                                      processes=True, dashboard_address=None)

@@ -91,7 +91,7 @@ def _read(sock: socket.socket, size: int, deadline: float, shown: str, timeout: 
                 raise TimeoutError
             sock.settimeout(left)
             chunk = sock.recv(min(size - len(data), 65536))
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:   # socket.timeout is TimeoutError since Python 3.10
             raise InputError(f"--scheduler {shown}: connected, but no Dask answer within "
                              f"{timeout:g} s (not a Dask scheduler, or not answering)") from None
         except OSError as err:

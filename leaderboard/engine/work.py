@@ -26,7 +26,7 @@ import numpy as np
 
 from leaderboard.errors import processing
 from leaderboard.metrics.base import Metric, RowMean
-from leaderboard.noise.bootstrap import _Plan, replicate_scores
+from leaderboard.noise.bootstrap import ResamplingPlan, replicate_scores
 from leaderboard.ingest.submissions.files import SubmissionFile, read_one
 from leaderboard.ingest.submissions.find import Found, close_archives
 from leaderboard.ingest.submissions.identical import digest
@@ -54,7 +54,7 @@ class Split:
     name: str
     rows: np.ndarray
     y: np.ndarray
-    resampling: _Plan | None
+    resampling: ResamplingPlan | None
     stream: int
     flips: bool = False
     keep: bool = False
@@ -133,6 +133,7 @@ def run_batch(job: Job, first: int, items: Sequence[Found | SubmissionFile]) -> 
 def _read(job: Job, item: Found | SubmissionFile) -> tuple:
     if isinstance(item, SubmissionFile):   # already in memory (per-item results, the API)
         return item.status, item.reason, item.rows, item.prediction
+    assert job.plan is not None   # None only when every entry is already in memory
     with processing(f"{job.source}: {item.file}"):
         _, status, reason, rows, prediction = read_one(item, job.plan, job.solution)
     return status, reason, rows, prediction
@@ -203,11 +204,14 @@ def mean_direction(metric: Metric, higher_is_better: bool) -> bool:
     >>> mean_direction(get_metric("zero_one_loss"), False)
     True
     """
-    probe = np.asarray(metric.impl.transform(np.array([0.25, 0.75])), dtype=float)
+    impl = metric.impl
+    if not isinstance(impl, RowMean):   # sign flips exist only for means of per-row values
+        raise TypeError(f"{metric.name} is not a mean of per-row values")
+    probe = np.asarray(impl.transform(np.array([0.25, 0.75])), dtype=float)
     return higher_is_better if probe[1] >= probe[0] else not higher_is_better
 
 
-def _flip_draws(prepared, plan: _Plan, job: Job, n: int, scored: list[int]):
+def _flip_draws(prepared, plan: ResamplingPlan, job: Job, n: int, scored: list[int]):
     """Sign-flip draws (n, R) and per-unit totals (n, units) of the scored entries, NaN
     elsewhere; the totals None when too large to return (:data:`TOTALS_CAP`)."""
     from leaderboard.tiers.sign_flips import flip_means, unit_totals

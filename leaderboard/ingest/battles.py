@@ -272,7 +272,8 @@ def grouping_columns(raw: pd.DataFrame, exclude: set[str]) -> tuple[tuple[str, i
     """Columns that group the battles like clusters without being declared: from
     :data:`MIN_GROUPS` to ``battles / 2`` distinct values (two battles a group on average; a
     column of nearly unique labels, such as a text or an id, groups nothing; a column of a few
-    values, such as a flag or a language, is a stratum, not a cluster). Battles on one prompt, or by one voter,
+    values, such as a flag or a language, is a stratum, not a cluster). Battles on one prompt, or by one
+    voter,
     are often related; resampling them one by one then understates the noise (on Arena-Hard's
     judge battles, question-clustered intervals are wider: docs/battles.md).
 

@@ -236,7 +236,7 @@ def _zstd_member(data: bytes, info: zipfile.ZipInfo, budget: Budget) -> bytes:
 
 
 def _first_scorer(logs: list[tuple[Path, dict, list]]) -> str:
-    for file, header, samples in logs:
+    for _, _, samples in logs:
         for sample in samples:
             scores = sample.get("scores") if isinstance(sample, dict) else None
             if isinstance(scores, dict) and scores:

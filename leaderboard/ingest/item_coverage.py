@@ -18,7 +18,7 @@ import pandas as pd
 
 from leaderboard.choices import ITEMS_POLICIES
 from leaderboard.errors import InputError
-from leaderboard.ingest.item_sets import NAMED
+from leaderboard.ingest.item_sets import NAMED, SampleSpread
 from leaderboard.ingest.toolkit.messages import show
 
 

@@ -246,9 +246,11 @@ def require_binary(raw: pd.DataFrame, column: str, values: np.ndarray, metric: s
     --------
     >>> raw = pd.DataFrame({"value": ["1", "0.5"]}, index=[2, 3])
     >>> require_binary(raw, "value", np.array([1.0, 0.5]), "accuracy", "r.csv")
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: r.csv:3: column 'value': --metric accuracy is the mean of 0/1 values; '0.5' is neither (1 such row); give --metric mean for partial credit
+    leaderboard.errors.InputError: r.csv:3: column 'value': --metric accuracy is the mean of 0/1 values; '0.5'
+    is neither (1 such row); give --metric mean for partial credit
     """
     bad = (values != 0) & (values != 1)
     if bad.any():

@@ -83,10 +83,10 @@ def items_from_table(raw: pd.DataFrame, source: str, *, model_col: str, item_col
     found = grouping_columns(raw, i_code, len(items),
                              exclude={c for c in (model, item, value, cluster, category, target,
                                                   sample) if c})
-    truth = (column_numbers(raw.loc[~pd.Index(i_code).duplicated()], target, source,
-                      allow_missing=False).to_numpy()
-             if target else None)
+    truth: np.ndarray | None = None
     if target:   # one truth per item, checked like clusters, then in the items' order
+        truth = column_numbers(raw.loc[~pd.Index(i_code).duplicated()], target, source,
+                               allow_missing=False).to_numpy()
         _per_item(raw, target, "target", i_code, items, source)
         whole = np.all(truth == np.round(truth)) and np.all(np.abs(truth) < 2.0 ** 53)
         truth = truth.astype(np.int64) if whole else truth

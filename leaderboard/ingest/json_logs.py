@@ -11,6 +11,7 @@ import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypeVar, overload
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import Unreadable, format_size, read_file
@@ -39,10 +40,11 @@ def parse_json(data: bytes, source: str, row: int | None = None, *,
     ...
     leaderboard.errors.InputError: results.json: not JSON (Expecting value at line 1)
     >>> parse_json(b'{"a__b-1": {"resolved": true},\\n "a__b-1": {"resolved": false}}', "d.json",
-    ...            unique_keys=True)
+    ...            unique_keys=True)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: d.json: the key a__b-1 is given twice in one object, with different values; which one holds is ambiguous
+    leaderboard.errors.InputError: d.json: the key a__b-1 is given twice in one object, with different values;
+    which one holds is ambiguous
     """
     if not memory_checked:
         check_memory(data, source)
@@ -91,9 +93,11 @@ def parse_json_lines(data: bytes, source: str) -> Iterator[tuple[int, object]]:
     >>> list(parse_json_lines('{"a": "x\\u2028y"}\\r\\n\\n[1]\\n'.encode(), "log.jsonl"))
     [(1, {'a': 'x\\u2028y'}), (3, [1])]
     >>> list(parse_json_lines(b'{"a": 1}\\n{"a": ' + b"9" * 5000 + b"}\\n", "log.jsonl"))
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: log.jsonl:2: not a JSON line (Exceeds the limit (4300 digits) for integer string conversion: value has 5000 di)
+    leaderboard.errors.InputError: log.jsonl:2: not a JSON line (Exceeds the limit (4300 digits) for integer
+    string conversion: value has 5000 di)
     """
     check_memory(data, source)
     for line, text in enumerate(decode_utf8(data, source, "JSON").split("\n"), start=1):
@@ -137,10 +141,11 @@ def check_memory(data: bytes, source: str, needed: int | None = None) -> None:
     Examples
     --------
     >>> check_memory(b"[" + b"[]," * 1000 + b"[]]", "x.json")
-    >>> check_memory(b"", "x.json", 5 * 2 ** 30)
+    >>> check_memory(b"", "x.json", 5 * 2 ** 30)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: x.json: its JSON would take about 5G of memory once parsed, over the cap of 4G; raise --max-memory if the file is genuine
+    leaderboard.errors.InputError: x.json: its JSON would take about 5G of memory once parsed, over the cap of
+    4G; raise --max-memory if the file is genuine
     """
     from leaderboard import limits
 
@@ -170,8 +175,18 @@ def load_json(path: Path, max_bytes: int, *, unique_keys: bool = False) -> objec
     return parse_json(data, str(path), unique_keys=unique_keys)
 
 
+_T = TypeVar("_T")
+_U = TypeVar("_U")
+
+
+@overload
+def expect(value: object, kind: type[_T], what: str, source: str,
+           row: int | None = None) -> _T: ...
+@overload
+def expect(value: object, kind: tuple[type[_T], type[_U]], what: str, source: str,
+           row: int | None = None) -> _T | _U: ...
 def expect(value: object, kind: type | tuple[type, ...], what: str, source: str,
-           row: int | None = None) -> object:
+           row: int | None = None) -> Any:
     """``value`` when it is a ``kind``; else an InputError saying what ``what`` should be.
 
     Examples
@@ -223,7 +238,8 @@ def _kind(value: object) -> str:
         return text if len(text) <= 20 else text[:20] + "..."
     if isinstance(value, str):
         return f"the text {show(value[:40])}"
-    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "a list"}
+    return names.get(type(value), type(value).__name__)
 
 
 def entries(folder: Path) -> list[os.DirEntry]:

@@ -204,7 +204,7 @@ def _read_kaggle(raw: pd.DataFrame, source: str, higher_is_better: bool) -> Lead
                             "score": best["score"].to_numpy(dtype=float),
                             "line": best["line"].to_numpy(dtype=int)})
     superseded = np.setdiff1d(raw.index.to_numpy(), entries["line"].to_numpy())
-    dropped = ()
+    dropped: tuple[DroppedRows, ...] = ()
     if len(superseded):
         dropped = (DroppedRows("superseded by the team's better submission", len(superseded),
                                tuple(int(x) for x in superseded[:_MAX_LINES])),)
@@ -220,6 +220,7 @@ def _read_table(raw: pd.DataFrame, source: str, team_col: str | None, score_col:
     public = find_column(raw, public_col, PUBLIC_COLUMNS, None, "--public-col", source)
     private = find_column(raw, private_col, PRIVATE_COLUMNS, None, "--private-col", source)
     chosen_split = None
+    score: str | None
     if score_col is not None:
         score = find_column(raw, score_col, (), "score", "--score-col", source)
         if public and private and score in (public, private):
@@ -252,8 +253,10 @@ def _no_team_column(raw: pd.DataFrame) -> str:
 
     Examples
     --------
-    >>> _no_team_column(pd.DataFrame(columns=["rank", "score"]))  # doctest: +ELLIPSIS
-    "no team column: name it one of team, ..., entry or give --team-col; columns in the file: rank, score (to name the entries by 'rank': --team-col 'rank')"
+    >>> print(_no_team_column(pd.DataFrame(columns=["rank", "score"])))
+    ... # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
+    no team column: name it one of team, ..., entry or give --team-col; columns in the file: rank, score (to
+    name the entries by 'rank': --team-col 'rank')
     """
     scores = set(SCORE_COLUMNS + PUBLIC_COLUMNS + PRIVATE_COLUMNS)
     other = [c for c in raw.columns if str(c).strip().lower() not in scores and str(c).strip()]

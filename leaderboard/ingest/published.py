@@ -90,10 +90,11 @@ def read_published(path: str | os.PathLike[str] | InMemory,
     >>> pub.models, pub.values.tolist()[:2], pub.repeated     # z is not in the data
     (('a', 'b', 'z'), [0.528, 0.41], (('z', 2),))
     >>> _ = p.write_text("model,published\\na,high\\n")
-    >>> read_published(p, known={"a"})  # doctest: +ELLIPSIS
+    >>> read_published(p, known={"a"})  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: ...pub.csv:2: column 'published': published score 'high' of model a is not a number
+    leaderboard.errors.InputError: ...pub.csv:2: column 'published': published score 'high' of model a is not
+    a number
     """
     source = path.source if isinstance(path, InMemory) else str(path)
     board, raw = None, None
@@ -189,6 +190,7 @@ def _model_column(raw: pd.DataFrame, given: str | None, known: Collection[str],
 def _score_column(raw: pd.DataFrame, given: str | None, model: str, source: str) -> str:
     """The published score's column (see the module docstring)."""
     columns = list(raw.columns)
+    score: str | None
     if given is not None:
         score = find_column(raw, given, (), "published score", "--published-col", source)
     else:

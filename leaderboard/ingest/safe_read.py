@@ -137,10 +137,11 @@ def refuse_special_output(path: str | os.PathLike[str], label: str) -> None:
 
     Examples
     --------
-    >>> refuse_special_output("/dev/null", "--json /dev/null")
+    >>> refuse_special_output("/dev/null", "--json /dev/null")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: cannot write --json /dev/null: not a regular file (a character device); give a file path
+    leaderboard.errors.InputError: cannot write --json /dev/null: not a regular file (a character device);
+    give a file path
     """
     from leaderboard.errors import InputError
 
@@ -233,9 +234,10 @@ class Budget:
     >>> budget = Budget(packed=100 * 2 ** 10, max_bytes=256 * 2 ** 20)
     >>> format_size(budget.left)
     '16M'
-    >>> print(str(budget.refusal()).replace(" (the", "\\n(the"))
+    >>> print(str(budget.refusal()).replace(" (the", "\\n(the"))  # doctest: +NORMALIZE_WHITESPACE
     expands to more than 16M from 100K compressed
-    (the cap: 100 times the compressed size, at least 16M): refused as a likely decompression bomb; raise --max-expansion if the file is genuine
+    (the cap: 100 times the compressed size, at least 16M): refused as a likely decompression bomb; raise
+    --max-expansion if the file is genuine
     """
 
     def __init__(self, packed: int, max_bytes: int) -> None:
@@ -274,8 +276,9 @@ def capped_read(stream, max_bytes: int | Budget, words: str = "decompresses to m
     """Everything ``stream`` holds, read in chunks, refused once it passes ``max_bytes`` (a
     size: ``words`` say what passed it) or what a :class:`Budget` has left (spent as read)."""
     budget = max_bytes if isinstance(max_bytes, Budget) else None
-    limit = budget.left if budget is not None else max_bytes
-    chunks, total = [], 0
+    limit = max_bytes.left if isinstance(max_bytes, Budget) else max_bytes
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = stream.read(min(_CHUNK, limit + 1 - total))
         if not chunk:

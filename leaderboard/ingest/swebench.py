@@ -133,7 +133,8 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
                          file=str(folder))
     split = (_instance_list(instances, max_bytes) if instances is not None
              else _union(systems))
-    rows, notes = [], []
+    rows: list[tuple[str, ...]] = []
+    notes: list[str] = []
     known = set(split)
     for system in systems:
         stray = [i for i in [*system.resolved, *system.no_logs] if i not in known]
@@ -154,7 +155,8 @@ def read_swebench(folder: Path, *, instances: str | None = None, missing: str = 
                 continue
             else:
                 value = False
-            row = (clean_text(system.name), clean_text(item), "1" if value else "0", _repo(item))
+            row: tuple[str, ...] = (clean_text(system.name), clean_text(item), "1" if value else "0",
+                                    _repo(item))
             if cost_key is not None:
                 row += (_cost(system, item, cost_key),)
             rows.append(row)
@@ -359,6 +361,7 @@ def _note(system: _System, split: list[str], missing: str) -> str | None:
 def _cost(system: _System, instance: str, key: str) -> str:
     """An instance's ``key`` in its details record as text (blank with no record: the items
     reader of costs then names the instance); one that is not a number is refused."""
+    assert system.records is not None   # the caller refused --cost-col without details
     record = system.records.get(instance)
     if record is None:
         return ""

@@ -22,9 +22,11 @@ def one_verdict(lists: dict[str, list[str]], source: str) -> None:
     --------
     >>> one_verdict({"resolved_ids": ["a__b-1"], "unresolved_ids": ["a__b-2"]}, "r.json")
     >>> one_verdict({"resolved_ids": ["a__b-1"], "unresolved_ids": ["a__b-1"]}, "r.json")
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: r.json: instance a__b-1 is in 'resolved_ids' and in 'unresolved_ids': the report contradicts itself
+    leaderboard.errors.InputError: r.json: instance a__b-1 is in 'resolved_ids' and in 'unresolved_ids': the
+    report contradicts itself
     """
     seen: dict[str, str] = {}
     for key, ids in lists.items():

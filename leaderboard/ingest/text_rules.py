@@ -27,10 +27,11 @@ def decode_utf8(data: bytes, source: str, what: str = "text") -> str:
     --------
     >>> decode_utf8(b"\\xef\\xbb\\xbfa__b-1\\n", "ids.txt")
     'a__b-1\\n'
-    >>> decode_utf8(b'{"a": 1}\\n{"b": "\\xff"}\\n', "log.jsonl", "JSON")
+    >>> decode_utf8(b'{"a": 1}\\n{"b": "\\xff"}\\n', "log.jsonl", "JSON")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: log.jsonl:2: not UTF-8 JSON (byte 0xff); every JSON file is UTF-8: re-save it as UTF-8
+    leaderboard.errors.InputError: log.jsonl:2: not UTF-8 JSON (byte 0xff); every JSON file is UTF-8: re-save
+    it as UTF-8
     """
     try:
         return data.decode("utf-8-sig")

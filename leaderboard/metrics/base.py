@@ -136,14 +136,14 @@ class RowSums(MetricImpl):
         entry = sums[:, n_shared:].reshape(len(sums), n_entries, k).transpose(1, 0, 2)
         return np.asarray(self.finalize(sums[:, :n_shared], entry), dtype=float)
 
-    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> _SumsPlan:
+    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> SumsPlan:
         blocks = self._features(y_true, preds)
         k = blocks[1].shape[1] if len(blocks) > 1 else 0
         # Point sums in full precision, one column at a time (independent of the other columns).
         point_sums = np.concatenate([block.sum(axis=0) for block in blocks])[None, :]
-        return _SumsPlan(exact_columns(blocks), point_sums, blocks[0].shape[1], k)
+        return SumsPlan(exact_columns(blocks), point_sums, blocks[0].shape[1], k)
 
-    def evaluate(self, prepared: _SumsPlan, weights: np.ndarray) -> np.ndarray:
+    def evaluate(self, prepared: SumsPlan, weights: np.ndarray) -> np.ndarray:
         """Scores under ``weights``: a dense array, or a scipy.sparse matrix of row counts (a
         simulated test set much smaller than its universe touches few rows)."""
         if hasattr(weights, "tocsr"):
@@ -153,13 +153,14 @@ class RowSums(MetricImpl):
             sums = _dense_product(weights, prepared.features)
         return self._finalize_sums(sums, prepared.n_shared, prepared.k)
 
-    def evaluate_each(self, prepared: _SumsPlan, weights: np.ndarray) -> np.ndarray:
+    def evaluate_each(self, prepared: SumsPlan, weights: np.ndarray) -> np.ndarray:
         """Scores ``(E,)`` under one dense weight vector, each column's sum taken on its own.
 
         The same scores as ``evaluate(prepared, weights[None, :])[:, 0]`` up to the order of the
         additions, but an entry's score no longer depends on which entries share the call: BLAS
         adds a ``(1, n) @ (n, c)`` product in an order that depends on ``c``, and real (not
-        integer) weights are not summed exactly; here each column is summed pairwise by numpy. A calibrated universe's truth sums this way, so
+        integer) weights are not summed exactly; here each column is summed pairwise by numpy. A calibrated
+        universe's truth sums this way, so
         that a model's true score is the same alone or among others.
 
         Examples
@@ -180,13 +181,16 @@ class RowSums(MetricImpl):
         return self._finalize_sums(sums[None, :], prepared.n_shared, prepared.k)[:, 0]
 
     def point(self, prepared: Any, n_rows: int) -> np.ndarray:
-        if not isinstance(prepared, _SumsPlan):   # a subclass that wraps its own plan
+        if not isinstance(prepared, SumsPlan):   # a subclass that wraps its own plan
             return super().point(prepared, n_rows)
         return self._finalize_sums(prepared.point_sums, prepared.n_shared, prepared.k)[:, 0]
 
 
 @dataclass(frozen=True)
-class _SumsPlan:
+class SumsPlan:
+    """What :meth:`RowSums.prepare` gives :meth:`RowSums.evaluate`: the rows' feature columns
+    and their unweighted sums."""
+
     features: np.ndarray    # (n, columns), Fortran order, rounded by exact_columns
     point_sums: np.ndarray  # (1, columns): unweighted sums of the unrounded columns
     n_shared: int

@@ -20,7 +20,7 @@ from functools import partial
 
 import numpy as np
 
-from leaderboard.metrics.base import Metric, RowMean, RowSums
+from leaderboard.metrics.base import Metric, RowMean, RowSums, SumsPlan
 from leaderboard.metrics.confusion import (AVERAGES, AgreementCounts, ConfusionMetric, Encoded,
                                            PrecisionRecallF, as_labels, class_sum, encode,
                                            label_pair, need_one_label_per_row, one_hot)
@@ -288,7 +288,7 @@ class ExpectedCost(RowMean):
                 raise ValueError("costs must be finite")
             self.costs = matrix
 
-    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> tuple:
+    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> SumsPlan:
         encoded = encode(y_true, preds)
         need_one_label_per_row(encoded, "expected cost")
         return super().prepare(*self._cost_codes(encoded))
@@ -341,6 +341,7 @@ def _prf_metrics() -> tuple[Metric, ...]:
                            f"{name}_score_{average}")
                 if average == "samples":
                     aliases += (f"sample_{name}", f"{name}_sample")
+            options: tuple[str, ...]
             if name == "fbeta":
                 factory, options = partial(PrecisionRecallF, measure, average), ("beta",)
             else:

@@ -39,9 +39,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from leaderboard._jit import njit
 
 from leaderboard.metrics.base import Metric, MetricImpl
@@ -49,7 +51,7 @@ from leaderboard.metrics.base import Metric, MetricImpl
 _EPS = np.finfo(np.float64).eps
 
 
-def _codes(labels: Sequence[object], name: str) -> tuple[np.ndarray, int]:
+def _codes(labels: ArrayLike, name: str) -> tuple[np.ndarray, int]:
     """Labels as integer codes ``0..K-1`` (any hashable ids) and ``K``."""
     values = np.asarray(labels)
     if values.ndim == 2 and values.shape[1] == 1:
@@ -72,7 +74,7 @@ class _Layout:
     cell, class segment and cluster segment of each entry.
     """
 
-    onehot: object                    # scipy.sparse.csr_array (cells, n): 1 where row n falls in the cell
+    onehot: Any                       # scipy.sparse.csr_array (cells, n): 1 where row n falls in the cell
     cell_entry: np.ndarray
     cell_class: np.ndarray            # class segment of each cell
     cell_cluster: np.ndarray          # cluster segment of each cell
@@ -86,12 +88,16 @@ class _Layout:
     entry_clusters: np.ndarray
 
 
-def _layout(y_true: Sequence[object], preds: Sequence[Sequence[object]]) -> _Layout:
+def _layout(y_true: ArrayLike, preds: Sequence[ArrayLike]) -> _Layout:
     truth, n_classes = _codes(y_true, "y_true")
     n = len(truth)
     if n == 0:
         raise ValueError("clustering metrics need at least one row")
-    cell_rows, cell_class, cell_cluster, entry_cells, entry_clusters = [], [], [], [], []
+    cell_rows: list[np.ndarray] = []
+    class_parts: list[np.ndarray] = []
+    cluster_parts: list[np.ndarray] = []
+    entry_cells: list[int] = []
+    entry_clusters: list[int] = []
     n_cells = n_cluster_segments = 0
     for e, y_pred in enumerate(preds):
         clusters, n_clusters = _codes(y_pred, "y_pred")
@@ -101,14 +107,14 @@ def _layout(y_true: Sequence[object], preds: Sequence[Sequence[object]]) -> _Lay
         entry_cells.append(n_cells)
         entry_clusters.append(n_cluster_segments)
         cell_rows.append(n_cells + row_cell)
-        cell_class.append(e * n_classes + cells // n_clusters)
-        cell_cluster.append(n_cluster_segments + cells % n_clusters)
+        class_parts.append(e * n_classes + cells // n_clusters)
+        cluster_parts.append(n_cluster_segments + cells % n_clusters)
         n_cells += len(cells)
         n_cluster_segments += n_clusters
     n_entries = len(entry_cells)
     rows = np.concatenate(cell_rows) if cell_rows else np.empty(0, dtype=np.int64)
-    cell_class = np.concatenate(cell_class) if cell_class else np.empty(0, dtype=np.int64)
-    cell_cluster = np.concatenate(cell_cluster) if cell_cluster else np.empty(0, dtype=np.int64)
+    cell_class = np.concatenate(class_parts) if class_parts else np.empty(0, dtype=np.int64)
+    cell_cluster = np.concatenate(cluster_parts) if cluster_parts else np.empty(0, dtype=np.int64)
     from scipy import sparse   # here: the registry imports this module on every run (issue 41)
 
     onehot = sparse.csr_array((np.ones(len(rows)), (rows, np.tile(np.arange(n), n_entries))),
@@ -332,7 +338,7 @@ class _ContingencyScore(MetricImpl):
     def __init__(self, statistic: str) -> None:
         self.statistic = statistic
 
-    def prepare(self, y_true: Sequence[object], preds: Sequence[Sequence[object]]) -> _Layout:
+    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> _Layout:
         return _layout(y_true, preds)
 
     def evaluate(self, prepared: _Layout, weights: np.ndarray) -> np.ndarray:

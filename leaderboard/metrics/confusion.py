@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.metrics.base import MetricImpl, RowMean, RowSums
+from leaderboard.metrics.base import MetricImpl, RowMean, RowSums, SumsPlan
 
 AVERAGES = ("binary", "micro", "macro", "weighted", "samples")
 MEASURES = ("precision", "recall", "f")
@@ -351,10 +351,15 @@ class AgreementCounts(RowSums):
             columns.append(((y_true - y_pred).astype(float) ** 2)[:, None])
         return np.hstack(columns)
 
-    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> tuple:
+    # The plan wraps RowSums' own with the rows (qwk redoes a NaN score from its confusion
+    # matrix): a narrower contract than RowSums', used only through MetricImpl's (evaluate,
+    # point); the one caller of evaluate_each checks that evaluate is RowSums' own first.
+    def prepare(self, y_true: np.ndarray,  # type: ignore[override]
+                preds: Sequence[np.ndarray]) -> tuple[SumsPlan, np.ndarray, list[np.ndarray]]:
         return super().prepare(y_true, preds), y_true, list(preds)
 
-    def evaluate(self, prepared: tuple, weights: np.ndarray) -> np.ndarray:
+    def evaluate(self, prepared: tuple[SumsPlan, np.ndarray, list[np.ndarray]],  # type: ignore[override]
+                 weights: np.ndarray) -> np.ndarray:
         plan, y_true, preds = prepared
         if not hasattr(weights, "tocsr"):   # a scipy.sparse matrix of counts stays sparse
             weights = np.asarray(weights, dtype=float)

@@ -79,7 +79,8 @@ class _Prepared:
     pairs: tuple[tuple[int, int], ...] = ()   # one-vs-one class pairs
 
 
-def _concat(streams: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+def _concat(streams: Sequence[tuple[np.ndarray, ...]]
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Concatenate (rows, codes[, values]) streams; returns the arrays and the start offsets."""
     lengths = [len(s[0]) for s in streams]
     starts = np.zeros(len(streams) + 1, dtype=np.int64)
@@ -304,7 +305,8 @@ class _LorenzRatio(MetricImpl):
     def __init__(self, binary_only: bool) -> None:
         self._binary_only = binary_only
 
-    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> tuple[str, object]:
+    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]
+                ) -> tuple[str, _Prepared | tuple[_Prepared, np.ndarray]]:
         y, arrays, _ = _scores(y_true, preds, matrix_ok=False)
         target = y.astype(float)
         binary = bool(np.all((target == 0) | (target == 1)))
@@ -325,11 +327,12 @@ class _LorenzRatio(MetricImpl):
         rows, codes, starts, values = _concat(streams)
         return "lorenz", (_Prepared(len(y), labels, 2, rows, codes, starts, 1, values), target)
 
-    def evaluate(self, prepared: tuple[str, object], weights: np.ndarray) -> np.ndarray:
-        how, data = prepared
-        if how == "auc":
+    def evaluate(self, prepared: tuple[str, _Prepared | tuple[_Prepared, np.ndarray]],
+                 weights: np.ndarray) -> np.ndarray:
+        _, data = prepared
+        if isinstance(data, _Prepared):   # "auc": a 0/1 target, through the AUC
             return 2.0 * _RocAUC().evaluate(data, weights) - 1.0
-        p, target = data
+        p, target = data   # "lorenz": the streams and the target
         weights = _check_weights(weights, p.n)
         curve = _k.lorenz_sums(weights, p.rows, p.codes, p.values, p.starts,
                                _k.tile_prototype(weights))                     # (S, R)

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from leaderboard.metrics.base import Metric, RowMean
+from leaderboard.metrics.base import Metric, RowMean, SumsPlan
 
 
 def _items(value: object) -> list[str]:
@@ -48,13 +48,13 @@ def _items(value: object) -> list[str]:
     return [str(value)]                   # a single item, e.g. an integer id
 
 
-def _rows(column: Sequence[object], name: str) -> list[list[str]]:
+def _rows(column: Sequence[object] | np.ndarray, name: str) -> list[list[str]]:
     if isinstance(column, (str, bytes)) or not hasattr(column, "__len__"):
         raise ValueError(f"{name} must hold one list of items per row")
     return [_items(value) for value in column]
 
 
-def _hits(truth: list[frozenset[str]], predicted: list[list[str]], k: int) -> np.ndarray:
+def _hits(truth: np.ndarray, predicted: list[list[str]], k: int) -> np.ndarray:
     """``(n, k)`` 0/1 matrix: whether the item at each of the first k positions is a new hit."""
     hits = np.zeros((len(truth), k))
     for i, (relevant, items) in enumerate(zip(truth, predicted)):
@@ -76,12 +76,16 @@ class _ListMean(RowMean):
             raise ValueError(f"k must be a positive integer, got {k!r}")
         self.k = int(k)
 
-    def prepare(self, y_true: Sequence[object], preds: Sequence[Sequence[object]]):
-        # Parse the truth once for every entry; entry_features then receive the parsed sets.
-        truth = [frozenset(items) for items in _rows(y_true, "y_true")]
+    def prepare(self, y_true: np.ndarray, preds: Sequence[np.ndarray]) -> SumsPlan:
+        # Parse the truth once for every entry; entry_features then receive the parsed sets
+        # (one frozenset per row, in an object array: the rows' type that RowSums passes on).
+        rows = _rows(y_true, "y_true")
+        truth = np.empty(len(rows), dtype=object)
+        truth[:] = [frozenset(items) for items in rows]
         return super().prepare(truth, preds)
 
-    def row_values(self, y_true: list[frozenset[str]], y_pred: Sequence[object]) -> np.ndarray:
+    def row_values(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        """The per-row score; ``y_true``: the rows' frozensets of relevant items (prepare's)."""
         predicted = _rows(y_pred, "y_pred")
         if len(predicted) != len(y_true):
             raise ValueError(f"y_true has {len(y_true)} rows but y_pred has {len(predicted)}")

@@ -36,8 +36,9 @@ from leaderboard.metrics.base import MetricImpl
 from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
-    RESAMPLING, ROW_BLOCK, STREAM, _Plan, count_block, poisson_one, poisson_weights, resampling,
+    RESAMPLING, ROW_BLOCK, STREAM, ResamplingPlan, count_block, poisson_one, poisson_weights, resampling,
     weight_block)
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_RESAMPLE, DEFAULT_SEED
 
 if TYPE_CHECKING:
     from leaderboard.noise.model import ScoreDistribution
@@ -82,7 +83,7 @@ class BootstrapResult:
         """Replicates per entry on which the metric was undefined (NaN)."""
         return np.isnan(self.replicates).sum(axis=1)
 
-    def percentile_interval(self, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    def percentile_interval(self, alpha: float = DEFAULT_ALPHA) -> tuple[np.ndarray, np.ndarray]:
         """Percentile intervals: the ``alpha/2`` and ``1 - alpha/2`` quantiles of the replicates.
 
         The percentile interval never leaves the metric's range and does not change if the metric is
@@ -150,8 +151,9 @@ def too_few_units(units: int, what: str, minimum: int | None = None) -> str | No
 
     Examples
     --------
-    >>> too_few_units(2, "item")
-    'only 2 items: the paired bootstrap needs at least 10 to give intervals that mean anything (with 3, a nominal 95% interval covers the truth about half the time); add items or compare them with an exact test'
+    >>> print(too_few_units(2, "item"))  # doctest: +NORMALIZE_WHITESPACE
+    only 2 items: the paired bootstrap needs at least 10 to give intervals that mean anything (with 3, a
+    nominal 95% interval covers the truth about half the time); add items or compare them with an exact test
     >>> too_few_units(50, "item") is None
     True
     >>> too_few_units(6, "cluster") is None   # the t(G-1) correction carries 6 clusters
@@ -179,7 +181,8 @@ def replicate_batch(batch: int | None, n_rows: int, whole_blocks: bool = True) -
 
 
 def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.ndarray], *,
-                     replicates: int = 2000, seed: int = 0, resample: str = "plain",
+                     replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+                     resample: str = DEFAULT_RESAMPLE,
                      strata: np.ndarray | None = None, groups: np.ndarray | None = None,
                      batch: int | None = None, entries_per_pass: int | None = None,
                      stream: int = STREAM, progress=None) -> BootstrapResult:
@@ -269,7 +272,7 @@ def paired_bootstrap(impl: MetricImpl, y_true: np.ndarray, preds: Sequence[np.nd
                            n_rows=n, n_units=n_units, seed=int(seed))
 
 
-def replicate_scores(impl: MetricImpl, prepared, plan: _Plan, replicates: int, seed: int,
+def replicate_scores(impl: MetricImpl, prepared, plan: ResamplingPlan, replicates: int, seed: int,
                      stream: int = STREAM, batch: int | None = None,
                      progress=None) -> np.ndarray:
     """Scores ``(E, replicates)`` of entries already prepared (``impl.prepare``) on every

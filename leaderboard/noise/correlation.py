@@ -89,6 +89,7 @@ import numpy as np
 from scipy.special import gammaincinv
 
 from leaderboard.confidence import confidence_label
+from leaderboard.params import DEFAULT_ALPHA
 
 CLIP = (0.0, 0.99)   # correlations the comparisons may assume (0.99: never a perfect copy)
 RANK_TOL = 1e-9      # singular values below this share of the largest span no direction
@@ -142,7 +143,7 @@ class CorrelationEstimate:
 
 
 def estimate_correlation(public: np.ndarray, private: np.ndarray, sd_public: np.ndarray,
-                         sd_private: np.ndarray, *, alpha: float = 0.05,
+                         sd_private: np.ndarray, *, alpha: float = DEFAULT_ALPHA,
                          distinct: bool = False) -> CorrelationEstimate:
     """Estimate the equal correlation between entries' errors from their public/private gaps.
 
@@ -287,19 +288,27 @@ class CorrelationChoice:
     def estimated(self) -> bool:
         return self.source.startswith("estimated")
 
+    def _estimate(self) -> CorrelationEstimate:
+        """The estimate behind an estimated correlation (always given with one)."""
+        if self.estimate is None or self.low is None or self.high is None:
+            raise ValueError("an estimated correlation needs its estimate and interval")
+        return self.estimate
+
     def _interval(self) -> str:
         """The interval for the words, rounded outward to three decimals so that the value used
         (its lower end, rounded down) never prints below the interval's printed lower end."""
+        if self.low is None or self.high is None:
+            raise ValueError("no interval: the correlation was not estimated")
         return (f"{math.floor(self.low * 1000) / 1000:.3f}\u2013"
                 f"{math.ceil(self.high * 1000) / 1000:.3f}")
 
     def fact(self) -> str:
         """The value for the report's "What was analysed" facts."""
         if self.estimated and self.high == 0:
-            return (f"0, estimated from {self.estimate.n_pairs:,} public/private pairs: their gaps "
+            return (f"0, estimated from {self._estimate().n_pairs:,} public/private pairs: their gaps "
                     "spread at least as much as independent entries' noise")
         if self.estimated:
-            e = self.estimate
+            e = self._estimate()
             return (f"{self.used:.3g}, the lower end of the {_conf(e.alpha)} interval "
                     f"{self._interval()} (estimate {self.value:.3g}), estimated "
                     f"from {e.n_pairs:,} public/private pairs")
@@ -310,12 +319,12 @@ class CorrelationChoice:
     def note(self) -> str:
         """The report's note on the correlation the comparisons assumed."""
         if self.estimated:
-            e = self.estimate
+            e = self._estimate()
             text = (f"Comparisons assume a correlation of {self.used:.3g} between entries' scores: "
                     f"the lower end of the {_conf(e.alpha)} interval {self._interval()} "
                     f"(estimate {self.value:.3g}) estimated from the spread of "
                     f"{e.n_pairs:,} entries' public-minus-private gaps (--correlation auto). "
-                    if self.high > 0 else
+                    if self.high is not None and self.high > 0 else
                     "Comparisons assume each entry's score moves independently (correlation 0): "
                     f"the public-minus-private gaps of {e.n_pairs:,} entries spread at least as "
                     "much as independent entries' noise would make them (--correlation auto). ")
@@ -347,7 +356,7 @@ class CorrelationChoice:
     def how_to_read(self) -> str:
         """The report's "How to read" paragraph on the correlation assumption."""
         if self.estimated:
-            e = self.estimate
+            e = self._estimate()
             return ("Entries scored on one shared test set move together, so their differences "
                     "are less noisy than their scores. This board has public and private scores "
                     "on disjoint slices, which measures how much: each entry's public-minus-private "

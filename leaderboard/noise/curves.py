@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_RESAMPLE, check_alpha
 from leaderboard.noise._curve_kernels import walk
 from leaderboard.noise.weights import STREAM, count_block, resampling
 from leaderboard.noise.rng import BLOCK
@@ -175,9 +175,9 @@ def _curves_iv(y, preds, replicates, alpha):
 
 
 def resampled_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: int,
-                     seed: int, resample: str = "plain", strata: np.ndarray | None = None,
+                     seed: int, resample: str = DEFAULT_RESAMPLE, strata: np.ndarray | None = None,
                      groups: np.ndarray | None = None, stream: int = STREAM,
-                     alpha: float = 0.05) -> list[EntryCurves]:
+                     alpha: float = DEFAULT_ALPHA) -> list[EntryCurves]:
     """Each entry's curves with pointwise bootstrap bands over ``replicates`` replicates drawn as
     :func:`~leaderboard.noise.bootstrap.paired_bootstrap` draws them (same ``seed``,
     ``resample``, ``strata``, ``groups`` and ``stream``: the same rows, replicate by
@@ -211,10 +211,11 @@ def resampled_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: 
     for score, part in zip(preds, parts):
         point = point_curves(y, score)
         roc, pr, cap, auc = (np.concatenate([p[k] for p in part])[:replicates] for k in range(4))
-        bands = [column_quantiles(v, q) for v in (roc, pr, cap)]
+        roc_band, pr_band, cap_band = (column_quantiles(v, q) for v in (roc, pr, cap))
         low, high = np.nanquantile(auc, q)
         out.append(EntryCurves(point.roc, point.pr, point.cap, point.cost, point.auc, point.gini,
-                               point.ar, *bands, auc_interval=(float(low), float(high))))
+                               point.ar, roc_band, pr_band, cap_band,
+                               auc_interval=(float(low), float(high))))
     return out
 
 
@@ -235,13 +236,13 @@ def column_quantiles(values: np.ndarray, q: Sequence[float]) -> np.ndarray:
     [[2.0, 3.0, nan], [3.0, 4.0, nan]]
     """
     values = np.asarray(values, dtype=float)
-    q = np.asarray(q, dtype=float)
+    levels = np.asarray(q, dtype=float)
     ordered = np.sort(values, axis=0)
     found = values.shape[0] - np.isnan(values).sum(axis=0)
-    out = np.full(q.shape + values.shape[1:], np.nan)
+    out = np.full(levels.shape + values.shape[1:], np.nan)
     for k in np.unique(found[found > 0]).tolist():
         cols = np.flatnonzero(found == k)
-        out[:, cols] = np.quantile(ordered[:k, cols], q, axis=0)
+        out[:, cols] = np.quantile(ordered[:k, cols], levels, axis=0)
     return out
 
 
@@ -273,8 +274,8 @@ def curves_note(kind: str, y: np.ndarray, layout: str) -> str | None:
 
 
 def board_curves(y: np.ndarray, preds: Sequence[np.ndarray], *, replicates: int, seed: int,
-                 resample: str = "plain", strata: np.ndarray | None = None,
-                 groups: np.ndarray | None = None, alpha: float = 0.05,
+                 resample: str = DEFAULT_RESAMPLE, strata: np.ndarray | None = None,
+                 groups: np.ndarray | None = None, alpha: float = DEFAULT_ALPHA,
                  banded: int = BANDED, shown: int = SHOWN) -> Curves:
     """The curves of the first ``shown`` entries of ``preds`` (best first), bands for the first
     ``banded`` (drawn as :func:`resampled_curves` draws them)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from leaderboard.disk_cache import memoize
 from leaderboard.errors import InputError
@@ -18,6 +19,7 @@ from leaderboard.noise.d95 import pairwise_abs_diff_quantile
 from leaderboard.noise.model import NoiseModel, ScoreDistribution
 from leaderboard.noise.rng import BLOCK
 from leaderboard.noise.universes import UniverseOptions, get_universe
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_DRAWS, DEFAULT_SEED
 
 
 class UnreachableScores(InputError):
@@ -95,8 +97,8 @@ def grid_levels(scores: np.ndarray, leader_score: float, sd_at, lower: float,
 # and the code, all of which are in the key; the progress bar is not.
 @memoize("noise", (NoiseModel, ScoreDistribution), ignore=("progress",))
 def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float, n_test: int,
-                      prevalence: float | None, draws: int = 2000, seed: int = 0,
-                      alpha: float = 0.05, options: UniverseOptions = UniverseOptions(),
+                      prevalence: float | None, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED,
+                      alpha: float = DEFAULT_ALPHA, options: UniverseOptions = UniverseOptions(),
                       progress=None, leader_at_noise_level: bool = False) -> NoiseModel:
     """Simulate the sampling noise of ``metric`` for a test set, at every score the board needs.
 
@@ -185,7 +187,10 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
     model = NoiseModel(metric=metric.name, universe=universe.name,
                        assumptions=universe.assumptions(n_test, prevalence), method="",
                        n_test=n_test, prevalence=prevalence, draws=draws, seed=seed, alpha=alpha,
-                       levels=levels, lower=lower, upper=upper, sd=sd, d95=d95, leader=None)
+                       levels=levels, lower=lower, upper=upper, sd=sd, d95=d95,
+                       # the leader is simulated below, at the level this model places it
+                       # (noise_level reads the curves only); replace() fills it in
+                       leader=None)  # type: ignore[arg-type]
     where, at_middle = "the leader's score", False
     if leader_at_noise_level:
         level = float(model.noise_level(np.array([leader_score]))[0])
@@ -212,7 +217,7 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
                    leader=leader, leader_at_middle=at_middle)
 
 
-def _usable(universe, levels: np.ndarray) -> np.ndarray:
+def _usable(universe, levels: ArrayLike) -> np.ndarray:
     """The levels the universe can be calibrated to: a label metric's truth can jump past some
     values (nothing predicted positive, then some rows), and those levels are left out rather
     than sinking the whole grid."""

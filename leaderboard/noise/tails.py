@@ -60,6 +60,7 @@ import numpy as np
 from scipy.special import ndtri, stdtrit   # norm.ppf and t.ppf, bit for bit, without scipy.stats
 
 from leaderboard.noise.correlation import estimate_correlation
+from leaderboard.params import DEFAULT_ALPHA
 
 # metrics whose noise is a mean of squared residuals': their scale is a kurtosis (1 + 2 c^2)
 SQUARED = ("rmse", "mse", "rmsle", "msle")
@@ -127,7 +128,7 @@ class NoiseScale:
 
 def read_noise_scale(public: np.ndarray, private: np.ndarray, sd_public: np.ndarray,
                      sd_private: np.ndarray, *, correlation: float = 0.0,
-                     alpha: float = 0.05) -> NoiseScale:
+                     alpha: float = DEFAULT_ALPHA) -> NoiseScale:
     """The factor by which the board's gaps say its noise exceeds normal residuals'.
 
     Parameters

@@ -14,17 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_THRESHOLD  # noqa: F401 - the table's
+
 UNIVERSE_NAMES = ("linspace", "binomial", "bounded", "binormal", "multiclass", "residuals")
 BINARY_UNIVERSES = ("linspace", "binormal")  # the universes that need a prevalence
 RESIDUALS = ("normal", "laplace", "t")
-# Regression: Student t residuals with 3 degrees of freedom (infinite kurtosis; the universe's
-# tails reach a probability of 1e-12, regression.py). Normal residuals' intervals held the true
-# RMSE for 28% of entries when the residuals were t(3); this shape's price is intervals several
-# times as wide when the residuals are in fact normal (docs/scores_only_regression.md measures
-# both, per metric). Real models' residuals on scikit-learn's data sets have excess kurtosis up to
-# 6 (studies/regression_calibration.py). Issue 39: the default where nothing shows the tails; a
-# board with public and private scores reads its noise from their gaps (pipelines/tails.py).
-DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
 MIN_DF = 2.0   # t with 2 df has infinite variance; on the finite universe its RMSE is still defined
 MIN_KURTOSIS = 1.0   # no distribution has less (E[e^4] >= E[e^2]^2)
 
@@ -90,7 +84,7 @@ class UniverseOptions:
     class_shares: tuple[float, ...] | None = None
     residuals: str = DEFAULT_RESIDUALS
     df: float = DEFAULT_DF
-    threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
     spread: float | None = None
     kurtosis: float | None = None
     noise_scale: float = 1.0

@@ -34,8 +34,27 @@ _JOINT_PICKS = 1 << 17   # a block of at most this many picks is drawn in one ca
 
 
 @dataclass(frozen=True)
-class _Plan:
-    """How to draw one block of weights."""
+class ResamplingPlan:
+    """How to draw one block of bootstrap weights of ``n_rows`` test rows (:func:`resampling`
+    makes it; :func:`count_block` and :func:`weight_block` draw from it, here and in the
+    engine's workers).
+
+    Attributes
+    ----------
+    resample : str
+        plain, stratified, grouped or poisson.
+    n_rows : int
+    strata : tuple of ndarray
+        Stratified: the row indices of each class.
+    group_index, n_groups : ndarray, int
+        Grouped: each row's group number, and how many groups.
+
+    Examples
+    --------
+    >>> plan = resampling(np.zeros(4), "grouped", groups=np.array(["a", "a", "b", "b"]))
+    >>> plan.resample, plan.n_groups, plan.group_index.tolist()
+    ('grouped', 2, [0, 0, 1, 1])
+    """
 
     resample: str
     n_rows: int
@@ -44,8 +63,24 @@ class _Plan:
     n_groups: int = 0
 
 
+def stratum_labels(y: np.ndarray) -> np.ndarray:
+    """The class of each row for stratified resampling (:func:`resampling`'s ``strata``): the
+    labels themselves, or for a truth of several columns a code per distinct row.
+
+    Examples
+    --------
+    >>> stratum_labels(np.array([[0, 1], [1, 1], [0, 1]])).tolist()
+    [0, 1, 0]
+    """
+    y = np.asarray(y)
+    if y.ndim == 1:
+        return y
+    _, codes = np.unique(y.reshape(len(y), -1), axis=0, return_inverse=True)
+    return codes.ravel()
+
+
 def resampling(y_true: np.ndarray, resample: str, strata: np.ndarray | None = None,
-               groups: np.ndarray | None = None) -> _Plan:
+               groups: np.ndarray | None = None) -> ResamplingPlan:
     """How to draw the weights of ``len(y_true)`` test rows; ``ValueError`` when it cannot be
     done (too few rows or groups, a missing group or class label).
 
@@ -64,7 +99,7 @@ def resampling(y_true: np.ndarray, resample: str, strata: np.ndarray | None = No
         if labels.ndim != 1 or len(labels) != n:
             raise ValueError("stratified resampling needs one class label per row")
         _, codes = np.unique(labels, return_inverse=True)
-        return _Plan("stratified", n, strata=tuple(np.flatnonzero(codes == c)
+        return ResamplingPlan("stratified", n, strata=tuple(np.flatnonzero(codes == c)
                                                    for c in range(codes.max() + 1)))
     if resample == "grouped":
         if groups is None or len(groups) != n:
@@ -72,8 +107,8 @@ def resampling(y_true: np.ndarray, resample: str, strata: np.ndarray | None = No
         uniques, index = np.unique(np.asarray(groups), return_inverse=True)
         if uniques.size < 2:
             raise ValueError("grouped resampling needs at least 2 groups")
-        return _Plan("grouped", n, group_index=index, n_groups=int(uniques.size))
-    return _Plan(resample, n)    # plain or poisson: every row on its own
+        return ResamplingPlan("grouped", n, group_index=index, n_groups=int(uniques.size))
+    return ResamplingPlan(resample, n)    # plain or poisson: every row on its own
 
 
 # P(K <= k) for K ~ Poisson(1), k = 0, 1, ...: inversion of one uniform per weight
@@ -158,7 +193,7 @@ def _put(out: np.ndarray, j: int | slice, counts: np.ndarray, columns=slice(None
     return out
 
 
-def count_block(plan: _Plan, seed: int, block: int, stream: int = STREAM) -> np.ndarray:
+def count_block(plan: ResamplingPlan, seed: int, block: int, stream: int = STREAM) -> np.ndarray:
     """The :data:`BLOCK` replicates of block ``block`` as integer counts, shape (BLOCK, n):
     uint8 unless some count passes 255 (then int64).
 
@@ -169,7 +204,7 @@ def count_block(plan: _Plan, seed: int, block: int, stream: int = STREAM) -> np.
 
     Examples
     --------
-    >>> counts = count_block(_Plan("plain", 5), seed=0, block=0)
+    >>> counts = count_block(ResamplingPlan("plain", 5), seed=0, block=0)
     >>> counts.dtype, counts.shape, set(counts.sum(axis=1).tolist())
     (dtype('uint8'), (32, 5), {5})
     """
@@ -205,6 +240,6 @@ def _tallies(rng: np.random.Generator, size: int) -> np.ndarray:
     return _tally(picks.ravel(), BLOCK * size).reshape(BLOCK, size)
 
 
-def weight_block(plan: _Plan, seed: int, block: int, stream: int = STREAM) -> np.ndarray:
+def weight_block(plan: ResamplingPlan, seed: int, block: int, stream: int = STREAM) -> np.ndarray:
     """Row weights of the :data:`BLOCK` replicates of block ``block``: shape (BLOCK, n), float64."""
     return count_block(plan, seed, block, stream).astype(float)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from leaderboard.params import DEFAULT_SEED
 
 VERDICTS = ("holds", "doubtful", "not checkable")
 SWEEP = (0.0, 0.5, 0.8, 0.95)      # correlations the unchecked verdict is shown at
@@ -86,7 +87,7 @@ class Assumption:
 
 
 def correlation_sweep(scores: np.ndarray, sd: np.ndarray, higher_is_better: bool, *,
-                      alpha: float, tier_method: str, seed: int = 0,
+                      alpha: float, tier_method: str, seed: int = DEFAULT_SEED,
                       correlations: tuple[float, ...] = SWEEP,
                       replicates: int = SWEEP_REPLICATES,
                       known: dict[float, tuple[int, int]] | None = None) -> dict:

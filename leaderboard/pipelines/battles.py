@@ -20,6 +20,7 @@ better than it. The page's tier guarantee is then about the placed models.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,9 +31,13 @@ from leaderboard.ingest.toolkit.messages import show
 from leaderboard.noise.bradley_terry import (SCALE, ClusterCells, PairCounts, bootstrap_fits,
                                              cluster_scores, firth_fit, fit,
                                              sandwich_covariance, unbounded_models)
-from leaderboard.pipelines.scores import join_ranking
+from leaderboard.pipelines.analysis import join_ranking
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import Ranking, rank_board
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS
+
+if TYPE_CHECKING:
+    from leaderboard.noise.clusters import ClusterCount
 
 _NAMES_SHOWN = 5
 # Memory of one model x replicate of the bootstrap and the ranks stage, and of one model x model
@@ -48,12 +53,12 @@ _MIN_MODELS_COUNTED = 10
 class BattlesSettings:
     """What the user chose, echoed in the report and the JSON."""
 
-    alpha: float = 0.05
-    replicates: int = 2000
-    seed: int = 0
+    alpha: float = DEFAULT_ALPHA
+    replicates: int = DEFAULT_REPLICATES
+    seed: int = DEFAULT_SEED
     anchor: str | None = None          # a model fixed at anchor_rating; None: the mean is
     anchor_rating: float = 1000.0
-    tier_method: str = "rank-sets"
+    tier_method: str = DEFAULT_TIERS
     top_k: tuple[int, ...] = (3,)
     disconnected: str = "all"
 
@@ -99,7 +104,7 @@ class GroupRating:
     dropped_replicates: int
     clusters: int | None = None
     unbounded: tuple[tuple[str, str], ...] = ()
-    few_clusters: object | None = None      # a ClusterCount when the clusters are few
+    few_clusters: ClusterCount | None = None      # when the clusters are few
 
     @property
     def thin(self) -> tuple[str, ...]:
@@ -180,10 +185,11 @@ def check_size(models: int, replicates: int, source: str) -> None:
     Examples
     --------
     >>> check_size(14, 2000, "arena.csv")
-    >>> check_size(14, 10_000_000, "arena.csv")
+    >>> check_size(14, 10_000_000, "arena.csv")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: 10,000,000 replicates of 14 entries would take about 65.19G of memory, over the cap of 4G; lower --replicates, or raise --max-memory
+    leaderboard.errors.InputError: 10,000,000 replicates of 14 entries would take about 65.19G of
+    memory, over the cap of 4G; lower --replicates, or raise --max-memory
     """
     from leaderboard import limits
 
@@ -252,6 +258,7 @@ def _rate_group(battles: Battles, members: np.ndarray, settings: BattlesSettings
         # G - 1 degrees of freedom, as per-item results are (leaderboard.noise.clusters)
         from leaderboard.noise.clusters import cluster_count
 
+        assert battles.cluster is not None   # cells come from the cluster column
         count = cluster_count(pd.factorize(battles.cluster[keep])[0])
         factor = count.factor(settings.alpha)
         boot = rating[:, None] + factor * (boot - rating[:, None])
@@ -452,7 +459,7 @@ def _notes(battles: Battles, groups: tuple[GroupRating, ...], others: list[np.nd
     if battles.cluster is not None:
         notes.append(f"Battles of one {show(battles.columns['cluster'])} are resampled together "
                      f"({', '.join(f'{g.clusters:,}' for g in groups)} cluster"
-                     f"{'s' if sum(g.clusters for g in groups) != 1 else ''}), and the sandwich "
+                     f"{'s' if sum(g.clusters or 0 for g in groups) != 1 else ''}), and the sandwich "
                      "is cluster-robust.")
     for column, count in battles.grouping:
         sentence = grouping_sentence(column, count)

@@ -140,7 +140,7 @@ def _top_pair(a, ranked, shape: Shape) -> PairResolution | None:
     sign = 1.0 if a.settings.higher_is_better else -1.0
     gap = float(sign * (ranked["score"].iloc[0] - ranked["score"].iloc[1]))
     if a.bootstrap is None:
-        sd = tuple(float(x) for x in ranked["sd"].iloc[:2])
+        sd = (float(ranked["sd"].iloc[0]), float(ranked["sd"].iloc[1]))
         rho = a.correlation.used if a.correlation is not None else None
         return pair_resolution(pair, gap, None, None, sd=sd, correlation=rho,
                                current=shape.units, unit="test row", alpha=a.settings.alpha,

@@ -54,6 +54,7 @@ from leaderboard.ingest.toolkit.messages import show
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import tier_entries
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS
 
 CATEGORY_STREAM = int(Stream.CATEGORIES)   # category k draws from CATEGORY_STREAM + k
 
@@ -107,8 +108,9 @@ class CategoryResults:
 
 def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                      categories: np.ndarray, *, groups: np.ndarray | None = None,
-                     alpha: float = 0.05, replicates: int = 2000, seed: int = 0,
-                     higher_is_better: bool = True, tier_method: str = "rank-sets",
+                     alpha: float = DEFAULT_ALPHA, replicates: int = DEFAULT_REPLICATES,
+                     seed: int = DEFAULT_SEED,
+                     higher_is_better: bool = True, tier_method: str = DEFAULT_TIERS,
                      shown: str = "marginal") -> CategoryResults:
     """Per-category and aggregate intervals, rank sets and tiers from joint replicates.
 
@@ -144,9 +146,9 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
                              f"{MIN_UNITS} items): merge the small categories or leave out "
                              "--category-col")
     crossing = groups is not None and _crossing(groups, categories)
-    joint = (_joint_replicates(metric, values, masks, groups, replicates, seed) if crossing
-             else None)
-    for c, name in enumerate(names):
+    joint = (_joint_replicates(metric, values, masks, groups, replicates, seed)
+             if crossing and groups is not None else None)   # (crossing needs groups)
+    for c in range(len(names)):
         mask = masks[c]
         g = groups[mask] if groups is not None else None
         if joint is not None:
@@ -279,8 +281,8 @@ def simultaneous_half_widths(points: np.ndarray, replicates: np.ndarray,
     half-width is the ``1 - alpha`` quantile of ``t_r`` times ``sd[c, m]`` (the bootstrap SD).
     The replicates sample the joint law of all deviations (categories resampled independently, or
     by one shared draw of clusters when clusters cross categories; a replicate where a category
-    drew none of its items is NaN there and ignored). A model with no spread in a category gets width 0 there only
-    if every replicate agrees (its mean cannot move).
+    drew none of its items is NaN there and ignored). A model with no spread in a category gets
+    width 0 there only if every replicate agrees (its mean cannot move).
 
     Examples
     --------
@@ -318,6 +320,7 @@ def _ranked_columns(point: np.ndarray, replicates: np.ndarray, sign: float, alph
     low, high = _quantiles(replicates, [alpha / 2, 1 - alpha / 2])
     m = len(order)
     better = np.zeros((m, m), dtype=bool)        # in the teams' order: i shown better than j
+    assert sets.shown_better is not None   # simultaneous sets carry their verdicts
     better[np.ix_(order, order)] = sets.shown_better.matrix(m)
     return {"order": order, "score": point, "ci_low": low, "ci_high": high,
             "rank": _min_ranks(-sign * point), "rank_sim_low": sets.low,

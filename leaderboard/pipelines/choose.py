@@ -8,6 +8,7 @@ imports the report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -74,7 +75,7 @@ class ChooseSettings(OptionShorthands):
 
     @property
     def correlation(self) -> float | None:
-        return None if self.noise.correlation == "auto" else self.noise.correlation
+        return None if self.noise.correlation == "auto" else float(self.noise.correlation)
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ def prediction_candidates(solution: Solution, submissions: SubmissionSet,
     if len(files) < 2:
         raise InputError(f"choose needs at least two valid candidates, found {len(files)}",
                          file=submissions.source)
-    preds = [f.prediction for f in files]
+    preds = cast("list[np.ndarray]", [f.prediction for f in files])   # scored: all present
     seen = solution.usage == "public"
     has_split = bool(seen.any())
     if not has_split:
@@ -318,7 +319,8 @@ def choose(candidates: Candidates, settings: ChooseSettings, *,
             choice.gain_over_top_two > 3 * choice.gain_se):
         # Scores only: the covariance is assumed, so a pair other than the top two public
         # scores rests on the model alone; unless its gain clears the Monte Carlo error, the top
-        # two are kept (measured: never worse than them in expectation, tests/choose/test_choose_correlation.py)
+        # two are kept (measured: never worse than them in expectation,
+        # tests/choose/test_choose_correlation.py)
         choice = replace(choice, recommended=choice.top_two_public,
                          recommended_expected=choice.top_two_expected, gain_over_top_two=0.0)
     var = np.diag(c.cov)

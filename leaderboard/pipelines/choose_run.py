@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from leaderboard.errors import FrameSource, InputError
 from leaderboard.ingest.in_memory import InMemory
@@ -71,7 +72,7 @@ def _named(value: object, name: str = "solution") -> str:
     return str(value)
 
 
-def _table(public_scores: object, settings: ChooseSettings, read: ReadOptions):
+def _table(public_scores: Any, settings: ChooseSettings, read: ReadOptions):
     from leaderboard.ingest.leaderboards import leaderboard_from_frame, read_leaderboard
 
     if hasattr(public_scores, "columns"):   # a DataFrame, read in memory

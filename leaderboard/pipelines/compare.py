@@ -27,17 +27,21 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from leaderboard.metrics import Metric, get_metric, items_metric
-from leaderboard.errors import InputError, printable
+from leaderboard.metrics import Metric
+from leaderboard.errors import InputError
 from leaderboard.flags import Flag
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.noise.bootstrap import paired_bootstrap, too_few_units
 from leaderboard.noise.clusters import ClusterCount, cluster_count
 from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
-from leaderboard.params import check
+from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_RESAMPLE, DEFAULT_SEED, check)
+
+if TYPE_CHECKING:
+    from leaderboard.pipelines.card import PairResolution
 
 
 @dataclass(frozen=True)
@@ -86,12 +90,12 @@ class Comparison:
     replicates: int
     identical: bool
     clusters: ClusterCount | None = None
-    resolution: object = None
+    resolution: PairResolution | None = None
 
 
 def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
-                 candidate: np.ndarray, *, alpha: float = 0.05, replicates: int = 2000,
-                 seed: int = 0, resample: str = "plain", groups: np.ndarray | None = None,
+                 candidate: np.ndarray, *, alpha: float = DEFAULT_ALPHA, replicates: int = DEFAULT_REPLICATES,
+                 seed: int = DEFAULT_SEED, resample: str = DEFAULT_RESAMPLE, groups: np.ndarray | None = None,
                  higher_is_better: bool | None = None, unit: str = "test row") -> Comparison:
     """Paired bootstrap test of "the candidate is better than the baseline".
 
@@ -135,7 +139,8 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
     higher = metric.higher_is_better if higher_is_better is None else higher_is_better
     sign = 1.0 if higher else -1.0
     grouped = resample == "grouped" and groups is not None
-    few = too_few_units(len(np.unique(groups)) if grouped else len(np.asarray(baseline)),
+    few = too_few_units(len(np.unique(groups)) if grouped and groups is not None
+                        else len(np.asarray(baseline)),
                         "cluster" if grouped else unit)
     if few:   # a gate from 2 items would say [-1, -1]: certainty from nothing
         raise InputError(few)
@@ -145,7 +150,8 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
     diffs = diffs[np.isfinite(diffs)]
     identical = bool(np.array_equal(np.asarray(baseline), np.asarray(candidate)))
     point = float(sign * (boot.point[1] - boot.point[0]))
-    clusters = cluster_count(groups) if boot.resample == "grouped" else None
+    clusters = (cluster_count(groups) if boot.resample == "grouped" and groups is not None
+                else None)   # a grouped bootstrap had its groups
     if identical or diffs.size == 0:
         lower = low = high = point
         sd, p_value = 0.0, 1.0
@@ -155,7 +161,7 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
         lower = point + one * (float(np.quantile(diffs, alpha)) - point)
         low, high = (point + two * (float(q) - point)
                      for q in np.quantile(diffs, [alpha / 2, 1 - alpha / 2]))
-        sd = float(diffs.std(ddof=1)) * (1.0 if one == 1.0 else np.sqrt(
+        sd = float(diffs.std(ddof=1)) * (1.0 if one == 1.0 or clusters is None else np.sqrt(
             clusters.clusters / (clusters.clusters - 1)))
         p_value = max(float((point + one * (diffs - point) <= 0).mean()), 1.0 / diffs.size)
     resolution = _resolution(boot, sign, point, baseline, candidate, clusters, unit, alpha)
@@ -242,7 +248,7 @@ def gate_options(*, items: bool, metric: str | None = None, alpha: float = RankO
             hint = " (clusters of items: --cluster-col)" if option == "--group-col" else (
                 " (groups of rows: --group-col)" if option == "--cluster-col" else "")
             raise InputError(f"{option} does not apply with {mode}{hint}")
-    given = {name: value for name, value in columns.items() if value is not None}
+    given: dict[str, Any] = {name: value for name, value in columns.items() if value is not None}
     split = given.pop("split", "private")
     return GateOptions(noise=NoiseOptions(metric=metric, seed=seed),
                        ranks=RankOptions(alpha=alpha, replicates=replicates),
@@ -308,12 +314,14 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
     from leaderboard.pipelines.assumptions import comparison_assumptions
     from leaderboard.pipelines.submissions import cluster_flags
 
+    from leaderboard.pipelines.compare_read import files_pair, items_pair
+
     one_mode(solution, items)
     if items is not None:
         metric, y, base, cand, groups, table = items_pair(items, baseline, candidate, options)
         bounds = _item_bounds(base, cand)
     else:
-        metric, y, base, cand, groups, table = _from_files(solution, baseline, candidate, options)
+        metric, y, base, cand, groups, table = files_pair(solution, baseline, candidate, options)
         bounds = (metric.lower_bound, metric.upper_bound)
     result = compare_pair(metric, y, base, cand, alpha=options.ranks.alpha,
                           replicates=options.ranks.replicates, seed=options.noise.seed,
@@ -362,8 +370,9 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
     --------
     >>> from leaderboard.metrics import get_metric
     >>> r = Comparison(0.98, 1.0, 0.02, 0.01, 0.0, 0.04, 0.01, 0.001, True, 0.05, 1000, False)
-    >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)
-    [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores 0.98: a leak of the solution until shown otherwise')]
+    >>> gate_flags(r, get_metric("auc"), (0.0, 1.0), None)  # doctest: +NORMALIZE_WHITESPACE
+    [('perfect_score', 'the candidate scores a perfect ROC AUC (1) while the baseline scores
+    0.98: a leak of the solution until shown otherwise')]
     """
     out = []
     if rows is not None:
@@ -384,78 +393,3 @@ def gate_flags(r: Comparison, metric, bounds: tuple[float, float],
                                              f"{getattr(r, other):.5g}: a leak of the solution "
                                              "until shown otherwise"))
     return out
-
-
-def items_pair(source, baseline, candidate, options: GateOptions):
-    """The pair from per-item results: ``(metric, truth, baseline's values, candidate's values,
-    clusters or None, the items' table)`` on the items both models have (``options.read``'s
-    columns; ``cluster_col`` gives the clusters)."""
-    from leaderboard.ingest.items import read_items
-
-    metric, binary = items_metric(options.noise.metric or "mean")
-    if metric.name != "mean" and not binary:
-        raise InputError("--items: the metric is the mean of the per-item values (--metric "
-                         "mean; accuracy, pass@1 or resolved for 0/1 values)")
-    read = options.read
-    solution, models = read_items(source, model_col=read.model_col, item_col=read.item_col,
-                                  value_col=read.value_col, cluster_col=read.cluster_col,
-                                  items_policy="pairwise", binary=metric.name if binary else None,
-                                  max_bytes=read.max_file_size)
-    where = source.source if isinstance(source, InMemory) else source
-    by_name = {f.team: f for f in models.files}
-    preds = []
-    for option, name in (("--baseline", baseline), ("--candidate", candidate)):
-        found = by_name.get(str(name).strip())
-        if found is None:
-            raise InputError(f"{option}: no model {printable(name)!r} in the results", file=where)
-        if not found.ok:
-            raise InputError(f"{option}: model {printable(name)!r}: {found.reason}", file=where)
-        preds.append(found.prediction)
-    both = np.isfinite(preds[0]) & np.isfinite(preds[1])   # the two models' shared items
-    if not both.any():
-        raise InputError("--baseline and --candidate share no item", file=where)
-    groups = None if solution.groups is None else solution.groups[both]
-    return metric, solution.target[both], preds[0][both], preds[1][both], groups, solution
-
-
-def _same_file(a, b) -> bool:
-    if isinstance(a, InMemory) or isinstance(b, InMemory):
-        return False
-    try:
-        one, two = os.stat(a), os.stat(b)
-    except OSError:
-        return False
-    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
-
-
-def _from_files(source, baseline, candidate, options: GateOptions):
-    from leaderboard.ingest.safe_read import Unreadable, read_file
-    from leaderboard.ingest.submissions import read_solution
-    from leaderboard.ingest.toolkit.messages import Rejected
-    from leaderboard.ingest.submissions.validate import make_plan, validate
-
-    if options.noise.metric is None:
-        raise InputError("--metric is required with --solution")
-    metric, read = get_metric(options.noise.metric), options.read
-    solution = read_solution(source, id_col=read.id_col, target_cols=read.target_col,
-                             group_col=read.group_col, kind=metric.kind,
-                             max_bytes=read.max_file_size)
-    plan = make_plan(solution, metric.kind, pred_cols=read.pred_col, id_col=read.id_col)
-    mask = solution.usage == options.split
-    if not mask.any():
-        raise InputError(f"the solution has no {options.split} rows", file=solution.source)
-    preds = []
-    for option, path in (("--baseline", baseline), ("--candidate", candidate)):
-        where = path.source if isinstance(path, InMemory) else path
-        if _same_file(path, source):
-            raise InputError(f"{option} is the solution file ({printable(path)}): a gate "
-                             "compares models, not the answers", file=where)
-        try:
-            data = path.data if isinstance(path, InMemory) else read_file(
-                path, max_bytes=read.max_file_size)
-            prediction, _ = validate(data, plan)
-        except (Unreadable, Rejected) as err:
-            raise InputError(str(err), file=where) from None
-        preds.append(prediction[mask])
-    groups = solution.groups[mask] if solution.groups is not None else None
-    return metric, solution.target[mask], preds[0], preds[1], groups, solution

@@ -13,7 +13,8 @@ import numpy as np
 
 from leaderboard.errors import printable
 from leaderboard.noise.bootstrap import MIN_CLUSTERS
-from leaderboard.pipelines.compare import GateOptions, items_pair, compare_pair
+from leaderboard.pipelines.compare import GateOptions, compare_pair
+from leaderboard.pipelines.compare_read import items_pair
 
 
 def undeclared_groups_hold(items, baseline, candidate, options: GateOptions,

@@ -16,8 +16,8 @@ from leaderboard.options import AnalyzeOptions, ReadOptions
 from leaderboard.resources import data_dir
 
 if TYPE_CHECKING:
-    from leaderboard.pipelines.run import Inputs
-    from leaderboard.pipelines.scores import Analysis
+    from leaderboard.pipelines.modes.base import Inputs
+    from leaderboard.pipelines.analysis import Analysis
 
 
 def with_example(inputs: Inputs, options: AnalyzeOptions) -> tuple[Inputs, AnalyzeOptions]:
@@ -88,6 +88,7 @@ def example_named(result: Analysis) -> Analysis:
     """The submissions example's result with its files named by :func:`example_source`, in the
     report and in its card's provenance (the hashes stay: they are of the example's bytes)."""
     board = replace(result.leaderboard, source=example_source(result.leaderboard.source))
+    assert result.submissions is not None   # the submissions example
     files = replace(result.submissions, source=example_source(result.submissions.source))
     card = getattr(result, "card", None)
     if card is not None and getattr(card, "provenance", None) is not None:
@@ -107,6 +108,7 @@ def make_submissions_example() -> dict:
 
     script = data_dir() / "make_submissions_example.py"
     spec = importlib.util.spec_from_file_location("make_submissions_example", script)
+    assert spec is not None and spec.loader is not None   # a .py file of the package's data
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     folder = Path(tempfile.mkdtemp(prefix="leaderboard-example-"))

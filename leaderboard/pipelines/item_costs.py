@@ -21,6 +21,8 @@ import numpy as np
 
 from leaderboard.noise.bootstrap import STREAM, BootstrapResult, replicate_scores, resampling
 from leaderboard.noise.clusters import cluster_count, stretch
+from leaderboard.noise.weights import stratum_labels
+from leaderboard.params import DEFAULT_ALPHA
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class CostResult:
 
 
 def cost_replicates(costs: np.ndarray, solution, resample: str, replicates: int,
-                    seed: int, alpha: float = 0.05) -> BootstrapResult:
+                    seed: int, alpha: float = DEFAULT_ALPHA) -> BootstrapResult:
     """Mean cost per item of every model (rows of ``costs``) on the paired bootstrap replicates
     the scores were drawn on: the same plan (items, strata or clusters), seed and stream, so
     column ``r`` is the same draw of items as the scores' column ``r``; stretched by the same
@@ -109,11 +111,10 @@ def cost_replicates(costs: np.ndarray, solution, resample: str, replicates: int,
     (2.5, (1, 200))
     """
     from leaderboard.metrics import get_metric
-    from leaderboard.pipelines.submissions import _strata
 
     y = np.asarray(solution.target)
     groups = solution.groups
-    plan = resampling(y, resample, _strata(y) if resample == "stratified" else None, groups)
+    plan = resampling(y, resample, stratum_labels(y) if resample == "stratified" else None, groups)
     impl = get_metric("mean").impl
     prepared = impl.prepare(y, list(costs))
     point = impl.point(prepared, len(y))
@@ -178,7 +179,7 @@ def measured_coverage(costs: np.ndarray) -> MeasuredCoverage:
 
 
 def studentized_interval(rows: np.ndarray, solution, resample: str, replicates: int,
-                         seed: int, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+                         seed: int, alpha: float = DEFAULT_ALPHA) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap-t intervals of each row's mean per item, on the scores' own draws of items.
 
     Each replicate's mean ``A*`` comes with its own standard error ``se*`` (the plug-in variance
@@ -206,13 +207,12 @@ def studentized_interval(rows: np.ndarray, solution, resample: str, replicates: 
     True
     """
     from leaderboard.metrics import get_metric
-    from leaderboard.pipelines.submissions import _strata
 
     x = np.asarray(rows, dtype=float)
     e = x.shape[0]
     y = np.asarray(solution.target)
     groups = solution.groups if resample == "grouped" else None
-    plan = resampling(y, resample, _strata(y) if resample == "stratified" else None, groups)
+    plan = resampling(y, resample, stratum_labels(y) if resample == "stratified" else None, groups)
     if groups is not None:
         _, code = np.unique(np.asarray(groups).astype(str), return_inverse=True)
     else:
@@ -263,7 +263,7 @@ def frontier(scores: np.ndarray, costs: np.ndarray, higher_is_better: bool) -> n
     c = np.asarray(costs, float)
     as_good = (s[None, :] >= s[:, None]) & (c[None, :] <= c[:, None])
     better = (s[None, :] > s[:, None]) | (c[None, :] < c[:, None])
-    return ~(as_good & better).any(axis=1)
+    return np.asarray(~(as_good & better).any(axis=1))
 
 
 def cost_analysis(analysis, solution, costs: np.ndarray, column: str) -> CostResult:

@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from leaderboard.params import DEFAULT_RESAMPLE
 
 
 MIN_SHARED = 10      # shared items below which a pair is not compared (too_few_units' floor)
@@ -121,7 +122,7 @@ class PairwiseTable:
 
 
 def pairwise_on_shared(values: np.ndarray, names: list[str], *, replicates: int, seed: int,
-                       alpha: float, higher_is_better: bool, resample: str = "plain",
+                       alpha: float, higher_is_better: bool, resample: str = DEFAULT_RESAMPLE,
                        groups: np.ndarray | None = None) -> PairwiseTable | None:
     """Every pair's difference on the items both have, with simultaneous intervals.
 

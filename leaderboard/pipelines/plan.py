@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
@@ -48,6 +49,7 @@ from leaderboard.noise.universes import get_universe, not_simulable_reason
 from leaderboard.noise.universes.regression import ResidualUniverse
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
+from leaderboard.params import DEFAULT_POWER
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,13 @@ class PlanSettings(OptionShorthands):
     ranks: RankOptions = field(default_factory=RankOptions)
     delta: float | None = None
     n_test: int | None = None
-    power: float = 0.8
+    power: float = DEFAULT_POWER
     public_fraction: float | None = None
 
     @property
     def correlation(self) -> float:
         """The correlation between the two entries' scores: 0 unless stated."""
-        return 0.0 if self.noise.correlation == "auto" else self.noise.correlation
+        return 0.0 if self.noise.correlation == "auto" else float(self.noise.correlation)
 
 
 @dataclass(frozen=True)
@@ -141,12 +143,14 @@ def plan(settings: PlanSettings, *, universe=None, progress=None, table: bool = 
         u = ResidualUniverse(s.metric, u.residuals, u.df, deep_tails=False)
     _check_reach(s, u)
     p = Planner(s, u, probe, progress)
-    rho, out, notes = s.correlation, {}, []
+    out: dict[str, Any] = {}
+    rho, notes = s.correlation, []
     exact = u.exact_sd(s.score, probe, s.prevalence) is not None
     sd = ExactSD(u, s.prevalence) if exact else None
     answer_models = {}   # simulated SD: the model each answer was refined with, by its n
 
     def min_n(r: float) -> int:
+        assert s.delta is not None   # asked only with a difference to detect
         if exact:
             return p.min_n(sd, s.delta, r)
         n, model = p.refined_min_n(s.delta, r, probe)
@@ -187,6 +191,7 @@ def plan(settings: PlanSettings, *, universe=None, progress=None, table: bool = 
     if s.delta is not None:
         check_n, check_d = out.get("min_n_independent", out["min_n"]), s.delta
     else:
+        assert s.n_test is not None   # delta or n_test: checked when the settings were made
         check_n, check_d = s.n_test, out.get("mdd_independent", out["mdd"])
     check = None
     if check_d is not None and check_n <= MAX_SIMULATED_N:
@@ -196,10 +201,11 @@ def plan(settings: PlanSettings, *, universe=None, progress=None, table: bool = 
                      f"{MAX_SIMULATED_N:,}.")
     rows, curve = mdd_table(p, sd, answer_models, out) if table else ((), ())
     shown_n = s.n_test or out["min_n"]
+    low, high = u.reachable()
     return Plan(settings=s, universe=u.name, assumptions=u.assumptions(shown_n, s.prevalence),
                 sd_method="exact" if exact else "simulated",
                 higher_is_better=s.metric.higher_is_better,
-                reachable=tuple(float(x) for x in u.reachable()), z_alpha=p.z_alpha,
+                reachable=(float(low), float(high)), z_alpha=p.z_alpha,
                 z_power=p.z_power, check=check, table=rows, curve=curve,
                 simulated_at=tuple(p.simulated_at), notes=tuple(notes), **out)
 

@@ -45,6 +45,7 @@ import numpy as np
 
 from leaderboard.errors import InputError
 from leaderboard.noise.rng import Stream, block_rng
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_SEED, DEFAULT_TIERS
 
 BOARDS = 200          # simulated boards per size (--boards)
 REPLICATES = 500      # normal replicates behind each simulated board's tiers
@@ -135,9 +136,9 @@ def _cov(replicates: np.ndarray) -> np.ndarray:
     return np.atleast_2d(np.cov(reps))
 
 
-def plan_board(truth: Truth, *, power: float = 0.8, k: int = 3, method: str = "rank-sets",
-               alpha: float = 0.05, boards: int = BOARDS, replicates: int = REPLICATES,
-               seed: int = 0, progress=None, mode: str = "", source: str = "") -> BoardPlan:
+def plan_board(truth: Truth, *, power: float = DEFAULT_POWER, k: int = 3, method: str = DEFAULT_TIERS,
+               alpha: float = DEFAULT_ALPHA, boards: int = BOARDS, replicates: int = REPLICATES,
+               seed: int = DEFAULT_SEED, progress=None, mode: str = "", source: str = "") -> BoardPlan:
     """Units needed for the leader to stand alone in tier 1, and for the top ``k`` to separate,
     with probability ``power`` (module docstring).
 
@@ -193,6 +194,7 @@ class _Simulation:
             self.sd = np.sqrt(np.maximum(np.diag(truth.cov), 0.0))
             self.rho = None
         else:
+            assert truth.correlation is not None   # no covariance: an SD and one correlation
             rho, sd = float(truth.correlation), np.asarray(truth.sd, dtype=float)
             shared = np.sqrt(rho) * z[:, :1] + np.sqrt(1 - rho) * z
             self.noise = shared * sd[None, :]
@@ -248,6 +250,7 @@ def _guess(truth: Truth, k: int) -> int:
         if truth.cov is not None:
             var = truth.cov[j, j] + truth.cov[j + 1, j + 1] - 2 * truth.cov[j, j + 1]
         else:
+            assert truth.sd is not None and truth.correlation is not None   # no covariance
             a, b = truth.sd[j], truth.sd[j + 1]
             var = a * a + b * b - 2 * truth.correlation * a * b
         gap = mu[j] - mu[j + 1]

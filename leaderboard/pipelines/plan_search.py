@@ -220,7 +220,9 @@ class Planner:
             return 0.0
 
         def gap(d: float) -> float:
-            return d - z * self.sd_diff(sd, d, n, rho)
+            step = self.sd_diff(sd, d, n, rho)
+            assert step is not None   # defined at 0, so within reach
+            return d - z * step
 
         a = min(z * base, self.room)
         fa = gap(a)
@@ -308,6 +310,7 @@ def check_power(p: Planner, sd, n: int, d: float) -> Check:
     diff = p.sign * (np.roll(x[1], s.draws // 2) - x[0])
     diff = diff[np.isfinite(diff)]
     sdd = p.sd_diff(sd, d, n, 0.0)
+    assert sdd is not None   # checked at an answer, where the SD is defined
     critical = p.z_alpha * sdd
     share = float(np.mean(diff > critical)) if diff.size else math.nan
     return Check(n=int(n), delta=float(d), sd_diff=sdd, critical=critical,

@@ -152,8 +152,9 @@ def read_words(published: Published) -> str:
     >>> pub = Published("p.csv", ("a",), np.array([0.5]), np.zeros(1, bool), (2,),
     ...                 np.array([0.05]), model_column="folder", score_column="resolved",
     ...                 board="Verified", repeated=(("Warp", 2),), rows=3, how="x")
-    >>> read_words(pub)
-    "Board 'Verified', models from column 'folder' (x), scores from column 'resolved'; 3 rows: 1 name given more than once, kept once (Warp 2 times)."
+    >>> read_words(pub)  # doctest: +NORMALIZE_WHITESPACE
+    "Board 'Verified', models from column 'folder' (x), scores from column 'resolved'; 3 rows:
+    1 name given more than once, kept once (Warp 2 times)."
     """
     p = published
     parts = [f"Board {quote(p.board)}, models" if p.board else "Models",

@@ -24,9 +24,10 @@ from leaderboard.shakeup import (NoiseDraws, OverfitTest, ShakeupBaseline, Shake
 from leaderboard.shakeup.truth import truth_and_spread
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import tier_entries
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED, DEFAULT_TIERS
 
 if TYPE_CHECKING:   # annotations only: scores.py imports this module
-    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.analysis import Settings
 
 MIN_ENTRIES = 3  # fewer entries with both scores: no correlations worth reporting
 
@@ -212,7 +213,7 @@ class SliceNoise:
     sd: tuple[np.ndarray, np.ndarray]
 
     def correlation(self, public: np.ndarray, private: np.ndarray,
-                    alpha: float = 0.05, distinct: bool = False) -> CorrelationEstimate:
+                    alpha: float = DEFAULT_ALPHA, distinct: bool = False) -> CorrelationEstimate:
         """``--correlation auto``: :func:`~leaderboard.noise.correlation.estimate_correlation` of
         the public/private gaps, with both slices' SDs taken at the entry's *private* score: the
         larger slice's, and free of public over-fitting and of any shift between the boards, which
@@ -243,7 +244,7 @@ def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,
                                          prevalence=s.prevalence, draws=s.draws, seed=s.seed,
                                          alpha=s.alpha, options=s.universe, progress=progress)
     models = (built[s.n_public], built[s.n_private])
-    noisy = tuple(np.full(public.size, np.nan) for _ in models)
+    noisy = (np.full(public.size, np.nan), np.full(public.size, np.nan))   # one per model
     for values, model, out in zip((public, private), models, noisy):
         out[both] = model.interval_sd(values[both])
     return SliceNoise(models, noisy)
@@ -251,8 +252,8 @@ def slice_noise(public: np.ndarray, private: np.ndarray, settings: Settings, *,
 
 def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_replicates: np.ndarray,
                            private_replicates: np.ndarray, *, higher_is_better: bool,
-                           n_public: int, n_private: int, alpha: float = 0.05,
-                           tier_method: str = "rank-sets") -> Shakeup:
+                           n_public: int, n_private: int, alpha: float = DEFAULT_ALPHA,
+                           tier_method: str = DEFAULT_TIERS) -> Shakeup:
     """The shake-up of scored submissions: the noise is each slice's paired bootstrap (the
     deviations of the replicates from the point scores), which keeps the correlation between
     entries that share the rows. Rows of ``*_replicates`` align with ``public``/``private``."""
@@ -276,8 +277,8 @@ def shakeup_from_bootstrap(public: np.ndarray, private: np.ndarray, public_repli
 
 
 def _result(public, private, stats, noise_draws, public_reps, n_public, n_private, two_stage,
-            noise, reason, alpha=0.05, tier_method="rank-sets", left_out=None,
-            compared=None, truth_sd=None, seed=0, power=None) -> Shakeup:
+            noise, reason, alpha=DEFAULT_ALPHA, tier_method=DEFAULT_TIERS, left_out=None,
+            compared=None, truth_sd=None, seed=DEFAULT_SEED, power=None) -> Shakeup:
     compared = stats if compared is None else compared
     risers, fallers = risers_fallers(stats)
     flagged = np.zeros(public.size, dtype=bool)

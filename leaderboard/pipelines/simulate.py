@@ -27,6 +27,7 @@ from leaderboard.metrics import Metric
 from leaderboard.noise.model import ScoreDistribution
 from leaderboard.noise.universes import (BINARY_UNIVERSES, UniverseOptions, get_universe,
                                          universe_name)
+from leaderboard.params import DEFAULT_SEED
 
 DEFAULT_SCORES = (0.7, 0.8, 0.9)            # the seeds' grid of true ROC AUCs
 DEFAULT_N_TESTS = (1000, 5000, 10000)       # ... of test-set sizes
@@ -277,7 +278,7 @@ def check_inputs(metric: Metric, scores, n_tests, prevalences, draws: int) -> No
 
 
 def run_experiment(metric: Metric, scores, n_tests, prevalences, *, draws: int = 5000,
-                   seed: int = 0, options: UniverseOptions = UniverseOptions(),
+                   seed: int = DEFAULT_SEED, options: UniverseOptions = UniverseOptions(),
                    grid: bool | None = None, progress=None) -> Experiment:
     """Simulate every case of scores x n_tests x prevalences; see the module docstring.
 

@@ -9,20 +9,23 @@ imports the report.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from leaderboard import limits
-from leaderboard.pipelines.scores import (Analysis, Settings, _check_settings, join_ranking, rank_entries,
-                                  sanity_flags)
+from leaderboard.pipelines.analysis import (Analysis, Settings, check_settings, join_ranking,
+                                            rank_entries, sanity_flags)
 from leaderboard.engine import Scored, score_entries
 from leaderboard.engine.work import Job, Split
 from leaderboard.flags import Flag, class_count_flags
 from leaderboard.pipelines.assumptions import analysis_assumptions
 from leaderboard.pipelines.family import family_tests, uses_flips
 from leaderboard.noise.clusters import ClusterCount, cluster_count, stretch
+from leaderboard.noise.weights import stratum_labels
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.ingest.records import DroppedRows
@@ -87,17 +90,20 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
         ``table`` has one row per valid entry in rank order; ``bootstrap`` holds the paired
         replicates in the same order.
     """
-    _check_settings(settings)
+    check_settings(settings)
     if split not in SPLITS:
         raise InputError(f"--split must be private or public, got {split!r}")
     metric = settings.metric
     mask = solution.usage == split
     layout = submissions.layout
     splits, unplanned = _splits(solution, settings, split, layout)
-    streamed = isinstance(submissions, Listing)
-    items = submissions.found if streamed else submissions.files
+    items: Sequence[Any]
+    if isinstance(submissions, Listing):   # streamed: found, read batch by batch
+        items, read_plan = submissions.found, submissions.plan
+    else:
+        items, read_plan = submissions.files, None
     limits.current().check_replicates(settings.replicates, len(items))   # before any is drawn
-    job = Job(metric=metric, solution=solution, plan=submissions.plan if streamed else None,
+    job = Job(metric=metric, solution=solution, plan=read_plan,
               source=submissions.source, splits=splits, replicates=settings.replicates,
               seed=settings.seed)
     progress = Progress("scoring submissions", quiet=quiet)
@@ -106,20 +112,20 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                                progress=progress)
     finally:
         progress.close()
-    submissions = _as_read(submissions, scored)
+    subs: SubmissionSet = _as_read(submissions, scored)
     if not mask.any():
         other = next(s for s in SPLITS if s != split)
         hint = f" (it has {int((solution.usage == other).sum()):,} {other} rows: --split {other})"
         raise InputError(f"the solution has no {split} rows to rank by{hint}",
                          file=solution.source, column=solution.usage_column)
-    submissions = _reject_unscorable(submissions, scored, solution, split, metric.label)
+    subs = _reject_unscorable(subs, scored, solution, split, metric.label)
     if split in unplanned:   # e.g. grouped resampling without groups: a user mistake
         raise InputError(unplanned[split])
-    submissions, aside_flags = set_aside_files(submissions, scored.point[split], settings,
-                                               exclude, _prevalence(solution.target[mask]),
-                                               mask, items=layout == "items")
-    kept = [k for k, f in enumerate(submissions.files) if f.status == "ok"]
-    entries = [submissions.files[k] for k in kept]
+    subs, aside_flags = set_aside_files(subs, scored.point[split], settings,
+                                        exclude, _prevalence(solution.target[mask]),
+                                        mask, items=layout == "items")
+    kept = [k for k, f in enumerate(subs.files) if f.status == "ok"]
+    entries = [subs.files[k] for k in kept]
     y = solution.target[mask]
     settings = replace(settings, sizes=replace(settings.sizes, ranking=int(mask.sum())),
                        noise=replace(settings.noise, prevalence=_prevalence(y)))
@@ -137,11 +143,14 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     order = np.asarray(kept)[table["entry"].to_numpy()]
 
     plan = next(s.resampling for s in splits if s.name == split)
+    assert plan is not None   # the ranking split's resampling was planned (else refused above)
     boot = BootstrapResult(point=scored.point[split][order],
                            replicates=scored.replicates[split][order], resample=plan.resample,
                            n_rows=plan.n_rows, n_units=plan.n_groups
                            if plan.resample == "grouped" else plan.n_rows, seed=int(settings.seed))
-    clusters = (cluster_count(solution.groups[mask]) if plan.resample == "grouped" else None)
+    groups = solution.groups   # present whenever the resampling is grouped (planned so)
+    clusters = (cluster_count(groups[mask]) if plan.resample == "grouped" and groups is not None
+                else None)
     if clusters is not None:   # few clusters: the t correction (leaderboard.noise.clusters)
         boot = stretch(boot, clusters.factor(settings.alpha))
     low, high = boot.percentile_interval(settings.alpha)
@@ -157,7 +166,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                                  top_k=settings.top_k, tests=tests), guarantee_check=check)
     table = join_ranking(table, ranking)
     table["identical_to"] = pd.Series(identical_by_digest(
-        [submissions.files[k].digest for k in order], table["team"].tolist()),
+        [subs.files[k].digest for k in order], table["team"].tolist()),
         index=table.index, dtype=object)
     table = table.drop(columns=["entry", "line"])
 
@@ -168,12 +177,12 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                             else f"{split} rows of the solution"
                             if (solution.usage == other).any()   # Titanic: no Usage column
                             else f"every row of the solution, none of them {other}"),
-                        split=split, rows_read=len(submissions.files),
-                        dropped=_not_scored(submissions))
+                        split=split, rows_read=len(subs.files),
+                        dropped=_not_scored(subs))
     notes = _notes(boot, settings, solution) + _identical_notes(table, layout == "items")
-    values = (np.stack([submissions.files[k].prediction[mask] for k in order])
+    values = (np.stack([subs.files[k].prediction[mask] for k in order])
               if layout == "items" and metric.kind == "values" and all(
-                  submissions.files[k].prediction is not None for k in order) else None)
+                  subs.files[k].prediction is not None for k in order) else None)
     flags = (aside_flags + sanity_flags(table, settings, split, items=layout == "items",
                                         values=values)
              + _class_flags(metric, y)
@@ -188,11 +197,11 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     curves, note = leading_curves(
         items, order, plan=job.plan, solution=solution, source=job.source, rows=mask,
         kind=submissions.kind, layout=layout, settings=settings,
-        strata=_strata(y) if settings.resample == "stratified" else None,
+        strata=stratum_labels(y) if settings.resample == "stratified" else None,
         groups=solution.groups[mask] if solution.groups is not None else None)
     result = Analysis(leaderboard=board, settings=settings, table=table, noise=None,
                       tiers=ranking.tiers, d95=float(table["d95"].iloc[0]), notes=tuple(notes),
-                      bootstrap=boot, submissions=submissions, ranking=ranking,
+                      bootstrap=boot, submissions=subs, ranking=ranking,
                       shakeup=shakeup, flags=tuple(flags), curves=curves, curves_note=note)
     return replace(result, assumptions=analysis_assumptions(result,
                                                             grouping=solution.grouping_columns))
@@ -217,7 +226,7 @@ def _splits(solution: Solution, settings: Settings, split: str,
         if name == split or layout != "items":
             try:
                 plan = resampling(y, settings.resample,
-                                  _strata(y) if settings.resample == "stratified" else None,
+                                  stratum_labels(y) if settings.resample == "stratified" else None,
                                   solution.groups[rows] if solution.groups is not None else None)
             except ValueError as error:
                 unplanned[name] = str(error)
@@ -334,15 +343,6 @@ def _prevalence(y: np.ndarray) -> float | None:
     if values.size == 2 and set(values.tolist()) <= {0, 1}:
         return float(np.mean(y))
     return None
-
-
-def _strata(y: np.ndarray) -> np.ndarray | None:
-    """Class of each row for stratified resampling (rows of a multi-column truth as tuples)."""
-    y = np.asarray(y)
-    if y.ndim == 1:
-        return y
-    _, codes = np.unique(y.reshape(len(y), -1), axis=0, return_inverse=True)
-    return codes.ravel()
 
 
 def _not_scored(submissions: SubmissionSet) -> tuple[DroppedRows, ...]:

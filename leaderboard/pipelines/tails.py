@@ -24,7 +24,7 @@ from leaderboard.noise.tails import NoiseScale, read_noise_scale
 from leaderboard.noise.universes import DEFAULT_DF, default_universe, not_simulable_reason
 
 if TYPE_CHECKING:   # annotations only: scores.py imports this module
-    from leaderboard.pipelines.scores import Settings
+    from leaderboard.pipelines.analysis import Settings
     from leaderboard.pipelines.shakeup import SliceNoise
 
 # The light end of the bracket is a sensitivity display, like the correlation sweep: at most
@@ -96,6 +96,7 @@ class Tails:
                                        if self.kurtosis is not None else " (stated)")
         c = self.scale
         if self.how == "gaps":
+            assert c is not None   # the gaps were read
             pairs = (f"{c.n_pairs:,} distinct public/private pairs"
                      + (f" ({c.duplicates:,} identical pairs counted once)" if c.duplicates
                         else ""))
@@ -110,7 +111,7 @@ class Tails:
                     "residuals'" + (f", as residuals of kurtosis about {kurtosis:.3g} would give "
                                     "(normal: 3)" if kurtosis is not None else ""))
         counts = ""
-        if self.light is not None:
+        if self.light is not None and self.heavy is not None:   # filled together (with_bracket)
             counts = (f"; under normal residuals {self.light['best_set']:,} of "
                       f"{self.light['compared']:,} could be the best instead of "
                       f"{self.heavy['best_set']:,}")
@@ -123,7 +124,7 @@ class Tails:
             return (f"The residuals' tails were stated ({self.shape_words}): if the real ones "
                     "are heavier, squared-error metrics are noisier than shown.")
         if self.how == "unknown":
-            counts = ("" if self.light is None else
+            counts = ("" if self.light is None or self.heavy is None else
                       f" With normal residuals {self.light['best_set']:,} entries could be the "
                       f"best; with heavy-tailed ones ({self.shape_words}, shown here) "
                       f"{self.heavy['best_set']:,}.")
@@ -133,6 +134,7 @@ class Tails:
                     "a validation set's residuals), or give public and private scores with both "
                     "slices' sizes, whose gaps show the noise.")
         c = self.scale
+        assert c is not None   # "gaps": the gaps were read
         read = ("0, the lightest tails that explain them" if c.correlation == 0 else
                 f"{c.correlation:g}, as stated")
         if self.beyond_heavy:
@@ -200,7 +202,7 @@ def choose_tails(public: np.ndarray | None, private: np.ndarray | None, settings
         return settings, Tails("stated", o.residuals, o.df, o.kurtosis,
                                metric=settings.metric.name), None
     why = _why_not_read(public, private, settings)
-    if why is not None:
+    if why is not None or public is None or private is None:   # (both given when why is None)
         return settings, Tails("unknown", o.residuals, o.df, why_unknown=why,
                                metric=settings.metric.name), None
     normal = _with_universe(settings, replace(o, residuals="normal", df=DEFAULT_DF))

@@ -15,7 +15,7 @@ never a zero-width interval.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from leaderboard.noise.bradley_terry import SCALE
 from leaderboard.report.card_text import card_json, card_markdown
@@ -37,7 +37,7 @@ def _float(x) -> float | None:
 def _models(g) -> list[dict]:
     models = []
     for row in g.table.to_dict("records"):
-        entry = {"model": str(row["model"])}
+        entry: dict[str, Any] = {"model": str(row["model"])}   # one model's JSON object
         entry.update({k: int(row[k]) for k in _INTS})
         entry.update({k: _float(row[k]) for k in _FLOATS})
         entry["tier"] = int(row["tier"]) if row["placed"] else None
@@ -66,7 +66,8 @@ def battles_json(a: BattlesAnalysis) -> dict:
     m = len(a.table)
     groups = [_group(g) for g in a.groups]
     return {
-        "version": __version__, "mode": "battles", "format": "battles", "source": b.source,
+        "version": __version__, "command": "analyze", "mode": "battles", "format": "battles",
+        "source": b.source,
         "alpha": s.alpha, "replicates": s.replicates, "seed": s.seed,
         "anchor": {"model": s.anchor, "rating": s.anchor_rating},
         "scale": {"points_per_logit": SCALE, "ties": "half a win for each model",

@@ -89,9 +89,12 @@ def coverage_said(c) -> str:
     Examples
     --------
     >>> from types import SimpleNamespace as N
-    >>> coverage_said(N(alpha=0.05, n_items=400, measured=N(log_sd=1.14, items=300,
-    ...                                                     coverage=0.941)))
-    "Measured on known-truth lognormal costs with tails as heavy as these (the heaviest-tailed model's log costs have SD 1.14) and 300 items, such 95% intervals covered the true mean cost 94.1% of the time: a little less than 95%, as for any bootstrap interval of a heavy-tailed mean."
+    >>> print(coverage_said(N(alpha=0.05, n_items=400, measured=N(log_sd=1.14, items=300,
+    ...                                                           coverage=0.941))))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Measured on known-truth lognormal costs with tails as heavy as these (the heaviest-tailed
+    model's log costs have SD 1.14) and 300 items, such 95% intervals covered the true mean cost
+    94.1% of the time: a little less than 95%, as for any bootstrap interval of a heavy-tailed mean.
     """
     m = c.measured
     if m is None:

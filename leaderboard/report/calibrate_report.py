@@ -183,8 +183,8 @@ def scores_only_markdown(results: dict) -> str:
         "|---|---|---|---|---|",
     ]
     for _, r in summary.iterrows():
-        lines.append(f"| {markdown_text(r['family'])} | {markdown_text(r['universe'])} | {r['sd_ratio_min']:.2f}–"
-                     f"{r['sd_ratio_max']:.2f} | {_pct(r['coverage_mean'])} | "
+        lines.append(f"| {markdown_text(r['family'])} | {markdown_text(r['universe'])} | "
+                     f"{r['sd_ratio_min']:.2f}–{r['sd_ratio_max']:.2f} | {_pct(r['coverage_mean'])} | "
                      f"{_pct(r['coverage_min'], r['coverage_min_se'])} |")
     default = "binormal, minority spread 2"
     lines += [

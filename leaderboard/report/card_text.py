@@ -71,8 +71,9 @@ def pair_sentence(p, score=lambda x: f"{x:.4g}") -> str:
     >>> from leaderboard.pipelines.card import PairResolution
     >>> p = PairResolution(("candidate", "baseline"), 0.02, 0.01, 0.03, 0.9, 120, None, 400,
     ...                    980, "item", 0.05)
-    >>> pair_sentence(p)
-    'SD of the paired difference 0.01 against 0.03 were they scored independently (x0.33); they differ on 120 of 400 items; 980 items would separate them at this gap (power 80%)'
+    >>> print(pair_sentence(p))  # doctest: +NORMALIZE_WHITESPACE
+    SD of the paired difference 0.01 against 0.03 were they scored independently (x0.33); they
+    differ on 120 of 400 items; 980 items would separate them at this gap (power 80%)
     """
     if p is None or p.sd_diff is None:
         return ""

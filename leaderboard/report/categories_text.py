@@ -1,7 +1,8 @@
 """The report's words and numbers for per-item results with categories (``--category-col``)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 

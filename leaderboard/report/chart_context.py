@@ -236,6 +236,8 @@ def scores_figure(a: Analysis, suffix: str) -> str | bytes:
 
     num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
     chart = analysis_charts(a, num, confidence_label(a.settings.alpha), summary=True)["scores"]
+    if chart is None:   # every analysis has its scores chart
+        raise ValueError("the analysis has no scores chart")
     drawn = None if chart.svg is None else (str(chart.svg) if suffix == ".svg" else
                                              renderer.png(str(chart.svg), scale=2))
     if drawn is None:

@@ -284,8 +284,13 @@ def to_json_dict(r: ChooseResult) -> dict:
         "correlation": r.correlation}
 
 
+def json_text(r: ChooseResult) -> str:
+    """The JSON ``leaderboard choose --json`` writes."""
+    return json.dumps(to_json_dict(r), indent=2, allow_nan=False) + "\n"
+
+
 def write_json(r: ChooseResult, path) -> None:
-    write_text(path, json.dumps(to_json_dict(r), indent=2, allow_nan=False) + "\n")
+    write_text(path, json_text(r))
 
 
 def terminal_text(r: ChooseResult, written: list[str]) -> str:

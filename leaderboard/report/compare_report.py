@@ -2,6 +2,7 @@
 (Markdown) and the JSON (leaderboard/schema/compare.schema.json)."""
 from __future__ import annotations
 
+import json
 import math
 
 from leaderboard.confidence import confidence_label
@@ -42,6 +43,13 @@ def gate_json(gate: Gate, version: str) -> dict:
     data["assumptions"] = [a.as_json() for a in gate.assumptions]
     data["resolution"] = pair_json(gate.comparison.resolution, n_eff=True)
     return data
+
+
+def gate_json_text(gate: Gate) -> str:
+    """The JSON ``leaderboard compare --json`` writes: :func:`gate_json` of this version."""
+    from leaderboard import __version__
+
+    return json.dumps(gate_json(gate, __version__), indent=2, allow_nan=False) + "\n"
 
 
 def gate_verdict(gate: Gate) -> str:

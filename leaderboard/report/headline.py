@@ -12,7 +12,7 @@ the box and "How to read".
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -78,7 +78,18 @@ def measured_correlation(a: Analysis, top: int = 10) -> float | None:
     return float(np.clip(np.median(pairs), 0.0, 0.99))
 
 
-def spreads(a: Analysis) -> dict | None:
+class Spread(TypedDict):
+    """The spread of ``n`` equally good entries (:func:`spreads`)."""
+
+    n: int                # entries compared
+    independent: float    # best to worst, 19 times in 20, entries independent
+    rho: float            # the correlation that matters
+    kind: str             # where rho came from: "measured", "assumed" or "typical"
+    correlated: float     # the spread at correlation rho
+    d95: float            # the board's d95 (one pair), the spread's scale
+
+
+def spreads(a: Analysis) -> Spread | None:
     """The spread of the compared entries if all were equally good: independent, and at the
     correlation that matters (measured, assumed, or the typical one). None without d95, and
     None when d95 is 0: the leader's score did not move under resampling (a perfect score on
@@ -95,7 +106,8 @@ def spreads(a: Analysis) -> dict | None:
     else:
         rho, kind = TYPICAL_CORRELATION, "typical"
     return {"n": n, "independent": spread_of_equals(a.d95, n),
-            "rho": rho, "kind": kind, "correlated": spread_of_equals(a.d95, n, rho)}
+            "rho": rho, "kind": kind, "correlated": spread_of_equals(a.d95, n, rho),
+            "d95": a.d95}
 
 
 def headline(a: Analysis, num: Numbers) -> list[str]:
@@ -149,7 +161,8 @@ def fit_answer(head: str, said: list[str], limit: int = ANSWER_WORDS
     >>> fit_answer("One two three.", ["Four five.", "Six seven eight.", "Nine."], limit=6)
     (['Four five.'], ['Six seven eight.', 'Nine.'])
     """
-    room, kept = limit - words([head]), []
+    room = limit - words([head])
+    kept: list[str] = []
     for k, sentence in enumerate(said):
         if words([sentence]) > room:
             return kept, list(said[k:])
@@ -209,11 +222,11 @@ def _checked(a: Analysis, short: bool) -> str | None:
             f"{measured} of boards ({promised} promised).")
 
 
-def _plain_spread(a: Analysis, num: Numbers, s: dict) -> str:
+def _plain_spread(a: Analysis, num: Numbers, s: Spread) -> str:
     """How far chance alone spreads this many equals here, at the correlation the tiers use."""
     where = "these items" if _items(a) else "this test set"
     if s["n"] == 2:
-        return (f"On {where}, two equally good entries can land {num.d95_short(a.d95)} apart by "
+        return (f"On {where}, two equally good entries can land {num.d95_short(s['d95'])} apart by "
                 "chance alone.")
     used = s["independent"] if s["kind"] == "typical" else s["correlated"]
     return (f"On {where}, chance alone can spread {s['n']:,} equally good entries "
@@ -255,17 +268,17 @@ def _light_count(a: Analysis, heavy: int, what: str) -> int | None:
     return None if light == heavy else light
 
 
-def _spread_sentence(a: Analysis, num: Numbers, s: dict) -> str:
+def _spread_sentence(a: Analysis, num: Numbers, s: Spread) -> str:
     where = "these items" if _items(a) else "this test set"
     if s["n"] == 2:
-        return (f"On {where}, two equally good entries land up to {num.d95_short(a.d95)} apart "
-                "by chance alone (19 times in 20).")
+        return (f"On {where}, two equally good entries land up to {num.d95_short(s['d95'])} "
+                "apart by chance alone (19 times in 20).")
     return (f"On {where}, chance alone spreads {s['n']:,} equally good entries up to "
             f"{num.d95_short(s['independent'])} apart, best to worst (19 times in 20; "
-            f"{num.d95_short(a.d95)} for one pair).")
+            f"{num.d95_short(s['d95'])} for one pair).")
 
 
-def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
+def _assumption_sentence(a: Analysis, num: Numbers, s: Spread) -> str:
     spread = num.d95_short(s["correlated"])
     if s["kind"] == "measured":
         unit = "items" if _items(a) else "rows"
@@ -283,7 +296,7 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: dict) -> str:
              "normal residuals')")
     if s["kind"] == "assumed":
         source = ("measured from the public and private scores, its low end"
-                  if c.estimated else "as stated")
+                  if c is not None and c.estimated else "as stated")
         return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}), "
                 f"which narrows that to {spread}, and {noise}.")
     if c is not None and c.estimated:   # measured, and no shared noise found
@@ -301,6 +314,7 @@ def reach_sentence(a: Analysis, num: Numbers) -> str | None:
     t = a.table
     if s is None or s["n"] <= 2:
         return None
+    d95 = s["d95"]
     tier1 = t[t["tier"] == 1]
     if tier1.empty:
         return None
@@ -309,11 +323,11 @@ def reach_sentence(a: Analysis, num: Numbers) -> str | None:
     far = int(np.nanargmax(gaps))
     reach = float(gaps[far])
     used = s["independent"] if s["kind"] == "typical" else s["correlated"]
-    times = f" ({reach / a.d95:.1f} d95)" if a.d95 > 0 else ""
-    why = ("Why tier 1 reaches further than d95" if reach > a.d95 else
+    times = f" ({reach / d95:.1f} d95)" if d95 > 0 else ""
+    why = ("Why tier 1 reaches further than d95" if reach > d95 else
            "Why tier 1 stays within d95" if s["kind"] == "measured" else "d95 and tier 1")
     own = "its own set of items" if _items(a) else "its own test set"
-    text = (f"{why}: d95 ({num.d95_short(a.d95)}) is the gap one "
+    text = (f"{why}: d95 ({num.d95_short(d95)}) is the gap one "
             f"pair of equally good models, each on {own}, exceeds one time in twenty; "
             "tier 1 compares all "
             f"{s['n']:,} entries at once, and chance spreads that many equals up to "
@@ -321,7 +335,7 @@ def reach_sentence(a: Analysis, num: Numbers) -> str | None:
             f"{num.score(float(tier1['score'].iloc[far]))}, {num.d95_short(reach)} from the "
             f"leader{times}.")
     if s["kind"] == "measured":
-        if reach <= a.d95:
+        if reach <= d95:
             text += " Paired on the same rows, entries' differences are far less noisy than d95."
         elif reach > used:
             r = _with_leader(a, int(np.flatnonzero(t["tier"].to_numpy() == 1)[far]))
@@ -329,15 +343,17 @@ def reach_sentence(a: Analysis, num: Numbers) -> str | None:
                 text += (f" That entry's scores move less with the leader's (correlation "
                          f"{r:.2f}), so its comparison with the leader is noisier.")
         return text
-    own = float(tier1["d95"].iloc[far]) if "d95" in tier1.columns else float("nan")
-    if reach > used and np.isfinite(own) and own > a.d95:
-        text += (f" That entry's score is noisier than the leader's (d95 {num.d95_short(own)} "
+    own_d95 = float(tier1["d95"].iloc[far]) if "d95" in tier1.columns else float("nan")
+    if reach > used and np.isfinite(own_d95) and own_d95 > d95:
+        text += (f" That entry's score is noisier than the leader's (d95 {num.d95_short(own_d95)} "
                  "at its score), so its comparisons are weaker.")
     return text
 
 
 def _with_leader(a: Analysis, row: int) -> float | None:
     """Correlation between the leader's and row ``row``'s bootstrap scores (paired replicates)."""
+    if a.bootstrap is None:   # only submissions and items have paired replicates
+        return None
     reps = a.bootstrap.replicates[[0, row]]
     reps = reps[:, np.isfinite(reps).all(axis=0)]
     if reps.shape[1] < 3 or (reps.std(axis=1) == 0).any():

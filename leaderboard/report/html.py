@@ -121,7 +121,8 @@ def _tier_one_sentence(a: Analysis, conf: str) -> str:
     k = int((a.table["tier"] == 1).sum())
     size = f"{k:,} entr{'y' if k == 1 else 'ies'}"
     if method.same_family_as_rank_sets:
-        return (f"Tier 1 ({size}) asks more than the confidence set of the best: it holds the entries no other entry is shown to beat "
+        return (f"Tier 1 ({size}) asks more than the confidence set of the best: it holds the "
+                "entries no other entry is shown to beat "
                 f"when every rank set must hold at once, the simultaneous {conf} guarantee that "
                 "the tiers, the rank sets and the significance map share, while the best set "
                 "tests each entry only on whether it could be the best.")

@@ -54,17 +54,18 @@ entry i better than entry j; ``family`` and ``critical_value`` say which tests).
 With public and private scores (both columns, or a solution with Usage) the top-level ``shakeup``
 holds the post-mortem: ``spearman``, ``kendall``, ``mean_abs_rank_change`` and
 ``mean_abs_rank_change_top10`` (mean |public rank - private rank| / N, over all entries and over the
-private top: 10% of the entries, at least 5), ``noise_mean_abs_rank_change`` and ``noise_spearman`` (medians over competitions
-simulated with noise alone), ``p_shakeup`` and ``p_spearman`` (how rarely noise alone shakes the
-board this much), ``p_overfit`` (the public top, the same places, beat their private scores by more than noise
-and selection explain), ``drivers`` (entries flagged by Holm), ``winner`` (the private winner's
-public rank and ``p_jump``), ``risers``, ``fallers``, ``public_top_tiers`` and the sizes; the noise
-fields are null when the slice sizes are unknown (``reason`` says why). ``overfit_shift`` is the
-median public-minus-private gap, oriented so positive means better on the public board;
-``overfit_detectable_sd`` and ``overfit_detectable`` the overfit the test detects with 80% probability
-(every public-top entry's public score inflated by that many gap SDs, and in score units; null when
-too few competitions were simulated, or when no inflation of the top alone is detectable: the top
-holds the entries whose gaps set the common shift).
+private top: 10% of the entries, at least 5), ``noise_mean_abs_rank_change`` and ``noise_spearman``
+(medians over competitions simulated with noise alone), ``p_shakeup`` and ``p_spearman`` (how rarely
+noise alone shakes the board this much), ``p_overfit`` (the public top, the same places, beat their
+private scores by more than noise and selection explain), ``drivers`` (entries flagged by Holm),
+``winner`` (the private winner's public rank and ``p_jump``), ``risers``, ``fallers``,
+``public_top_tiers`` and the sizes; the noise fields are null when the slice sizes are unknown
+(``reason`` says why). ``overfit_shift`` is the median public-minus-private gap, oriented so
+positive means better on the public board; ``overfit_detectable_sd`` and ``overfit_detectable`` the
+overfit the test detects with 80% probability (every public-top entry's public score inflated by
+that many gap SDs, and in score units; null when too few competitions were simulated, or when no
+inflation of the top alone is detectable: the top holds the entries whose gaps set the common
+shift).
 
 Regression boards of scores carry ``tails``: how heavy the residuals' tails were taken to be
 (:mod:`leaderboard.pipelines.tails`). ``how`` is ``"stated"`` (``--residuals``, ``--df`` or
@@ -240,7 +241,7 @@ def _files(analysis: Analysis) -> list[dict] | None:
     items = is_items(analysis)
     return [{"team": str(f.team), "file": str(f.file), "status": str(f.status),
              "reason": None if not f.reason else str(f.reason),
-             "rows": None if getattr(f, "rows", None) is None else int(f.rows),
+             "rows": None if f.rows is None else int(f.rows),
              **({"model": str(f.team)} if items else {})}
             for f in analysis.submissions.files]
 
@@ -262,22 +263,25 @@ def _tier_method(analysis: Analysis) -> TierMethod:
 
 
 def _noise(analysis: Analysis) -> dict | None:
-    noise, leader = analysis.noise, analysis.leader_distribution
+    noise, boot, leader = analysis.noise, analysis.bootstrap, analysis.leader_distribution
     if leader is None:
         return None
     draws = np.asarray(leader.draws, dtype=float)
     q = np.quantile(draws, [0.025, 0.5, 0.975]) if draws.size else [math.nan] * 3
-    if noise is None:  # submissions mode: the leader's bootstrap replicates
-        described = {"universe": "paired bootstrap", "assumptions": "test rows are a random "
-                     "sample of the population", "method": f"{analysis.bootstrap.resample} "
-                     "resampling of the test rows"}
-    else:
+    described: dict[str, Any]
+    if noise is not None:
         described = {"universe": noise.universe, "assumptions": noise.assumptions,
                      "method": noise.method,
                      "universe_options": dataclasses.asdict(analysis.settings.universe),
                      "study": study_words(analysis.settings.metric.name, noise.universe,
                                           analysis.settings.universe.spread,
                                           getattr(analysis.tails, "how", None))}
+    elif boot is not None:  # submissions mode: the leader's bootstrap replicates
+        described = {"universe": "paired bootstrap", "assumptions": "test rows are a random "
+                     "sample of the population", "method": f"{boot.resample} "
+                     "resampling of the test rows"}
+    else:   # neither: there is no leader's distribution (above)
+        return None
     return {**described,
             "leader_score": _num(leader.true_score), "leader_sd": _num(leader.sd),
             "leader_exact_sd": _num(leader.exact_sd), "leader_d95": _num(leader.d95),
@@ -340,7 +344,7 @@ def to_json_dict(analysis: Analysis) -> dict:
                      for lo in analysis.left_out],
         "source": _source(analysis),
         "noise": _noise(analysis),
-        "tails": None if getattr(analysis, "tails", None) is None else analysis.tails.to_json(),
+        "tails": None if analysis.tails is None else analysis.tails.to_json(),
         "mode": "items" if is_items(analysis) else analysis.mode,
         "replicates": int(s.replicates) if analysis.bootstrap is not None else None,
         "resampling": _resampling(analysis),
@@ -375,7 +379,7 @@ def _items(analysis: Analysis) -> dict | None:
     return {**analysis.items.to_json(), "pairwise": None if pairs is None else pairs.to_json()}
 
 
-_JSON_OPTIONS = {"indent": 2, "ensure_ascii": False, "allow_nan": False}
+_JSON_OPTIONS: dict[str, Any] = {"indent": 2, "ensure_ascii": False, "allow_nan": False}
 _PIECES_PER_WRITE = 4096  # the encoder's small strings, joined this many at a time
 
 

@@ -95,9 +95,13 @@ def _float(x) -> float | None:
     return None if x is None else float(x)
 
 
+def json_text(p) -> str:
+    """The JSON ``leaderboard plan --from FILE --json`` writes."""
+    return json.dumps(to_json_dict(p), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json(p, path) -> None:
-    write_text(path, json.dumps(to_json_dict(p), indent=2, ensure_ascii=False,
-                                allow_nan=False) + "\n")
+    write_text(path, json_text(p))
 
 
 def context(p) -> dict:
@@ -121,9 +125,15 @@ def context(p) -> dict:
                       ("Simulation", f"{p.boards:,} boards per size, {p.replicates:,} "
                                      f"replicates each, seed {p.seed}; a share's Monte Carlo "
                                      f"SE about {_mc(p):.2f}")],
-            "rows": rows, "k": p.top.k, "notes": list(p.notes), "unit": p.unit, "method": METHOD, "assumes": ASSUMES,
+            "rows": rows, "k": p.top.k, "notes": list(p.notes), "unit": p.unit, "method": METHOD,
+            "assumes": ASSUMES,
             "version": __version__, "seed": p.seed}
 
 
+def render_html(p) -> str:
+    """The page ``leaderboard plan --from FILE -o`` writes."""
+    return render_page(TEMPLATE, context(p))
+
+
 def write_html(p, path) -> None:
-    write_text(path, render_page(TEMPLATE, context(p)))
+    write_text(path, render_html(p))

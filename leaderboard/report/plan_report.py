@@ -70,7 +70,7 @@ def answer(p: Plan) -> tuple[str, list[str]]:
         if p.min_n_independent is not None:
             said.append(f"Independent entries (correlation 0, the conservative choice) would need "
                         f"{rows(p.min_n_independent)} rows.")
-    if s.n_test is not None:
+    if s.n_test is not None and p.mdd is not None:   # with n_test, the plan has an mdd
         sign = 1 if p.higher_is_better else -1
         mdd = (f"With {rows(s.n_test)} rows, the smallest difference the test set resolves with "
                f"{_test_words(p)} is {num(p.mdd)}: a true {label} of {s.score:g}{where} is told "
@@ -302,6 +302,10 @@ def to_json_dict(p: Plan) -> dict:
     return out
 
 
+def json_text(p: Plan) -> str:
+    """The JSON ``leaderboard plan --json`` writes."""
+    return json.dumps(to_json_dict(p), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json(p: Plan, path) -> None:
-    text = json.dumps(to_json_dict(p), indent=2, ensure_ascii=False, allow_nan=False)
-    write_text(path, text + "\n")
+    write_text(path, json_text(p))

@@ -47,7 +47,7 @@ def guarantee_sentence(a: Analysis) -> str | None:
     """The self-check's sentence, said beside the guarantee (None without a check)."""
     r = a.ranking
     check = getattr(r, "guarantee_check", None) if r is not None else None
-    if check is None or r.method != "rank-sets":
+    if r is None or check is None or r.method != "rank-sets":
         return None
     return check.sentence()
 
@@ -91,7 +91,7 @@ def context(a: Analysis, score) -> dict | None:
     if n > 1 and tau is None:
         said.append("Kendall's tau between resampled and observed rankings is not defined here: "
                     "the scores are tied in every replicate, so there is no order to agree with.")
-    elif n > 1:
+    elif n > 1 and tau is not None:
         left = (f"; {tau[3]:,} replicates whose scores were all tied have no tau and are left "
                 "out" if tau[3] else "")
         said.append(f"Resampled rankings agree with the observed one with a median Kendall's tau of "
@@ -141,8 +141,8 @@ def how_to_read(a: Analysis) -> list[Fact]:
              "it starts at 1 + the entries shown better by the tests of all pairs at once."),
         Fact("P(best) and P(top k)", f"The share of {draws}s on which the entry scores best "
              "(ties share the credit), or ranks in the top k. They measure how stable the order "
-             f"is under the noise of this {vocabulary(a).unit_set}; they are not the probability that the entry "
-             "is truly best, and near ties they favour the observed leader."),
+             f"is under the noise of this {vocabulary(a).unit_set}; they are not the probability "
+             "that the entry is truly best, and near ties they favour the observed leader."),
         Fact("Best set", f"The {conf} confidence set for the best entry, the sharpest answer to "
              "\u201ccould another entry be the best?\u201d. Each entry is tested on its own: it is "
              "left out when its one-sided comparisons with every other entry (a max-t test of "

@@ -29,8 +29,9 @@ _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
 def neutral_bidi(value: object) -> object:
     """``value`` with every bidi control, control character and invisible character (zero-width
     space and joiners, word joiner, soft hyphen, byte-order mark) shown as its code point, e.g.
-    ``[U+202E]``, so it no longer reorders text and two names differing by it look different; anything but a string (numbers) unchanged. It is the
-    environment's ``finalize``: every ``{{ ... }}`` of every template goes through it.
+    ``[U+202E]``, so it no longer reorders text and two names differing by it look different;
+    anything but a string (numbers) unchanged. It is the environment's ``finalize``: every
+    ``{{ ... }}`` of every template goes through it.
 
     Examples
     --------

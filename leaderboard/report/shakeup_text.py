@@ -16,6 +16,7 @@ from leaderboard.report.words import pct
 if TYPE_CHECKING:
     from leaderboard.pipelines.scores import Analysis
     from leaderboard.pipelines.shakeup import Shakeup
+    from leaderboard.shakeup.overfit import OverfitTest
 
 CALM_SPEARMAN = 0.8  # below this, noise alone scrambles the public board (the "tiny slice" story)
 # A detectable overfit beyond this many gap SDs per entry is no statement of power: so flagrant an
@@ -56,7 +57,7 @@ def noise_too_wild(s: Shakeup | None, alpha: float) -> bool:
 
 def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     """The section's plain-language findings, most important first."""
-    st, b = s.stats, s.baseline
+    st, b, o = s.stats, s.baseline, s.overfit
     tied = "" if defined(st.spearman) else (" (not defined: every public or every private "
                                                "score is the same, so there is no order)")
     said = [f"Public and private boards of the {st.n_entries:,} entries with both scores: "
@@ -68,7 +69,7 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     jump = (f"The private winner, {teams[win]}, "
             + ("also led the public board." if st.public_rank[win] == 1 else
                f"was ranked {_place(st.public_rank[win])} on the public board."))
-    if b is None:
+    if b is None or o is None:   # the baseline and the overfitting test are made together
         said.append(jump)
         said.append(f"No noise baseline: {s.reason}.")
         return said
@@ -98,7 +99,7 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
                     "with no overfitting at all its order agrees with the private one only at "
                     f"Spearman about {b.noise_spearman:.2f}; the shake-up is the small public "
                     "slice's doing, not the teams'.")
-    elif b.p_shakeup >= alpha and s.overfit.p_overfit >= alpha:
+    elif b.p_shakeup >= alpha and o.p_overfit >= alpha:
         said.append(f"Why: {_rows(s.n_public)} on the public board rank entries nearly as the "
                     "private board does, and the teams did not fit the public board beyond what "
                     "that allows: the final order is the public order plus ordinary noise.")
@@ -116,7 +117,7 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
                        "are less noisy than 0-or-1 rows." if "bounded" in s.noise else
                        "The slices may be larger than given, or the rows less noisy than the "
                        "universe assumes."))
-    said.append(_overfit_sentence(s, teams, alpha))
+    said.append(_overfit_sentence(s, o, teams, alpha))
     if s.public_top_tiers is not None:
         said.append(f"At {_rows(s.n_public)}, the public top {s.public_top} formed "
                     + ("a single statistical tier: none of their places could be told apart"
@@ -126,8 +127,7 @@ def sentences(s: Shakeup, teams: list[str], alpha: float) -> list[str]:
     return said
 
 
-def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
-    o = s.overfit
+def _overfit_sentence(s: Shakeup, o: OverfitTest, teams: list[str], alpha: float) -> str:
     drivers = [teams[i] for i in np.flatnonzero(s.flagged)]
     named = ", ".join(drivers[:8]) + (f" and {len(drivers) - 8} more" if len(drivers) > 8 else "")
     if o.p_overfit < alpha:
@@ -151,7 +151,7 @@ def _overfit_sentence(s: Shakeup, teams: list[str], alpha: float) -> str:
     return text
 
 
-def _power_words(o) -> str:
+def _power_words(o: OverfitTest) -> str:
     """What "no sign" can mean at these slice sizes: the overfit the test detects 80% of the time,
     and the kind of overfitting that statement is about (:mod:`leaderboard.shakeup.power`)."""
     if o.detectable_sd == np.inf:
@@ -265,7 +265,7 @@ def shakeup_json(s: Shakeup | None, teams: list[str]) -> dict | None:
            "n_compared": int((st if s.compared is None else s.compared).n_entries),
            "winner": {**move(win), "p_jump": None if b is None else json_number(b.p_winner_jump)},
            "risers": [move(int(i)) for i in s.risers], "fallers": [move(int(i)) for i in s.fallers]}
-    if b is not None:
+    if b is not None and o is not None:   # made together
         out.update({"noise_spearman": json_number(b.noise_spearman),
                     "noise_mean_abs_rank_change_top10":
                         json_number(np.median(b.mean_abs_rank_change_top10)),

@@ -92,9 +92,13 @@ def to_json_dict(e: Experiment) -> dict:
     }
 
 
+def json_text(e: Experiment) -> str:
+    """The JSON ``leaderboard simulate --json`` writes."""
+    return json.dumps(to_json_dict(e), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_json(e: Experiment, path) -> None:
-    text = json.dumps(to_json_dict(e), indent=2, ensure_ascii=False, allow_nan=False)
-    write_text(path, text + "\n")
+    write_text(path, json_text(e))
 
 
 # --- words --------------------------------------------------------------------------------------
@@ -300,7 +304,7 @@ def build_context(e: Experiment, command: str | None = None) -> dict:
 def _grid_parts(e: Experiment, f: Fmt, observed: str) -> dict:
     table = d95_table(e)
     scores = table["scores"]
-    by_kind = {}
+    by_kind: dict[tuple[int, float | None], list[tuple[float, np.ndarray, str]]] = {}
     for c in e.cases:
         by_kind.setdefault(c.setting, []).append((c.score, c.draws, f(c.d95)))
     prevalences = list(dict.fromkeys(s.prevalence for s in e.settings))

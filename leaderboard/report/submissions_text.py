@@ -13,6 +13,8 @@ from leaderboard.report.words import Fact, pct
 from leaderboard.tiers.methods import TIER_METHODS
 
 if TYPE_CHECKING:
+    from leaderboard.ingest.submissions import SubmissionSet
+    from leaderboard.noise.bootstrap import BootstrapResult
     from leaderboard.pipelines.scores import Analysis
 
 RESAMPLING_WORDS = {
@@ -55,9 +57,18 @@ class FileRow:
     css: str
 
 
+def _resampled(a: Analysis) -> tuple[SubmissionSet, BootstrapResult]:
+    """The files and the paired bootstrap of submissions mode (an analysis in that mode has
+    both)."""
+    if a.submissions is None or a.bootstrap is None:
+        raise ValueError("the submissions mode's words need its files and its bootstrap")
+    return a.submissions, a.bootstrap
+
+
 def facts(a: Analysis, conf: str) -> list[Fact]:
     """The "What was analysed" list for submissions mode."""
-    s, boot, subs = a.settings, a.bootstrap, a.submissions
+    s = a.settings
+    subs, boot = _resampled(a)
     files = subs.files
     by_status: dict[str, int] = {}
     for f in files:
@@ -66,7 +77,7 @@ def facts(a: Analysis, conf: str) -> list[Fact]:
     other = "public" if split == "private" else "private"
     # the other split is shown only when the solution has one (no Usage column: every row ranks)
     shown = f"{other}_score" in a.table and a.table[f"{other}_score"].notna().any()
-    rows = f"{s.n_test:,} {split + ' ' if shown else ''}rows" + (
+    rows = f"{s.n_test:,} {split + ' ' if shown and split is not None else ''}rows" + (
         f", {pct(s.prevalence)} positives" if s.prevalence is not None else "")
     status_text = ", ".join(f"{count:,} {status}" for status, count in by_status.items())
     items = subs.layout == "items"
@@ -102,6 +113,8 @@ _STATUS_ORDER = {"rejected": 0, "set aside": 1, "not selected": 2, "skipped": 3,
 
 def file_rows(a: Analysis) -> list[FileRow]:
     """Every submission file found, valid or not: problems first, then in the order found."""
+    if a.submissions is None:   # scores only: no files
+        return []
     files = sorted(a.submissions.files, key=lambda f: _STATUS_ORDER.get(f.status, 0))
     return [FileRow(team=str(f.team), file=str(f.file), status=str(f.status),
                     reason=str(f.reason or ""), rows="" if f.rows is None else f"{f.rows:,}",
@@ -111,10 +124,10 @@ def file_rows(a: Analysis) -> list[FileRow]:
 
 def resampling_box(a: Analysis) -> dict:
     """The method box of submissions mode; the tier words come from the method that ran."""
-    boot = a.bootstrap
+    subs, boot = _resampled(a)
     method = (a.ranking.description if a.ranking is not None
               else TIER_METHODS[a.settings.tier_method])
-    if a.submissions.layout == "items":
+    if subs.layout == "items":
         unit = "clusters of items" if boot.resample == "grouped" else "items"
         return {
             "name": f"paired bootstrap of items ({boot.resample})",

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -67,8 +68,9 @@ def moved_text(tier: int, above: int) -> str:
 
     Examples
     --------
-    >>> moved_text(1, 2)
-    'In tier 1 although ranked below an entry of tier 2: no entry is shown to beat it (its comparisons with the entries above are noisier).'
+    >>> print(moved_text(1, 2))  # doctest: +NORMALIZE_WHITESPACE
+    In tier 1 although ranked below an entry of tier 2: no entry is shown to beat it (its
+    comparisons with the entries above are noisier).
     >>> moved_text(3, 3)
     ''
     """

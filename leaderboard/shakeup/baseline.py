@@ -8,7 +8,8 @@ shake-up with these simulated ones says whether it was more than the slice sizes
 normal errors from the universe simulation's SDs (scores only, drawn again block by block when
 read) or each slice's paired bootstrap (submissions).
 
-The true scores are unknown; :func:`~leaderboard.shakeup.truth.estimate_truth` makes them from the private scores (see there
+The true scores are unknown; :func:`~leaderboard.shakeup.truth.estimate_truth` makes them from the private
+scores (see there
 why those must first be pulled together). :func:`shakeup_baseline` computes, on every replicate,
 the statistics :func:`~leaderboard.shakeup.observed.shakeup_stats` gives for the real board.
 
@@ -67,8 +68,10 @@ class ShakeupBaseline:
     -----
     What the p-values guarantee: if the true scores and the noise model were exactly right, the
     observed statistic and the simulated ones would be exchangeable, and ``P(p <= a) <= a`` for
-    every ``a``. The true scores are estimated (:func:`~leaderboard.shakeup.truth.estimate_truth`), so this holds
-    approximately; measured with known truth at ``a = 0.05`` (see :func:`~leaderboard.shakeup.truth.estimate_truth`),
+    every ``a``. The true scores are estimated (:func:`~leaderboard.shakeup.truth.estimate_truth`), so this
+    holds
+    approximately; measured with known truth at ``a = 0.05`` (see
+    :func:`~leaderboard.shakeup.truth.estimate_truth`),
     ``p_shakeup`` and ``p_spearman`` rejected 0-6.8% of honest competitions (mostly far below
     5%: conservative) and ``p_winner_jump`` 3.0-8.2% (slightly liberal when true scores are
     tied: the estimated truths still separate the leaders a little, so simulated private winners
@@ -211,7 +214,7 @@ def shakeup_baseline(draws: NoiseDraws, observed: ShakeupStats, *,
             yield cols.start, np.take_along_axis(priv_rank, pub_order, axis=1)
 
     # The inverted-CDF quantiles are order statistics: which ones, numpy's own rule says.
-    at = np.quantile(np.arange(r), QUANTILES, method="inverted_cdf").astype(int)
+    at = np.quantile(np.arange(r), QUANTILES, method="inverted_cdf").astype(int).tolist()
     band = collect(None, r, at, summarised(), by_place).T
     nan = math.nan
     p_spearman = (_mc_p(int(np.count_nonzero(spearman <= observed.spearman)), r)

@@ -23,6 +23,7 @@ import numpy as np
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 from leaderboard.tiers.replicates import all_finite
+from leaderboard.params import DEFAULT_REPLICATES, DEFAULT_SEED
 
 STREAM_PUBLIC, STREAM_PRIVATE = int(Stream.SHAKEUP_PUBLIC), int(Stream.SHAKEUP_PRIVATE)
 CHUNK_ELEMENTS = 1 << 20  # simulated scores handled per chunk: bounds the working memory
@@ -100,15 +101,22 @@ class NoiseDraws:
         self.truth = truth
         self._public, self._private, self._normal = public_errors, private_errors, normal
         self.source, self.sign, self.dropped = source, sign, dropped
-        self._gap_total = None   # scores only: each entry's sum of public minus private errors
+        # scores only: each entry's sum of public minus private errors
+        self._gap_total: np.ndarray | None = None
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The stored ``(public, private)`` errors (draws that are not scores-only)."""
+        if self._public is None or self._private is None:
+            raise ValueError("no error draws: give public_errors and private_errors, or normal")
+        return self._public, self._private
 
     @property
     def public_errors(self) -> np.ndarray:
-        return self._normal.whole(STREAM_PUBLIC) if self._normal else self._public
+        return self._normal.whole(STREAM_PUBLIC) if self._normal else self._arrays()[0]
 
     @property
     def private_errors(self) -> np.ndarray:
-        return self._normal.whole(STREAM_PRIVATE) if self._normal else self._private
+        return self._normal.whole(STREAM_PRIVATE) if self._normal else self._arrays()[1]
 
     @property
     def n_entries(self) -> int:
@@ -116,21 +124,24 @@ class NoiseDraws:
 
     @property
     def n_replicates(self) -> int:
-        return self._normal.replicates if self._normal else np.shape(self._public)[1]
+        return self._normal.replicates if self._normal else np.shape(self._arrays()[0])[1]
 
     def shapes_agree(self) -> bool:
         """Both slices' draws are (E, R) for the E true scores."""
         if self._normal:
             return np.ndim(self.truth) == 1
-        e, r = np.shape(self._public)
-        return np.shape(self._private) == (e, r) and np.shape(self.truth) == (e,)
+        public, private = self._arrays()
+        e, r = np.shape(public)
+        return np.shape(private) == (e, r) and np.shape(self.truth) == (e,)
 
     def finite(self) -> bool:
         """Every truth and draw is finite (scores-only draws are, from finite SDs)."""
         if not np.isfinite(self.truth).all():
             return False
-        return self._normal is not None or (all_finite(self._public) and
-                                            all_finite(self._private))
+        if self._normal is not None:
+            return True
+        public, private = self._arrays()
+        return all_finite(public) and all_finite(private)
 
     def blocks(self, batch: int) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
         """``(cols, public, private)`` for consecutive replicates ``cols``, the errors as (c, E)
@@ -138,9 +149,10 @@ class NoiseDraws:
         blocks of 32 for scores-only draws, which are drawn again here)."""
         r = self.n_replicates
         if self._normal is None:
+            public, private = self._arrays()
             for r0 in range(0, r, batch):
                 cols = slice(r0, min(r0 + batch, r))
-                yield cols, self._public[:, cols].T, self._private[:, cols].T
+                yield cols, public[:, cols].T, private[:, cols].T
             return
         per = max(1, batch // BLOCK)
         # a whole pass also adds up each entry's gaps, in replicate order, for gap_sd's mean
@@ -169,10 +181,11 @@ class NoiseDraws:
         e, r = self.n_entries, self.n_replicates
         batch = max(1, CHUNK_ELEMENTS // max(1, e)) if batch is None else batch
         if self._normal is None:
+            public, private = self._arrays()
             out = np.empty(e)
             step = max(1, CHUNK_ELEMENTS // max(1, r))
             for k in range(0, e, step):
-                out[k:k + step] = np.std(self._public[k:k + step] - self._private[k:k + step],
+                out[k:k + step] = np.std(public[k:k + step] - private[k:k + step],
                                          axis=1, ddof=1)
             for block in self.blocks(batch) if each is not None else ():
                 each(*block)
@@ -180,7 +193,10 @@ class NoiseDraws:
         if self._gap_total is None:
             for _ in self.blocks(batch):
                 pass
-        mean = self._gap_total / r
+        gap_total = self._gap_total   # a whole pass of blocks() leaves it
+        if gap_total is None:
+            raise ValueError("no pass over the draws added up the gaps")
+        mean = gap_total / r
         squares = np.zeros(e)
         for cols, pub, priv in self.blocks(batch):
             for row in pub - priv:
@@ -192,7 +208,8 @@ class NoiseDraws:
 
     @classmethod
     def normal(cls, truth: np.ndarray, sd_public, sd_private, higher_is_better: bool, *,
-               correlation: float = 0.0, replicates: int = 2000, seed: int = 0) -> NoiseDraws:
+               correlation: float = 0.0, replicates: int = DEFAULT_REPLICATES,
+               seed: int = DEFAULT_SEED) -> NoiseDraws:
         """Scores only: normal errors with per-entry SDs and an equal correlation within a slice.
 
         A slice's draw is ``sd_i * (sqrt(c) * Z0 + sqrt(1 - c) * Z_i)`` with ``Z0`` shared by all

@@ -26,7 +26,7 @@ from scipy.special import ndtr, ndtri   # norm.sf(z), norm.ppf(q) bit for bit, w
 
 from collections.abc import Callable
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED, check_alpha
 from leaderboard.shakeup.baseline import CHUNK_ELEMENTS, NoiseDraws, check_draws
 from leaderboard.shakeup.observed import top_count
 from leaderboard.shakeup.power import (POWER, critical_value, detectable_inflation,  # noqa: F401
@@ -185,9 +185,9 @@ def _centred_z(gap: np.ndarray, sd_gap: np.ndarray) -> np.ndarray:
 
 
 def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
-                 higher_is_better: bool, *, alpha: float = 0.05, top_fraction: float = 0.1,
+                 higher_is_better: bool, *, alpha: float = DEFAULT_ALPHA, top_fraction: float = 0.1,
                  batch: int | None = None, truth_sd: np.ndarray | None = None,
-                 seed: int = 0, honest_draws: NoiseDraws | None = None,
+                 seed: int = DEFAULT_SEED, honest_draws: NoiseDraws | None = None,
                  refit: Callable[[np.ndarray], NoiseDraws] | None = None) -> OverfitTest:
     """Test whether public scores beat private scores by more than noise and a common shift.
 
@@ -301,21 +301,24 @@ def overfit_test(public: np.ndarray, private: np.ndarray, draws: NoiseDraws,
     leaders = np.argsort(-draws.sign * public, kind="stable")[:top]
     statistic = float(z[leaders].mean())
     null = top_means(sim_leaders, sim_centred, sd_gap, batch)
+    honest: np.ndarray | None = None
     if spread is not None and honest_draws is not None:   # honest boards of their own errors
         honest = statistics(honest_draws, top, sd_gap, batch, truth_sd=spread, seed=seed)
-    else:
-        honest = None if spread is None else top_means(honest_leaders, honest_centred, sd_gap,
-                                                       batch)
+    elif honest_leaders is not None and honest_centred is not None:   # spread is given
+        honest = top_means(honest_leaders, honest_centred, sd_gap, batch)
     p_overfit = (1 + int(np.count_nonzero(null >= statistic))) / (1 + r)
 
-    def critical_at(delta: float) -> float:   # the inflated board, re-read as the analysis would
-        raised = public + draws.sign * delta * np.where(np.isin(np.arange(e), leaders),
-                                                        sd_gap, 0.0)
-        return critical_value(statistics(refit(raised), top, sd_gap, batch), alpha)
+    critical_at: Callable[[float], float] | None = None
+    if refit is not None:
+        board_of = refit
+
+        def critical_at(delta: float) -> float:   # the inflated board, re-read as the analysis would
+            raised = public + draws.sign * delta * np.where(np.isin(np.arange(e), leaders),
+                                                            sd_gap, 0.0)
+            return critical_value(statistics(board_of(raised), top, sd_gap, batch), alpha)
 
     detectable_sd = detectable_inflation(null, alpha, gap=gap, sd_gap=sd_gap, leaders=leaders,
-                                         honest=honest, **({"critical_at": critical_at}
-                                                           if refit is not None else {}))
+                                         honest=honest, critical_at=critical_at)
     return OverfitTest(gap=gap, shift=float(np.median(gap)), sd_gap=sd_gap, z=z, p_entry=p_entry,
                        drivers=drivers, statistic=statistic, null=null, p_overfit=p_overfit,
                        top_size=top, alpha=float(alpha), sign=draws.sign, public=public,

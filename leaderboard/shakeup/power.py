@@ -28,6 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from leaderboard.noise.rng import Stream, entropy_rng
+from leaderboard.params import DEFAULT_SEED
 
 POWER = 0.8                      # the power at which the detectable overfit is stated
 TRUTH_BLOCK = 32                 # replicates per seeded block of truth draws (batch-independent)
@@ -59,7 +60,7 @@ def top_means(leaders: np.ndarray, centred: np.ndarray, sd_gap: np.ndarray,
 
 
 def statistics(draws, top: int, sd_gap: np.ndarray, batch: int, *,
-               truth_sd: np.ndarray | None = None, seed: int = 0) -> np.ndarray:
+               truth_sd: np.ndarray | None = None, seed: int = DEFAULT_SEED) -> np.ndarray:
     """The test's statistic on every competition simulated from ``draws``: its top by simulated
     public score, their median-centred gaps over ``sd_gap``, averaged. With ``truth_sd`` each
     competition's true scores are drawn from their posteriors (honest boards), else they are
@@ -124,7 +125,9 @@ def detectable_inflation(null: np.ndarray, alpha: float, power: float = POWER, *
     reference = null if honest is None or np.size(honest) == 0 else np.asarray(honest, float)
     low_s0 = float(np.quantile(reference, 1 - power))
     delta = _solve(max(c - low_s0, 0.0), gap, sd_gap, leaders)
-    for _ in range(REFITS if critical_at is not None and np.isfinite(delta) else 0):
+    if critical_at is None or not np.isfinite(delta):
+        return delta
+    for _ in range(REFITS):
         c_now = critical_at(delta)
         again = _solve(max(c_now - low_s0, 0.0), gap, sd_gap, leaders)
         if abs(again - delta) <= 1e-3 * max(delta, 1e-9):

@@ -35,12 +35,12 @@ counted (``refused``) and redrawn, never scored as a success.
 target >= 95%);
 and, per model, whether each 95% rating interval holds the true rating: ``percentile`` (the
 bootstrap's 2.5% and 97.5% points), ``basic`` (the bootstrap's reflected around the estimate,
-``2 rating - q``), ``sandwich`` (rating +- z SE); ``shown``, the interval the table shows. Model-level coverage is
-summarised per arena (share of its models covered) so that its Monte Carlo SE treats arenas, not
-models, as independent. With a thin model: ``thin_shown``, whether its shown interval holds its
-true rating; ``thin_tier1``, whether it is in tier 1; ``thin_placed``, whether it is placed; and
-``thin_tier1_unbacked``, whether it is in tier 1 although its interval's top is below the
-leader's rating (the issue's "tier 1 only when its interval allows it": must be 0).
+``2 rating - q``), ``sandwich`` (rating +- z SE); ``shown``, the interval the table shows. Model-level
+coverage is summarised per arena (share of its models covered) so that its Monte Carlo SE treats
+arenas, not models, as independent. With a thin model: ``thin_shown``, whether its shown interval
+holds its true rating; ``thin_tier1``, whether it is in tier 1; ``thin_placed``, whether it is
+placed; and ``thin_tier1_unbacked``, whether it is in tier 1 although its interval's top is below
+the leader's rating (the issue's "tier 1 only when its interval allows it": must be 0).
 
 Examples
 --------
@@ -60,6 +60,7 @@ from scipy.special import expit
 
 from leaderboard.noise.bradley_terry import SCALE, PairCounts, fit
 from leaderboard.noise.rng import Stream, entropy_rng
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 WINNER = np.array(["model_a", "model_b", "tie", "tie (bothbad)"])
 TOP_GAP = 0.01      # logits between the two best models: the near tie at the top
@@ -147,7 +148,7 @@ def simulate(rng: np.random.Generator, design: Design):
 
 
 def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
-               alpha: float) -> dict:
+               alpha: float) -> dict[str, float]:
     from leaderboard.api_battles import analyze_battles
     from leaderboard.errors import InputError
 
@@ -174,7 +175,7 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
     rating = 1000 + SCALE * (truth - truth.mean())[code]
     point = table["rating"].to_numpy()
     low, high = np.percentile(result.replicates, [50 * alpha, 100 - 50 * alpha], axis=1)
-    rows = {"refused": refused, "all_ranks": bool(inside.all()), "best_tier1": best_ok,
+    rows: dict[str, float] = {"refused": refused, "all_ranks": bool(inside.all()), "best_tier1": best_ok,
             "joint": bool(inside.all() and best_ok),
             "tier1_size": int((table["tier"] == 1).sum())}
     for name, lo, hi in (("percentile", low, high), ("basic", 2 * point - high, 2 * point - low),
@@ -194,8 +195,8 @@ def _one_arena(rng: np.random.Generator, design: Design, replicates: int,
     return rows
 
 
-def run_study(arenas: int = 400, replicates: int = 1000, designs=tuple(DESIGNS), seed: int = 0,
-              alpha: float = 0.05) -> pd.DataFrame:
+def run_study(arenas: int = 400, replicates: int = 1000, designs=tuple(DESIGNS), seed: int = DEFAULT_SEED,
+              alpha: float = DEFAULT_ALPHA) -> pd.DataFrame:
     """One row per arena (``design``, ``arena`` and the measures of the module's docstring).
 
     Deterministic: arena ``k`` of a design draws from ``entropy_rng(seed,

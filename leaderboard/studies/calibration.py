@@ -50,6 +50,7 @@ from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import TIER_METHODS, rank_board, tier_entries
 from leaderboard.tiers.sign_flips import sign_flip_replicates
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 SCENARIOS = ("cluster", "ties", "gaps", "spread")
 MODES = ("submissions", "scores")
@@ -144,6 +145,8 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
                             SliceSizes(ranking=design.n_test, public=None, private=None))
         result = analyze(board, settings)
         order = result.table["team"].astype(int).to_numpy()
+        if result.ranking is None:   # simulated accuracies always have a noise model
+            raise RuntimeError("no ranking for a simulated board: " + "; ".join(result.notes))
         ranking = result.ranking
         reps = ranking.replicates
         low, high = result.table["ci_low"].to_numpy(), result.table["ci_high"].to_numpy()
@@ -171,7 +174,7 @@ def _one_competition(design: Design, seed: int, alpha: float) -> dict:
     return row
 
 
-def run_design(design: Design, *, alpha: float = 0.05, seed: int = 0) -> dict:
+def run_design(design: Design, *, alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED) -> dict:
     """Run one cell's competitions; mean of every measure and the Monte Carlo SE of each rate.
 
     Competition ``c`` uses seed ``(seed, c)`` whatever else runs, so cells are reproducible alone.

@@ -36,8 +36,9 @@ Examples
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,7 @@ from leaderboard.noise.rng import Stream, entropy_rng
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.best_set import best_set
 from leaderboard.tiers.ranking import tier_entries
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 SCENARIOS = ("equal", "overfit", "shift")
 TOP = 0.85
@@ -129,8 +131,8 @@ def one_board(board: Board, rho: float, *, alpha: float, replicates: int, seed: 
 
 def correlation_study(boards: int = 200, entries: Sequence[int] = (10, 50, 200),
                       rhos: Sequence[float] = (0.0, 0.3, 0.6, 0.9),
-                      scenarios: Sequence[str] = SCENARIOS, *, seed: int = 0,
-                      alpha: float = 0.05, replicates: int = 1000, n_public: int = 500,
+                      scenarios: Sequence[str] = SCENARIOS, *, seed: int = DEFAULT_SEED,
+                      alpha: float = DEFAULT_ALPHA, replicates: int = 1000, n_public: int = 500,
                       n_private: int = 2000) -> dict:
     """Run the study (module docstring): one cell per scenario, number of entries and ``rho``.
 
@@ -198,6 +200,11 @@ def _summarise(rows: list[dict]) -> dict:
     return out
 
 
+def _pct(cell: Mapping[str, Any], key: str) -> str:
+    """A rate and its Monte Carlo SE in percent: ``95.0 ± 1.0``."""
+    return f"{100 * cell[key]:.1f} ± {100 * cell[key + '_se']:.1f}"
+
+
 def markdown_table(result: dict) -> str:
     """The study's cells as a Markdown table (rates in %, each with its Monte Carlo SE).
 
@@ -212,11 +219,9 @@ def markdown_table(result: dict) -> str:
             "tier 1, auto | tier 1, 0 |")
     lines = [head, "|" + " --- |" * 11]
     for c in result["cells"]:
-        def pct(k):
-            return f"{100 * c[k]:.1f} ± {100 * c[k + '_se']:.1f}"
-        lines.append(f"| {markdown_text(c['scenario'])} | {c['entries']} | {c['rho']:g} | {c['value']:.3f} "
-                     f"({c['low']:.3f}) | {pct('coverage')} | {pct('bound_holds')} | "
-                     f"{pct('best_in_tier1_auto')} | {pct('best_in_tier1_zero')} | "
-                     f"{pct('best_in_best_set_auto')} | {c['tier1_auto']:.1f} | "
-                     f"{c['tier1_zero']:.1f} |")
+        lines.append(f"| {markdown_text(c['scenario'])} | {c['entries']} | {c['rho']:g} | "
+                     f"{c['value']:.3f} ({c['low']:.3f}) | {_pct(c, 'coverage')} | "
+                     f"{_pct(c, 'bound_holds')} | {_pct(c, 'best_in_tier1_auto')} | "
+                     f"{_pct(c, 'best_in_tier1_zero')} | {_pct(c, 'best_in_best_set_auto')} | "
+                     f"{c['tier1_auto']:.1f} | {c['tier1_zero']:.1f} |")
     return "\n".join(lines)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -39,6 +40,7 @@ from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.rng import Stream, block_rng
 from leaderboard.noise.universes import UniverseOptions, class_counts, get_universe
 from leaderboard.noise.universes.exact import auc_sd
+from leaderboard.params import DEFAULT_SEED
 
 ROWS = 4096
 AUC_FAMILIES = ("binormal", "minority spread", "majority spread", "exponential", "tree-like ties",
@@ -140,11 +142,10 @@ def _logistic_draws() -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, 
     z = rng.standard_normal(40 * ROWS)
     y = rng.random(z.size) < 1.0 / (1.0 + np.exp(3.0 - 6.0 * z))
     noise = rng.standard_normal(z.size)
-    out = tuple((z[rows][:ROWS], noise[rows][:ROWS]) for rows in (~y, y))
-    for pair in out:
-        for array in pair:
-            array.flags.writeable = False
-    return out
+    negatives, positives = ((z[rows][:ROWS], noise[rows][:ROWS]) for rows in (~y, y))
+    for array in (*negatives, *positives):
+        array.flags.writeable = False
+    return negatives, positives
 
 
 def _solve(f, lo: float, hi: float, rounds: int = 50) -> float:
@@ -155,8 +156,10 @@ def _solve(f, lo: float, hi: float, rounds: int = 50) -> float:
     return 0.5 * (lo + hi)
 
 
-def auc_study(cells=CELLS, aucs=AUCS, families=AUC_FAMILIES, universes=AUC_UNIVERSES, *,
-              draws: int = 400, universe_draws: int = 1000, seed: int = 0) -> list[dict]:
+def auc_study(cells: Sequence[tuple[int, float]] = CELLS, aucs: Sequence[float] = AUCS,
+              families: Sequence[str] = AUC_FAMILIES,
+              universes: Mapping[str, UniverseOptions] = AUC_UNIVERSES, *,
+              draws: int = 400, universe_draws: int = 1000, seed: int = DEFAULT_SEED) -> list[dict]:
     """One row per (cell, AUC, family, universe): the universe's SD over the family's exact SD,
     and the share of ``draws`` observed AUCs whose interval holds the family's true AUC.
 
@@ -182,14 +185,17 @@ def auc_study(cells=CELLS, aucs=AUCS, families=AUC_FAMILIES, universes=AUC_UNIVE
                 observed = population.observed(n_test, prevalence, draws,
                                                seed=seed * 1_000 + c * 100 + a * 10 + f)
                 for name, options in universes.items():
-                    universe = get_universe(metric, n_test, prevalence, options)
+                    universe_sd = get_universe(metric, n_test, prevalence,
+                                               options).exact_sd(truth, n_test, prevalence)
+                    if universe_sd is None:   # every AUC universe has the U-statistic's SD
+                        raise ValueError(f"universe {name!r} has no exact SD for AUC")
                     model = build_noise_model(metric, observed, leader_score=float(observed.max()),
                                               n_test=n_test, prevalence=prevalence,
                                               draws=universe_draws, seed=seed, options=options)
                     low, high = model.interval(observed)
                     rows.append({"n_test": n_test, "prevalence": prevalence, "auc": truth,
                                  "family": family, "universe": name,
-                                 "sd_ratio": universe.exact_sd(truth, n_test, prevalence) / exact,
+                                 "sd_ratio": universe_sd / exact,
                                  "coverage": float(np.mean((low <= truth) & (truth <= high))),
                                  "draws": draws})
     return rows

@@ -32,6 +32,7 @@ import pandas as pd
 from scipy.special import ndtr   # norm.cdf(x) is ndtr(x), bit for bit, without scipy.stats
 
 from leaderboard.noise.rng import Stream, entropy_rng
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_SEED
 
 FAMILIES = ("normal", "laplace", "t3", "outliers", "lognormal")
 METRICS = ("rmse", "mae", "rmsle", "mape", "r2")
@@ -137,8 +138,8 @@ class RegressionDesign:
     family: str
     metric: str
     competitions: int
-    residuals: str = "t"      # the universe's residual shape (the analysis' setting)
-    df: float = 3.0
+    residuals: str = DEFAULT_RESIDUALS      # the universe's residual shape (the analysis' setting)
+    df: float = DEFAULT_DF
     entries: int = 30
     n_test: int = 1000
     draws: int = 1000
@@ -191,8 +192,9 @@ def _one(design: RegressionDesign, seed: int, alpha: float) -> dict:
                                 if np.isfinite(exact).any() else float("nan")),
            "best_in_tier1": float(np.all(t["tier"].to_numpy()[best] == 1)),
            "scale": (tails.scale.scale if tails is not None and tails.how == "gaps"
-                     else float("nan"))}
-    if tails is not None and tails.light is not None:   # one column: the verdict's bracket
+                     and tails.scale is not None else float("nan"))}   # gaps: always a scale
+    # one column each: the verdict's bracket (with_bracket sets both ends together)
+    if tails is not None and tails.light is not None and tails.heavy is not None:
         out.update({"best_set_light": tails.light["best_set"] / truth.size,
                     "best_set_heavy": tails.heavy["best_set"] / truth.size})
     return out
@@ -222,8 +224,8 @@ def exact_width(metric: str, observed: np.ndarray, n: int, alpha: float) -> np.n
     return np.full(observed.shape, np.nan)
 
 
-def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
-                          seed: int = 0) -> dict:
+def run_regression_design(design: RegressionDesign, *, alpha: float = DEFAULT_ALPHA,
+                          seed: int = DEFAULT_SEED) -> dict:
     """One cell's competitions: the mean of every measure and its Monte Carlo SE.
 
     The SE of the coverage is over the cell's ``competitions x entries`` independent entries
@@ -248,7 +250,7 @@ def run_regression_design(design: RegressionDesign, *, alpha: float = 0.05,
         out[f"se:{column}"] = float(frame[column].std(ddof=1) / np.sqrt(len(frame)))
     if not design.shared:   # entries independent: each interval one trial (else: by board)
         trials = design.competitions * design.entries
-        cover = out["score_cover"]
+        cover = float(frame["score_cover"].mean())
         out["se:score_cover"] = float(np.sqrt(max(cover * (1 - cover), 1.0 / trials) / trials))
     return out
 
@@ -308,8 +310,8 @@ def summary(rows: list[dict]) -> dict:
     for (universe, metric), g in frame.groupby(["universe", "metric"], sort=False):
         by_family = g.groupby("family", sort=False)
         cover = by_family["score_cover"].mean()
-        se = np.sqrt((by_family["se:score_cover"].apply(lambda s: float(np.mean(s ** 2)))
-                      / by_family.size()))
+        se = np.sqrt(by_family["se:score_cover"].apply(lambda s: float(np.mean(s ** 2)))
+                     / by_family.size())
         cell = g.loc[g["score_cover"].idxmin()]
         out.setdefault(universe, {})[metric] = {
             "coverage_mean": round(float(cover.mean()), 4),
@@ -339,7 +341,7 @@ def summary(rows: list[dict]) -> dict:
     return out
 
 
-def real_residual_shapes(seed: int = 0, *, rows: int = 2000, trees: int = 100) -> pd.DataFrame:
+def real_residual_shapes(seed: int = DEFAULT_SEED, *, rows: int = 2000, trees: int = 100) -> pd.DataFrame:
     """Held-out residuals of five scikit-learn models (linear, ridge, gradient boosting, random
     forest, 10-nearest neighbours; 5-fold cross-validation) on the bundled regression data sets
     (diabetes, the three linnerud targets, make_friedman1/2/3 with ``rows`` rows): their excess
@@ -368,11 +370,11 @@ def real_residual_shapes(seed: int = 0, *, rows: int = 2000, trees: int = 100) -
                                                              random_state=seed),
               "random forest": RandomForestRegressor(trees, random_state=seed, n_jobs=1),
               "10-NN": make_pipeline(StandardScaler(), KNeighborsRegressor(10))}
-    rows = []
+    shapes = []
     for data, (features, target) in sets.items():
         folds = KFold(5 if len(target) > 20 else 4, shuffle=True, random_state=seed)
         for name, model in models.items():
             e = target - cross_val_predict(model, features, target, cv=folds)
-            rows.append({"data": data, "model": name, "rows": len(target),
-                         "excess_kurtosis": float(kurtosis(e)), "skew": float(skew(e))})
-    return pd.DataFrame(rows)
+            shapes.append({"data": data, "model": name, "rows": len(target),
+                           "excess_kurtosis": float(kurtosis(e)), "skew": float(skew(e))})
+    return pd.DataFrame(shapes)

@@ -38,6 +38,7 @@ from leaderboard.noise.universes import class_counts
 from leaderboard.studies.noise import auc_population
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_SEED
 
 FAMILIES = ("binormal", "minority spread", "exponential", "tree-like ties", "logistic")
 
@@ -82,10 +83,15 @@ def simulate_board(design: BoardDesign, truth_targets: np.ndarray, rng: np.rando
         u = ndtr(np.sqrt(design.shared) * shared
                      + np.sqrt(1 - design.shared) * rng.standard_normal(design.n_test))
         neg, pos = np.sort(population.neg), np.sort(population.pos)
-        at = lambda values: values[np.minimum((u * values.size).astype(int), values.size - 1)]
-        preds.append(np.where(y == 1, at(pos), at(neg)))
+        preds.append(np.where(y == 1, _at(pos, u), _at(neg, u)))
         truth.append(population.auc)
     return y, preds, np.array(truth), public
+
+
+def _at(values: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The sorted ``values`` at the uniforms ``u``: the value whose share of ``values`` below
+    holds ``u`` (the last for ``u`` near 1)."""
+    return values[np.minimum((u * values.size).astype(int), values.size - 1)]
 
 
 def _one(design: BoardDesign, seed: int, alpha: float) -> dict:
@@ -128,7 +134,7 @@ def _one(design: BoardDesign, seed: int, alpha: float) -> dict:
     return row
 
 
-def run_board_design(design: BoardDesign, *, alpha: float = 0.05, seed: int = 0) -> dict:
+def run_board_design(design: BoardDesign, *, alpha: float = DEFAULT_ALPHA, seed: int = DEFAULT_SEED) -> dict:
     """One cell's competitions: the mean of every measure and the Monte Carlo SE of each.
 
     Examples

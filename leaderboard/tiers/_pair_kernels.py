@@ -474,7 +474,7 @@ def best_pass(err, cen, point, sd, rho, boot, owners, kb, block_max, kq, m, tmax
                 c = min(4, k1 - k)
                 s = _se4(cen, sd, rho, boot, k, k + min(1, c - 1), k + min(2, c - 1),
                          k + min(3, c - 1), i)
-                for l in range(c):
+                for l in range(c):   # noqa: E741 - the lane of the 4-wide step (a kernel's body)
                     if k + l == i:
                         coef[k + l - k0] = 0.0
                         continue

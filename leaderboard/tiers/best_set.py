@@ -13,13 +13,15 @@ from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, witho
 
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import boot_small, closed_sets
-from leaderboard.tiers.rank_sets import _order_stat, _rank_sets_iv, _t, _threaded
+from leaderboard._threads import threaded
+from leaderboard.tiers.rank_sets import order_stat, rank_sets_data, t_stats
 from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.params import DEFAULT_ALPHA
 
 TOP_RESCREEN = 16      # exact re-screen against this many of the highest entries
 
 
-def best_set(reps: RankReplicates, alpha: float = 0.05, *,
+def best_set(reps: RankReplicates, alpha: float = DEFAULT_ALPHA, *,
              batch: int | None = None) -> np.ndarray:
     """Confidence set for the best entry: which entries may have the highest true score.
 
@@ -45,7 +47,7 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
     >>> best_set(reps).tolist()
     [True, True, False]
     """
-    d = _rank_sets_iv(reps, alpha, batch)
+    d = rank_sets_data(reps, alpha, batch)
     n, n_rep = d.err.shape
     if n == 1:
         return np.ones(1, dtype=bool)
@@ -63,7 +65,7 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
     se = pk.pair_se_list(d.cen, d.sd, d.rho, d.boot, jj, ii)
     out = np.zeros(cand.size, dtype=bool)
     np.logical_or.at(out, np.tile(np.arange(cand.size), top.size),
-                     (jj != ii) & (_t(d.point[jj] - d.point[ii], se) > z))
+                     (jj != ii) & (t_stats(d.point[jj] - d.point[ii], se) > z))
     cand = cand[~out]
     keep = np.zeros(n, dtype=bool)
     if cand.size and batch is None and n <= boot_small.SMALL:   # numpy, the same bits
@@ -72,7 +74,7 @@ def best_set(reps: RankReplicates, alpha: float = 0.05, *,
         starts = np.arange(0, n, d.ib)
         m = np.full((cand.size, n_rep), -np.inf)
         tmax = np.full(cand.size, -np.inf)
-        _threaded(pk.best_pass, cand.size, d.err, d.cen, d.point, d.sd, d.rho, d.boot, cand,
+        threaded(pk.best_pass, cand.size, d.err, d.cen, d.point, d.sd, d.rho, d.boot, cand,
                   d.ib, np.maximum.reduceat(d.err, starts, axis=0), d.kq, m, tmax)
-        keep[cand] = tmax <= _order_stat(m, d.kq)
+        keep[cand] = tmax <= order_stat(m, d.kq)
     return keep

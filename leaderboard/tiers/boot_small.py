@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from leaderboard.tiers import _pair_kernels as pk
-from leaderboard.tiers.closed_small import _inv, _kth, _pairs_max, _rows_max, t_matrix
+from leaderboard.tiers.closed_small import inverse_se, kth_smallest, pairs_max, rows_max, t_matrix
 
 # Entries up to which a bootstrap board takes the numpy step-downs. Within one tile of the kernels
 # (rank_sets.TILE_ROWS = 128), so the stored near pairs come out in the kernels' order. Measured
@@ -64,7 +64,7 @@ def board(cen: np.ndarray, sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     se = np.zeros((n, n))
     se[ii, kk] = s
     se[kk, ii] = s
-    return se, _inv(se)
+    return se, inverse_se(se)
 
 
 def simultaneous(err, cen, point, sd, kq, alpha):
@@ -84,7 +84,7 @@ def simultaneous(err, cen, point, sd, kq, alpha):
     t = t_matrix(point, se)
     off = ~np.eye(n, dtype=bool)
     rows, cols = np.nonzero(off)
-    c = _kth(_pairs_max(err, a, rows, cols), kq)          # first round: all pairs
+    c = kth_smallest(pairs_max(err, a, rows, cols), kq)          # first round: all pairs
     screen = max(_upper_z(alpha / (n * (n - 1))), c)
     upper = np.triu(off)
     far = upper & (np.abs(t) > screen)
@@ -93,7 +93,7 @@ def simultaneous(err, cen, point, sd, kq, alpha):
     steps, again = 1, bool(shown.any())
     while again:
         rows, cols = np.nonzero(off & ~shown)
-        c = _kth(_pairs_max(err, a, rows, cols), kq)
+        c = kth_smallest(pairs_max(err, a, rows, cols), kq)
         if c < -min_far:
             raise RuntimeError(BIASED)
         new = off & ~shown & (t > c)
@@ -128,7 +128,7 @@ def marginal(err, cen, point, sd, kq, alpha):
         up = (err - err[i]) * a[:, i][:, None]     # j over i: (e_j - e_i) / se
         down = (err[i] - err) * a[i][:, None]      # i over j
         t_up, t_down = t[:, i], t[i]
-        c = _kth(np.maximum(_rows_max(up, others), _rows_max(down, others)), kq)
+        c = kth_smallest(np.maximum(rows_max(up, others), rows_max(down, others)), kq)
         far = others & (np.abs(t_down) > max(z, c))
         n_far += int(far.sum())
         n_near += int((others & ~far).sum())
@@ -136,8 +136,8 @@ def marginal(err, cen, point, sd, kq, alpha):
         out_up, out_down = others & (t_up > c), others & (t_down > c)
         steps[i], again = 1, bool(out_up.any() or out_down.any())
         while again:
-            c = _kth(np.maximum(_rows_max(up, others & ~out_up),
-                                _rows_max(down, others & ~out_down)), kq)
+            c = kth_smallest(np.maximum(rows_max(up, others & ~out_up),
+                                rows_max(down, others & ~out_down)), kq)
             if c < -min_far:
                 raise RuntimeError(BIASED)
             new_up, new_down = others & ~out_up & (t_up > c), others & ~out_down & (t_down > c)
@@ -165,6 +165,6 @@ def best(err, cen, point, sd, kq, cand) -> np.ndarray:
     keep = np.zeros(cand.size, dtype=bool)
     for q, i in enumerate(cand):
         others = np.arange(n) != i
-        m = _rows_max((err - err[i]) * a[:, i][:, None], others)
-        keep[q] = t[others, i].max() <= _kth(m, kq)
+        m = rows_max((err - err[i]) * a[:, i][:, None], others)
+        keep[q] = t[others, i].max() <= kth_smallest(m, kq)
     return keep

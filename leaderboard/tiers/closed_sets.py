@@ -142,8 +142,9 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
         subs.append(np.ascontiguousarray(parts.pop(0).T))
     blo, bhi = _ranges(sd, bs)
     slo, shi = _ranges(sd, sub)
-    return Layout(om, on, bzmax, bzmin, first[0], first[1], suf, pre, suf_e, pre_e, *subs,
-                  blo, bhi, slo, shi)
+    szmax, szmin, samax, samin, semax, semin, sz2max, sz2min = subs
+    return Layout(om, on, bzmax, bzmin, first[0], first[1], suf, pre, suf_e, pre_e, szmax,
+                  szmin, samax, samin, semax, semin, sz2max, sz2min, blo, bhi, slo, shi)
 
 
 def _outward(z: np.ndarray, way: int) -> np.ndarray:

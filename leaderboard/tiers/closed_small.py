@@ -3,7 +3,8 @@
 The block searches of :mod:`~leaderboard.tiers.closed_sets` are compiled kernels (about 13-15 s
 of CPU to compile on a fresh install, half the first run of ``analyze --example``) built to
 avoid visiting E^2 pairs on boards of thousands of entries. Up to :data:`SMALL` entries the
-E x E pairs cost less than the searches' bookkeeping, so the plain step-downs over all pairs are run here instead, with the same
+E x E pairs cost less than the searches' bookkeeping, so the plain step-downs over all pairs are run here
+instead, with the same
 arithmetic as the kernels (:func:`~leaderboard.tiers._block_kernels.se_pair`, ``d * (1 / se)``
 for a centred replicate, ``gap / se`` for t; errors in float64), so the answers are the same
 bits: the same sets, critical values, rounds and verdicts (tests/tiers/test_closed_sets.py
@@ -54,16 +55,32 @@ def t_matrix(point: np.ndarray, se: np.ndarray) -> np.ndarray:
                                                                               0.0)))
 
 
-def _inv(se: np.ndarray) -> np.ndarray:
+def inverse_se(se: np.ndarray) -> np.ndarray:
+    """``1 / se``, and 0 where a pair's standard error is 0 (its products then count as 0): the
+    studentising factors of the small boards' max-t passes, here and in
+    :mod:`~leaderboard.tiers.boot_small`.
+
+    Examples
+    --------
+    >>> inverse_se(np.array([[0.0, 0.5], [0.5, 0.0]])).tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
     with np.errstate(divide="ignore"):
         return np.where(se > 0, 1.0 / se, 0.0)
 
 
-def _kth(m: np.ndarray, kq: int) -> float:
+def kth_smallest(m: np.ndarray, kq: int) -> float:
+    """The ``kq``-th smallest of the replicate maxima ``m``: the max-t critical value.
+
+    Examples
+    --------
+    >>> kth_smallest(np.array([3.0, 1.0, 2.0, 5.0]), 3)
+    3.0
+    """
     return float(np.partition(m, kq - 1)[kq - 1])
 
 
-def _pairs_max(e: np.ndarray, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+def pairs_max(e: np.ndarray, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Replicate maxima of (e_row - e_col) * a over the listed pairs (-inf where none).
 
     Every pair in one gather when that is small (under :data:`_GATHER` values); else one row's
@@ -71,7 +88,14 @@ def _pairs_max(e: np.ndarray, a: np.ndarray, rows: np.ndarray, cols: np.ndarray)
     without the (pairs x replicates) temporaries, whose memory (page faults, once other work
     has given the heap back) cost more than the arithmetic: a family-wise error test's 1,500
     step-downs of 20 entries 5.2 -> 2.2 s, boards of 60 and 160 entries 2.2x and 1.5x faster
-    (``benchmarks/bench_tier_paths.py``). The maximum of the same values is the same bits."""
+    (``benchmarks/bench_tier_paths.py``). The maximum of the same values is the same bits.
+
+    Examples
+    --------
+    >>> e = np.array([[1.0, 2.0], [0.0, 3.0], [0.5, 0.5]])
+    >>> pairs_max(e, np.ones((3, 3)), np.array([0, 0]), np.array([1, 2])).tolist()
+    [1.0, 1.5]
+    """
     n_rep = e.shape[1]
     m = np.full(n_rep, -np.inf)
     if rows.size == 0:
@@ -95,7 +119,7 @@ def _pairs_max(e: np.ndarray, a: np.ndarray, rows: np.ndarray, cols: np.ndarray)
 
 def _board(err, point, sd, rho):
     se = se_matrix(np.asarray(sd, np.float64), rho)
-    return np.asarray(err, np.float64), t_matrix(point, se), _inv(se)
+    return np.asarray(err, np.float64), t_matrix(point, se), inverse_se(se)
 
 
 def simultaneous(err, point, sd, rho, kq):
@@ -116,7 +140,7 @@ def simultaneous(err, point, sd, rho, kq):
     c_prev, done, steps, first = np.inf, -1, 0, None
     while True:
         rows, cols = np.nonzero(off & (t <= c_prev))   # the hypotheses still standing
-        c = _kth(_pairs_max(e, a, rows, cols), kq)
+        c = kth_smallest(pairs_max(e, a, rows, cols), kq)
         steps += 1
         shown = off & (t > c)                          # j shown better than k
         total = int(shown.sum())
@@ -150,9 +174,9 @@ def marginal(err, point, sd, rho, kq):
         t_up, t_down = t[:, i], t[i]
         c_prev, done = np.inf, -1
         while True:
-            m = np.maximum(_rows_max(up, others & (t_up <= c_prev)),
-                           _rows_max(down, others & (t_down <= c_prev)))
-            c = _kth(m, kq)
+            m = np.maximum(rows_max(up, others & (t_up <= c_prev)),
+                           rows_max(down, others & (t_down <= c_prev)))
+            c = kth_smallest(m, kq)
             steps[i] += 1
             beaten[i], beats[i] = (others & (t_up > c)).sum(), (others & (t_down > c)).sum()
             if steps[i] == 1:
@@ -164,7 +188,16 @@ def marginal(err, point, sd, rho, kq):
     return beats, beaten, int(steps.max()), crit, first
 
 
-def _rows_max(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+def rows_max(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each replicate's maximum over the rows of ``values`` that ``keep`` marks (-inf where none
+    is kept).
+
+    Examples
+    --------
+    >>> values = np.array([[1.0, 4.0], [3.0, 2.0]])
+    >>> rows_max(values, np.array([True, True])).tolist(), rows_max(values, np.zeros(2, bool))
+    ([3.0, 4.0], array([-inf, -inf]))
+    """
     if not keep.any():
         return np.full(values.shape[1], -np.inf)
     return values[keep].max(axis=0)
@@ -184,9 +217,9 @@ def best(err, point, sd, rho, kq) -> np.ndarray:
     keep = np.zeros(n, dtype=bool)
     for i in range(n):
         others = np.arange(n) != i
-        m = _rows_max((e - e[i]) * a[:, i][:, None], others)
+        m = rows_max((e - e[i]) * a[:, i][:, None], others)
         tmax = t[others, i].max() if n > 1 else -np.inf
-        keep[i] = tmax <= _kth(m, kq)
+        keep[i] = tmax <= kth_smallest(m, kq)
     return keep
 
 

@@ -46,6 +46,7 @@ import numpy as np
 
 from leaderboard._threads import one_blas_thread
 from leaderboard.noise.rng import Stream, block_rng
+from leaderboard.params import DEFAULT_SEED
 
 STREAM = int(Stream.GUARANTEE_CHECK)
 BOARDS = 200        # null boards at most (Monte Carlo SE 1.5 points at 5%)
@@ -160,7 +161,7 @@ class GuaranteeCheck:
                 "null_boards": "models permuted among themselves within each unit"}
 
 
-def check_sign_flips(totals: np.ndarray, n_items: int, alpha: float, *, seed: int = 0,
+def check_sign_flips(totals: np.ndarray, n_items: int, alpha: float, *, seed: int = DEFAULT_SEED,
                      unit: str = "item", boards: int = BOARDS, draws: int = DRAWS,
                      budget: float = BUDGET) -> GuaranteeCheck:
     """The sign flips' family-wise error on null boards made from ``totals``.
@@ -253,7 +254,7 @@ def _first_round_rejects(totals: np.ndarray, signs: np.ndarray, kq: int) -> bool
 
 
 def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float, *,
-                    seed: int = 0, unit: str = "test row", factor: float = 1.0,
+                    seed: int = DEFAULT_SEED, unit: str = "test row", factor: float = 1.0,
                     boards: int = BOOT_BOARDS, draws: int = BOOT_DRAWS,
                     se_draws: int = BOOT_SE_DRAWS, budget: float = BOOT_BUDGET
                     ) -> GuaranteeCheck:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, check_alpha
 from leaderboard.tiers.methods import HOLM
 from leaderboard.tiers.replicates import CHUNK_ELEMENTS
 
@@ -72,7 +72,7 @@ def holm_reject(p_values: np.ndarray, alpha: float) -> np.ndarray:
     return rejected
 
 
-def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = 0.05) -> Tiers:
+def leader_anchored_tiers(n_entries: int, p_value: PValueFn, alpha: float = DEFAULT_ALPHA) -> Tiers:
     """Leader-anchored Holm tiers for entries already sorted best first.
 
     Parameters
@@ -179,9 +179,10 @@ class PairedPValues:
 
     def __init__(self, reps) -> None:
         self.reps = reps
-        self._sd = None      # each entry's u
-        self._level = None   # the level the screen below was built for
-        self._upper = self._lower = self._block_max = None
+        self._sd: np.ndarray | None = None      # each entry's u
+        self._level: float | None = None   # the level the screen below was built for
+        # the screen, built by _build before its first use (while _level is None)
+        self._upper = self._lower = self._block_max = np.zeros(0)
 
     def __call__(self, anchor: int, others: np.ndarray) -> np.ndarray:
         reps = self.reps

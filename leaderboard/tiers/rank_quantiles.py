@@ -51,10 +51,10 @@ class RankQuantiles:
 
     def __init__(self, base: np.ndarray | None, n_replicates: int,
                  positions: Sequence[int]) -> None:
-        self.base = None if base is None else np.asarray(base, dtype=np.int64)
+        self.base: np.ndarray | None = None if base is None else np.asarray(base, dtype=np.int64)
         self.positions = [int(k) for k in positions]
         self.n_replicates = int(n_replicates)
-        self.offsets = None
+        self.offsets: np.ndarray | None = None
 
     def add(self, r0: int, ranks: np.ndarray) -> None:
         """Store the ranks of replicates ``r0 .. r0 + c - 1``, given as shape (c, E)."""
@@ -72,22 +72,25 @@ class RankQuantiles:
         """``(values, exact)``: shape (E, len(positions)) order statistics, and which rows'
         values are exact (the others fell at a clipped end and need
         :func:`exact_order_statistics`). Frees the stored offsets."""
-        n, r = self.offsets.shape
+        offsets, base = self.offsets, self.base
+        if offsets is None or base is None:
+            raise ValueError("no ranks were added")
+        n, r = offsets.shape
         kth = sorted(set(self.positions))
         values = np.empty((n, len(self.positions)), dtype=np.int64)
         rows = np.arange(n)
         if n > COUNTED_ROWS:   # counted by a compiled loop (a small board compiles nothing)
             from leaderboard.tiers._rank_kernel import order_statistics
             found, wide = np.empty((n, len(kth)), dtype=np.int64), np.empty(n, dtype=bool)
-            order_statistics(self.offsets, np.array(kth, dtype=np.int64), found, wide)
+            order_statistics(offsets, np.array(kth, dtype=np.int64), found, wide)
             values[:] = found[:, [kth.index(k) for k in self.positions]]
             rows = np.flatnonzero(wide)   # spread too wide to count: partitioned
         step = max(1, SELECT_ELEMENTS // max(1, r))
         for g in range(0, rows.size, step):
             at = rows[g:g + step]
-            values[at] = np.partition(self.offsets[at], kth, axis=1)[:, self.positions]
+            values[at] = np.partition(offsets[at], kth, axis=1)[:, self.positions]
         exact = ~((values == OFFSET_LIMIT) | (values == -OFFSET_LIMIT - 1)).any(axis=1)
-        values += self.base[:, None]
+        values += base[:, None]
         self.offsets = np.empty((0, r), dtype=np.int16)
         return values, exact
 
@@ -123,7 +126,8 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
     (``passes``) for the entries that need it; ``each(r0, ranks)`` sees every block of the first
     pass (the caller's other summaries). Returns shape (E, len(positions)).
 
-    At most ``store_elements`` (default :data:`STORE_ELEMENTS`) offsets are held at once: a board with more entries times
+    At most ``store_elements`` (default :data:`STORE_ELEMENTS`) offsets are held at once: a board with more
+    entries times
     replicates is collected a group of entries per pass over the replicates (each pass ranks
     every replicate again; the order statistics are those of one pass, as each entry's are its
     own).
@@ -139,10 +143,11 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
     [[1, 2], [2, 2]]
     """
     store_elements = STORE_ELEMENTS if store_elements is None else store_elements
-    values = exact = None
+    values: np.ndarray | None = None
+    exact: np.ndarray | None = None
     g0 = 0
     while True:
-        store = None
+        store: RankQuantiles | None = None
         for r0, block in blocks:
             if values is None:   # the first block: the board's size
                 n = block.shape[1]
@@ -157,6 +162,8 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
             store.add(r0, block[:, g0:g1])
             if each is not None and g0 == 0:
                 each(r0, block)
+        if store is None or values is None or exact is None:
+            raise ValueError("no replicates to collect")
         values[g0:g1], exact[g0:g1] = store.select()
         g0 = g1
         if g0 >= n:

@@ -71,7 +71,8 @@ unequal scores kept in the result (:class:`~leaderboard.tiers.shown_better.Shown
 Measured by ``benchmarks/bench_rank_sets.py`` on 2 shared cores, E = 5000 on a Kaggle-shaped
 board (before the closed-form engine took the scores-only boards): simultaneous sets 0.7 s
 (R = 1000), 1.0 s (R = 2000), 1.7 s with bootstrap SEs, 1.1 s fully tied; marginal sets 5-10 s;
-the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1 Bonferroni value, re-screens
+the best set 0.04-0.1 s, 1.5 s fully tied. The best set screens with sd_i + sd_j >= se_ij and the E - 1
+Bonferroni value, re-screens
 exactly against the 16 highest entries and runs the exact max-t test on the rest; a screened-out
 entry is excluded by a valid Bonferroni test, which can differ from the max-t test only when the
 bootstrap max-quantile exceeds z_B.
@@ -83,7 +84,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, without scipy.stats
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, check_alpha
 from leaderboard.tiers import _pair_kernels as pk
 from leaderboard.tiers import boot_small, closed_sets
 from leaderboard._threads import threaded as _threaded
@@ -146,7 +147,20 @@ class _Data:
     ib: int            # rows per tile block
 
 
-def _rank_sets_iv(reps: RankReplicates, alpha: float, batch: int | None) -> _Data:
+def rank_sets_data(reps: RankReplicates, alpha: float, batch: int | None) -> _Data:
+    """The replicates checked once and laid out for the max-t passes of the rank sets and of
+    :func:`~leaderboard.tiers.best_set.best_set`: errors (centred for the bootstrap), points, SDs,
+    the correlation, the critical value's rank ``kq`` and the tile's rows. ``ValueError`` naming
+    what is wrong (shapes, non-finite values, entries out of rank order, ``alpha``, ``batch``).
+
+    Examples
+    --------
+    >>> reps = RankReplicates.normal(np.array([1.0, 0.5]), np.full(2, 0.1), 0.0, True,
+    ...                              replicates=100, seed=0)
+    >>> d = rank_sets_data(reps, 0.05, None)
+    >>> d.kq, d.boot, d.err.shape
+    (95, False, (2, 100))
+    """
     if not isinstance(reps, RankReplicates):
         raise TypeError("reps must be a RankReplicates")
     check_alpha(alpha)   # the one check of an error rate (a ValueError)
@@ -181,13 +195,28 @@ def _all_finite(x: np.ndarray, rows: int = 4096) -> bool:
     return all(np.isfinite(x[a:a + rows]).all() for a in range(0, x.shape[0], rows))
 
 
-def _order_stat(m: np.ndarray, kq: int) -> np.ndarray:
+def order_stat(m: np.ndarray, kq: int) -> np.ndarray:
+    """The ``kq``-th smallest of ``m`` along its last axis (contiguous): the max-t critical
+    values of the rank sets and of the best set.
+
+    Examples
+    --------
+    >>> order_stat(np.array([[3.0, 1.0, 2.0], [0.0, 9.0, 4.0]]), 2).tolist()
+    [2.0, 4.0]
+    """
     out = np.partition(m, kq - 1, axis=-1)[..., kq - 1]
     return np.ascontiguousarray(out) if out.ndim else out   # contiguous: one kernel signature
 
 
-def _t(gap: np.ndarray, se: np.ndarray) -> np.ndarray:
-    """Vectorised :func:`~leaderboard.tiers._pair_kernels.t_stat`."""
+def t_stats(gap: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`~leaderboard.tiers._pair_kernels.t_stat`: ``gap / se``, and for a
+    zero ``se`` the gap's sign as an infinite t (0 for no gap).
+
+    Examples
+    --------
+    >>> t_stats(np.array([0.2, 0.1, 0.0, -0.1]), np.array([0.1, 0.0, 0.0, 0.0])).tolist()
+    [2.0, inf, 0.0, -inf]
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(se > 0, gap / se, np.where(gap == 0, 0.0, np.sign(gap) * np.inf))
 
@@ -197,9 +226,9 @@ def _schedule(nb: int):
     yield np.arange(nb), np.arange(nb)
     n = nb + nb % 2
     for rnd in range(n - 1):
-        pairs = [(n - 1, rnd)] + [((rnd + s) % (n - 1), (rnd - s) % (n - 1))
-                                  for s in range(1, n // 2)]
-        pairs = np.array([p for p in pairs if max(p) < nb], dtype=np.int64).reshape(-1, 2)
+        listed = [(n - 1, rnd)] + [((rnd + s) % (n - 1), (rnd - s) % (n - 1))
+                                   for s in range(1, n // 2)]
+        pairs = np.array([p for p in listed if max(p) < nb], dtype=np.int64).reshape(-1, 2)
         if pairs.size:
             yield pairs[:, 0].copy(), pairs[:, 1].copy()
 
@@ -233,11 +262,11 @@ def _full_pass(d: _Data, z: float, marginal: bool):
         parts.append((ni, nk, nse, npm))
         # The maxima so far bound c_f (so every later critical value) and c1 from below.
         if not marginal:
-            lo_f[:] = _order_stat(mf.max(axis=0), d.kq)
-            lo_nf[:] = lo_f if lo_f[0] > -np.inf else _order_stat(ma.max(axis=0), d.kq)
+            lo_f[:] = order_stat(mf.max(axis=0), d.kq)
+            lo_nf[:] = lo_f if lo_f[0] > -np.inf else order_stat(ma.max(axis=0), d.kq)
         elif rnd & (rnd - 1) == 0 or rnd % LO_EVERY == 0:
-            lo_f = _order_stat(mf, d.kq)
-            lo_nf = np.where(lo_f > -np.inf, lo_f, _order_stat(ma, d.kq))
+            lo_f = order_stat(mf, d.kq)
+            lo_nf = np.where(lo_f > -np.inf, lo_f, order_stat(ma, d.kq))
     near = tuple(np.concatenate(p) for p in zip(*parts))
     if not marginal:
         mf, ma = mf.max(axis=0), ma.max(axis=0)
@@ -248,7 +277,7 @@ def _simultaneous(d: _Data, alpha: float) -> RankSets:
     n = d.point.size
     z = float(-ndtri(alpha / (n * (n - 1))))
     mf, ma, beats, beaten, min_far, near = _full_pass(d, z, False)
-    c = float(_order_stat(ma, d.kq))
+    c = float(order_stat(ma, d.kq))
     if c > z:   # the screen rejected pairs the first round would not: make it the first round
         mf, ma, beats, beaten, min_far, near = _full_pass(d, c, False)
     ni, nk, nse, npm = near
@@ -257,13 +286,13 @@ def _simultaneous(d: _Data, alpha: float) -> RankSets:
     steps, again = 1, new > 0 or beats.sum() > 0
     # Later rounds' K always holds the far pairs' surviving orientations, so c(K) >= c_floor; a
     # near pair never above c_floor cannot move the quantile and is left out of the maximum.
-    c_floor = float(_order_stat(mf, d.kq))
+    c_floor = float(order_stat(mf, d.kq))
     act = np.flatnonzero(npm > c_floor)
     while again:
         m = mf
         if act.size:
             m = np.maximum(mf, pk.near_max(d.err, ni[act], nk[act], nse[act], state[act]))
-        c = float(_order_stat(m, d.kq))
+        c = float(order_stat(m, d.kq))
         if c < -min_far.min():
             raise RuntimeError("critical value below a screened pair's surviving statistic; "
                                "the replicates are too biased for rank sets")
@@ -290,7 +319,7 @@ def _marginal(d: _Data, alpha: float) -> RankSets:
     n, n_rep = d.err.shape
     z = float(-ndtri(alpha / (2 * (n - 1))))
     mf, ma, beats, beaten, min_far, (ni, nk, nse, npm) = _full_pass(d, z, True)
-    c1 = _order_stat(ma, d.kq)
+    c1 = order_stat(ma, d.kq)
     del ma
     fallback = np.flatnonzero(c1 > z)
     indptr, partner, se, pm = _csr(np.r_[ni, nk], np.r_[nk, ni], np.r_[nse, nse],
@@ -298,7 +327,7 @@ def _marginal(d: _Data, alpha: float) -> RankSets:
     c_first = np.where(c1 > z, np.inf, c1)   # fallback entries are redone below
     out = np.zeros((n, 5))
     _threaded(pk.entry_rounds, n, d.err, d.point, np.arange(n), mf, c_first, beats + beaten,
-              min_far, indptr, partner, se, pm, _order_stat(mf, d.kq), d.kq, out)
+              min_far, indptr, partner, se, pm, order_stat(mf, d.kq), d.kq, out)
     far = np.stack([beats, beaten], axis=1).astype(float)
     near_count = np.diff(indptr)
     if fallback.size:   # screen value c1 instead of z for these entries (see module docstring)
@@ -308,7 +337,7 @@ def _marginal(d: _Data, alpha: float) -> RankSets:
         owner, other = owner[keep], other[keep]
         i_of, other = fallback[owner].astype(np.int32), other.astype(np.int32)
         ose = pk.pair_se_list(d.cen, d.sd, d.rho, d.boot, i_of, other)
-        tt = _t(d.point[i_of] - d.point[other], ose)
+        tt = t_stats(d.point[i_of] - d.point[other], ose)
         is_far = np.abs(tt) > c1[fallback][owner]
         stats = np.zeros((m, 3))
         np.add.at(stats, (owner[is_far], np.where(tt[is_far] > 0, 0, 1)), 1)
@@ -338,7 +367,7 @@ def _marginal(d: _Data, alpha: float) -> RankSets:
                     critical_value=out[:, 3].copy())
 
 
-def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
+def rank_confidence_sets(reps: RankReplicates, alpha: float = DEFAULT_ALPHA, *,
                          simultaneous: bool = True, batch: int | None = None) -> RankSets:
     """Confidence sets for the ranks of all entries (Mogstad, Romano, Shaikh and Wilhelm).
 
@@ -370,7 +399,7 @@ def rank_confidence_sets(reps: RankReplicates, alpha: float = 0.05, *,
     >>> rank_set_tiers(sets).tier.tolist()
     [1, 2, 3, 3]
     """
-    d = _rank_sets_iv(reps, alpha, batch)
+    d = rank_sets_data(reps, alpha, batch)
     n = d.point.size
     if n == 1:
         one = np.ones(1, dtype=int)

@@ -26,6 +26,7 @@ from leaderboard.tiers.scott_knott import scott_knott_esd
 from leaderboard.tiers.shown_better import SignificanceMap, rank_set_tiers, significance_map
 from leaderboard.tiers.stability import RankProbabilities, stability
 from leaderboard.tiers.winners_curse import WinnersCurse, winners_curse
+from leaderboard.params import DEFAULT_ALPHA, DEFAULT_TIERS
 
 if TYPE_CHECKING:
     from leaderboard.tiers.guarantee_check import GuaranteeCheck
@@ -123,7 +124,7 @@ def tier_entries(reps: RankReplicates, method: str, alpha: float,
     raise ValueError(f"unknown tier method {method!r}; choose from {', '.join(TIER_METHODS)}")
 
 
-def rank_board(reps: RankReplicates, *, method: str = "rank-sets", alpha: float = 0.05,
+def rank_board(reps: RankReplicates, *, method: str = DEFAULT_TIERS, alpha: float = DEFAULT_ALPHA,
                top_k: Sequence[int] = (3,), tests: RankReplicates | None = None) -> Ranking:
     """Tiers, rank intervals, P(best), stability and the winner's curse for one board.
 

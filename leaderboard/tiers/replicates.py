@@ -22,6 +22,7 @@ from leaderboard._jit import njit
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 from leaderboard.tiers import small_ranks
+from leaderboard.params import DEFAULT_REPLICATES, DEFAULT_SEED
 
 STREAM = int(Stream.RANK_DRAWS)
 CHUNK_ELEMENTS = 1 << 21  # errors converted to float64 at once by the block-wise readers
@@ -149,7 +150,7 @@ class RankReplicates:
 
     @classmethod
     def normal(cls, point: np.ndarray, sd: np.ndarray, correlation: float, higher_is_better: bool,
-               *, replicates: int = 2000, seed: int = 0) -> RankReplicates:
+               *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> RankReplicates:
         """Scores only: normal errors with standard deviations ``sd`` and equal correlation.
 
         Each draw is ``sd_i * (sqrt(c) * Z0 + sqrt(1 - c) * Z_i)`` with ``Z0`` shared by all

@@ -52,7 +52,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import gammaincinv
 
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, check_alpha
 from leaderboard.tiers.holm import Tiers
 from leaderboard.tiers.methods import SCOTT_KNOTT
 from leaderboard.tiers.replicates import RankReplicates
@@ -143,7 +143,7 @@ def _merge_negligible(point: np.ndarray, sd: np.ndarray, groups: list[tuple[int,
     return starts
 
 
-def scott_knott_esd(reps: RankReplicates, alpha: float = 0.05,
+def scott_knott_esd(reps: RankReplicates, alpha: float = DEFAULT_ALPHA,
                     negligible: float = 0.2) -> Tiers:
     """Scott-Knott ESD tiers from the point scores and standard errors (a heuristic).
 

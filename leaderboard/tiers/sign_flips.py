@@ -40,6 +40,7 @@ import numpy as np
 
 from leaderboard.noise.rng import BLOCK, Stream, block_rng
 from leaderboard.tiers.replicates import RankReplicates
+from leaderboard.params import DEFAULT_REPLICATES, DEFAULT_SEED
 
 STREAM = int(Stream.SIGN_FLIPS)
 SOURCE = "sign flips of the paired per-item differences (a randomization test)"
@@ -105,8 +106,8 @@ def flip_means(totals: np.ndarray, n_items: int, replicates: int, seed: int) -> 
     return out
 
 
-def sign_flip_replicates(values: np.ndarray, higher_is_better: bool, *, replicates: int = 2000,
-                         seed: int = 0, groups: np.ndarray | None = None) -> RankReplicates:
+def sign_flip_replicates(values: np.ndarray, higher_is_better: bool, *, replicates: int = DEFAULT_REPLICATES,
+                         seed: int = DEFAULT_SEED, groups: np.ndarray | None = None) -> RankReplicates:
     """Sign-flip draws of every entry's mean, for the tests of :mod:`~leaderboard.tiers`.
 
     Parameters

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from leaderboard._jit import njit
@@ -55,6 +56,7 @@ from leaderboard.tiers._tau_kernel import inversions, sort_runs, tied_pairs
 from leaderboard.tiers import small_ranks
 from leaderboard.tiers.rank_quantiles import collect
 from leaderboard.tiers.replicates import RankReplicates, all_finite
+from leaderboard.params import DEFAULT_LEVEL
 
 CHUNK_ELEMENTS = 1 << 21  # scores ranked per chunk (16 MB of float64), bounds the working memory
 
@@ -152,7 +154,7 @@ def resampled_ranks(reps: RankReplicates) -> np.ndarray:
 
 
 def rank_probabilities(reps: RankReplicates, top_k: Sequence[int] = (), *,
-                       level: float = 0.95) -> RankProbabilities:
+                       level: float = DEFAULT_LEVEL) -> RankProbabilities:
     """How often each entry comes first or in the top k when the test set is redrawn.
 
     This is the stability of the observed order under resampling (the bootstrap rank distribution
@@ -185,7 +187,8 @@ def rank_probabilities(reps: RankReplicates, top_k: Sequence[int] = (), *,
     ([1.0, 0.0, 0.0], [1.0, 0.5, 0.5])
     """
     _reps_iv(reps)
-    return _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=False).probabilities
+    probabilities, _, _ = _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=False)
+    return _asked(probabilities)
 
 
 def _top_k_iv(reps: RankReplicates, top_k: Sequence[int]) -> list[int]:
@@ -220,7 +223,7 @@ class Stability:
 
 
 def stability(reps: RankReplicates, top_k: Sequence[int] = (), top: int = 1, *,
-              level: float = 0.95) -> Stability:
+              level: float = DEFAULT_LEVEL) -> Stability:
     """:func:`rank_probabilities`, :func:`kendall_taus` and :func:`rank_frequencies` at once,
     from one pass over the replicates (each replicate ranked once instead of three times).
 
@@ -253,8 +256,20 @@ def stability(reps: RankReplicates, top_k: Sequence[int] = (), top: int = 1, *,
     counted ranks, on 510.)
     """
     _reps_iv(reps)
-    return _one_pass(reps, _top_k_iv(reps, top_k), level=level, taus=True,
-                     top=_top_iv(reps, top))
+    probabilities, taus, frequencies = _one_pass(reps, _top_k_iv(reps, top_k), level=level,
+                                                 taus=True, top=_top_iv(reps, top))
+    return Stability(probabilities=_asked(probabilities), taus=_asked(taus),
+                     frequencies=_asked(frequencies))
+
+
+_T = TypeVar("_T")
+
+
+def _asked(summary: _T | None) -> _T:
+    """A summary the pass was asked for: never None (unasked ones are)."""
+    if summary is None:
+        raise ValueError("a summary the pass was not asked for")
+    return summary
 
 
 class _Accumulators:
@@ -264,7 +279,8 @@ class _Accumulators:
     def __init__(self, reps: RankReplicates, ks: list[int], taus: bool, top: int | None):
         n_entries, n_rep = reps.errors.shape
         self.credit = np.zeros(n_entries)
-        self.in_top = {k: np.zeros(n_entries, dtype=np.int64) for k in ks}
+        self.in_top: dict[int, np.ndarray] | None = {
+            k: np.zeros(n_entries, dtype=np.int64) for k in ks}
         self.taus = np.empty(n_rep) if taus else None
         # a small board's tau-b compares the ranks with the observed order pair by pair: the
         # negated scores, ascending like the ranks (small_ranks.tau_b)
@@ -301,13 +317,14 @@ class _Accumulators:
             self.counts += np.bincount((cols + self.offsets).ravel(), minlength=self.counts.size)
 
 
-def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95,
-              taus: bool = False, top: int | None = None) -> Stability:
+def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = DEFAULT_LEVEL,
+              taus: bool = False, top: int | None = None
+              ) -> tuple[RankProbabilities | None, np.ndarray | None, np.ndarray | None]:
     """Rank every replicate once and feed the asked-for summaries (``ks`` None: no
-    probabilities). Unasked summaries come back as None."""
+    probabilities): ``(probabilities, taus, frequencies)``, the unasked ones None."""
     n_entries, n_rep = reps.errors.shape
     acc = _Accumulators(reps, ks or [], taus, top)
-    probabilities = None
+    probabilities: RankProbabilities | None = None
     if ks is None:
         acc.in_top = None
         for r0, block in _rank_blocks(reps):
@@ -322,11 +339,11 @@ def _one_pass(reps: RankReplicates, ks: list[int] | None, *, level: float = 0.95
         part = collect(None, n_rep, idx, _rank_blocks(reps), lambda: _rank_blocks(reps),
                        each=acc).astype(np.int32)
         probabilities = RankProbabilities(
-            p_best=acc.credit / n_rep, p_top={k: acc.in_top[k] / n_rep for k in ks},
+            p_best=acc.credit / n_rep, p_top={k: _asked(acc.in_top)[k] / n_rep for k in ks},
             median_rank=part[:, 1], rank_percentiles=part[:, [0, 2]], level=float(level),
             n_replicates=n_rep)
-    return Stability(probabilities=probabilities, taus=acc.taus,
-                     frequencies=None if top is None else acc.counts.reshape(top, top + 1))
+    return (probabilities, acc.taus,
+            None if top is None else acc.counts.reshape(top, top + 1))
 
 
 @njit(cache=True, nogil=True)
@@ -391,7 +408,7 @@ def kendall_taus(reps: RankReplicates) -> np.ndarray:
     [1.0, 0.333]
     """
     _reps_iv(reps)
-    return _one_pass(reps, None, taus=True).taus
+    return _asked(_one_pass(reps, None, taus=True)[1])
 
 
 def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
@@ -419,4 +436,4 @@ def rank_frequencies(reps: RankReplicates, top: int) -> np.ndarray:
     [[1, 1, 1], [2, 1, 0]]
     """
     _reps_iv(reps)
-    return _one_pass(reps, None, top=_top_iv(reps, top)).frequencies
+    return _asked(_one_pass(reps, None, top=_top_iv(reps, top))[2])

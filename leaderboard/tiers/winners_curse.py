@@ -71,7 +71,7 @@ import numpy as np
 from leaderboard._jit import njit
 
 from leaderboard._threads import threaded
-from leaderboard.params import check_alpha
+from leaderboard.params import DEFAULT_ALPHA, check_alpha
 from leaderboard.tiers._rank_kernel import gather_columns
 from leaderboard.tiers import small_ranks
 from leaderboard.tiers.replicates import RankReplicates, all_finite
@@ -207,7 +207,7 @@ def _curse_block_small(point: np.ndarray, safe_sd: np.ndarray, window: np.ndarra
     max_t[r0:r0 + c] = (e / safe_sd).max(axis=1)
 
 
-def winners_curse(reps: RankReplicates, alpha: float = 0.05) -> WinnersCurse:
+def winners_curse(reps: RankReplicates, alpha: float = DEFAULT_ALPHA) -> WinnersCurse:
     """A selection-corrected estimate of the observed leader's true score (oriented units).
 
     Bootstrap bias correction of the selected entry, extrapolated (SIMEX) to a world whose true

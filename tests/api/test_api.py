@@ -46,7 +46,7 @@ def test_a_dataframe_gives_the_command_lines_numbers(tmp_path):
     result = leaderboard.analyze(frame, **EXAMPLE)
     cli = _cli_json(tmp_path, [str(path), *FLAGS])
     api = result.to_dict()
-    assert _numbers(api) == _numbers(cli)
+    assert _numbers(api) == _numbers(cli) == _numbers(json.loads(result.to_json()))
     assert api["entries"] and all(e["tier"] >= 1 for e in api["entries"])
     # the table is the JSON's entries, and the path form is the same analysis again
     assert result.table["team"].tolist() == [e["team"] for e in cli["entries"]]

@@ -43,6 +43,7 @@ def test_choose_finals_on_a_dataframe_gives_the_command_lines_numbers(tmp_path):
                                "1500", "--draws", "2000", "--seed", "3", "-o",
                                str(tmp_path / "c.html")])
     assert _without_inputs(json.loads(json.dumps(to_json_dict(api)))) == _without_inputs(cli)
+    assert _without_inputs(json.loads(api.to_json())) == _without_inputs(cli)
     assert api.inputs == ("DataFrame 'public_scores'",)
 
 
@@ -84,6 +85,7 @@ def test_compare_on_a_dataframe_gives_the_command_lines_gate(tmp_path):
             "4"]
     cli = _cli(tmp_path, argv, expect=0 if gate.better else 1)
     assert _without_inputs(gate_json(gate, "x")) == _without_inputs(cli)
+    assert json.loads(gate.to_json()) == cli   # the same version: the command's JSON, whole
 
 
 def test_compare_reads_submission_dataframes(tmp_path):

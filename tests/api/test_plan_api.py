@@ -3,7 +3,6 @@ with explicit parameters, the same numbers."""
 from __future__ import annotations
 
 import inspect
-import json
 
 import numpy as np
 import pytest
@@ -29,10 +28,10 @@ def test_numpy_scalars_give_the_command_lines_numbers(tmp_path):
     api = leaderboard.plan(metric="auc", score=np.float64(0.8), prevalence=np.float64(0.1),
                            delta=np.float64(0.02), n_test=np.int64(5000),
                            public_fraction=np.float64(0.3), draws=np.int64(100), seed=4)
+    # the result's JSON is the command's, byte for byte (issue 42's one result protocol)
+    assert api.to_json() == cli_json.read_text(encoding="utf-8")
     write_json(api, tmp_path / "api.json")
-    ours, theirs = (json.loads((tmp_path / f).read_text(encoding="utf-8"))
-                    for f in ("api.json", "cli.json"))
-    assert ours == theirs
+    assert (tmp_path / "api.json").read_text(encoding="utf-8") == api.to_json()
     # the defaults are the command line's: correlation 0.5, so the independent answers differ
     assert api.settings.correlation == 0.5 and api.min_n_independent > api.min_n
 
@@ -56,10 +55,9 @@ def test_simulate_gives_the_command_lines_numbers(tmp_path):
                  "-o", str(tmp_path / "s.html"), "--json", str(cli_json)]) == 0
     api = leaderboard.simulate(metric="auc", scores=np.array([0.8, 0.81]), n_tests=np.int64(1000),
                                prevalences=np.float64(0.05), draws=500, seed=2)
+    assert api.to_json() == cli_json.read_text(encoding="utf-8")
     simulate_json(api, tmp_path / "api.json")
-    ours, theirs = (json.loads((tmp_path / f).read_text(encoding="utf-8"))
-                    for f in ("api.json", "cli.json"))
-    assert ours == theirs
+    assert (tmp_path / "api.json").read_text(encoding="utf-8") == api.to_json()
     assert [c.score for c in api.cases] == [0.8, 0.81] and len(api.ahead) == 1
 
 

@@ -16,7 +16,7 @@ import pytest
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.rng import BLOCK, block_rng
-from leaderboard.noise.weights import _Plan, _tally, count_block, resampling, weight_block
+from leaderboard.noise.weights import ResamplingPlan, _tally, count_block, resampling, weight_block
 from leaderboard.options import NoiseOptions, RankOptions
 from leaderboard.pipelines.scores import Settings
 from leaderboard.pipelines.submissions import analyze_submissions
@@ -254,7 +254,7 @@ def test_found_entries_pickle_and_read_back(example):
     assert [c() for c in copies] == [f() for f in loaders]
 
 
-def _reference_block(plan: _Plan, seed: int, block: int, stream: int) -> np.ndarray:
+def _reference_block(plan: ResamplingPlan, seed: int, block: int, stream: int) -> np.ndarray:
     """The weights as they were drawn before streaming: one vectorised draw per block, counted
     with one bincount (the definition the compact counts must reproduce)."""
     rng = block_rng(seed, stream, block)

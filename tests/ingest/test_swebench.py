@@ -165,10 +165,13 @@ def test_cli_scores_are_the_resolved_rates_and_a_bad_file_exits_2(tmp_path, caps
     ids = _instances(tmp_path)
     out = tmp_path / "r.json"
     code = main(["analyze", "--items", str(root), "--items-format", "swebench", "--instances",
-                 ids, "--quiet", "--replicates", "200", "--json", str(out),
+                 ids, "--replicates", "200", "--json", str(out),
                  "-o", str(tmp_path / "r.html")])
     report = json.loads(out.read_text(encoding="utf-8"))
     assert code == 0
+    # two systems are two models found; their metadata.yaml files are not models (the summary
+    # said "6 found, 2 scored" on main)
+    assert "models: 2 found, 2 scored, 0 rejected; 4 other files skipped" in capsys.readouterr().out
     assert {e["team"]: e["score"] for e in report["entries"]} == pytest.approx(
         {"sys-a": 0.75, "sys-b": 0.25})
     assert any("sys-b: 30 of 120 instances resolved" in n for n in report["notes"])

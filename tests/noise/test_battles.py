@@ -554,7 +554,9 @@ def test_every_option_that_battles_mode_does_not_read_is_refused(tmp_path, capsy
     read, given a value other than its default, is refused in one line naming it, exit 2,
     before the file is read; the ones it reads are all accepted."""
     from leaderboard.cli import build_parser
-    from leaderboard.cli.battles import APPLIES
+    from leaderboard.cli.given import ANALYZE_READS
+
+    APPLIES = ANALYZE_READS["battles"]
 
     parser = build_parser(only="analyze")
     command = next(a for a in parser._actions if a.dest == "command").choices["analyze"]

@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import norm
 
 from leaderboard.metrics import get_metric
-from leaderboard.noise.bootstrap import _Plan, paired_bootstrap, weight_block
-from leaderboard.noise.delong import delong
+from leaderboard.noise.bootstrap import ResamplingPlan, paired_bootstrap, weight_block
+from oracles.delong import delong
 
 
 def _sd_tolerance(replicates: int) -> float:
@@ -27,7 +27,7 @@ def _binormal(rng, n, prevalence, mus, shared=0.6):
 
 
 def test_plain_weights_are_multinomial_counts_of_n():
-    w = weight_block(_Plan("plain", 500), seed=3, block=0)
+    w = weight_block(ResamplingPlan("plain", 500), seed=3, block=0)
     assert w.shape == (32, 500)
     assert np.all(w.sum(axis=1) == 500) and np.all(w >= 0) and np.all(w == np.round(w))
     # each row is drawn with probability 1/n per draw: mean weight 1, variance (1 - 1/n)
@@ -37,14 +37,14 @@ def test_plain_weights_are_multinomial_counts_of_n():
 
 def test_stratified_weights_keep_class_counts():
     y = np.r_[np.zeros(90, int), np.ones(10, int)]
-    plan = _Plan("stratified", 100, strata=(np.flatnonzero(y == 0), np.flatnonzero(y == 1)))
+    plan = ResamplingPlan("stratified", 100, strata=(np.flatnonzero(y == 0), np.flatnonzero(y == 1)))
     w = weight_block(plan, seed=1, block=5)
     assert np.all(w[:, y == 1].sum(axis=1) == 10) and np.all(w[:, y == 0].sum(axis=1) == 90)
 
 
 def test_grouped_weights_are_constant_within_groups():
     groups = np.repeat(np.arange(40), 3)
-    plan = _Plan("grouped", 120, group_index=groups, n_groups=40)
+    plan = ResamplingPlan("grouped", 120, group_index=groups, n_groups=40)
     w = weight_block(plan, seed=2, block=0)
     assert np.all(w.reshape(32, 40, 3).std(axis=2) == 0)
     assert np.all(w.reshape(32, 40, 3)[:, :, 0].sum(axis=1) == 40)  # 40 groups drawn each time
@@ -169,7 +169,7 @@ def test_bad_arguments_are_value_errors():
 def test_paired_tiers_match_delong_with_holm():
     """15 models on one 2000-row test set at about 6% prevalence: the tied-with-best set from
     paired bootstrap tests equals the one from paired DeLong tests, both with Holm."""
-    from leaderboard.noise.delong import delong_paired_test
+    from oracles.delong import delong_paired_test
     from leaderboard.tiers import leader_anchored_tiers
 
     rng = np.random.default_rng(2024)
@@ -242,7 +242,7 @@ def test_poisson_weights_do_not_depend_on_batching_and_regenerate_by_slice():
 
 
 def test_poisson_se_of_a_mean_and_of_an_auc_difference_match_the_analytic_ones():
-    from leaderboard.noise.delong import delong, delong_paired_test
+    from oracles.delong import delong, delong_paired_test
 
     rng = np.random.default_rng(5)
     n, replicates = 3000, 4000

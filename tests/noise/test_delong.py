@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from leaderboard.noise.delong import DeLongResult, delong, delong_paired_test
+from oracles.delong import DeLongResult, delong, delong_paired_test
 
 
 def _brute_force(y, scores):

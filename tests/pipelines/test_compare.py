@@ -19,7 +19,7 @@ from leaderboard.cli import main
 from leaderboard.pipelines.compare import compare_pair
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import paired_bootstrap
-from leaderboard.noise.delong import delong, delong_paired_test
+from oracles.delong import delong, delong_paired_test
 
 
 def _files(tmp_path, n=800, skills=(0.6, 1.4), seed=0, name="cand"):

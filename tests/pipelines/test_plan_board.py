@@ -103,6 +103,10 @@ def test_plan_from_the_command_line_reads_the_board_as_analyze(tmp_path, capsys)
                         (["--from-as", "battles"], "column 'model_a'")):
         assert main(["plan", "--from", str(path), "--value-col", "correct", *argv]) == 2
         assert words in capsys.readouterr().err
+    # --quiet with an output: nothing on the terminal, on either stream
+    assert main(["plan", "--from", str(path), "--value-col", "correct", "--boards", "20",
+                 "--replicates", "100", "--quiet", "--json", str(out)]) == 0
+    assert capsys.readouterr() == ("", "")
     assert main(["plan", "--metric", "auc", "--score", "0.8", "--delta", "0.02",
                  "--separate", "2"]) == 2
     assert "--separate goes with --from FILE" in capsys.readouterr().err

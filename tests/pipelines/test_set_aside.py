@@ -196,3 +196,14 @@ def test_titanics_everyone_died_file_is_a_baseline_and_insults_gain_no_flag(shar
                                         metric="auc", replicates=100).analysis
     assert [f.kind for f in b.flags] == ["far_out"]
     assert "junk" not in b.flags[0].message.replace("--exclude-flagged junk", "")
+
+
+def test_a_metadata_row_among_four_rows_is_named_with_the_range_it_was_judged_by():
+    # three entries and a count row: once it is set aside, fewer rows remain than a typical
+    # range needs; the flag quotes the range the rows were judged by (this crashed before)
+    mask, flag = not_entries(["a", "b", "c", "Number of Mutants"],
+                             np.array([[0.1], [0.2], [0.3], [14250.0]]), True)
+    assert mask.tolist() == [False, False, False, True]
+    assert flag is not None and flag.teams == ("Number of Mutants",)
+    assert "'Number of Mutants' (14,250) lies far outside the typical rows' scores (0.2 to 0.3)" \
+        in flag.message

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.quick_args import quick
 from leaderboard.cli import main
 from leaderboard.pipelines.assumptions import (REAL_BOARD_CORRELATIONS, VERDICTS,
                                                correlation_sweep)
@@ -19,7 +20,7 @@ FAST = ["--quiet", "--draws", "200", "--replicates", "200"]
 
 def _analyze(tmp_path, *argv, whole: bool = False) -> tuple[dict, str]:
     out = tmp_path / "r.json"
-    assert main(["analyze", *argv, *FAST, "-o", str(tmp_path / "r.html"), "--json",
+    assert main(["analyze", *argv, "--quiet", *quick(argv, 200, 200), "-o", str(tmp_path / "r.html"), "--json",
                  str(out)]) == 0
     page = html.unescape((tmp_path / "r.html").read_text(encoding="utf-8"))
     data = json.loads(out.read_text(encoding="utf-8"))

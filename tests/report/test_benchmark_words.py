@@ -115,7 +115,7 @@ def test_battles_page_has_no_competition_words():
     result = leaderboard.analyze_battles(battles, replicates=100)
     assert competition_words_in(visible_text(result.to_html())) == []
     data = json.loads(result.to_json())
-    assert data["mode"] == "battles" and data["format"] == "battles"
+    assert data["command"] == "analyze" and data["mode"] == "battles" and data["format"] == "battles"
 
 
 def test_competition_pages_keep_their_words():

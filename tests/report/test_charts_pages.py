@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from tests.quick_args import quick
 from leaderboard.cli import main
 from chart_helpers import page_charts, validate
 
@@ -25,7 +26,7 @@ QUICK = ["--draws", "200", "--replicates", "200"]
 
 def _page(tmp_path, *args) -> str:
     out = tmp_path / "r.html"
-    assert main(["analyze", *QUICK, *args, "--quiet", "-o", str(out)]) == 0
+    assert main(["analyze", *quick(args, *QUICK[1::2]), *args, "--quiet", "-o", str(out)]) == 0
     return out.read_text(encoding="utf-8")
 
 

@@ -17,8 +17,9 @@ SHAKEUP_KEYS = {"spearman", "kendall", "mean_abs_rank_change", "mean_abs_rank_ch
 
 def _run(tmp_path, *args, replicates="600"):
     out_html, out_json = tmp_path / "r.html", tmp_path / "r.json"
+    draws = [] if "submissions" in args else ["--draws", "400"]   # simulated for scores only
     code = main(["analyze", *args, "-o", str(out_html), "--json", str(out_json), "--quiet",
-                 "--replicates", replicates, "--draws", "400"])
+                 "--replicates", replicates, *draws])
     data = json.loads(out_json.read_text(encoding="utf-8")) if code == 0 else None
     return code, data, out_html
 

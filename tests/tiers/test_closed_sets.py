@@ -7,7 +7,7 @@ import pytest
 
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.best_set import best_set
-from leaderboard.tiers.rank_sets import (_marginal, _rank_sets_iv, _simultaneous,
+from leaderboard.tiers.rank_sets import (_marginal, rank_sets_data, _simultaneous,
                                          rank_confidence_sets, rank_set_tiers)
 from leaderboard.tiers.shown_better import significance_map
 from tests.tiers.test_rank_sets import ALPHA, brute_best, brute_marginal, brute_simultaneous, brute_tiers
@@ -143,7 +143,7 @@ def kaggle_board(seed, n, rho, spread=True):
 def test_same_answers_as_the_pair_tiles(n, rho):
     """The pair-tile step-down (still the bootstrap's) on the same closed-form draws."""
     reps = kaggle_board(n, n, rho)
-    d = _rank_sets_iv(RankReplicates(reps.point, reps.errors, reps.sd, None, 1.0, "x"), ALPHA,
+    d = rank_sets_data(RankReplicates(reps.point, reps.errors, reps.sd, None, 1.0, "x"), ALPHA,
                       None)
     d = type(d)(d.err, d.err, d.point, np.asarray(reps.sd, float), rho, False, d.kq, d.ib)
     old_s, old_m = _simultaneous(d, ALPHA), _marginal(d, ALPHA)

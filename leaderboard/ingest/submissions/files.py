@@ -225,7 +225,8 @@ def _not_the_solution(data: bytes, prediction: np.ndarray, solution: Solution) -
 def _label(results: list) -> tuple[SubmissionFile, ...]:
     """SubmissionFiles with unique labels: the team, or "team (file)" when it has several."""
     per_team = Counter(item.team for item, status, *_ in results if status in ("ok", "rejected"))
-    files, used = [], Counter()
+    files = []
+    used: Counter[str] = Counter()
     for item, status, reason, rows, prediction, digest in results:
         alone = per_team[item.team] == 1 and status in ("ok", "rejected")
         label = item.team if alone else f"{item.team} ({item.file})"

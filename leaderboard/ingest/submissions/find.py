@@ -266,12 +266,14 @@ def _link(path: Path, real_root: str, name: str, solution: str | None,
     try:
         mode = os.stat(path).st_mode
     except OSError as err:
-        words = {errno.ENOENT: "a broken symbolic link (its target does not exist)",
-                 errno.ELOOP: "a symbolic link loop"}.get(err.errno, "a symbolic link that cannot be "
-                                                            f"followed ({err.strerror or err})")
+        known: dict[int | None, str] = {
+            errno.ENOENT: "a broken symbolic link (its target does not exist)",
+            errno.ELOOP: "a symbolic link loop"}
+        words = known.get(err.errno, "a symbolic link that cannot be "
+                          f"followed ({err.strerror or err})")
         return _not_read(name, words + _NOT_FOLLOWED)
     target = _real(path)
-    if not _inside(real_root, target):
+    if target is None or not _inside(real_root, target):
         return _not_read(name, "a symbolic link to outside the submissions folder" + _NOT_FOLLOWED)
     if stat.S_ISDIR(mode):
         return _not_read(name, "a symbolic link to a folder in the submissions folder (its "
@@ -334,7 +336,7 @@ def _manifest(path: Path, data: bytes, source: str, solution: Path | None,
         if given.is_absolute():
             found.append(Found(team=name, file=cell, selected=flag, refuse="an absolute path; "
                                "a manifest names files relative to its own folder; not read"))
-        elif not _inside(base, target):
+        elif target is None or not _inside(base, target):
             found.append(Found(team=name, file=cell, selected=flag, refuse="a path outside the "
                                "manifest's folder (through '..' or a link); not read"))
         else:

@@ -84,6 +84,7 @@ def read_solution(path: str | os.PathLike[str] | InMemory, *, id_col: str | None
     """
     if kind is not None and kind not in KINDS:
         raise InputError(f"unknown prediction kind {kind!r}; expected one of {', '.join(KINDS)}")
+    source: str   # a FrameSource (a str) for a DataFrame
     if isinstance(path, InMemory):   # the Python API's DataFrame
         source, data = path.source, path.data
     else:

@@ -23,7 +23,7 @@ What each kind must hold (``n`` rows in solution order, ``K`` columns):
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,19 +73,22 @@ def make_plan(solution: Solution, kind: str, *, pred_cols: Sequence[str] | str |
     """The checks for ``kind`` against ``solution``; bad options raise :class:`InputError`."""
     if kind not in KINDS:
         raise InputError(f"unknown prediction kind {kind!r}; expected one of {', '.join(KINDS)}")
-    cls = solution.classes if classes is None else np.asarray(classes)
-    if classes is not None and solution.classes is not None:
-        absent = sorted(set(map(str, solution.classes)) - set(map(str, cls)))
+    asked = None if classes is None else np.asarray(classes)
+    cls = solution.classes if asked is None else asked
+    if asked is not None and solution.classes is not None:
+        absent = sorted(set(map(str, solution.classes)) - set(map(str, asked)))
         if absent:
             raise InputError(f"classes given do not include the solution's class(es) "
                              f"{', '.join(map(show, absent[:5]))}")
-    multiclass = kind in ("probabilities", "scores") and cls is not None and len(cls) > 2
-    names, several, columns, onehot = (), True, None, None
-    if multiclass:
+    names: tuple[str, ...] = ()
+    several = True
+    columns: np.ndarray | None = None
+    onehot: tuple[str, ...] | None = None
+    if kind in ("probabilities", "scores") and cls is not None and len(cls) > 2:   # multiclass
         names, columns = tuple(str(c) for c in cls), cls
     elif kind == "multilabel" or (kind in _NUMERIC_KINDS and solution.target.ndim == 2):
         if kind == "multilabel" and solution.one_hot:
-            names = tuple(str(c) for c in solution.classes)
+            names = _class_names(solution)
         else:
             names = solution.target_columns
         columns = np.array(names, dtype=object)
@@ -96,7 +99,7 @@ def make_plan(solution: Solution, kind: str, *, pred_cols: Sequence[str] | str |
         if kind in ("probabilities", "scores") and cls is not None and len(cls) == 2:
             names += (str(cls[-1]),)  # binary: the positive class's column
         if kind == "labels" and solution.one_hot:
-            onehot = tuple(str(c) for c in solution.classes)
+            onehot = _class_names(solution)
     if pred_cols is not None:
         given = (pred_cols,) if isinstance(pred_cols, str) else tuple(pred_cols)
         allowed = {len(names)} if several else {1} | ({len(onehot)} if onehot else set())
@@ -123,6 +126,12 @@ def make_plan(solution: Solution, kind: str, *, pred_cols: Sequence[str] | str |
                 several=several, explicit=pred_cols is not None, columns=columns, onehot=onehot,
                 label_type=label_type, classes=cls, keys=pd.Index(keys, dtype=object),
                 int_keys=int_keys, solution=solution)
+
+
+def _class_names(solution: Solution) -> tuple[str, ...]:
+    """A one-hot solution's classes (its column names) as text."""
+    assert solution.classes is not None   # one-hot targets always name their classes
+    return tuple(str(c) for c in solution.classes)
 
 
 def validate(data: bytes, plan: Plan) -> tuple[np.ndarray, int]:
@@ -189,15 +198,16 @@ def _choose(fields: list[str], plan: Plan) -> tuple[str, tuple[str, ...], str]:
             raise Rejected(f"missing prediction column{'s' if len(missing) > 1 else ''} "
                            f"{', '.join(map(quote, missing[:5]))}"
                            f"{', ...' if len(missing) > 5 else ''} {listed}")
-        return id_name, tuple(found), plan.mode
+        return id_name, tuple(f for f in found if f is not None), plan.mode
     for name in plan.names:  # preferred names, best first
-        found = _find(fields, name)
-        if found is not None and found != id_name:
-            return id_name, (found,), plan.mode
+        hit = _find(fields, name)
+        if hit is not None and hit != id_name:
+            return id_name, (hit,), plan.mode
     if plan.onehot:
-        found = [_find(fields, n) for n in plan.onehot]
-        if all(found):
-            return id_name, tuple(found), "onehot"
+        matched = [_find(fields, n) for n in plan.onehot]
+        named = [f for f in matched if f]
+        if len(named) == len(matched):
+            return id_name, tuple(named), "onehot"
     # As a scorer would: a column named like the solution's target is required; any single other
     # column is taken only when there is no name to expect.
     others = [f for f in fields if f != id_name and f.strip()]
@@ -266,7 +276,7 @@ def _values(frame: pd.DataFrame, names: tuple[str, ...], mode: str, plan: Plan) 
             return pd.factorize(text)[0].astype(np.int64)
         if plan.label_type == "text":
             return text.to_numpy(dtype=object)
-        lookup = {str(c): i for i, c in enumerate(plan.solution.classes)}
+        lookup = {c: i for i, c in enumerate(_class_names(plan.solution))}
         codes = text.map(lookup)
         known = ", ".join(show(c) for c in list(lookup)[:10])
         _reject(frame, names, codes.isna().to_numpy()[:, None],
@@ -342,8 +352,8 @@ def _cell(frame: pd.DataFrame, row: int, name: str) -> str:
     return "" if pd.isna(value) else str(value).strip()
 
 
-def _reject(frame: pd.DataFrame, names: tuple[str, ...], bad: np.ndarray, what,
-            after: str = "") -> None:
+def _reject(frame: pd.DataFrame, names: tuple[str, ...], bad: np.ndarray,
+            what: Callable[[int, int], str], after: str = "") -> None:
     """Rejected at the first True of ``bad`` (rows x columns):
     "<what(row, col)> on line L, column 'c'<after> (first of k bad values)"."""
     if not bad.any():

@@ -7,6 +7,8 @@ and the column, and says how many rows share the problem (``3 rows are not numbe
 """
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 import pandas as pd
 
@@ -21,6 +23,15 @@ _SHOW = 5  # bad lines / values quoted in an error message
 MAX_MAGNITUDE = 1e100
 
 
+@overload   # a required role (or a given name) is found or raises: never None
+def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...],
+                role: str, option: str, source: str) -> str: ...
+@overload
+def find_column(raw: pd.DataFrame, given: str, candidates: tuple[str, ...],
+                role: None, option: str, source: str) -> str: ...
+@overload
+def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...],
+                role: None, option: str, source: str) -> str | None: ...
 def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...],
                 role: str | None, option: str, source: str) -> str | None:
     """The file's column for ``given`` (exact, else unique case-insensitive match) or candidates.
@@ -34,10 +45,11 @@ def find_column(raw: pd.DataFrame, given: str | None, candidates: tuple[str, ...
     'Team Name'
     >>> find_column(raw, None, ("score",), None, "--score-col", "b.csv")
     'score'
-    >>> find_column(raw, None, ("team",), "team", "--team-col", "b.csv")
+    >>> find_column(raw, None, ("team",), "team", "--team-col", "b.csv")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: b.csv: no team column: name it one of team or give --team-col; columns in the file: Team Name, score
+    leaderboard.errors.InputError: b.csv: no team column: name it one of team or give --team-col; columns in
+    the file: Team Name, score
     """
     columns = list(raw.columns)
     if given is not None:
@@ -116,9 +128,11 @@ def require_nonempty(raw: pd.DataFrame, col: str, source: str, why: str) -> None
     --------
     >>> raw = pd.DataFrame({"team": ["a", " "]}, index=[2, 3])
     >>> require_nonempty(raw, "team", "b.csv", "every entry needs a team name")
+    ... # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: b.csv:3: column 'team': 1 row is empty (line 3); every entry needs a team name
+    leaderboard.errors.InputError: b.csv:3: column 'team': 1 row is empty (line 3); every entry needs a team
+    name
     """
     empty = raw[col].str.strip() == ""
     n, where = lines_of(empty)
@@ -137,10 +151,11 @@ def column_numbers(raw: pd.DataFrame, col: str, source: str, *, allow_missing: b
     >>> raw = pd.DataFrame({"score": ["0.5", " 1e3", "n/a"]}, index=[2, 3, 4])
     >>> column_numbers(raw, "score", "b.csv", allow_missing=True).tolist()
     [0.5, 1000.0, nan]
-    >>> column_numbers(raw, "score", "b.csv", allow_missing=False)
+    >>> column_numbers(raw, "score", "b.csv", allow_missing=False)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: b.csv:4: column 'score': 1 row is not a number (line 4): 'n/a'; fix or delete them
+    leaderboard.errors.InputError: b.csv:4: column 'score': 1 row is not a number (line 4): 'n/a'; fix or
+    delete them
     """
     text = raw[col].str.strip()
     values = pd.to_numeric(text, errors="coerce").astype(float)

@@ -62,10 +62,11 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
     --------
     >>> parse_csv(b"team,score\\na,0.5\\n,\\nb,0.7\\n", "board.csv").index.tolist()
     [2, 4]
-    >>> parse_csv(b"team,score\\na,0.5,9\\n", "board.csv")
+    >>> parse_csv(b"team,score\\na,0.5,9\\n", "board.csv")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    leaderboard.errors.InputError: board.csv:2: not a well-formed CSV: this line has more fields than the header; quote any field that contains a comma
+    leaderboard.errors.InputError: board.csv:2: not a well-formed CSV: this line has more fields than the
+    header; quote any field that contains a comma
     """
     if not data.strip():
         raise InputError("the file is empty: expected a header line and data rows", file=source)

@@ -52,7 +52,9 @@ _NO_UNIVERSE = {"kl_ctr": "its truth is a click-through rate per row, which no u
 class Universe(Protocol):
     """What every universe offers (see the module docstring)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The universe's name (:data:`UNIVERSE_NAMES`, or ``seeds-linspace``)."""
 
     def assumptions(self, n_test: int, prevalence: float | None) -> str:
         """One plain paragraph for the report: what the universe assumes."""
@@ -141,9 +143,13 @@ def _calibrated_universe(name: str, metric: Metric, prevalence: float | None,
     if name == "binormal":
         from leaderboard.noise.universes.binary import BinormalUniverse
         spread = DEFAULT_SPREAD if options.spread is None else options.spread
+        if prevalence is None:   # get_universe refuses a binary universe without one first
+            raise InputError("the binormal universe needs --prevalence")
         return BinormalUniverse(metric, prevalence, threshold=options.threshold, spread=spread)
     if name == "multiclass":
         from leaderboard.noise.universes.multiclass import MulticlassUniverse
+        if options.class_shares is None:   # _check refuses multiclass without shares first
+            raise InputError("--universe multiclass needs --classes K or --class-shares")
         return MulticlassUniverse(metric, tuple(options.class_shares))
     from leaderboard.noise.universes.regression import ResidualUniverse
     return ResidualUniverse(metric, options.residuals, options.df,

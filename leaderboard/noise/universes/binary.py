@@ -25,6 +25,7 @@ from leaderboard.noise.universes.finite import CalibratedUniverse
 from leaderboard.noise.universes.miscalibrated import MiscalibrationPath
 from leaderboard.noise.universes.seeds import class_counts
 from leaderboard.noise.universes.sorted_auc import simulate_sorted_auc, sorted_classes_aucs
+from leaderboard.params import DEFAULT_THRESHOLD
 
 ROWS_PER_CLASS = 8192
 MAX_SEPARATION = 12.0   # mu at which AUC = Phi(12 / sqrt 2), 1 to within 1e-17
@@ -59,7 +60,7 @@ class BinormalUniverse(MiscalibrationPath, CalibratedUniverse):
 
     name = "binormal"
 
-    def __init__(self, metric: Metric, prevalence: float, threshold: float = 0.5,
+    def __init__(self, metric: Metric, prevalence: float, threshold: float = DEFAULT_THRESHOLD,
                  spread: float = 1.0) -> None:
         super().__init__(metric)
         self.prevalence, self.threshold = float(prevalence), float(threshold)

@@ -16,9 +16,9 @@ test set, so that e.g. accuracy's truth is prevalence * TPR + (1 - prevalence) *
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from leaderboard.errors import InputError
 
@@ -81,7 +81,7 @@ class CalibratedUniverse(ABC):
             w[s] = share / (s.stop - s.start)
         return w
 
-    def truth(self, params: Sequence[float]) -> np.ndarray:
+    def truth(self, params: ArrayLike) -> np.ndarray:
         """The metric on the whole universe at each parameter value: the true scores."""
         return self._truth_of(self.predictions(np.asarray(params, dtype=float)))
 
@@ -148,7 +148,7 @@ class CalibratedUniverse(ABC):
         _, values = self._scan()
         return float(np.nanmin(values)), float(np.nanmax(values))
 
-    def calibrate(self, levels: Sequence[float]) -> np.ndarray:
+    def calibrate(self, levels: ArrayLike) -> np.ndarray:
         """The parameter at which the universe's true score equals each level (remembered, since
         the grid, the exact SD and the simulation all ask for the same levels)."""
         target = np.asarray(levels, dtype=float)

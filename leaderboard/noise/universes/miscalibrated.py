@@ -37,7 +37,12 @@ moves monotonically along the path and that every score in the metric's range is
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from leaderboard.metrics.base import Metric
 
 BRANCH = 1.0                                # length of the over-confident stretch of the path
 TEMPERATURES = 10.0 ** (np.arange(33) / 4)  # 1 to 1e8: the stretch's nodes, 4 a decade
@@ -58,6 +63,16 @@ class MiscalibrationPath:
     """
 
     max_separation: float
+
+    if TYPE_CHECKING:   # what the universe provides; declared for the type checker only, so
+        # that at run time these names still resolve to the universe's own (later in the MRO)
+        metric: Metric
+
+        def _model(self, mu: float, temperature: float) -> np.ndarray: ...
+
+        def _truth_of(self, models: list[np.ndarray]) -> np.ndarray: ...
+
+        def _path_key(self) -> tuple: ...
 
     @property
     def overconfident(self) -> bool:

@@ -44,6 +44,7 @@ from scipy.special import ndtri, stdtrit
 from leaderboard.metrics import Metric
 from leaderboard.noise.rng import BLOCK, draw_rows
 from leaderboard.noise.universes.finite import CalibratedUniverse
+from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS
 
 _PICKS_PER_CALL = 1 << 20  # bounds the memory of counted draws
 
@@ -120,7 +121,7 @@ class ResidualUniverse(CalibratedUniverse):
     2.5
     """
 
-    def __init__(self, metric: Metric, residuals: str = "t", df: float = 3.0,
+    def __init__(self, metric: Metric, residuals: str = DEFAULT_RESIDUALS, df: float = DEFAULT_DF,
                  deep_tails: bool = True, noise_scale: float = 1.0) -> None:
         super().__init__(metric)
         self.residuals, self.df = residuals, float(df)

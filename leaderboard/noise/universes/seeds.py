@@ -31,8 +31,8 @@ class SeedsAUCUniverse:
     size: int = 100_000
     name: str = "seeds-linspace"
 
-    def assumptions(self, n_test: int, prevalence: float) -> str:
-        m, k = class_counts(n_test, prevalence)
+    def assumptions(self, n_test: int, prevalence: float | None) -> str:
+        m, k = class_counts(n_test, _given(prevalence))
         return (f"Every entry is scored on its own test set of {n_test:,} rows with exactly {m:,} "
                 f"positives and {k:,} negatives, drawn with replacement from a universe of "
                 f"{self.size:,} rows (half positive) in which the negatives' scores are evenly spaced "
@@ -63,15 +63,15 @@ class SeedsAUCUniverse:
         value = (below.sum() + 0.5 * (at_or_below - below).sum()) / (below.size * neg.size)
         return value if auc >= 0.5 else 1.0 - value
 
-    def exact_sd(self, auc: float, n_test: int, prevalence: float) -> float:
+    def exact_sd(self, auc: float, n_test: int, prevalence: float | None) -> float:
         """Exact standard deviation of the observed AUC on a test set drawn from this universe
         (the U-statistic variance with Q1 and Q2 computed on the universe's grids, see
         :func:`~leaderboard.noise.universes.exact.auc_sd`)."""
-        m, k = class_counts(n_test, prevalence)
+        m, k = class_counts(n_test, _given(prevalence))
         return _exact_sd(self.size, max(float(auc), 1.0 - float(auc)), m, k)
 
-    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float, draws: int, seed: int,
-                 progress=None) -> np.ndarray:
+    def simulate(self, levels: np.ndarray, n_test: int, prevalence: float | None, draws: int,
+                 seed: int, progress=None) -> np.ndarray:
         """Observed AUCs, shape (len(levels), draws): the same test sets at every level.
 
         A test set is a multiset of positive and negative individuals of the universe. For each block
@@ -82,7 +82,7 @@ class SeedsAUCUniverse:
         multinomial), so memory and time stop growing with the test set's size.
         """
         levels = np.asarray(levels, dtype=float)
-        m, k = class_counts(n_test, prevalence)
+        m, k = class_counts(n_test, _given(prevalence))
         half_neg, half_pos = self.size - self.size // 2, self.size // 2
         placements = [self._placements(max(a, 1 - a)) for a in levels]
         stacked = tuple(np.stack([p[i] for p in placements]).astype(np.int64) for i in (0, 1))
@@ -163,7 +163,7 @@ def _sorted_indices(picks: np.ndarray, individuals: int) -> np.ndarray:
     return np.sort(picks.astype(small), axis=1, kind="stable")
 
 
-def _wins_by_merge(neg: np.ndarray, pos: np.ndarray, placements: tuple[np.ndarray, np.ndarray],
+def _wins_by_merge(neg: np.ndarray, pos: np.ndarray, placements: tuple[np.ndarray, ...],
                    individuals: int) -> list:
     """Per level, per draw: sum over drawn positives of (negatives below) + 1/2 (negatives tied),
     by sorting each draw's negatives once and galloping through them beside the (sorted)
@@ -214,6 +214,13 @@ def _merge_wins_rows(neg, pos, lt, le, out, r0, r1):  # pragma: no cover - compi
                         at += 1
                     tied += at - below
             out[g, r] = total + 0.5 * tied
+
+
+def _given(prevalence: float | None) -> float:
+    """The prevalence, which this universe needs (get_universe refuses it missing first)."""
+    if prevalence is None:
+        raise InputError("--prevalence is needed for the seeds universe")
+    return prevalence
 
 
 def class_counts(n_test: int, prevalence: float) -> tuple[int, int]:

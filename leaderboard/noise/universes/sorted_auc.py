@@ -55,7 +55,7 @@ def sorted_classes_auc(neg: np.ndarray, pos: np.ndarray) -> float:
     return float(sorted_classes_aucs(np.concatenate([neg, pos])[None, :], neg.size)[0])
 
 
-def sorted_classes_aucs(models: Sequence[np.ndarray], negatives: int) -> np.ndarray:
+def sorted_classes_aucs(models: Sequence[np.ndarray] | np.ndarray, negatives: int) -> np.ndarray:
     """:func:`sorted_classes_auc` of each model (an array whose first ``negatives`` values are the
     negatives' scores and the rest the positives'): each one's merge is a stable sort of the model
     as it stands, since its classes are already its two runs.
@@ -89,7 +89,9 @@ def sorted_classes_aucs(models: Sequence[np.ndarray], negatives: int) -> np.ndar
         # strict counts too (looked for only when some neighbours tie at all)
         same = merged[1:] == merged[:-1]
         if same.any() and (same & is_pos[1:] & ~is_pos[:-1]).any():
-            below, up_to = merge_places(_ascending(model[:n]), model[n:])
+            negs = _ascending(model[:n])
+            assert negs is not None   # in order: checked above
+            below, up_to = merge_places(negs, model[n:])
             twice = int(below.sum(dtype=np.int64)) + int(up_to.sum(dtype=np.int64))
         out[i] = twice / (2 * n * m)
     return out

@@ -20,7 +20,7 @@ from leaderboard.report.vega.common import (Chart, BAND, HIGHLIGHT, INK, NO_TIER
                                             WIDTH, Spec, data, dim_others, finish, finite,
                                             is_selected, label, label_limit, number_format,
                                             share_text, top_or_selected, with_data)
-from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.common import axis_title, skeleton
 from leaderboard.report.vega.layering import layered
 from leaderboard.report.tier_marks import out_of_order_mask
 
@@ -36,8 +36,9 @@ def _runs(tiers: np.ndarray) -> np.ndarray:
 def entry_rows(table: pd.DataFrame, digits: int = 8, limit: int | None = None) -> pd.DataFrame:
     """The per-entry charts' fields of every entry (or of the first ``limit``), in rank order:
     ``rank``, ``team``, ``score``, ``lo``/``hi`` (the interval), ``tier``, ``starts`` (1 where a
-    run of equal tiers starts), ``moved`` (1: in a better tier than an entry above it) and, with rank statistics, ``rlo``/``rhi`` (rank interval),
-    ``slo``/``shi`` (simultaneous), ``pbest`` and ``ptext`` (P(best) as the page writes it).
+    run of equal tiers starts), ``moved`` (1: in a better tier than an entry above it) and, with
+    rank statistics, ``rlo``/``rhi`` (rank interval), ``slo``/``shi`` (simultaneous), ``pbest``
+    and ``ptext`` (P(best) as the page writes it).
 
     The charts keep the top :data:`~.common.TOP` rows (the page takes a selected team's row from
     the table's data), so a page asks for ``TOP + 1`` rows (the one more says the board goes on
@@ -192,9 +193,18 @@ def binned(values: np.ndarray, target: int = 40) -> pd.DataFrame:
                          "share": finite(counts / max(v.size, 1), 6)})
 
 
-def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> alt.Chart:
+def histogram_bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> alt.Chart:
+    """Bars of a histogram from dataset ``bins`` (``x0``, ``x1`` and ``y_field``), shares as
+    percentages when ``percent``: the score and tau distributions' bars.
+
+    Examples
+    --------
+    >>> histogram_bars("score", "count", "entries", ".3f", False).mark.type
+    'rect'
+    """
     return Chart(data("bins")).mark_rect(color=BAR, stroke="white", strokeWidth=0.5).encode(
-        x=alt.X("x0:Q", title=x_title, scale=alt.Scale(zero=False, nice=False, padding=8)),
+        x=alt.X("x0:Q", title=axis_title(x_title),
+                scale=alt.Scale(zero=False, nice=False, padding=8)),
         x2="x1:Q", y=alt.Y(f"{y_field}:Q", title=y_title,
                            axis=alt.Axis(format="%") if percent else alt.Axis()),
         tooltip=[alt.Tooltip("x0:Q", title="from", format=fmt),
@@ -202,19 +212,34 @@ def _bars(x_title: str, y_field: str, y_title: str, fmt: str, percent: bool) -> 
                  alt.Tooltip(f"{y_field}:Q", title=y_title, format=".1%" if percent else "d")])
 
 
-def _marks() -> list[alt.Chart]:
+def labelled_rules() -> list[alt.Chart]:
     """Vertical lines with labels above the plot, from dataset ``marks``: ``x``, ``text``,
-    ``dash`` (0/1) and ``side`` (-1: the label ends at the line, 0: centred on it, one line
-    higher, 1: starts at it)."""
+    ``dash`` (0/1), ``side`` (-1: the label ends at the line, 0: centred on it, one line
+    higher, 1: starts at it, or ends at it where it would run past the plot's right edge at
+    the width drawn) and ``frac`` (the line's place across the x domain, 0 to 1).
+
+    Examples
+    --------
+    >>> [layer.mark.type for layer in labelled_rules()]
+    ['rule', 'text']
+    """
     base = Chart(data("marks"))
     out = [base.mark_rule(color=INK, strokeWidth=1.4).encode(
         x="x:Q", strokeDash=alt.condition("datum.dash == 1", alt.value([5, 4]), alt.value([1, 0])),
         tooltip=[alt.Tooltip("text:N", title="")])]
+    side = _SIDE
     out.append(base.mark_text(
-        align=alt.ExprRef("datum.side < 0 ? 'right' : datum.side > 0 ? 'left' : 'center'"),
-        dx=alt.ExprRef("3 * datum.side"), y=alt.ExprRef("datum.side == 0 ? -20 : -5"),
+        align=alt.ExprRef(f"{side} < 0 ? 'right' : {side} > 0 ? 'left' : 'center'"),
+        dx=alt.ExprRef(f"3 * {side}"), y=alt.ExprRef("datum.side == 0 ? -20 : -5"),
         baseline="bottom", fontSize=11.5, color=INK).encode(x="x:Q", text="text:N"))
     return out
+
+
+# A quantile's label goes to the left of its line when it would run past the plot's right edge
+# at the width drawn (a phone's plot is ~300 px: "97.5%: 0.89254" was cut there; the left has
+# the y axis's room); 6.8 px a character at 11.5 px, as the scatter's labels (placing.CHAR)
+_AT = "(8 + datum.frac * (width - 16))"   # the line's pixel: the x scale pads 8 px each side
+_SIDE = f"(datum.side > 0 && {_AT} + 3 + 6.8 * length(datum.text) > width ? -1 : datum.side)"
 
 
 def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: float, *,
@@ -229,6 +254,8 @@ def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: f
     marks = pd.DataFrame({"x": finite([centre, q_low, q_high]),
                           "text": [f"{centre_name} {fmt_text(centre)}",
                                    f"2.5%: {fmt_text(q_low)}", f"97.5%: {fmt_text(q_high)}"],
+                          "frac": finite((np.array([centre, q_low, q_high]) - lo)
+                                         / ((hi - lo) or 1.0), 6),
                           "dash": [0, 1, 1],
                           "side": [0, 1 if q_low - lo < near else -1,
                                    -1 if hi - q_high < near else 1]})
@@ -237,8 +264,8 @@ def distribution_chart(draws: np.ndarray, centre: float, q_low: float, q_high: f
 
 @skeleton(maxsize=32)
 def _distribution(x_title: str, y_title: str, decimals: int, name: str) -> dict:
-    chart = layered(_bars(x_title, "share", y_title, number_format(decimals), True),
-                    *_marks(), width=420, height=230)
+    chart = layered(histogram_bars(x_title, "share", y_title, number_format(decimals), True),
+                    *labelled_rules(), width=420, height=230)
     return finish(chart, name)
 
 
@@ -248,7 +275,7 @@ def ecdf_curve(t: np.ndarray, f: np.ndarray, d95: float, points: int = 240
     within (at least 1.3 d95): ``(gaps, shares, x_max)``. Linear interpolation draws both a
     coarse tabulation and every pair's distance smoothly (a step lookup would saw-tooth)."""
     t, f = np.asarray(t, dtype=float), np.asarray(f, dtype=float)
-    x_max = float(t[min(np.searchsorted(f, 0.999), t.size - 1)]) if t.size else 1.0
+    x_max = float(t[min(int(np.searchsorted(f, 0.999)), t.size - 1)]) if t.size else 1.0
     x_max = max(x_max, d95 * 1.3, 1e-9)
     grid = np.linspace(0.0, x_max, points)
     values = np.interp(grid, t, f, left=0.0, right=1.0) if t.size else np.zeros_like(grid)
@@ -270,15 +297,15 @@ def ecdf_chart(t: np.ndarray, f: np.ndarray, d95: float, *, x_title: str, d95_te
 @skeleton(maxsize=32)
 def _ecdf(x_title: str, name: str) -> dict:
     line = Chart(data("curve")).mark_line(color=PALETTE[0], strokeWidth=2.2).encode(
-        x=alt.X("gap:Q", title=x_title, scale=alt.Scale(nice=False)),
+        x=alt.X("gap:Q", title=axis_title(x_title), scale=alt.Scale(nice=False)),
         y=alt.Y("share:Q", title="share of pairs within this gap", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("gap:Q", title="gap", format=".3g"),
                  alt.Tooltip("share:Q", title="share of pairs", format=".1%")])
     guide = Chart(data("pin"))
-    dash = {"color": INK, "strokeDash": [5, 4]}
-    layers = [line, guide.mark_rule(**dash).encode(x="x0:Q", x2="x:Q", y="y:Q"),
-              guide.mark_rule(**dash).encode(x="x:Q", y="y0:Q", y2="y:Q"),
+    layers = [line, guide.mark_rule(color=INK, strokeDash=[5, 4]).encode(x="x0:Q", x2="x:Q",
+                                                                          y="y:Q"),
+              guide.mark_rule(color=INK, strokeDash=[5, 4]).encode(x="x:Q", y="y0:Q", y2="y:Q"),
               guide.mark_circle(color=INK, size=40, opacity=1).encode(
                   x="x:Q", y="y:Q", tooltip=[alt.Tooltip("text:N", title="")])]
     layers.append(guide.mark_text(align=alt.ExprRef("datum.right ? 'left' : 'right'"),
@@ -342,7 +369,7 @@ def bulk_fence(values: np.ndarray, higher: bool) -> float:
 
 @skeleton(maxsize=32)
 def _board(x_title: str, decimals: int, higher: bool, has_band: bool, has_tail: bool) -> dict:
-    layers = [_bars(x_title, "count", "entries", number_format(decimals), False),
+    layers = [histogram_bars(x_title, "count", "entries", number_format(decimals), False),
               Chart(data("leader")).mark_rule(color=INK, strokeWidth=1.4).encode(x="x:Q")]
     if has_tail:   # the junk left off the axis, counted at its worse edge
         layers.append(Chart(data("tail")).mark_text(

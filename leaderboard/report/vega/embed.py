@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import altair as alt
 from altair.utils.schemapi import debug_mode
@@ -32,6 +33,10 @@ from leaderboard.report.render import script_json
 from leaderboard.report.vega.bundle_cache import cache_file, cached_bundle, looks_like_bundle
 from leaderboard.report.vega import renderer
 from leaderboard.report.vega.common import Spec
+
+if TYPE_CHECKING:   # Altair's top-level chart classes, one per kind of specification
+    _TopLevel = (alt.Chart | alt.LayerChart | alt.VConcatChart | alt.HConcatChart
+                 | alt.ConcatChart | alt.FacetChart | alt.RepeatChart)
 
 def _vl_version() -> str | None:
     """The Vega-Lite version Altair writes specifications for, if vl-convert has it (else its
@@ -102,8 +107,8 @@ def page_svg(svg: str | None, prefix: str) -> markupsafe.Markup | None:
     for old in re.findall(r'\bid="([^"]+)"', svg):
         names.setdefault(old, f"{prefix}-{len(names) + 1}")
     if names:
-        pattern = re.compile(r'(\bid="|url\(#|href="#)(%s)(?=[")])'
-                             % "|".join(re.escape(k) for k in names))
+        alternatives = "|".join(re.escape(k) for k in names)
+        pattern = re.compile(rf'(\bid="|url\(#|href="#)({alternatives})(?=[")])')
         svg = pattern.sub(lambda m: m.group(1) + names[m.group(2)], svg)
     svg = _font_margin(svg)
     root = ET.fromstring(svg)
@@ -126,9 +131,11 @@ def _font_margin(svg: str, share: float = 0.3) -> str:
 
     Examples
     --------
-    >>> _font_margin('<svg width="100" height="50" viewBox="0 0 100 50"><rect width="100" '
-    ...              'height="50"/><g transform="translate(40,5)"></g></svg>')
-    '<svg width="112" height="50" viewBox="0 0 112 50"><rect width="112" height="50"/><g transform="translate(52,5)"></g></svg>'
+    >>> print(_font_margin('<svg width="100" height="50" viewBox="0 0 100 50"><rect '
+    ...                    'width="100" height="50"/><g transform="translate(40,5)"></g></svg>'))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    <svg width="112" height="50" viewBox="0 0 112 50"><rect width="112" height="50"/><g
+    transform="translate(52,5)"></g></svg>
     """
     match = _FRAME.match(svg)
     if match is None:
@@ -204,8 +211,9 @@ def altair_chart(chart: ChartBlock) -> alt.TopLevelMixin:
     """The chart as an Altair object, from the page's own specification (data included): in
     Jupyter it displays through Altair's renderer, and ``.save``/``.to_dict`` work as usual."""
     spec = chart.data
-    kinds = {"layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
-             "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
+    kinds: dict[str, type[_TopLevel]] = {
+        "layer": alt.LayerChart, "vconcat": alt.VConcatChart, "hconcat": alt.HConcatChart,
+        "concat": alt.ConcatChart, "facet": alt.FacetChart, "repeat": alt.RepeatChart}
     kind = next((cls for key, cls in kinds.items() if key in spec), alt.Chart)
     # Not validated against the Vega-Lite schema here, as the page's specifications are not
     # (:func:`block`): the tests validate every one (test_api validates these charts). Altair's

@@ -19,6 +19,7 @@ from leaderboard.report.vega.common import (Chart, HIGHLIGHT, INK, LOG_LABELS, P
                                             with_data)
 from leaderboard.report.vega.common import skeleton
 from leaderboard.report.vega.layering import layered
+from leaderboard.params import DEFAULT_LEVEL
 
 SIG_BETTER, SIG_WORSE, NOT_SIG, UNTESTED = PALETTE[0], "#A9CCE8", "#E5E7EB", "#FFFFFF"
 CROSS = "M-1,-1L1,1M-1,1L1,-1"   # an x, as an SVG path in the unit square
@@ -153,8 +154,9 @@ def tau_chart(taus: np.ndarray) -> Spec:
         else:
             bins = binned(t, 30)
         med = float(np.median(t))
+        lo, hi = min(float(bins["x0"].min()), med), max(float(bins["x1"].max()), med)
         marks = [{"x": finite([med], 8)[0], "text": f"median tau {_tau_text(med)}", "dash": 0,
-                  "side": 1}]
+                  "side": 1, "frac": finite([(med - lo) / ((hi - lo) or 1.0)], 6)[0]}]
     return with_data(_tau(), bins=bins, marks=marks, note=note)
 
 
@@ -164,13 +166,13 @@ def _tau_text(t: float) -> str:
 
 @skeleton(maxsize=1)
 def _tau() -> dict:
-    from leaderboard.report.vega.analyze import _bars, _marks
+    from leaderboard.report.vega.analyze import histogram_bars, labelled_rules
 
     note = Chart(data("note")).mark_text(align="left", fontStyle="italic", fontSize=12.5,
                                               color="#4b5563").encode(
         x=alt.value(10), y=alt.value(18), text="text:N")
-    chart = layered(_bars("Kendall's tau with the observed ranking", "share",
-                          "share of replicates", ".3f", True), *_marks(), note,
+    chart = layered(histogram_bars("Kendall's tau with the observed ranking", "share",
+                          "share of replicates", ".3f", True), *labelled_rules(), note,
                     width=420, height=230)
     return finish(chart, "rank-tau")
 
@@ -178,7 +180,7 @@ def _tau() -> dict:
 # --- how often each top entry took each rank --------------------------------------------------
 
 def frequency_chart(teams: list[str], counts: np.ndarray, ranks: np.ndarray, tiers: np.ndarray,
-                    level: float = 0.95) -> Spec:
+                    level: float = DEFAULT_LEVEL) -> Spec:
     """challengeR's blob plot: one column per top entry, one row per rank (and a last row for
     ranks beyond the top), a circle whose AREA is the share of replicates at that rank, a line
     over the middle ``level`` of its ranks (inverted-CDF quantiles) and a cross at its observed
@@ -340,11 +342,10 @@ def _significance(k: int, mirror: bool) -> dict:
                                              for x in kinds) + " : ''",
                                          symbolType="square", symbolStrokeColor="#9ca3af",
                                          labelLimit=400))
-    sort = {"field": "i", "order": "ascending"}
     chart = Chart(data("cells")).mark_rect(stroke="white", strokeWidth=1).encode(
         x=alt.X("col:N", sort=alt.EncodingSortField("j", order="ascending"), title=None,
                 axis=alt.Axis(orient="top", labelAngle=-45, labelLimit=150, labelFontSize=11)),
-        y=alt.Y("row:N", sort=alt.EncodingSortField(**sort), title=None,
+        y=alt.Y("row:N", sort=alt.EncodingSortField(field="i", order="ascending"), title=None,
                 axis=alt.Axis(labelLimit=170, labelFontSize=11)),
         color=colour, opacity=dim_others(),
         tooltip=[alt.Tooltip("tip:N", title="")]).properties(width=cell * k, height=cell * k)

@@ -75,7 +75,7 @@ class _Child:
     """The one renderer process of this run (None when it could not start or has failed)."""
 
     def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.failed: str | None = None   # why the renderer is off, once it is
         self.lock = threading.Lock()
 
@@ -88,14 +88,19 @@ class _Child:
                     self.process = subprocess.Popen(
                         [sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
-                self.process.stdin.write((json.dumps(request) + "\n").encode())
-                self.process.stdin.flush()
-                line = _read_line(self.process.stdout.fileno(), TIMEOUT_SECONDS)
+                stdin, stdout = self.process.stdin, self.process.stdout
+                if stdin is None or stdout is None:   # both are pipes, made above
+                    raise OSError("the renderer's pipes are closed")
+                stdin.write((json.dumps(request) + "\n").encode())
+                stdin.flush()
+                line = _read_line(stdout.fileno(), TIMEOUT_SECONDS)
             except OSError as error:
-                return self._fail(f"it could not start: {error.strerror or error}")
+                self._fail(f"it could not start: {error.strerror or error}")
+                return None
             if line is None:
-                return self._fail("it stopped or did not answer, most likely for lack of memory "
-                                  "or address space")
+                self._fail("it stopped or did not answer, most likely for lack of memory or "
+                           "address space")
+                return None
             answer = json.loads(line)
             if "ok" not in answer:
                 raise RenderError(answer.get("error", "the chart renderer failed"))
@@ -104,14 +109,14 @@ class _Child:
     def _fail(self, why: str) -> None:
         self.failed = why
         self.stop()
-        return None
 
     def stop(self) -> None:
         process, self.process = self.process, None
         if process is not None:
             for stream in (process.stdin, process.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
             if process.poll() is None:

@@ -18,7 +18,7 @@ from leaderboard.report.vega.common import (Chart, BAND, INK, PALETTE, Spec, dat
                                             finish, finite, is_selected, label, padded, with_data)
 from leaderboard.report.vega.common import skeleton
 from leaderboard.report.vega.layering import layered
-from leaderboard.report.vega.placing import place_labels
+from leaderboard.report.vega.placing import CHAR, place_labels
 
 DOT, FLAG, ROSE, FELL, SAME = PALETTE[0], PALETTE[3], PALETTE[2], PALETTE[3], "#9CA3AF"
 SCATTER_POINTS = 2000   # past this, the scatter bins the board
@@ -85,8 +85,8 @@ def scatter_chart(public: np.ndarray, private: np.ndarray, teams: Sequence[str],
     notes = {int(i): f"{short[int(i)]} \u00b7 {note}" if note else short[int(i)]
              for i, note in labelled.items()}
     shown = np.flatnonzero(keep)
-    fx = (np.clip(pub[shown], *xd) - xd[0]) / (xd[1] - xd[0])
-    fy = HEIGHT * (1 - (np.clip(pri[shown], *yd) - yd[0]) / (yd[1] - yd[0]))
+    fx = (np.clip(pub[shown], xd[0], xd[1]) - xd[0]) / (xd[1] - xd[0])
+    fy = HEIGHT * (1 - (np.clip(pri[shown], yd[0], yd[1]) - yd[0]) / (yd[1] - yd[0]))
     at = {int(i): k for k, i in enumerate(shown)}
     named = [i for i in labelled if keep[i]]
     place = {shown[k]: p for k, p in place_labels(
@@ -177,8 +177,9 @@ def _leading(pub, pri, ok, higher, top) -> np.ndarray:
 
 def _bins2d(x, y, xd, yd, n: int = 60) -> pd.DataFrame:
     """Counts of entries on an n x n grid over the shown ranges (entries off them on the edge)."""
-    ex, ey = np.linspace(*xd, n + 1), np.linspace(*yd, n + 1)
-    counts, _, _ = np.histogram2d(np.clip(x, *xd), np.clip(y, *yd), bins=[ex, ey])
+    ex, ey = np.linspace(xd[0], xd[1], n + 1), np.linspace(yd[0], yd[1], n + 1)
+    counts, _, _ = np.histogram2d(np.clip(x, xd[0], xd[1]), np.clip(y, yd[0], yd[1]),
+                                  bins=[ex, ey])
     i, j = np.nonzero(counts)
     return pd.DataFrame({"x0": finite(ex[i], 8), "x1": finite(ex[i + 1], 8),
                          "y0": finite(ey[j], 8), "y1": finite(ey[j + 1], 8),
@@ -213,8 +214,17 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
     # the dot's distance from the left edge in pixels, at the width drawn (a phone's is smaller)
     at = f"((datum.pub - {xd[0]!r}) / {xd[1] - xd[0]!r} * width)"
     flip = _FLIP.format(at=at)
+    # a label too long for either side of its dot at the width drawn (a phone's) breaks after
+    # the name, so that it is never cut at the chart's edge; chars: its longest line
     entries = Chart(data("entries")).transform_calculate(
-        kind=f"datum.flag ? '{kinds[-1]}' : 'entry'")
+        kind=f"datum.flag ? '{kinds[-1]}' : 'entry'",
+        label="datum.note != '' ? datum.note : datum.team").transform_calculate(
+        label=f"max({at}, width - {at}) - 9 >= {CHAR} * length(datum.label) || "
+              "indexof(datum.label, ' \u00b7 ') < 0 ? datum.label : "
+              "replace(datum.label, ' \u00b7 ', '\\n')").transform_calculate(
+        chars="indexof(datum.label, '\\n') < 0 ? length(datum.label) : "
+              "max(indexof(datum.label, '\\n'), length(datum.label) - "
+              "indexof(datum.label, '\\n') - 1)")
     zoom = alt.selection_interval(bind="scales", name="zoom")
     layers += [
         entries.mark_point(filled=True, opacity=0.85, size=36).encode(
@@ -230,16 +240,14 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_point(
             size=140, color=INK, strokeWidth=1.5).encode(x=x, y=y),
         # a label moved up or down off its dot's height (clear of the other dots) is tied to it
-        entries.transform_filter("datum.note != '' && datum.dy != 0").transform_calculate(
-            label="datum.note").mark_rule(
+        entries.transform_filter("datum.note != '' && datum.dy != 0").mark_rule(
             color=INK, strokeWidth=0.6, opacity=0.6,
             x2Offset=alt.ExprRef(f"{flip} ? -9 : 9"), y2Offset=alt.ExprRef("datum.dy")).encode(
             x=x, y=y, x2="pub:Q", y2="pri:Q"),
         entries.transform_filter(f"datum.note != '' || {is_selected()}").mark_text(
             fontSize=12, color=INK, align=alt.ExprRef(f"{flip} ? 'right' : 'left'"),
-            dx=alt.ExprRef(f"{flip} ? -9 : 9"), dy=alt.ExprRef("datum.dy")).encode(
-            x=x, y=y, text=alt.Text("label:N")).transform_calculate(
-            label="datum.note != '' ? datum.note : datum.team"),
+            dx=alt.ExprRef(f"{flip} ? -9 : 9"), dy=alt.ExprRef("datum.dy"),
+            lineBreak="\n").encode(x=x, y=y, text=alt.Text("label:N")),
     ]
     return finish(layered(*layers, width=660, height=HEIGHT), "shakeup-scatter")
 
@@ -247,8 +255,8 @@ def _scatter(xd, yd, higher, has_band, binned, kinds, decimals) -> dict:
 # A label goes to the left of its dot when it would run past the plot's right edge at the width
 # drawn (a phone's is half the desktop's) and there is more room on the left: about 6.8 px a
 # character at 12 px, 9 px from the dot.
-_FLIP = ("({at} + 9 + 6.8 * length(datum.label) > width ? {at} > width - {at} : "
-         "(datum.right && {at} - 9 - 6.8 * length(datum.label) >= 0))")
+_FLIP = (f"({{at}} + 9 + {CHAR} * datum.chars > width ? {{at}} > width - {{at}} : "
+         f"(datum.right && {{at}} - 9 - {CHAR} * datum.chars >= 0))")
 
 
 def _caption(n, clipped, missing, has_band, higher, xd, yd, fmt, shown, two_stage=False) -> str:

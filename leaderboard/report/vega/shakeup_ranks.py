@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -59,7 +60,8 @@ def rank_change_chart(public_rank: np.ndarray, private_rank: np.ndarray, teams: 
     y = RankY(top, reach, float(min(22.0, max(14.0, 440.0 / top))),
               float(min(max(150.0, 15.0 * crowd), 600.0)))
     names = [label(t) for t in teams]
-    ends, labels = [], []
+    ends: list[dict[str, Any]] = []     # the datasets' rows
+    labels: list[dict[str, Any]] = []
     for i in sel:
         d = int(pub[i] - pri[i])
         change = "same" if d == 0 else "rose" if d > 0 else "fell"

@@ -15,7 +15,7 @@ import numpy as np
 from leaderboard.report.vega.analyze import bin_edges, ecdf_curve
 from leaderboard.report.vega.common import (Chart, INK, PALETTE, Spec, data, finish, finite,
                                             with_data)
-from leaderboard.report.vega.common import skeleton
+from leaderboard.report.vega.common import axis_title, skeleton
 from leaderboard.report.vega.layering import layered
 
 
@@ -70,7 +70,7 @@ def _colour(labels: tuple[str, ...]) -> alt.Color:
 def _overlay(x_title: str, labels: tuple[str, ...]) -> dict:
     steps = Chart(data("steps"))
     colour = _colour(labels)
-    x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, nice=False))
+    x = alt.X("x:Q", title=axis_title(x_title), scale=alt.Scale(zero=False, nice=False))
     y = alt.Y("y:Q", title="share of test sets per bin", axis=alt.Axis(format="%"), stack=None)
     layers = [steps.mark_area(interpolate="step-after", opacity=0.16).encode(
                   x=x, y=y, color=colour, detail="label:N"),
@@ -109,7 +109,7 @@ def _ecdfs(x_title: str, labels: tuple[str, ...]) -> dict:
                                            fontSize=11.5).encode(x=alt.value(0), y="y:Q",
                                                                  text="text:N"),
         Chart(data("lines")).mark_line(strokeWidth=2).encode(
-            x=alt.X("gap:Q", title=x_title, scale=alt.Scale(nice=False)),
+            x=alt.X("gap:Q", title=axis_title(x_title), scale=alt.Scale(nice=False)),
             y=alt.Y("share:Q", title="share of pairs within this gap",
                     axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
             color=colour, detail="label:N",
@@ -157,7 +157,7 @@ def facets_chart(panels: Sequence[tuple[str, Sequence[tuple[float, np.ndarray, s
 @skeleton(maxsize=16)
 def _facets(x_title: str, labels: tuple[str, ...], columns: int) -> dict:
     colour = _colour(labels)
-    x = alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, nice=False),
+    x = alt.X("x:Q", title=axis_title(x_title), scale=alt.Scale(zero=False, nice=False),
               axis=alt.Axis(tickCount=5, labelOverlap=True))
     y = alt.Y("y:Q", title=None, axis=None, stack=None)
     base = Chart()

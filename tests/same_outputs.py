@@ -260,7 +260,9 @@ def main() -> int:
     if not args.base:
         parser.error("give the checkout to compare with")
     root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="same-outputs-"))
-    work = Path(tempfile.gettempdir()) / "same-outputs-work"   # one path: messages name it
+    # one path for both checkouts (messages name it), its own per run: two runs at once on one
+    # machine used to share it and overwrite each other's inputs
+    work = Path(tempfile.mkdtemp(prefix="same-outputs-work-"))
     trees = {"before": Path(args.base).resolve(), "after": HERE}
     for label, tree in trees.items():
         if (root / label).exists():
@@ -276,6 +278,7 @@ def main() -> int:
     runs = sum(1 for _ in (root / "after").glob("*/*"))
     print(f"{runs} runs compared, {len(differences)} differing files "
           f"({root}{'' if args.keep else ', removed' if not differences else ''})")
+    shutil.rmtree(work, ignore_errors=True)
     if not args.keep and not differences:
         shutil.rmtree(root)
     return 1 if differences else 0

@@ -57,6 +57,9 @@ _MODE_WORDS = {
     "items": "--items (per-item results: the paired bootstrap of items)",
     "battles": "--battles (an arena is rated from its battles alone, by a Bradley-Terry fit)",
 }
+#: How a user asks for each mode, to say where a refused option belongs.
+_MODE_FLAGS = {"scores": "a board of scores", "submissions": "--solution and --submissions",
+               "items": "--items", "battles": "--battles"}
 #: What an option refused in a mode is for, where that helps: (mode or None, dest) -> words.
 _HINTS: dict[tuple[str | None, str], str] = {
     (None, "workers"): "; --workers and --scheduler run submissions mode on a Dask cluster",
@@ -154,8 +157,10 @@ def refuse_unread(args: argparse.Namespace, mode: str,
     for action in _actions(parser):
         if action.dest in shown and action.dest not in reads:
             hint = _HINTS.get((mode, action.dest)) or _HINTS.get((None, action.dest), "")
+            elsewhere = [_MODE_FLAGS[m] for m, read in ANALYZE_READS.items() if action.dest in read]
+            where = f" (it is read with {' or '.join(elsewhere)})" if elsewhere else ""
             raise InputError(f"{_flag(action, args)} does not apply to {_MODE_WORDS[mode]}"
-                             f"{hint}: drop it")
+                             f"{hint}: drop it{where}")
 
 
 def _flag(action: argparse.Action, args: argparse.Namespace) -> str:

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.confidence import confidence_label
-from leaderboard.report import shakeup_text
 from leaderboard.report.numbers import Numbers
-from leaderboard.report.ranks_text import ranked_rows
-from leaderboard.report.vega import (analyze, categories, curves, ranks, shakeup,
-                                     shakeup_ranks)
+from leaderboard.report.rank_charts import rank_charts
+from leaderboard.report.shakeup_charts import shakeup_charts
+from leaderboard.report.tier_marks import out_of_order_mask
+from leaderboard.report.vega import analyze, categories, curves
 from leaderboard.report.vega.common import PALETTE, tier_class
 from leaderboard.report.vega.embed import ChartBlock, PendingChart
 from leaderboard.report.vega.embed import pending_block as chart   # drawn while the page goes on
@@ -34,6 +34,19 @@ def scores_legend(tiers: np.ndarray, shown: int) -> tuple[list[tuple[str, str]],
     if n_tiers > len(PALETTE):
         note += ("; " if note else "") + f"colours repeat every {len(PALETTE)} tiers"
     return [(f"tier {k}", tier_class(k)) for k in shown_tiers], note
+
+
+def moved_marks(tier: np.ndarray, shown: int) -> dict[str, int | bool]:
+    """How many of the ``shown`` (charted) entries carry the scores chart's \u2195 (in a better
+    tier than an entry ranked above them), and whether one of them is in tier 1.
+
+    Examples
+    --------
+    >>> moved_marks(np.array([1, 2, 1, 3, 2]), shown=4)   # the third entry; the fifth not shown
+    {'moved': 1, 'moved_tier1': True}
+    """
+    moved = out_of_order_mask(tier[:shown])
+    return {"moved": int(moved.sum()), "moved_tier1": bool((tier[:shown][moved] == 1).any())}
 
 
 def analysis_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False
@@ -67,8 +80,8 @@ def pending_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = Fals
     if summary:
         return out
     out.update(_noise(a, num))
-    out.update(_ranks(a, conf))
-    out.update(_shakeup(a, num))
+    out.update(rank_charts(a, conf))
+    out.update(shakeup_charts(a, num))
     out.update(_curves(a, conf))
     out["costs"] = _costs(a, num, conf)
     out["categories"] = None
@@ -119,79 +132,6 @@ def _curves(a: Analysis, conf: str) -> dict[str, PendingChart | None]:
     specs = curves.curve_charts(a.curves, [teams[i] for i in a.curves.rows], conf=conf)
     return {k: chart(spec, f"chart-curves-{k}", _CURVE_TITLES[k], static=False)
             for k, spec in specs.items()}
-
-
-def _shakeup(a: Analysis, num: Numbers) -> dict[str, PendingChart | None]:
-    """The post-mortem's scatter, rank changes and noise panel (None without one)."""
-    out: dict[str, PendingChart | None] = dict.fromkeys(("scatter", "rank_changes", "noise_ranks"))
-    s = a.shakeup
-    if s is None:
-        return out
-    teams = a.table["team"].astype(str).tolist()
-    band = s.overfit.band() if s.overfit is not None else None
-    spec, caption = shakeup.scatter_chart(
-        s.public, s.private, teams, band=None if band is None else (band.x, band.low, band.high),
-        flagged=s.flagged if s.overfit is not None else None,
-        labelled=shakeup_text.labelled(s), higher_is_better=a.settings.higher_is_better,
-        fmt=num.score, decimals=num.decimals, two_stage=bool(s.two_stage))
-    out["scatter"] = chart(spec, "chart-shakeup-scatter", "Public versus private score of every "
-                           "entry, with the range noise alone allows", static=False,
-                           caption=caption)
-    st = s.stats
-    spec, facts = shakeup_ranks.rank_change_chart(st.public_rank, st.private_rank, teams)
-    panel = 0
-    if s.baseline is not None:
-        quantiles = s.baseline.private_rank_given_public_place
-        out["noise_ranks"] = chart(
-            shakeup_ranks.noise_panel_chart(st.public_rank, st.private_rank, teams, quantiles),
-            "chart-shakeup-noise", "How far noise alone moves each of the public top places",
-            static=False)
-        panel = min(facts["top"], facts["total"], quantiles.shape[1])
-    out["rank_changes"] = chart(spec, "chart-shakeup-ranks", f"Public to private rank of the "
-                                f"{facts['shown']} entries in the top {facts['top']} of either "
-                                "board", static=False,
-                                caption=shakeup_text.rank_caption(facts, panel))
-    return out
-
-
-def _ranks(a: Analysis, conf: str) -> dict[str, PendingChart | None]:
-    """The rank section's charts (None without rank statistics)."""
-    out: dict[str, PendingChart | None] = dict.fromkeys(
-        ("rank_intervals", "taus", "frequencies", "significance"))
-    r = a.ranking
-    if r is None:
-        return out
-    t = a.table.iloc[ranked_rows(a)]   # the ranking's entries, in its order
-    teams = t["team"].astype(str).tolist()
-    point = r.replicates.point   # ranks among the compared entries (ties share the better rank)
-    observed = 1 + np.searchsorted(-point, -point, side="left")
-    rows = analyze.entry_rows(t, limit=analyze.TOP + 1)   # what the chart keeps, and one more
-    rows["rank"] = observed[:len(rows)]
-    out["rank_intervals"] = chart(
-        ranks.rank_interval_chart(rows, level=conf), "chart-rank-intervals",
-        f"Rank intervals of the top {min(len(t), analyze.TOP)} of {len(t):,} entries, with "
-        "the share of replicates each one won", static=False)
-    if len(t) > 1:
-        out["taus"] = chart(ranks.tau_chart(np.asarray(r.taus, dtype=float)), "chart-rank-tau",
-                            "Kendall's tau between the observed ranking and each resampled "
-                            "ranking", static=False)
-    top = len(r.frequencies)
-    tiers = t["tier"].to_numpy(dtype=int)
-    out["frequencies"] = chart(
-        ranks.frequency_chart(teams[:top], np.asarray(r.frequencies), observed[:top],
-                              tiers[:top]), "chart-rank-frequencies",
-        f"How often each of the top {top} entries took each rank over the resampled rankings",
-        static=False)
-    sig = r.significance
-    k = len(sig.significant)
-    if k > 1 and np.asarray(sig.significant).any():
-        out["significance"] = chart(
-            ranks.significance_chart(teams[:k], np.asarray(sig.significant, dtype=bool),
-                                     np.asarray(sig.t, dtype=float),
-                                     critical=sig.critical_value),
-            "chart-rank-significance", f"Which of the top {k} entries is shown to beat which",
-            static=False)
-    return out
 
 
 def _noise(a: Analysis, num: Numbers) -> dict[str, PendingChart | None]:

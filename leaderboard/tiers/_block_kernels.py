@@ -144,25 +144,44 @@ def sub_extremes(err, s, size, zmax, zmin, amax, amin, z2max, z2min, g0, g1):
     """Per group of ``size`` consecutive entries (g0 <= g < g1) and replicate: max/min of
     z = e / s (0 where s = 0, whose errors are 0), the entry holding each extreme and the
     runner-up z, so that a search can settle a group from one entry when the runner-up cannot
-    matter."""
+    matter. The runners-up only bound values: they are found in float64 and written to float32
+    ``z2max``/``z2min`` rounded outward (up for the largest, down for the smallest), the
+    layout's form of them, so no float64 copy of them is made (issue 41)."""
     n, n_rep = err.shape
+    up2, down2 = np.empty(n_rep), np.empty(n_rep)
     for g in range(g0, g1):
         zmax[g, :] = -np.inf
         zmin[g, :] = np.inf
-        z2max[g, :] = -np.inf
-        z2min[g, :] = np.inf
+        up2[:] = -np.inf
+        down2[:] = np.inf
         for j in range(g * size, min(n, g * size + size)):
             a = inv(s[j])
             for r in range(n_rep):
                 v = np.float64(err[j, r]) * a
                 if v > zmax[g, r]:
-                    z2max[g, r], zmax[g, r], amax[g, r] = zmax[g, r], v, j
-                elif v > z2max[g, r]:
-                    z2max[g, r] = v
+                    up2[r], zmax[g, r], amax[g, r] = zmax[g, r], v, j
+                elif v > up2[r]:
+                    up2[r] = v
                 if v < zmin[g, r]:
-                    z2min[g, r], zmin[g, r], amin[g, r] = zmin[g, r], v, j
-                elif v < z2min[g, r]:
-                    z2min[g, r] = v
+                    down2[r], zmin[g, r], amin[g, r] = zmin[g, r], v, j
+                elif v < down2[r]:
+                    down2[r] = v
+        for r in range(n_rep):
+            z2max[g, r] = outward32(up2[r], True)
+            z2min[g, r] = outward32(down2[r], False)
+
+
+@njit(cache=True, forceinline=True)
+def outward32(v, up):
+    """``v`` rounded to float32, then one step up (``up``) or down where that rounding went the
+    other way, so that a bound stays a bound (numpy's ``astype`` then ``nextafter``: the same
+    bits)."""
+    f = np.float32(v)
+    if up and f < v:
+        f = np.nextafter(f, np.float32(np.inf))
+    elif not up and f > v:
+        f = np.nextafter(f, np.float32(-np.inf))
+    return f
 
 
 @njit(cache=True)

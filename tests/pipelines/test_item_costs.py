@@ -168,4 +168,5 @@ def test_cost_col_errors_at_the_command_line(tmp_path, capsys):
     assert "'usd'" in err and "--cost-col" in err and len(err.splitlines()) == 1
     assert main(["analyze", "--example", "--cost-col", "cost", "--quiet",
                  "-o", str(tmp_path / "s.html")]) == 2
-    assert "--items" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--cost-col does not apply to a board of scores" in err and "read with --items" in err

@@ -8,6 +8,8 @@ from html import unescape
 import numpy as np
 import pytest
 
+from tests.quick_args import quick
+
 from leaderboard.studies.calibration import Design, run_design, true_scores
 from leaderboard.cli import main
 from leaderboard.tiers.ranking import TIER_METHODS
@@ -19,7 +21,7 @@ ENTRY_FIELDS = ("rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high", 
 def _run(tmp_path, *args):
     out_html, out_json = tmp_path / "r.html", tmp_path / "r.json"
     code = main(["analyze", *args, "-o", str(out_html), "--json", str(out_json), "--quiet",
-                 "--replicates", "400", "--draws", "400"])
+                 *quick(args, draws=400, replicates=400)])
     data = json.loads(out_json.read_text(encoding="utf-8")) if code == 0 else None
     return code, data, out_html
 

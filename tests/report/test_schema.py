@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.quick_args import quick
+
 jsonschema = pytest.importorskip("jsonschema")
 
 from leaderboard.cli import main  # noqa: E402
@@ -26,7 +28,7 @@ VALIDATOR = _validator("analyze")
 
 def _analyze(tmp_path, *argv) -> dict:
     out = tmp_path / "r.json"
-    assert main(["analyze", *argv, "--quiet", "--draws", "200", "--replicates", "200",
+    assert main(["analyze", *argv, "--quiet", *quick(argv),
                  "-o", str(tmp_path / "r.html"), "--json", str(out)]) == 0
     return json.loads(out.read_text(encoding="utf-8"))
 

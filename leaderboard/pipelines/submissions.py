@@ -154,7 +154,11 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     if clusters is not None:   # few clusters: the t correction (leaderboard.noise.clusters)
         boot = stretch(boot, clusters.factor(settings.alpha))
     low, high = boot.percentile_interval(settings.alpha)
-    table["ci_low"], table["ci_high"] = low, high
+    # a score no replicate moved (a perfect score on every item, a constant one) has a
+    # zero-width interval that measures nothing: shown as missing, with the reason in the notes
+    unmoved = ~(high > low)
+    table["ci_low"] = np.where(unmoved, np.nan, low)
+    table["ci_high"] = np.where(unmoved, np.nan, high)
     table["sd"] = boot.sd
     table["d95"] = boot.d95()
     reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, settings.higher_is_better)
@@ -179,7 +183,9 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
                             else f"every row of the solution, none of them {other}"),
                         split=split, rows_read=len(subs.files),
                         dropped=_not_scored(subs))
-    notes = _notes(boot, settings, solution) + _identical_notes(table, layout == "items")
+    notes = (_notes(boot, settings, solution) + _identical_notes(table, layout == "items")
+             + _unmoved_notes(table["team"][unmoved], boot.n_units,
+                              "item" if layout == "items" else "row"))
     values = (np.stack([subs.files[k].prediction[mask] for k in order])
               if layout == "items" and metric.kind == "values" and all(
                   subs.files[k].prediction is not None for k in order) else None)
@@ -333,6 +339,18 @@ def _identical_notes(table: pd.DataFrame, items: bool = False) -> list[str]:
     return [f"Identical predictions: {', '.join(members)} submitted exactly the same predictions, "
             "so their scores are equal on every replicate (difference 0) and they share a tier."
             for members in groups.values()]
+
+
+def _unmoved_notes(teams: pd.Series, units: int, unit: str) -> list[str]:
+    """Why some entries have no interval: every resampled score equalled the observed one."""
+    if teams.empty:
+        return []
+    names = ", ".join(map(str, teams.iloc[:5])) + (f" and {len(teams) - 5:,} more"
+                                                   if len(teams) > 5 else "")
+    return [f"No interval for {names}: every resampled score equals the observed one (the same "
+            f"value on every {unit}, e.g. a perfect score), so resampling the {units:,} "
+            f"{unit}s cannot measure how far the true score may lie from it; a zero-width "
+            "interval would claim a certainty that few units do not give."]
 
 
 def _prevalence(y: np.ndarray) -> float | None:

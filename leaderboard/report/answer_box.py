@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.report.headline import answer, caveats, headline, reach_sentence
+from leaderboard.report.headline import (answer, caveats, headline, leader_interval,
+                                         reach_sentence)
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.words import pct
 
@@ -40,8 +41,8 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str],
                  "score."], caveats(a), list(a.notes[:1]))
     if n == 1:
         return (["There is only one entry, so there is no one to be tied with.",
-                 f"It scored {num.score(lead['score'])} ({conf} interval "
-                 f"{num.score(lead['ci_low'])} to {num.score(lead['ci_high'])})."], caveats(a), [])
+                 f"It scored {num.score(lead['score'])} ({leader_interval(lead, num, conf)})."],
+                caveats(a), [])
     told, cautions = answer(a, num, conf)
     said = headline(a, num)[1:]   # the spread with d95 for one pair, and what it assumes
     k = int((t["tier"] == 1).sum())

@@ -138,8 +138,8 @@ def answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str]]:
     spread = spreads(a)
     told = {"who": _who(a),
             "spread": None if spread is None else _plain_spread(a, num, spread),
-            "leader": (f"The leader, {lead['team']}, scored {num.score(lead['score'])} ({conf} "
-                       f"interval {num.score(lead['ci_low'])} to {num.score(lead['ci_high'])}); "
+            "leader": (f"The leader, {lead['team']}, scored {num.score(lead['score'])} ("
+                       f"{leader_interval(lead, num, conf)}); "
                        f"tier 1, the entries none is shown to beat, holds {k:,}."),
             "checked": _checked(a, short=False)}
     cautions = caveats(a)
@@ -363,3 +363,11 @@ def _with_leader(a: Analysis, row: int) -> float | None:
 
 def _items(a: Analysis) -> bool:
     return a.submissions is not None and a.submissions.layout == "items"
+
+
+def leader_interval(lead, num, conf: str) -> str:
+    """The leader's interval in words, or why it has none (a missing bound: a score no
+    resample moved, or one the stated test set cannot give): never "— to —"."""
+    if lead["ci_low"] == lead["ci_low"] and lead["ci_high"] == lead["ci_high"]:   # not NaN
+        return f"{conf} interval {num.score(lead['ci_low'])} to {num.score(lead['ci_high'])}"
+    return "no interval: the notes below say why"

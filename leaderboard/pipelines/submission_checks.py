@@ -1,6 +1,7 @@
 """The flags and notes of a submissions analysis (and of per-item results, scored the same way):
-identical predictions, classes with very few rows, grouping columns nobody declared, few
-clusters, replicates on which the metric was undefined, solution rows not scored.
+identical predictions, scores no replicate moved, classes with very few rows, grouping columns
+nobody declared, few clusters, replicates on which the metric was undefined, solution rows not
+scored.
 
 Each check reads what the scoring already produced; none changes a number, they say what the
 numbers rest on (the report and the JSON show them with the table).
@@ -51,6 +52,27 @@ def identical_notes(table: pd.DataFrame, items: bool = False) -> list[str]:
     return [f"Identical predictions: {', '.join(members)} submitted exactly the same predictions, "
             "so their scores are equal on every replicate (difference 0) and they share a tier."
             for members in groups.values()]
+
+
+
+def unmoved_notes(teams: pd.Series, units: int, unit: str) -> list[str]:
+    """Why some entries have no interval: every resampled score equalled the observed one.
+
+    Examples
+    --------
+    >>> unmoved_notes(pd.Series([], dtype=object), 10, "item")
+    []
+    >>> unmoved_notes(pd.Series(["a"]), 10, "item")[0][:60]
+    'No interval for a: every resampled score equals the observed'
+    """
+    if teams.empty:
+        return []
+    names = ", ".join(map(str, teams.iloc[:5])) + (f" and {len(teams) - 5:,} more"
+                                                   if len(teams) > 5 else "")
+    return [f"No interval for {names}: every resampled score equals the observed one (the same "
+            f"value on every {unit}, e.g. a perfect score), so resampling the {units:,} "
+            f"{unit}s cannot measure how far the true score may lie from it; a zero-width "
+            "interval would claim a certainty that few units do not give."]
 
 
 def class_flags(metric, y: np.ndarray) -> list[Flag]:

@@ -25,7 +25,8 @@ from leaderboard.pipelines.analysis import (Analysis, Settings, join_ranking, ra
 from leaderboard.pipelines.assumptions import analysis_assumptions
 from leaderboard.pipelines.family import family_tests
 from leaderboard.pipelines.submission_checks import (bootstrap_notes, class_flags,
-                                                     cluster_flags, identical_notes, identical_to)
+                                                     cluster_flags, identical_notes, identical_to,
+                                                     unmoved_notes)
 from leaderboard.pipelines.submission_curves import leading_curves
 from leaderboard.pipelines.submission_postmortem import submissions_shakeup
 from leaderboard.pipelines.submission_scoring import files_board, score_files
@@ -108,7 +109,11 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     if clusters is not None:   # few clusters: the t correction (leaderboard.noise.clusters)
         boot = stretch(boot, clusters.factor(settings.alpha))
     low, high = boot.percentile_interval(settings.alpha)
-    table["ci_low"], table["ci_high"] = low, high
+    # a score no replicate moved (a perfect score on every item, a constant one) has a
+    # zero-width interval that measures nothing: shown as missing, with the reason in the notes
+    unmoved = ~(high > low)
+    table["ci_low"] = np.where(unmoved, np.nan, low)
+    table["ci_high"] = np.where(unmoved, np.nan, high)
     table["sd"] = boot.sd
     table["d95"] = boot.d95()
     reps = RankReplicates.from_bootstrap(boot.point, boot.replicates, settings.higher_is_better)
@@ -123,7 +128,9 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     table = table.drop(columns=["entry", "line"])
 
     board = files_board(frame.drop(columns=["entry"]), solution, subs, split, layout)
-    notes = bootstrap_notes(boot, solution) + identical_notes(table, layout == "items")
+    notes = (bootstrap_notes(boot, solution) + identical_notes(table, layout == "items")
+             + unmoved_notes(table["team"][unmoved], boot.n_units,
+                             "item" if layout == "items" else "row"))
     values = (np.stack([subs.files[k].prediction[mask] for k in order])
               if layout == "items" and metric.kind == "values" and all(
                   subs.files[k].prediction is not None for k in order) else None)

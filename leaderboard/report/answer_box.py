@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.report.headline import answer, caveats, headline, reach_sentence
+from leaderboard.report.headline import (answer, caveats, headline, leader_interval,
+                                         reach_sentence)
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.words import pct
 
@@ -40,8 +41,8 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str],
                  "score."], caveats(a), list(a.notes[:1]))
     if n == 1:
         return (["There is only one entry, so there is no one to be tied with.",
-                 f"It scored {num.score(lead['score'])} ({conf} interval "
-                 f"{num.score(lead['ci_low'])} to {num.score(lead['ci_high'])})."], caveats(a), [])
+                 f"It scored {num.score(lead['score'])} ({leader_interval(lead, num, conf)})."],
+                caveats(a), [])
     told, cautions = answer(a, num, conf)
     said = headline(a, num)[1:]   # the spread with d95 for one pair, and what it assumes
     k = int((t["tier"] == 1).sum())
@@ -89,6 +90,10 @@ def _d95_sentence(a: Analysis, num: Numbers) -> str | None:
     where = ("each model's own items" if own else
              f"{s.n_test:,} {'items' if items else 'rows'}"
              + (f", {pct(s.prevalence)} positives" if s.prevalence else ""))
+    if a.d95 <= 0:   # the leader's score never moved (a perfect score): nothing measured
+        return (f"On this {'set of items' if items else 'test set'} ({where}), d95 is not "
+                "known: the leader's score is the same on every resample, as a perfect score "
+                "is, so its noise cannot be measured there.")
     at = ("" if a.noise is None or not a.noise.leader_at_middle else
           f" at a true score of {num.score(a.noise.leader.true_score)}, the middle of the leader's "
           "interval (at its score itself the noise vanishes)")

@@ -91,9 +91,11 @@ class Spread(TypedDict):
 
 def spreads(a: Analysis) -> Spread | None:
     """The spread of the compared entries if all were equally good: independent, and at the
-    correlation that matters (measured, assumed, or the typical one). None without d95."""
+    correlation that matters (measured, assumed, or the typical one). None without d95, and
+    None when d95 is 0: the leader's score did not move under resampling (a perfect score on
+    per-item results), so its noise is not measured and a spread of 0 would be a false claim."""
     n = compared_count(a)
-    if a.d95 is None or not np.isfinite(a.d95) or n < 2:
+    if a.d95 is None or not np.isfinite(a.d95) or a.d95 <= 0 or n < 2:
         return None
     measured = measured_correlation(a)
     assumed = assumed_correlation(a)
@@ -136,8 +138,8 @@ def answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str]]:
     spread = spreads(a)
     told = {"who": _who(a),
             "spread": None if spread is None else _plain_spread(a, num, spread),
-            "leader": (f"The leader, {lead['team']}, scored {num.score(lead['score'])} ({conf} "
-                       f"interval {num.score(lead['ci_low'])} to {num.score(lead['ci_high'])}); "
+            "leader": (f"The leader, {lead['team']}, scored {num.score(lead['score'])} ("
+                       f"{leader_interval(lead, num, conf)}); "
                        f"tier 1, the entries none is shown to beat, holds {k:,}."),
             "checked": _checked(a, short=False)}
     cautions = caveats(a)
@@ -361,3 +363,11 @@ def _with_leader(a: Analysis, row: int) -> float | None:
 
 def _items(a: Analysis) -> bool:
     return a.submissions is not None and a.submissions.layout == "items"
+
+
+def leader_interval(lead, num, conf: str) -> str:
+    """The leader's interval in words, or why it has none (a missing bound: a score no
+    resample moved, or one the stated test set cannot give): never "— to —"."""
+    if lead["ci_low"] == lead["ci_low"] and lead["ci_high"] == lead["ci_high"]:   # not NaN
+        return f"{conf} interval {num.score(lead['ci_low'])} to {num.score(lead['ci_high'])}"
+    return "no interval: the notes below say why"

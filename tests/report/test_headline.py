@@ -3,6 +3,8 @@ equal entries next to d95 below it, and the command line's small things (did you
 Markdown capped, --exclude-flagged, plan --quiet, simulate's one default)."""
 from __future__ import annotations
 
+from functools import cache
+
 import json
 import math
 import re
@@ -314,3 +316,45 @@ def test_the_api_sets_flagged_entries_aside_as_the_command_line_does(flagged):
     with pytest.raises(InputError, match="exclude_flagged="):
         leaderboard.analyze(board, metric="f1", n_test=3000, prevalence=0.4,
                             exclude_flagged="leaks")
+
+
+@cache
+def _perfect_leader_result():
+    """12 models x 10 binary items, the leader 10 of 10."""
+    rng = np.random.default_rng(7)
+    x = (rng.random((12, 10)) < np.linspace(0.9, 0.3, 12)[:, None]).astype(int)
+    x[0] = 1
+    data = pd.DataFrame({"model": np.repeat([f"m{j}" for j in range(12)], 10),
+                         "item": np.tile(np.arange(10), 12), "value": x.ravel()})
+    return leaderboard.analyze_items(data, replicates=200)
+
+
+def test_a_perfect_leader_gets_no_zero_width_interval():
+    """A score no resample moves had the interval [1, 1] (h-verify39): a certainty 10 items do
+    not give. It is missing in the table and the JSON, the notes say why, the answer box says
+    the leader has no interval instead of "— to —"; the other entries keep theirs."""
+    result = _perfect_leader_result()
+    table = result.analysis.table
+    assert table["ci_low"].isna().tolist() == [True] + [False] * 11
+    assert (table["ci_high"] - table["ci_low"]).iloc[1:].gt(0).all()
+    entry = json.loads(result.to_json())["entries"][0]
+    assert entry["ci_low"] is None and entry["ci_high"] is None
+    assert any(n.startswith("No interval for m0: every resampled score equals")
+               for n in result.analysis.notes)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", result.to_html()))
+    assert "scored 1.0000 (no interval: the notes below say why)" in text
+    assert "— to —" not in text
+
+
+def test_a_perfect_leader_on_few_items_gets_no_spread_of_zero():
+    """Issue 39 (h-verify39): 90 x 10 binary items whose leader scored 10 of 10 gave d95 0 (its
+    bootstrap never moves) and the page said chance spreads 90 equals "0.0000 apart" and two
+    equals differ by more than 0.0000 one time in twenty: false claims. The spread is not said,
+    d95 is said to be unknown, and the page's JSON carries no spread of equals."""
+    result = _perfect_leader_result()
+    assert result.d95 == 0
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", result.to_html()))
+    assert "0.0000 apart" not in text and "up to 0.0000" not in text
+    assert "more than 0.0000 one time in twenty" not in text
+    assert "d95 is not known" in text
+    assert spreads(result.analysis) is None

@@ -55,6 +55,8 @@ def main() -> None:
     ap.add_argument("--arenas", type=int, default=80)
     ap.add_argument("--battles", type=int, default=4000)
     ap.add_argument("--thin", default="1250,1000,800")
+    ap.add_argument("--seed", type=int, default=3939,
+                    help="arenas of another seed: shards to run side by side and pool")
     a = ap.parse_args()
     import leaderboard
     print(f"12 models, {a.battles:,} battles + one 15-battle model, {a.arenas} arenas per row")
@@ -63,7 +65,7 @@ def main() -> None:
           "interval below the leader's % | thin interval finite % | thin's mean wins of 15 |")
     print("|---|---|---|---|---|---|---|---|---|")
     for thin in (float(v) for v in a.thin.split(",")):
-        rng = np.random.default_rng(3939 + int(thin))
+        rng = np.random.default_rng(a.seed + int(thin))
         cov, tcov, scov, placed, t1, unb, fin, wins = [], [], [], [], [], [], [], []
         for _ in range(a.arenas):
             df, truth = arena(rng, thin, a.battles)

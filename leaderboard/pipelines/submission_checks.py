@@ -69,10 +69,10 @@ def unmoved_notes(teams: pd.Series, units: int, unit: str) -> list[str]:
         return []
     names = ", ".join(map(str, teams.iloc[:5])) + (f" and {len(teams) - 5:,} more"
                                                    if len(teams) > 5 else "")
-    return [f"No interval for {names}: every resampled score equals the observed one (the same "
-            f"value on every {unit}, e.g. a perfect score), so resampling the {units:,} "
-            f"{unit}s cannot measure how far the true score may lie from it; a zero-width "
-            "interval would claim a certainty that few units do not give."]
+    return [f"No interval for {names}: every resampled score equals the observed one (as a "
+            f"perfect score's does), so resampling the {units:,} {unit}s cannot measure how far "
+            "the true score may lie from it; a zero-width interval would claim a certainty the "
+            "data do not give."]
 
 
 def class_flags(metric, y: np.ndarray) -> list[Flag]:

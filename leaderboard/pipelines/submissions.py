@@ -111,7 +111,7 @@ def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing
     low, high = boot.percentile_interval(settings.alpha)
     # a score no replicate moved (a perfect score on every item, a constant one) has a
     # zero-width interval that measures nothing: shown as missing, with the reason in the notes
-    unmoved = ~(high > low)
+    unmoved = high == low   # NaN bounds (an undefined metric) are not "unmoved"
     table["ci_low"] = np.where(unmoved, np.nan, low)
     table["ci_high"] = np.where(unmoved, np.nan, high)
     table["sd"] = boot.sd

@@ -46,13 +46,26 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str],
     told, cautions = answer(a, num, conf)
     said = headline(a, num)[1:]   # the spread with d95 for one pair, and what it assumes
     k = int((t["tier"] == 1).sum())
-    said.append(f"Tier 1 ({k:,} entr{'y' if k == 1 else 'ies'}) differs from the best set as "
-                "\u201cHow to read\u201d says.")
+    said.append(_tier_one_and_best_set(t, k))
     tier = t["tier"].to_numpy(dtype=int)
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
     said.extend(_skip_sentence(t, tier))
     return told, cautions, said
+
+
+def _tier_one_and_best_set(t, k: int) -> str:
+    """Tier 1 beside the best set: the same entries or not, said as they are (the sentence had
+    said they differ on boards where both held the one leader)."""
+    entries = f"{k:,} entr{'y' if k == 1 else 'ies'}"
+    if "in_best_set" not in t:
+        return f"Tier 1 holds {entries}; \u201cHow to read\u201d says how it differs from the best set."
+    best = t["in_best_set"].fillna(False).to_numpy(dtype=bool)
+    if np.array_equal(best, t["tier"].to_numpy() == 1):
+        return (f"Tier 1 and the best set hold the same {entries} here; they answer different "
+                "questions (\u201cHow to read\u201d).")
+    return (f"Tier 1 holds {entries}, the best set {int(best.sum()):,}: they answer different "
+            "questions (\u201cHow to read\u201d).")
 
 
 def _skip_sentence(t, tier: np.ndarray) -> list[str]:

@@ -343,6 +343,9 @@ def test_a_perfect_leader_gets_no_zero_width_interval():
                for n in result.analysis.notes)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", result.to_html()))
     assert "scored 1.0000 (no interval: the notes below say why)" in text
+    tier_one, best = int((table["tier"] == 1).sum()), int(table["in_best_set"].sum())
+    assert tier_one != best   # the sentence beside them counts both, as they are
+    assert f"Tier 1 holds {tier_one} entries, the best set {best}:" in text
     assert "— to —" not in text
 
 

@@ -115,7 +115,8 @@ def _option(name: str, args: list[str], where: tuple[str, ...]) -> Case:
         sol, subs = base(folder)
         board = write(folder / "board.csv", GOOD_BOARD)
         table = {"{sol}": str(sol), "{subs}": str(subs), "{board}": str(board),
-                 "{out}": str(folder / "r.html"), "{dir}": str(folder)}
+                 "{out}": str(folder / "r.html"), "{dir}": str(folder),
+                 "{alpha}": str(subs / "alpha.csv"), "{beta}": str(subs / "beta.csv")}
         return [table.get(a, a) for a in args]
     return Case(name, "options", build, 2, where)
 
@@ -129,6 +130,8 @@ SIMULATE = ["simulate", "--score", "0.8", "--n-test", "100", "--prevalence", "0.
             "{out}", "--quiet"]
 CHOOSE = ["choose", "--solution", "{sol}", "--submissions", "{subs}", "--metric", "auc", "-o",
           "{out}", "--quiet"]
+COMPARE = ["compare", "--solution", "{sol}", "--baseline", "{alpha}", "--candidate", "{beta}",
+           "--metric", "auc", "--quiet"]
 
 
 def option_cases() -> list[Case]:
@@ -154,6 +157,11 @@ def option_cases() -> list[Case]:
         ("--draws 0", ANALYZE + ["--draws", "0"], ("--draws",)),
         ("--draws 1e12", ANALYZE + ["--draws", "1e12"], ("--draws",)),
         ("--replicates -5", SUBS + ["--replicates", "-5"], ("--replicates",)),
+        # replicates over the memory cap, refused before any is drawn in every command
+        ("choose --replicates 10000000", CHOOSE + ["--replicates", "10000000"],
+         ("10,000,000 replicates", "--max-memory")),
+        ("compare --replicates 10000000", COMPARE + ["--replicates", "10000000"],
+         ("10,000,000 replicates", "--max-memory")),
         ("plan --correlation 1", PLAN + ["--delta", "0.01", "--correlation", "1"],
          ("--correlation",)),
         ("choose --correlation nan", CHOOSE + ["--correlation", "nan"], ("--correlation",)),
@@ -335,6 +343,9 @@ def battles_cases() -> list[Case]:
         assert doc["dropped_replicates"] == 0 and len(doc["models"]) == 30
         assert all(m["ci_low"] is not None for m in doc["models"])
 
+    def escaped_names(doc: dict) -> None:   # escaped as a CSV of the DataFrame would hold it
+        assert sorted(m["model"] for m in doc["models"]) == ["x\\ud800", "y"], doc["models"]
+
     def spellings_named(doc: dict) -> None:
         assert doc["look_alike"] == [["GPT-4", "gpt-4"]], doc["look_alike"]
 
@@ -366,6 +377,10 @@ def battles_cases() -> list[Case]:
             [("a\u2028b", "c\U0001F600"), ("c\U0001F600", "a\u2028b")] * 3),
             file="battles.jsonl", check=_battles_json(lambda doc: None if len(
                 doc["models"]) == 2 else pytest_fail(str(doc["models"])))),
+        arena("battles: JSON lines escaping a lone surrogate in a name and a key", json_lines(
+            [("x", "y"), ("y", "x")] * 3).replace(b'"x"', b'"x\\ud800"').replace(
+                b'"winner"', b'"n\\udfff": 1, "winner"'), file="battles.jsonl",
+            check=_battles_json(escaped_names)),
         arena("battles: a JSON line nested 100,000 deep", json_lines([("x", "y")]) + b"[" * 100_000
               + b"]" * 100_000 + b"\n", code=2, where=("battles.jsonl:2",), file="battles.jsonl"),
         arena("battles: a JSON line with a 5,000-digit integer", json_lines([("x", "y")])

@@ -110,23 +110,26 @@ def prints_elsewhere(streams: set[int]) -> Iterator[None]:
 @contextmanager
 def unencodable_escaped() -> Iterator[None]:
     """While the command runs, text the terminal's encoding cannot show (``PYTHONIOENCODING=
-    ascii``, a C locale, a name in Greek) is written as ``\\u03b1`` on standard output and
+    ascii``, a C locale without UTF-8 mode, a name in Greek) is written as ``\\u03b1`` on standard output and
     error instead of raising after the outputs were written; the streams' own setting is put
     back after."""
     changed = []
     for stream in (sys.stdout, sys.stderr):
-        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        # "strict" (PYTHONIOENCODING=ascii), or "surrogateescape" (what Python sets under a C
+        # or POSIX locale without UTF-8 mode): both raise on a character the encoding lacks
+        errors = getattr(stream, "errors", None)
+        if errors in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             try:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError, io.UnsupportedOperation):
                 continue
-            changed.append(stream)
+            changed.append((stream, errors))
     try:
         yield
     finally:
-        for stream in changed:
+        for stream, errors in changed:
             try:
-                stream.reconfigure(errors="strict")
+                stream.reconfigure(errors=errors)
             except (ValueError, OSError, io.UnsupportedOperation):
                 pass
 

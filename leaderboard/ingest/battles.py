@@ -24,7 +24,7 @@ from leaderboard.ingest.records import DroppedRows
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
 from leaderboard.ingest.toolkit.columns import find_column
 from leaderboard.ingest.toolkit.messages import grouping_words, show
-from leaderboard.ingest.toolkit.reading import read_table_file
+from leaderboard.ingest.toolkit.reading import read_table_file, text_cells
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
 _BOTH_BAD = ("tie (bothbad)", "both_bad")
@@ -139,8 +139,7 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
     if isinstance(data, pd.DataFrame):
         source = "DataFrame"
         _no_twin_columns(data, source)
-        raw = data.astype(str).where(data.notna(), "")
-        raw.columns = [str(c) for c in raw.columns]
+        raw = text_cells(data)
         raw.index = np.arange(2, len(raw) + 2)
     else:
         source = os.fspath(data)
@@ -224,9 +223,13 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
 
 def _no_twin_columns(raw: pd.DataFrame, source: str) -> None:
     """Two columns of one name: which holds the battles would be a guess."""
-    names = [str(c) for c in raw.columns]
-    twins = pd.Index(names)[pd.Index(names).duplicated()]
-    if len(twins):
+    seen: set[str] = set()
+    twins = []
+    for name in map(str, raw.columns):   # compared as Python text: pandas refuses some
+        if name in seen:
+            twins.append(name)
+        seen.add(name)
+    if twins:
         raise InputError(f"two columns are named {show(twins[0])}; which one holds the battles "
                          "would be a guess: rename one", file=source, row=1)
 
@@ -340,8 +343,7 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     except Unreadable as err:
         raise InputError(str(err), file=source) from None
     frame, lines = _json_lines(data, source)
-    text = frame.astype(str).where(frame.notna(), "")
-    text.columns = [str(c) for c in text.columns]
+    text = text_cells(frame)
     text.index = lines
     return text
 

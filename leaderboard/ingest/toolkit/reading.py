@@ -26,6 +26,7 @@ from leaderboard.errors import InputError, processing
 from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                          line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.text_rules import clean_text
 from leaderboard.ingest.toolkit.messages import Rejected
 from leaderboard.ingest.toolkit.parquet import decode_parquet
 
@@ -180,9 +181,29 @@ def read_table_file(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     except Exception as err:  # noqa: BLE001 - any damaged file: one line
         raise InputError(f"not a readable Parquet file ({str(err).splitlines()[0][:120]})",
                          file=source) from None
-    text = frame.astype(str).where(frame.notna(), "")
-    text.columns = [str(c) for c in text.columns]
+    text = text_cells(frame)
     text.index = np.arange(2, len(text) + 2)
+    return text
+
+
+def text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every cell of ``frame`` as the text a CSV would hold (a missing one blank), the column
+    names too: a Parquet file's, a JSON-lines file's records, a caller's DataFrame. A lone
+    surrogate (a Python string; pandas and pyarrow refuse it) is escaped by
+    :func:`~leaderboard.ingest.text_rules.clean_text`'s rule, as a DataFrame written to CSV.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a\\ud800", None], "n": [1, 2]}, dtype=object)
+    >>> text_cells(frame).to_dict("list")
+    {'model': ['a\\\\ud800', ''], 'n': ['1', '2']}
+    """
+    try:
+        text = frame.astype(str)
+    except UnicodeEncodeError:
+        text = frame.astype(object).map(clean_text).astype(str)
+    text = text.where(frame.notna(), "")
+    text.columns = [clean_text(c) for c in frame.columns]
     return text
 
 

@@ -15,6 +15,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from leaderboard.ingest.text_rules import invisible as _invisible
+from leaderboard.ingest.text_rules import look_alike_key
 from leaderboard.metrics import Metric
 
 SHARED_MIN = 5          # entries sharing one score before it is flagged ...
@@ -203,22 +205,6 @@ def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...],
             "many values)" + (f"; identical predictions: {'; '.join(alike)}." if alike else "."))
 
 
-def _invisible(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cf", "Cc") or ch in "\u034f\u180e"
-
-
-def look_alike_key(name: str) -> str:
-    """What a reader sees of ``name``: invisible characters (zero-width, bidi controls, soft
-    hyphen) removed, then NFKC (fullwidth letters and ligatures to their plain forms).
-
-    Examples
-    --------
-    >>> look_alike_key("te\u200bam") == look_alike_key("ｔｅａｍ") == look_alike_key("team")
-    True
-    """
-    return unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not _invisible(ch)))
-
-
 def visible(name: str) -> str:
     """``name`` with every character a reader could not see or tell apart (invisible, or changed
     by NFKC) written as its code point, e.g. ``te[U+200B]am``, ``[U+FB01]le``.
@@ -242,8 +228,8 @@ def look_alike_flags(teams) -> list[Flag]:
     >>> flags[0].kind, flags[0].teams
     ('look_alike', ('team', 'te\u200bam'))
     >>> print(flags[0].message)  # doctest: +NORMALIZE_WHITESPACE
-    2 entries have names that look alike: 'team', 'te[U+200B]am' differ only by invisible characters or
-    character forms; they are separate entries.
+    2 entries have names that look alike: 'team', 'te[U+200B]am' differ only in case, spaces, invisible
+    characters or character forms; they are separate entries.
     """
     groups: dict[str, list[str]] = {}
     for name in dict.fromkeys(str(t) for t in teams):
@@ -254,8 +240,9 @@ def look_alike_flags(teams) -> list[Flag]:
             shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
             more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
             flags.append(Flag("look_alike", f"{_entries(len(names))} have names that look alike: "
-                                            f"{shown}{more} differ only by invisible characters "
-                                            "or character forms; they are separate entries.",
+                                            f"{shown}{more} differ only in case, spaces, "
+                                            "invisible characters or character forms; they are "
+                                            "separate entries.",
                               tuple(names)))
     return flags
 

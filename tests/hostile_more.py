@@ -248,7 +248,15 @@ def name_cases() -> list[Case]:
             _html_has((text, text.replace(rlo, "[U+202E]")))(folder, out, err)
         return check
 
+    def look_alike(*names: str):
+        def check(folder: Path, out: str, err: str) -> None:
+            flags = json.loads((folder / "r.json").read_text(encoding="utf-8"))["flags"]
+            assert [f["teams"] for f in flags if f["kind"] == "look_alike"] == [list(names)], flags
+        return check
+
     return [
+        board("a team written in capitals and spaces beside its twin", "AL PHA",
+              look_alike("alpha", "AL PHA")),
         board("a right-to-left override in a team name", f"admin{rlo}gnp.exe",
               json_keeps(f"admin{rlo}gnp.exe")),
         board("</script> in a team name", "</script><script>alert(1)</script>",
@@ -346,6 +354,11 @@ def battles_cases() -> list[Case]:
     def escaped_names(doc: dict) -> None:   # escaped as a CSV of the DataFrame would hold it
         assert sorted(m["model"] for m in doc["models"]) == ["x\\ud800", "y"], doc["models"]
 
+    def spelled_three_ways(doc: dict) -> None:   # each group named, kept apart
+        assert sorted(map(sorted, doc["look_alike"])) == [
+            sorted(["caf\u00e9", "cafe\u0301"]), sorted(["gpt4", "\uff47pt4", "g\u200bpt4"])]
+        assert len(doc["models"]) == 6
+
     def spellings_named(doc: dict) -> None:
         assert doc["look_alike"] == [["GPT-4", "gpt-4"]], doc["look_alike"]
 
@@ -358,6 +371,12 @@ def battles_cases() -> list[Case]:
               where=("battles.csv", "1,200 models", "--max-models")),
         arena("battles: --replicates 10000000", islands, ("--replicates", "10000000"), code=2,
               where=("replicates", "--max-memory")),
+        arena("battles: one model spelled with a decomposed accent, fullwidth letters or an "
+              "invisible space", "".join(f"{a},{b},{w}\n" for a, b, w in [
+                  ("caf\u00e9", "x", "model_a"), ("cafe\u0301", "x", "model_b"),
+                  ("gpt4", "x", "tie"), ("\uff47pt4", "x", "model_a"), ("g\u200bpt4", "x", "tie"),
+                  ("x", "caf\u00e9", "tie")] * 5),
+              check=_battles_json(spelled_three_ways)),
         arena("battles: two spellings of one model", spelled,
               check=_battles_json(spellings_named)),
         arena("battles: groups that never met, refused", islands, ("--disconnected", "error"),

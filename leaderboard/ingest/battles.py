@@ -22,6 +22,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.json_logs import parse_json, parse_json_lines
 from leaderboard.ingest.records import DroppedRows
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.text_rules import look_alike_key
 from leaderboard.ingest.toolkit.columns import find_column
 from leaderboard.ingest.toolkit.messages import grouping_words, show
 from leaderboard.ingest.toolkit.reading import read_table_file, text_cells
@@ -303,18 +304,21 @@ def grouping_columns(raw: pd.DataFrame, exclude: set[str]) -> tuple[tuple[str, i
 
 
 def look_alike(models) -> tuple[tuple[str, ...], ...]:
-    """Names that differ only in case or spaces (``GPT-4`` and ``gpt 4``), which are rated as
+    """Names that differ only in case, spaces, invisible characters or character forms (``GPT-4``
+    and ``gpt 4``; :func:`~leaderboard.ingest.text_rules.look_alike_key`), which are rated as
     different models: probably one model written two ways.
 
     Examples
     --------
     >>> look_alike(["GPT-4", "gpt-4", "claude", "gpt  -4"])
     (('GPT-4', 'gpt  -4', 'gpt-4'),)
+    >>> print(ascii(look_alike(["caf\u00e9", "cafe\u0301"])))   # composed and decomposed
+    (('cafe\u0301', 'caf\xe9'),)
     """
-    key = pd.Series([str(m) for m in models])
-    folded = key.str.lower().str.replace(r"\s+", "", regex=True)
-    groups = key.groupby(folded).agg(lambda g: tuple(sorted(g)))
-    return tuple(g for g in groups if len(g) > 1)
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(str(m) for m in models):
+        groups.setdefault(look_alike_key(name), []).append(name)
+    return tuple(tuple(sorted(g)) for g in groups.values() if len(g) > 1)
 
 
 def grouping_sentence(column: str, groups: int) -> str:

@@ -195,3 +195,18 @@ def test_a_dataframe_column_name_with_a_lone_surrogate_is_named_not_a_crash():
                          columns=pd.Index(["te\ud800am", "score"], dtype=object))
     with pytest.raises(InputError, match=r"no team column.*te\\ud800am"):
         leaderboard.analyze(board, metric="auc", n_test=1000, prevalence=0.2)
+
+
+@pytest.mark.parametrize("call", [
+    lambda df: leaderboard.analyze(df.rename(columns={"model": "team", "value": "score"}),
+                                   metric="auc", n_test=1000, prevalence=0.2),
+    lambda df: leaderboard.analyze_items(df),
+    lambda df: leaderboard.compare("a", "b", items=df),
+], ids=["analyze", "analyze_items", "compare"])
+def test_a_dataframe_naming_a_column_twice_names_the_column_not_row_minus_one(call):
+    """The header of a DataFrame is no row: the error named "row -1" (issue 43)."""
+    frame = pd.DataFrame([["a", "q", 0.5, 0.5], ["b", "q", 0.6, 0.6]],
+                         columns=["model", "item", "value", "value"])
+    with pytest.raises(InputError) as caught:
+        call(frame)
+    assert "written twice" in str(caught.value) and "row" not in str(caught.value), caught.value

@@ -71,6 +71,9 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
     """
     if not data.strip():
         raise InputError("the file is empty: expected a header line and data rows", file=source)
+    if data[:4] == b"PAR1":   # a Parquet file where only CSV is read: not "byte 0x.. on line 3"
+        raise InputError("a Parquet file, where this input is read as CSV text (Parquet is read "
+                         "for submissions, --items and --battles): save it as CSV", file=source)
     bad = utf8_error(data)
     if bad is not None:
         raise InputError(f"not UTF-8 text (byte 0x{bad[1]:02x}); is it a CSV file? Save it as "

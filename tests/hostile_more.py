@@ -179,6 +179,18 @@ def option_cases() -> list[Case]:
         ("--class-shares negative", ANALYZE + ["--class-shares", "0.5,-0.5"],
          ("--class-shares",)),
         ("--class-shares text", ANALYZE + ["--class-shares", "x"], ("--class-shares",)),
+        # an option the chosen universe does not read, away from its default: refused, in
+        # every command that builds a universe and in choose without a table of scores
+        ("analyze auc --df 7", ANALYZE + ["--df", "7"], ("--df does not apply to ROC AUC",)),
+        ("analyze auc --threshold 0.3", ANALYZE + ["--threshold", "0.3"],
+         ("--threshold does not apply",)),
+        ("analyze accuracy --spread 1", ANALYZE[:3] + ["accuracy"] + ANALYZE[4:]
+         + ["--spread", "1"], ("--spread does not apply to accuracy", "binomial")),
+        ("plan auc --residuals laplace", PLAN + ["--delta", "0.01", "--residuals", "laplace"],
+         ("--residuals does not apply",)),
+        ("simulate auc --df 5", SIMULATE + ["--df", "5"], ("--df does not apply",)),
+        ("choose from predictions --spread 1", CHOOSE + ["--spread", "1"],
+         ("--spread", "--public-scores")),
         ("--df 1.5", ANALYZE + ["--df", "1.5"], ("--df",)),   # below 2: no finite variance
         ("--df inf", ANALYZE + ["--df", "inf"], ("--df",)),
         ("--threshold 1", ANALYZE + ["--threshold", "1"], ("--threshold",)),

@@ -7,6 +7,8 @@
 - :class:`SliceOptions`: the sizes of the test slices (a leaderboard file carries scores, not
   sizes);
 - :class:`ReadOptions`: how inputs are read (columns, size cap);
+- :class:`ArenaOptions`: how an arena's ratings are placed (battles mode: the anchor, groups
+  that never met);
 - :class:`AnalyzeOptions`: the four together, what ``leaderboard analyze`` and
   :func:`leaderboard.analyze` hand to :func:`leaderboard.pipelines.run.run_analysis`.
 
@@ -190,6 +192,31 @@ class ReadOptions:
     published_col: str | None = None
     published_model_col: str | None = None
     max_file_size: int = DEFAULT_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        _checked(self)
+
+
+@dataclass(frozen=True)
+class ArenaOptions:
+    """How battles mode places an arena's ratings: ``anchor``, a model whose rating is fixed at
+    ``anchor_rating`` (None: the models' mean is), and ``disconnected``, what to do with groups
+    of models that never met (``all``: rate each on its own; ``largest``: that one alone;
+    ``error``: refuse).
+
+    Examples
+    --------
+    >>> ArenaOptions().anchor_rating, ArenaOptions().disconnected
+    (1000.0, 'all')
+    >>> ArenaOptions(disconnected="some")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: disconnected= must be one of 'all', 'largest', 'error', got 'some'
+    """
+
+    anchor: str | None = None
+    anchor_rating: float = default("anchor_rating")
+    disconnected: str = default("disconnected")
 
     def __post_init__(self) -> None:
         _checked(self)

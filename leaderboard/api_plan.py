@@ -143,10 +143,9 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
                                                 class_shares=cast(Any, class_shares), residuals=residuals,
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
-    settings = PlanSettings(get_metric(check("metric", metric)), check("score", score), noise,
-                            RankOptions(alpha=alpha), delta=check("delta", delta),
-                            n_test=check("n_test", n_test), power=check("power", power),
-                            public_fraction=check("public_fraction", public_fraction))
+    settings = PlanSettings(get_metric(check("metric", metric)), score, noise,
+                            RankOptions(alpha=alpha), delta=delta, n_test=n_test, power=power,
+                            public_fraction=public_fraction)
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
         return adopt(Plan, run_plan(settings, progress=progress))

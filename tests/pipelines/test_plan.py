@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -154,7 +155,7 @@ def test_correlation_shrinks_n_by_one_minus_rho(metric, rho):
     assert paired.check.n == independent.min_n
 
 
-@pytest.mark.parametrize("fraction", [0.3, 0.25, 1.0])
+@pytest.mark.parametrize("fraction", [0.3, 0.25, 0.9])
 def test_public_fraction_needs_n_over_f(fraction):
     result = plan(settings("accuracy", 0.8, delta=0.02, n_test=4000, public_fraction=fraction),
                   table=False)
@@ -268,6 +269,18 @@ def test_bad_values_are_one_line_errors(capsys, args, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("given,message", [
+    (dict(delta=0.05, public_fraction=1.0), "public_fraction= must be strictly between 0 and 1"),
+    (dict(delta=0.05, power=1), "power= must be strictly between 0 and 1"),
+    (dict(n_test=1), "n_test= must be at least 2"), ({}, "give --delta"),
+    (dict(delta=float("nan")), "delta= must be positive")])
+def test_the_settings_check_themselves_as_the_table_does(given, message):
+    """Issue 42: PlanSettings checks its own values through the parameter table when it is made
+    (it had its own bounds, and took a public fraction of 1 the API and command line refuse)."""
+    with pytest.raises(InputError, match=re.escape(message)):
+        settings("accuracy", 0.8, **given)
 
 
 def test_neither_delta_nor_n_is_an_error(capsys):

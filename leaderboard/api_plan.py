@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, cast   # cast: the options objects normalise what they are given
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
@@ -140,7 +139,7 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     noise = NoiseOptions(metric=metric, prevalence=prevalence, correlation=correlation,
                          draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
-                                                class_shares=cast(Any, class_shares), residuals=residuals,
+                                                class_shares=class_shares, residuals=residuals,
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
     settings = PlanSettings(get_metric(check("metric", metric)), score, noise,
@@ -281,7 +280,7 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     >>> [c.score for c in e.cases], 0.5 < e.ahead[0].probability < 1
     ([0.8, 0.81], True)
     """
-    configured = universe_from(universe=universe, classes=classes, class_shares=cast(Any, class_shares),
+    configured = universe_from(universe=universe, classes=classes, class_shares=class_shares,
                                residuals=residuals, df=df, threshold=threshold, spread=spread,
                                kurtosis=kurtosis)
     scores, n_tests, prevalences, grid = (check(name, value) for name, value in (

@@ -23,7 +23,7 @@ from leaderboard.api import _path, _table   # a DataFrame in memory, or a path
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.metrics import get_metric
-from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, universe_from
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, SliceOptions, universe_from
 from leaderboard.api_words import speaks_python
 from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_THRESHOLD, check
 from leaderboard.pipelines import choose as choose_pipeline
@@ -157,7 +157,7 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
                                                 kurtosis=kurtosis))
     settings = ChooseSettings(get_metric(metric), noise,
                               RankOptions(alpha=alpha, replicates=replicates),
-                              n_public=n_public, n_private=n_private)
+                              SliceOptions(n_public=n_public, n_private=n_private))
     read = ReadOptions(team_col=name_col, score_col=score_col, id_col=id_col,
                        target_col=target_col, pred_col=pred_col,
                        max_file_size=max_file_size)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
-from leaderboard.options import NoiseOptions, RankOptions, universe_from
+from leaderboard.options import NoiseOptions, RankOptions, SliceOptions, universe_from
 from leaderboard.api_words import speaks_python
 from leaderboard.params import (DEFAULT_DF, DEFAULT_DRAWS, DEFAULT_POWER, DEFAULT_RESIDUALS,
                                 DEFAULT_THRESHOLD, check)
@@ -143,8 +143,9 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
     settings = PlanSettings(get_metric(check("metric", metric)), score, noise,
-                            RankOptions(alpha=alpha), delta=delta, n_test=n_test, power=power,
-                            public_fraction=public_fraction)
+                            RankOptions(alpha=alpha),
+                            SliceOptions(n_test=n_test, public_fraction=public_fraction),
+                            delta=delta, power=power)
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
         return adopt(Plan, run_plan(settings, progress=progress))

@@ -124,15 +124,9 @@ def add_parser(commands) -> None:
                            f"{m.key}, {m.label}" for m in TIER_METHODS.values())
                        + " (the README's tier methods say what each guarantees)")
     add_parameter(ranks, "prizes")
-    ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
-                       "comma separated, e.g. medal lines '10,50'")
-    run.add_argument("--exclude-flagged", type=_flag_words, default=(),
-                     help="set flagged entries aside before the analysis, comma separated: "
-                     "perfect (perfect scores, leaked labels), junk (far worse than the rest), "
-                     "shared (the board's most shared score); in every mode: the report counts "
-                     "them among the rows dropped (scores) or lists them as set aside "
-                     "(submissions, per-item results)")
-    add_output_options(run, "report.html")
+    add_parameter(ranks, "top_k", type=_positive_ints)
+    add_parameter(run, "exclude_flagged", type=_flag_words)
+    add_output_options(run, "analyze")
     run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
                      "intervals, P(best)) as CSV to this path")
     run.add_argument("--markdown", help="also write the tier table as a Markdown table to this "

@@ -42,8 +42,7 @@ def add_parser(commands) -> None:
                    "--entries)")
     for name in ("alpha", "seed"):
         add_parameter(p, name, "calibrate")
-    p.add_argument("--jobs", type=count(1, 256), default=1, help="cells run in parallel "
-                   "processes (default 1; the numbers do not depend on it)")
+    add_parameter(p, "jobs", "calibrate")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

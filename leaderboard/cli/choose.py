@@ -19,7 +19,7 @@ from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX
                                     write_output)
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric, metric_names
-from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, SliceOptions
 
 
 def add_parser(commands) -> None:
@@ -57,7 +57,7 @@ def add_parser(commands) -> None:
         add_parameter(p, name, "choose")
     add_parameter(p, "draws", "choose", type=count(1000, DRAWS_MAX))
     add_parameter(p, "seed", "choose")
-    add_output_options(p, "choose.html")
+    add_output_options(p, "choose")
     add_max_file_size(p)
     add_universe_options(p)
 
@@ -70,8 +70,8 @@ def _settings(args: argparse.Namespace) -> ChooseSettings:
                          correlation="auto" if args.correlation is None else args.correlation,
                          draws=args.draws, seed=args.seed, universe=universe_options(args))
     ranks = RankOptions(alpha=args.alpha, replicates=args.replicates)
-    return ChooseSettings(get_metric(args.metric), noise, ranks, n_public=args.n_public,
-                          n_private=args.n_private)
+    return ChooseSettings(get_metric(args.metric), noise, ranks,
+                          SliceOptions(n_public=args.n_public, n_private=args.n_private))
 
 
 def run(args: argparse.Namespace) -> ChooseResult:

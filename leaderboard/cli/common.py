@@ -11,13 +11,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn
 
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
-from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
-                                              RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
+from leaderboard.noise.universe_options import UNIVERSE_NAMES, UniverseOptions
 from leaderboard.options import universe_from
-from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
+from leaderboard.params import CAPS, DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.cli.option_types import (CORRELATION, FRACTION, ROWS, add_parameter,  # noqa: F401
                                           count, number_list, parsed_as, real, size)
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
 
 if TYPE_CHECKING:
@@ -76,37 +74,18 @@ def option_message(message: str, prog: str) -> str:
 
 def add_max_file_size(parser: argparse.ArgumentParser) -> None:
     """``--max-file-size``: the cap on every input file, on disk and decompressed."""
-    parser.add_argument("--max-file-size", type=size, default=DEFAULT_MAX_BYTES, metavar="SIZE",
-                        help="refuse any input file larger than this, on disk or once "
-                             "decompressed, e.g. 500M or 2G (default "
-                             f"{format_size(DEFAULT_MAX_BYTES)})")
+    add_parameter(parser, "max_file_size", type=size, metavar="SIZE")
     add_limit_options(parser)
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
-    """The caps checked before work (:mod:`leaderboard.limits`), each with its default."""
-    from leaderboard.limits import DEFAULT, EXPANSION_FLOOR
-
+    """The caps checked before work (:mod:`leaderboard.limits`), each with its default, bounds
+    and help from the parameter table."""
     group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
-    for option, low, high, what in (
-            ("--max-name-length", 1, 10 ** 9, "characters of one team or model name"),
-            ("--max-columns", 1, 10 ** 9, "columns of one input table"),
-            ("--max-rows", 1, 10 ** 12, "data rows of one input table (solution, submission, "
-                                       "per-item results)"),
-            ("--max-entries", 1, 10 ** 12, "entries of a scores-only leaderboard"),
-            ("--max-models", 2, 10 ** 6, "models of an arena (battles)")):
-        default = getattr(DEFAULT, option[2:].replace("-", "_"))
-        group.add_argument(option, type=count(low, high), default=default, metavar="N",
-                           help=f"refuse more than N {what} (default {default:,})")
-    group.add_argument("--max-memory", type=size, default=DEFAULT.max_memory, metavar="SIZE",
-                       help="refuse replicates, per-item tables or JSON inputs whose estimated "
-                            "memory is larger, e.g. 8G (default "
-                            f"{format_size(DEFAULT.max_memory)})")
-    group.add_argument("--max-expansion", type=count(1, 10 ** 6), default=DEFAULT.max_expansion,
-                       metavar="N", help="refuse a compressed input (.gz, .zip, .zst, an Inspect "
-                       ".eval, Parquet) that expands to more than N times its size, and more "
-                       f"than {format_size(EXPANSION_FLOOR)}: a likely decompression bomb "
-                       f"(default {DEFAULT.max_expansion})")
+    for name in CAPS:
+        add_parameter(group, name, metavar="N")
+    add_parameter(group, "max_memory", type=size, metavar="SIZE")
+    add_parameter(group, "max_expansion", metavar="N")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:
@@ -154,19 +133,19 @@ def add_solution_columns(parser) -> None:
                         "(--resample grouped)")
 
 
-def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> None:
-    """``-o/--output`` (the HTML report, ``html_default`` unless given), ``--json`` and ``--quiet``.
+def add_output_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """``-o/--output`` (the HTML report; its default is ``command``'s in the parameter table),
+    ``--json`` and ``--quiet``.
 
     Examples
     --------
     >>> parser = Parser(prog="leaderboard simulate")
-    >>> add_output_options(parser, "simulate.html")
+    >>> add_output_options(parser, "simulate")
     >>> args = parser.parse_args(["--json", "out.json"])
     >>> args.output, args.json, args.quiet
     ('simulate.html', 'out.json', False)
     """
-    parser.add_argument("-o", "--output", default=html_default, help="HTML report path "
-                        f"(default {html_default})")
+    add_parameter(parser, "output", command, short="-o")
     parser.add_argument("--json", help="also write the results as JSON to this path")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
 
@@ -185,16 +164,8 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
                        "equally common")
     group.add_argument("--class-shares", type=number_list(parsed_as("class_shares")),
                        help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
-    group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
-                       help="regression: distribution of the residuals (default t, with --df 3: "
-                            "heavy tails, so that RMSE and MAE intervals hold under outliers and "
-                            "skewed residuals (docs/scores_only_regression.md); normal gives "
-                            "narrower intervals that hold only for normal residuals). Unstated, a "
-                            "board with public and private scores and both slices' sizes reads "
-                            "its noise from their gaps instead")
-    group.add_argument("--df", type=parsed_as("df"), default=DEFAULT_DF,
-                       help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
-                            f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
+    add_parameter(group, "residuals")
+    add_parameter(group, "df")
     group.add_argument("--kurtosis", type=parsed_as("kurtosis"),
                        help="regression: the residuals' kurtosis, if known (from a validation "
                             "set: 3 for normal residuals, more for heavier tails); sets the "

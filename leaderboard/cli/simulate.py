@@ -49,7 +49,7 @@ def add_parser(commands) -> None:
     p.add_argument("--draws", type=count(100, DRAWS_MAX), help="simulated test sets per case "
                    f"(default {DRAWS:,}; {GRID_DRAWS:,} with --grid, which has many cases)")
     add_parameter(p, "seed", "simulate")
-    add_output_options(p, "simulate.html")
+    add_output_options(p, "simulate")
     add_universe_options(p)
 
 

@@ -44,7 +44,7 @@ from typing import Any
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions, SliceOptions
 from leaderboard.noise.universes import get_universe, not_simulable_reason
 from leaderboard.noise.universes.regression import ResidualUniverse
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
@@ -55,10 +55,11 @@ from leaderboard.params import DEFAULT_POWER, check
 @dataclass(frozen=True)
 class PlanSettings(OptionShorthands):
     """What ``leaderboard plan`` is asked (see the module docstring for the method): the true
-    score of the weaker entry and the difference to detect or the test set's size, with the
-    universe and its draws (``noise``: prevalence, universe, draws, seed, correlation between
-    entries, where ``"auto"`` means 0, the conservative choice) and the error rate (``ranks``),
-    each checked once in its options object (:mod:`leaderboard.options`).
+    score of the weaker entry and the difference to detect or the test set's size (``slices``:
+    ``n_test``, and ``public_fraction``, the public board's share of it), with the universe and
+    its draws (``noise``: prevalence, universe, draws, seed, correlation between entries, where
+    ``"auto"`` means 0, the conservative choice) and the error rate (``ranks``), each checked
+    once in its options object (:mod:`leaderboard.options`).
 
     Examples
     --------
@@ -72,16 +73,15 @@ class PlanSettings(OptionShorthands):
     score: float
     noise: NoiseOptions = field(default_factory=NoiseOptions)
     ranks: RankOptions = field(default_factory=RankOptions)
+    slices: SliceOptions = field(default_factory=SliceOptions)
     delta: float | None = None
-    n_test: int | None = None
     power: float = DEFAULT_POWER
-    public_fraction: float | None = None
 
     def __post_init__(self) -> None:
-        """The question's own values checked by the parameter table (``noise`` and ``ranks``
-        checked theirs), then what makes no question: neither ``delta`` nor ``n_test``, a
-        metric the universe cannot simulate."""
-        for name in ("score", "delta", "n_test", "power", "public_fraction"):
+        """The question's own values checked by the parameter table (``noise``, ``ranks`` and
+        ``slices`` checked theirs), then what makes no question: neither ``delta`` nor
+        ``n_test``, a metric the universe cannot simulate."""
+        for name in ("score", "delta", "power"):
             object.__setattr__(self, name, check(name, getattr(self, name)))
         if self.delta is None and self.n_test is None:
             raise InputError("give --delta (the difference to detect), --n-test (the test-set "
@@ -89,6 +89,9 @@ class PlanSettings(OptionShorthands):
         reason = not_simulable_reason(self.metric, self.universe)
         if reason is not None:
             raise InputError(reason)
+
+    n_test = property(lambda self: self.slices.n_test)   # the test set's rows, if given
+    public_fraction = property(lambda self: self.slices.public_fraction)
 
     @property
     def correlation(self) -> float:

@@ -17,7 +17,7 @@ from chart_helpers import assert_offline, page_charts, validate, without_scripts
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, UniverseOptions, get_universe
-from leaderboard.options import NoiseOptions, RankOptions
+from leaderboard.options import NoiseOptions, RankOptions, SliceOptions
 from leaderboard.pipelines.plan import PlanSettings, plan
 from leaderboard.report.plan_report import render_html, terminal_text, to_json_dict
 
@@ -38,8 +38,9 @@ def settings(metric, score, *, alpha=0.05, **kw):
     noise = {k: kw.pop(k) for k in ("prevalence", "draws", "seed", "correlation", "universe")
              if k in kw}
     noise.setdefault("draws", 100)
+    slices = {k: kw.pop(k) for k in ("n_test", "public_fraction") if k in kw}
     return PlanSettings(get_metric(metric), score, NoiseOptions(**noise),
-                        RankOptions(alpha=alpha), **kw)
+                        RankOptions(alpha=alpha), SliceOptions(**slices), **kw)
 
 
 def power_tolerance(p, draws):
@@ -290,7 +291,8 @@ def test_neither_delta_nor_n_is_an_error(capsys):
 
 def test_page_escapes_what_it_shows():
     metric = dataclasses.replace(get_metric("accuracy"), label="<b>R&D</b>")
-    result = plan(PlanSettings(metric, 0.8, NoiseOptions(draws=100), delta=0.05, n_test=1000))
+    result = plan(PlanSettings(metric, 0.8, NoiseOptions(draws=100), slices=SliceOptions(n_test=1000),
+                               delta=0.05))
     html = render_html(result)
     assert "&lt;b&gt;R&amp;D&lt;/b&gt;" in html and "<b>R&D</b>" not in html
     assert "<b>R&D</b>" in terminal_text(result)  # plain text where plain text is printed

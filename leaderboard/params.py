@@ -14,8 +14,9 @@ universes) are named as ``"module:attribute"`` and looked up only when a value i
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from leaderboard.constraints import (Choice, Choices, Constraint, Either, Flag, Interval, Invalid,
                                      Optional, Several, Table, Text, Texts)
@@ -151,6 +152,38 @@ PARAMETERS: dict[str, Constraint] = {
 
 
 
+_Listed = TypeVar("_Listed", bound="Listed")
+
+
+class Listed(str):
+    """An option's help that lists a registry's members where it says ``{listed}``, filled when
+    the help is shown: argparse writes an option's help as ``help % values``, and this ``%``
+    imports ``source`` (``"module:function"``, returning the members' words) and joins them,
+    so the registry loads for ``--help`` only, never to parse the options (issue 27), and this
+    table stays light.
+
+    Examples
+    --------
+    >>> text = Listed("methods: {listed} (default %(default)s)",
+    ...               "leaderboard.tiers.methods:method_words", "; ")
+    >>> (text % {"default": "holm"}).split(": ")[1].split(",")[0], text.endswith("%(default)s)")
+    ('rank-sets', True)
+    """
+
+    source: str
+    joiner: str
+
+    def __new__(cls: type[_Listed], text: str, source: str, joiner: str = ", ") -> _Listed:
+        made = super().__new__(cls, text)
+        made.source, made.joiner = source, joiner
+        return made
+
+    def __mod__(self, values):
+        module, name = self.source.split(":")
+        words = self.joiner.join(getattr(importlib.import_module(module), name)())
+        return str.replace(self, "{listed}", words) % values
+
+
 @dataclass(frozen=True)
 class Option:
     """A parameter as the command line offers it: its default and its help, where argparse's
@@ -243,6 +276,11 @@ OPTIONS: dict[str, Option] = {
     "model_b_col": Option("model_b", "column of the second model (default %(default)s)"),
     "winner_col": Option("winner", "column of the outcome (default %(default)s)"),
     "anchor_rating": Option(1000.0, "the anchor's rating (default %(default)g)"),
+    "tiers": Option(DEFAULT_TIERS, Listed("how tiers are cut (default %(default)s): {listed} (the "
+                                          "README's tier methods say what each guarantees)",
+                                          "leaderboard.tiers.methods:method_words", "; ")),
+    "simulate:metric": Option("auc", Listed("metric to simulate (default %(default)s): {listed}",
+                                            "leaderboard.metrics:metric_names")),
     "top_k": Option((), "more lines for P(top k), comma separated, e.g. medal lines '10,50'"),
     "exclude_flagged": Option((), "set flagged entries aside before the analysis, comma "
                               "separated: perfect (perfect scores, leaked labels), junk (far worse "

@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING
 
 from leaderboard.choices import EXAMPLES
 from leaderboard.errors import InputError
-from leaderboard.tiers.methods import TIER_METHODS
-from leaderboard.params import DEFAULT_TIERS
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.api_battles import BattlesResult
@@ -119,10 +117,7 @@ def add_parser(commands) -> None:
         add_parameter(run, name)
     add_parameter(run, "correlation", type=_correlation)
     ranks = run.add_argument_group("tiers and ranks")
-    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default=DEFAULT_TIERS,
-                       help="how tiers are cut (default rank-sets): " + "; ".join(
-                           f"{m.key}, {m.label}" for m in TIER_METHODS.values())
-                       + " (the README's tier methods say what each guarantees)")
+    add_parameter(ranks, "tiers")
     add_parameter(ranks, "prizes")
     add_parameter(ranks, "top_k", type=_positive_ints)
     add_parameter(run, "exclude_flagged", type=_flag_words)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import UNIVERSE_NAMES, UniverseOptions
 from leaderboard.options import universe_from
-from leaderboard.params import CAPS, DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
+from leaderboard.params import CAPS, DRAWS_MAX, N_MAX, SEED_MAX, Interval, Listed  # noqa: F401 - the limits
 from leaderboard.cli.option_types import (CORRELATION, FRACTION, ROWS, add_parameter,  # noqa: F401
                                           count, number_list, parsed_as, real, size)
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
@@ -47,11 +47,11 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
 
 
-class MetricHelp(str):
+class MetricHelp(Listed):
     """An option's help naming every registered metric where it says ``{metrics}``, filled when
-    the help is shown: argparse writes an option's help as ``help % values``, and this ``%``
-    fills in the names, so the metric registry (which imports every metric's code: pandas,
-    numba, SciPy) loads for ``--help`` only, never just to parse the options (issue 27).
+    the help is shown (:class:`leaderboard.params.Listed`): the metric registry (which imports
+    every metric's code: pandas, numba, SciPy) loads for ``--help`` only, never just to parse
+    the options (issue 27).
 
     Examples
     --------
@@ -60,10 +60,9 @@ class MetricHelp(str):
     (True, True)
     """
 
-    def __mod__(self, values):
-        from leaderboard.metrics import metric_names
-
-        return str.replace(self, "{metrics}", ", ".join(metric_names())) % values
+    def __new__(cls, text: str) -> MetricHelp:
+        return super().__new__(cls, text.replace("{metrics}", "{listed}"),
+                               "leaderboard.metrics:metric_names")
 
 
 def option_message(message: str, prog: str) -> str:

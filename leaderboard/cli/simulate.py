@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from leaderboard.api_plan import simulate
-from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, ROWS,
+from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, ROWS,
                                     add_output_options, add_parameter, add_universe_options, count, echo,
                                     number_list, real, write_output)
 from leaderboard.errors import InputError
@@ -35,8 +35,7 @@ def add_parser(commands) -> None:
                     "true score is known and report the 95% range of the observed score, d95 (the "
                     "gap two equally good models exceed one time in 20) and, for several true "
                     "scores, how often the truly better one is observed ahead.")
-    p.add_argument("--metric", default="auc",
-                   help=MetricHelp("metric to simulate (default auc): {metrics}"))
+    add_parameter(p, "metric", "simulate")
     p.add_argument("--score", type=number_list(real()), help="true score(s), comma separated, "
                    f"e.g. 0.75,0.80,0.81 (with --grid default {_csv(DEFAULT_SCORES)})")
     p.add_argument("--n-test", type=number_list(ROWS), help="rows per test set, comma separated "

@@ -14,13 +14,13 @@ universes) are named as ``"module:attribute"`` and looked up only when a value i
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from leaderboard.constraints import (Choice, Choices, Constraint, Either, Flag, Interval, Invalid,
                                      Optional, Several, Table, Text, Texts)
 from leaderboard.errors import InputError
+from leaderboard.option_words import WORDS, Listed
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size
 
 __all__ = ["PARAMETERS", "OPTIONS", "Option", "check", "check_all", "check_alpha", "default", "option",
@@ -51,6 +51,17 @@ DEFAULT_POWER = 0.8          # plan: the chance of detecting the difference
 # Issue 39: the default where nothing shows the tails; a board with public and private scores
 # reads its noise from their gaps (pipelines/tails.py).
 DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
+# A typical correlation between entries scored on one shared test set, for the words that say how
+# a verdict changes when entries share it and for plan's headline. Measured: 0.44 on Kaggle's
+# ultrasound-nerve-segmentation (922 public/private pairs), 0.62 on the bundled example, about 0.2
+# on mlsp-2014-mri (README, --correlation auto); 0.5 is a round middle of those.
+TYPICAL_CORRELATION = 0.5
+# simulate: the seeds' grid (true ROC AUCs, test-set sizes, shares of positives), and the simulated
+# test sets per case (one case, a grid)
+DEFAULT_SCORES = (0.7, 0.8, 0.9)
+DEFAULT_N_TESTS = (1000, 5000, 10000)
+DEFAULT_PREVALENCES = (0.01, 0.05, 0.2)
+SIMULATE_DRAWS, GRID_DRAWS = 5000, 2000
 
 # The caps checked before work (leaderboard.limits; the command line's --max-* options): each
 # one's default, bounds and what its N counts. leaderboard.limits.Limits takes its defaults here.
@@ -152,36 +163,9 @@ PARAMETERS: dict[str, Constraint] = {
 
 
 
-_Listed = TypeVar("_Listed", bound="Listed")
-
-
-class Listed(str):
-    """An option's help that lists a registry's members where it says ``{listed}``, filled when
-    the help is shown: argparse writes an option's help as ``help % values``, and this ``%``
-    imports ``source`` (``"module:function"``, returning the members' words) and joins them,
-    so the registry loads for ``--help`` only, never to parse the options (issue 27), and this
-    table stays light.
-
-    Examples
-    --------
-    >>> text = Listed("methods: {listed} (default %(default)s)",
-    ...               "leaderboard.tiers.methods:method_words", "; ")
-    >>> (text % {"default": "holm"}).split(": ")[1].split(",")[0], text.endswith("%(default)s)")
-    ('rank-sets', True)
-    """
-
-    source: str
-    joiner: str
-
-    def __new__(cls: type[_Listed], text: str, source: str, joiner: str = ", ") -> _Listed:
-        made = super().__new__(cls, text)
-        made.source, made.joiner = source, joiner
-        return made
-
-    def __mod__(self, values):
-        module, name = self.source.split(":")
-        words = self.joiner.join(getattr(importlib.import_module(module), name)())
-        return str.replace(self, "{listed}", words) % values
+def _listed(values) -> str:
+    """Numbers as the command line takes a list of them: ``0.7,0.8,0.9``."""
+    return ",".join(f"{v:g}" for v in values)
 
 
 @dataclass(frozen=True)
@@ -281,6 +265,20 @@ OPTIONS: dict[str, Option] = {
                                           "leaderboard.tiers.methods:method_words", "; ")),
     "simulate:metric": Option("auc", Listed("metric to simulate (default %(default)s): {listed}",
                                             "leaderboard.metrics:metric_names")),
+    "simulate:score": Option(None, "true score(s), comma separated, e.g. 0.75,0.80,0.81 (with "
+                             f"--grid default {_listed(DEFAULT_SCORES)})"),
+    "simulate:n_test": Option(None, "rows per test set, comma separated (with --grid default "
+                              f"{_listed(DEFAULT_N_TESTS)})"),
+    "simulate:prevalence": Option(None, "share of positives in the test set, comma separated; "
+                                  "binary metrics only (with --grid default "
+                                  f"{_listed(DEFAULT_PREVALENCES)})"),
+    "simulate:draws": Option(None, f"simulated test sets per case (default {SIMULATE_DRAWS:,}; "
+                             f"{GRID_DRAWS:,} with --grid, which has many cases)"),
+    "plan:correlation": Option(None, "assumed correlation between the entries' scores (default "
+                               f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a "
+                               "typical measured value; the answer for independent entries, 0, is "
+                               "given too; with --from a board of scores, as analyze: estimated, "
+                               "else 0)"),
     "top_k": Option((), "more lines for P(top k), comma separated, e.g. medal lines '10,50'"),
     "exclude_flagged": Option((), "set flagged entries aside before the analysis, comma "
                               "separated: perfect (perfect scores, leaked labels), junk (far worse "
@@ -313,6 +311,9 @@ OPTIONS: dict[str, Option] = {
                             "Inspect .eval, Parquet) that expands to more than N times its size, "
                             f"and more than {format_size(EXPANSION_FLOOR)}: a likely decompression "
                             f"bomb (default {DEFAULT_MAX_EXPANSION})"),
+    # every option without a default of its own (None; False for a flag): its help alone
+    **{key: Option(False if isinstance(PARAMETERS[key.split(":")[-1]], Flag) else None, words)
+       for key, words in WORDS.items()},
     "disconnected": Option("all", "models in groups that never met: rate every group on its own, "
                            "the one with the most battles first (all, the default), rate that "
                            "one alone and name the others (largest), or refuse (error)"),

@@ -43,7 +43,7 @@ def add_parser(commands) -> None:
     for name in ("alpha", "seed"):
         add_parameter(p, name, "calibrate")
     add_parameter(p, "jobs", "calibrate")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_parameter(p, "quiet", "calibrate", action="store_true")
 
 
 def _designs(args: argparse.Namespace) -> list[Design]:

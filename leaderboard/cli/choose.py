@@ -13,7 +13,7 @@ from functools import partial
 
 from leaderboard.pipelines.choose import ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
-from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
+from leaderboard.cli.common import (COMMANDS, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
                                     add_max_file_size, add_output_options, add_parameter,
                                     add_universe_options, count, echo, universe_options,
                                     write_output)
@@ -35,20 +35,18 @@ def add_parser(commands) -> None:
     p.add_argument("--public-scores", help="CSV of the candidates and their public scores, in "
                    "submission order (columns detected as for analyze: team/name/model and score)")
     p.add_argument("--name-col", help="column of candidate names in --public-scores")
-    p.add_argument("--score-col", help="column of public scores in --public-scores")
+    add_parameter(p, "score_col", "choose")
     p.add_argument("--solution", help="solution CSV (with a Usage column, its public rows are "
                    "what the team has seen; the private labels are never used for the choice)")
     p.add_argument("--submissions", help="folder, zip or manifest of the candidates' prediction "
                    "files")
-    p.add_argument("--id-col", help="id column of the solution and submissions")
-    p.add_argument("--target-col", action="append", help="target column(s) of the solution")
-    p.add_argument("--pred-col", action="append", help="prediction column(s) of the submissions")
-    p.add_argument("--metric", help=MetricHelp("the metric: {metrics}"))
-    p.add_argument("--n-public", type=ROWS, help="rows of the public board the scores come from")
-    p.add_argument("--n-private", type=ROWS, help="rows of the private board that will decide "
-                   "(default: the solution's private rows, else --n-public)")
-    p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics, scores "
-                   "only)")
+    add_parameter(p, "id_col", "choose")
+    add_parameter(p, "target_col", "choose", action="append")
+    add_parameter(p, "pred_col", "choose", action="append")
+    add_parameter(p, "metric", "choose")
+    add_parameter(p, "n_public", "choose", type=ROWS)
+    add_parameter(p, "n_private", "choose", type=ROWS)
+    add_parameter(p, "prevalence", "choose", type=FRACTION)
     add_parameter(p, "correlation", "choose", type=CORRELATION)
     direction = p.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True)

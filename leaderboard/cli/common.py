@@ -122,14 +122,10 @@ def wrote(paths: Iterable[str | None]) -> str:
 def add_solution_columns(parser) -> None:
     """The columns of a solution and its submission files: ``--id-col``, ``--target-col``,
     ``--pred-col`` (both repeatable) and ``--group-col`` (analyze, compare)."""
-    parser.add_argument("--id-col", help="id column of the solution and submissions (default: "
-                        "detected)")
-    parser.add_argument("--target-col", action="append", help="target column of the solution "
-                        "(repeat for several; default: all but id, Usage and --group-col)")
-    parser.add_argument("--pred-col", action="append", help="prediction column of the "
-                        "submissions (repeat for several; default: the target column names)")
-    parser.add_argument("--group-col", help="solution column of group ids, resampled together "
-                        "(--resample grouped)")
+    add_parameter(parser, "id_col")
+    add_parameter(parser, "target_col", action="append")
+    add_parameter(parser, "pred_col", action="append")
+    add_parameter(parser, "group_col")
 
 
 def add_output_options(parser: argparse.ArgumentParser, command: str) -> None:
@@ -146,35 +142,20 @@ def add_output_options(parser: argparse.ArgumentParser, command: str) -> None:
     """
     add_parameter(parser, "output", command, short="-o")
     parser.add_argument("--json", help="also write the results as JSON to this path")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    add_parameter(parser, "quiet", action="store_true")
 
 
 def add_universe_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose and shape the simulated universe (scores-only noise)."""
     group = parser.add_argument_group("simulated universe (scores only)")
-    group.add_argument("--universe", choices=UNIVERSE_NAMES,
-                       help="universe that simulates the metric (default: binormal for binary "
-                            "metrics, with the minority class's scores twice as spread for AUC, "
-                            "Gini and average precision (--spread); binomial for accuracy, bounded "
-                            "for mean Dice and IoU (the largest noise a mean of [0, 1] values can "
-                            "have), multiclass with --classes, residuals for regression; linspace "
-                            "is the seed articles' AUC universe)")
-    group.add_argument("--classes", type=parsed_as("classes"), help="multi-class: number of classes, "
-                       "equally common")
-    group.add_argument("--class-shares", type=number_list(parsed_as("class_shares")),
-                       help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
+    add_parameter(group, "universe", choices=UNIVERSE_NAMES)
+    add_parameter(group, "classes", type=parsed_as("classes"))
+    add_parameter(group, "class_shares", type=number_list(parsed_as("class_shares")))
     add_parameter(group, "residuals")
     add_parameter(group, "df")
-    group.add_argument("--kurtosis", type=parsed_as("kurtosis"),
-                       help="regression: the residuals' kurtosis, if known (from a validation "
-                            "set: 3 for normal residuals, more for heavier tails); sets the "
-                            "residuals' shape instead of --residuals and --df, and narrows a "
-                            "verdict that otherwise depends on the tails")
+    add_parameter(group, "kurtosis", type=parsed_as("kurtosis"))
     add_parameter(group, "threshold")
-    group.add_argument("--spread", type=parsed_as("spread"), help="binormal universe, "
-                       "AUC, Gini and average "
-                       "precision: the minority class's score SD over the majority's (default 2, "
-                       "the noisiest real-model shape of the noise study; 1: equal SDs)")
+    add_parameter(group, "spread", type=parsed_as("spread"))
 
 
 def universe_options(args: argparse.Namespace) -> UniverseOptions:
@@ -237,12 +218,8 @@ def add_engine_options(parser) -> None:
     group = parser.add_argument_group("where the work runs (submissions mode; needs the dask "
                                       "extra: pip install \"leaderboard[dask]\")")
     where = group.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=parsed_as("workers"), help="start a local Dask cluster of N "
-                       "worker processes and split the submissions among them (the numbers are "
-                       "the same as without it)")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler "
-                       "at ADDRESS (tcp://host:8786); its workers read the submission files "
-                       "themselves, so they must be readable at the same paths on every worker")
+    add_parameter(where, "workers", type=parsed_as("workers"))
+    add_parameter(where, "scheduler", metavar="ADDRESS")
 
 
 def engine_from_args(args: argparse.Namespace):

@@ -94,9 +94,9 @@ def _command_parsers() -> dict[str, argparse.ArgumentParser]:
     return dict(commands.choices)
 
 
-#: Options of table parameters that keep a default or help of their own, and why.
-OWN = {("simulate", "draws"): "one case or a grid: the pipeline's two defaults",
-       ("plan", "correlation"): "without --from noise.spread's typical value, with it analyze's"}
+#: Options of table parameters that keep a default or help of their own, and why (issue 42: 19
+#: before; the help of every option of a table parameter is the table's now).
+OWN: dict[tuple[str, str], str] = {}
 #: Options of the command line with a default not taken from the table (issue 42: 40 before,
 #: among them the caps, --max-file-size, --residuals, --df, --tiers, --top-k, --output).
 OWN_DEFAULT: set[tuple[str, str]] = set()
@@ -216,3 +216,13 @@ def test_every_settings_shape_is_composed_of_the_options_objects():
                {cls.__name__ for cls in objects}}
         assert own & theirs == set(), shape.__name__
         assert any(f.type in {cls.__name__ for cls in objects} for f in dataclasses.fields(shape))
+
+
+def test_every_option_of_a_table_parameter_is_declared_from_the_table():
+    """Issue 42: default, bounds and help of every option whose parameter the table holds come
+    from the table (118 options of table parameters were declared by hand before; plan --from's
+    reading options are analyze's, copied, their help said with '(with --from)')."""
+    by_hand = [(command, action.option_strings[-1]) for command, action in _options()
+               if action.dest in params.PARAMETERS and not _from_table(command, action)
+               and not (command == "plan" and action.dest in _plan_from_reading())]
+    assert by_hand == [], "declare them with add_parameter, their help in the table"

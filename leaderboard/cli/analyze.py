@@ -14,8 +14,7 @@ from leaderboard.cli.analyze_args import analysis_from_args
 from leaderboard.cli.analyze_outputs import write_analysis
 from leaderboard.cli.common import (COMMANDS, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
-                                    add_parameter, add_solution_columns, add_universe_options,
-                                    parsed_as)
+                                    add_parameter, add_solution_columns, add_universe_options)
 from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.given import analyze_mode, refuse_unread
 from leaderboard.cli.several import metric_names_given, run_several
@@ -83,7 +82,7 @@ def add_parser(commands) -> None:
     add_parameter(items, "published_model_col", "analyze", metavar="COL")
     add_parameter(sub, "resample")
     add_parameter(sub, "replicates")
-    add_parameter(sub, "beta", "analyze", type=parsed_as("beta"))
+    add_parameter(sub, "beta", "analyze")
     add_parameter(sub, "costs", "analyze")
     direction = run.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
 from leaderboard.noise.universe_options import UNIVERSE_NAMES, UniverseOptions
 from leaderboard.options import universe_from
-from leaderboard.params import CAPS, DRAWS_MAX, N_MAX, SEED_MAX, Interval, Listed  # noqa: F401 - the limits
+from leaderboard.params import CAPS, DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.cli.option_types import (CORRELATION, FRACTION, ROWS, add_parameter,  # noqa: F401
                                           count, number_list, parsed_as, real, size)
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
@@ -45,24 +45,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
-
-
-class MetricHelp(Listed):
-    """An option's help naming every registered metric where it says ``{metrics}``, filled when
-    the help is shown (:class:`leaderboard.params.Listed`): the metric registry (which imports
-    every metric's code: pandas, numba, SciPy) loads for ``--help`` only, never just to parse
-    the options (issue 27).
-
-    Examples
-    --------
-    >>> text = MetricHelp("the metric: {metrics} (default %(default)s)") % {"default": "auc"}
-    >>> text.startswith("the metric: auc, "), text.endswith("(default auc)")
-    (True, True)
-    """
-
-    def __new__(cls, text: str) -> MetricHelp:
-        return super().__new__(cls, text.replace("{metrics}", "{listed}"),
-                               "leaderboard.metrics:metric_names")
 
 
 def option_message(message: str, prog: str) -> str:
@@ -149,13 +131,13 @@ def add_universe_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose and shape the simulated universe (scores-only noise)."""
     group = parser.add_argument_group("simulated universe (scores only)")
     add_parameter(group, "universe", choices=UNIVERSE_NAMES)
-    add_parameter(group, "classes", type=parsed_as("classes"))
+    add_parameter(group, "classes")
     add_parameter(group, "class_shares", type=number_list(parsed_as("class_shares")))
     add_parameter(group, "residuals")
     add_parameter(group, "df")
-    add_parameter(group, "kurtosis", type=parsed_as("kurtosis"))
+    add_parameter(group, "kurtosis")
     add_parameter(group, "threshold")
-    add_parameter(group, "spread", type=parsed_as("spread"))
+    add_parameter(group, "spread")
 
 
 def universe_options(args: argparse.Namespace) -> UniverseOptions:
@@ -218,7 +200,7 @@ def add_engine_options(parser) -> None:
     group = parser.add_argument_group("where the work runs (submissions mode; needs the dask "
                                       "extra: pip install \"leaderboard[dask]\")")
     where = group.add_mutually_exclusive_group()
-    add_parameter(where, "workers", type=parsed_as("workers"))
+    add_parameter(where, "workers")
     add_parameter(where, "scheduler", metavar="ADDRESS")
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from leaderboard.api_plan import Plan, plan
 from leaderboard.cli.common import (COMMANDS, CORRELATION, FRACTION, ROWS,
-                                    add_parameter, add_universe_options, echo, parsed_as, write_output)
+                                    add_parameter, add_universe_options, echo, write_output)
 from leaderboard.cli.plan_from import FROM_ONLY, add_from_options, run_from
 from leaderboard.errors import InputError
 from leaderboard.noise.spread import TYPICAL_CORRELATION
@@ -30,9 +30,9 @@ def add_parser(commands) -> None:
                     "both), from the normal approximation delta >= (z_{1-alpha/2} + z_power) * "
                     "sd_diff(n), checked by simulation.")
     add_parameter(p, "metric", "plan")
-    add_parameter(p, "score", "plan", type=parsed_as("score"))
+    add_parameter(p, "score", "plan")
     add_parameter(p, "prevalence", "plan", type=FRACTION)
-    add_parameter(p, "delta", "plan", type=parsed_as("delta"))
+    add_parameter(p, "delta", "plan")
     add_parameter(p, "n_test", "plan", type=ROWS)
     for name in ("alpha", "power"):
         add_parameter(p, name, "plan")

@@ -182,6 +182,9 @@ def benchmark_cases() -> list[Case]:
         items("--harness-filter on a table of per-item results", lambda f: write(
             f / "r.csv", _table()), where=("--harness-filter", "table"),
             extra=("--harness-filter", "none")),
+        items("--resample stratified on per-item results without a truth", lambda f: write(
+            f / "r.csv", _table()), where=("--resample stratified", "--target-col"),
+            extra=("--resample", "stratified")),
         items("--missing-instances on a table of per-item results", lambda f: write(
             f / "r.csv", _table()), where=("--missing-instances", "table"),
             extra=("--missing-instances", "missing")),

@@ -263,12 +263,15 @@ def name_cases() -> list[Case]:
     def look_alike(*names: str):
         def check(folder: Path, out: str, err: str) -> None:
             flags = json.loads((folder / "r.json").read_text(encoding="utf-8"))["flags"]
-            assert [f["teams"] for f in flags if f["kind"] == "look_alike"] == [list(names)], flags
+            assert [f["teams"] for f in flags if f["kind"] == "look_alike"] == (
+                [list(names)] if names else []), flags
         return check
 
     return [
-        board("a team written in capitals and spaces beside its twin", "AL PHA",
-              look_alike("alpha", "AL PHA")),
+        # a board's team names: case and spaces are two teams ("John", "john" on a board of
+        # thousands); per-item model ids and arenas fold them too (tests/hostile_benchmarks.py)
+        board("a team differing from another only in case: two teams, no flag", "ALPHA",
+              look_alike()),
         board("a right-to-left override in a team name", f"admin{rlo}gnp.exe",
               json_keeps(f"admin{rlo}gnp.exe")),
         board("</script> in a team name", "</script><script>alert(1)</script>",

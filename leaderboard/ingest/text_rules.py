@@ -71,17 +71,21 @@ def invisible(ch: str) -> bool:
     return unicodedata.category(ch) in ("Cf", "Cc") or ch in "\u034f\u180e"
 
 
-def look_alike_key(name: object) -> str:
-    """What a reader sees of ``name``, one rule for every list of names (entries, models of per-item
-    results or of an arena): invisible characters removed, NFKC (fullwidth letters, ligatures,
-    decomposed accents to their plain forms), case folded and spaces removed. Two names of one
-    key are probably one model written two ways; they are kept apart and named.
+def look_alike_key(name: object, *, spelling: bool = True) -> str:
+    """What a reader sees of ``name``, one rule for every list of names: invisible characters
+    removed and NFKC (fullwidth letters, ligatures, decomposed accents to their plain forms);
+    with ``spelling`` (model ids: per-item results, arenas), case folded and spaces removed
+    too. Two names of one key are kept apart and named: one model written two ways, or a name
+    made to pass for another. A board's team names are compared without ``spelling``: "John"
+    and "john" on a Kaggle board of thousands are two teams.
 
     Examples
     --------
     >>> keys = {look_alike_key(n) for n in ("te\u200bam", "ｔｅａｍ", "Team", "t eam")}
     >>> keys, look_alike_key("cafe\u0301") == look_alike_key("Caf\u00e9")
     ({'team'}, True)
+    >>> look_alike_key("Team", spelling=False), look_alike_key("ｔｅａｍ", spelling=False)
+    ('Team', 'team')
     """
     text = unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not invisible(ch)))
-    return "".join(text.casefold().split())
+    return "".join(text.casefold().split()) if spelling else text

@@ -4,6 +4,7 @@ the command line, keyword arguments in Python)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -43,10 +44,17 @@ def test_a_solution_without_usage_is_ranked_by_every_row(no_usage_run, capsys):
     page = (folder / "r.html").read_text(encoding="utf-8")
     assert "every row of the solution (it has no public rows)" in page
     assert "other split" not in page and "200 private rows" not in page
-    # a perfect leader's d95 is 0, said as such, not rounding dust (6.223e-61)
-    assert json.loads((folder / "r.json").read_text(encoding="utf-8"))["d95"] == 0
+    # a perfect leader's d95 is 0, said as such, not rounding dust (6.223e-61): in the terminal,
+    # the JSON's two d95s, the noise section's words and the pairwise-difference chart's pin
+    document = json.loads((folder / "r.json").read_text(encoding="utf-8"))
+    assert document["d95"] == 0 and document["noise"]["leader_d95"] == 0
     d95 = next(line for line in out.splitlines() if line.startswith("d95"))
     assert "e-" not in d95 and "cannot be measured" in d95
+    assert "95% of pairs are within d95" not in page and "every pair lands at the same score, " \
+        "since no draw moved it, so d95 is 0 here and the noise of this score cannot be " \
+        "measured" in page
+    pin = json.loads(re.search(r'"pin":(\[[^]]*\])', page).group(1))[0]
+    assert (pin["x"], pin["text"]) == (0, "d95 = 0 (no draw moved the score)")
 
 
 def test_flags_agree_in_number():

@@ -170,3 +170,22 @@ def test_a_guarantee_checked_at_the_boards_shape_is_said_in_plain_words():
     assert caveats(a) == [] and _checked(a, short=False) == (
         "Checked at this board's shape, the tiers wrongly separated equal entries on 3.0% of "
         "boards (5% promised).")
+
+
+@pytest.mark.parametrize("function", ["analyze_items", "analyze_submissions"])
+def test_one_kind_of_flag_given_as_a_string_is_read_as_one_word(function):
+    """exclude_flagged="nope" is refused as 'nope' (as analyze does), not letter by letter
+    ("got 'n'"), and "junk" is accepted, not refused as 'j'."""
+    frame = pd.DataFrame({"model": np.repeat(["a", "b"], 20), "item": np.tile(range(20), 2),
+                          "value": np.tile([0, 1], 20)})
+    solution = pd.DataFrame({"id": range(20), "target": np.tile([0, 1], 10)})
+    call = {"analyze_items": lambda **kw: leaderboard.analyze_items(frame, **kw),
+            "analyze_submissions": lambda **kw: leaderboard.analyze_submissions(
+                solution, {"a": np.linspace(0, 1, 20)}, metric="auc", **kw)}[function]
+    with pytest.raises(leaderboard.InputError) as error:
+        call(exclude_flagged="nope")
+    assert str(error.value) == "exclude_flagged= must be one of 'perfect', 'junk', 'shared', " \
+                               "got 'nope'"
+    with pytest.raises(leaderboard.InputError) as error:   # "junk" passes the check: the next
+        call(exclude_flagged="junk", replicates=99)         # error is the replicates'
+    assert str(error.value).startswith("replicates= must be")

@@ -338,7 +338,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         not all hold together. Simultaneous: all of them, every model in every category, hold
         together with probability at least ``1 - alpha`` for values in [0, 1] (binomial bounds;
         approximate with clusters, rough for other values: docs/categories.md). The JSON and
-        ``result.categories.table`` hold both (``ci_low``/``ci_high``,
+        ``result.analysis.categories.table`` hold both (``ci_low``/``ci_high``,
         ``ci_sim_low``/``ci_sim_high``).
     exclude_flagged : sequence of {"perfect", "junk", "shared"}, default ()
         As :func:`analyze`: the models these flags name are set aside before the ranking,

@@ -204,3 +204,43 @@ def test_the_first_screen_page_quotes_the_example_it_ran(example_default):
     said = [example_default["d95"], spread["independent"], spread["at_correlation"],
             spread["correlation"], reach]
     assert numbers == [round(x, 4) if k != 3 else x for k, x in enumerate(said)], row
+
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+          "eight": 8, "nine": 9, "ten": 10}
+
+
+def test_the_counts_in_words_the_pages_give_of_the_examples_are_theirs(example_outputs):
+    """"four broken on purpose" (the submissions example's rejected files, as its run reports
+    them), "three battles are dropped" (the battles example's rows a scorer drops: a model
+    against itself, no winner), "the seed articles' 27-case experiment" (simulate --grid's
+    cases) and "Python 3.10 or newer" (pyproject.toml's requires-python)."""
+    import tomllib
+
+    import pandas as pd
+
+    from leaderboard.pipelines import simulate
+    from leaderboard.resources import data_dir
+
+    files = json.loads(example_outputs("submissions")["json"].read_text(encoding="utf-8"))
+    battles = pd.read_csv(data_dir() / "example_battles.csv", keep_default_na=False)
+    dropped = int(((battles["model_a"] == battles["model_b"])
+                   | (battles["winner"].str.strip() == "")).sum())
+    cases = (len(simulate.DEFAULT_SCORES) * len(simulate.DEFAULT_N_TESTS)
+             * len(simulate.DEFAULT_PREVALENCES))
+    python = re.search(r">=\s*3\.(\d+)", tomllib.loads(
+        (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"])
+    truth = {r"\b(\w+) (?:of them )?broken on purpose":
+             sum(f["status"] == "rejected" for f in files["files"]),
+             r"\b(\w+) battles are dropped": dropped,
+             r"\b(\d+)-case experiment": cases,
+             r"Python 3\.(\d+) or newer": int(python.group(1))}
+    found = 0
+    for pattern, value in truth.items():
+        for path in pages():
+            for match in re.finditer(pattern, path.read_text(encoding="utf-8")):
+                said = match.group(1).lower()
+                assert _WORDS.get(said, said) in (value, str(value)), \
+                    f"{path.name}: {match.group(0)!r}, the code's: {value}"
+                found += 1
+    assert found >= 8   # README and getting-started say each (9 when written)

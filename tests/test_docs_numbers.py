@@ -244,3 +244,35 @@ def test_the_counts_in_words_the_pages_give_of_the_examples_are_theirs(example_o
                     f"{path.name}: {match.group(0)!r}, the code's: {value}"
                 found += 1
     assert found >= 8   # README and getting-started say each (9 when written)
+
+
+def test_the_simulate_pages_figures_are_what_simulate_gives():
+    """docs/commands/simulate.md's d95 and "truly better ahead" figures for AUC 0.8 (and 0.81)
+    on 1000 rows with 1% positives and on 10,000 rows with 20%, in the default binormal universe
+    and the seeds' linspace: each is the default run's (5000 draws, seed 0) rounded as written.
+    (tests/pipelines/test_simulate.py holds the linspace figures to the seeds' own.)"""
+    import leaderboard
+
+    page = (ROOT / "docs" / "commands" / "simulate.md").read_text(encoding="utf-8")
+    d95 = re.search(r"AUC 0\.8 on 1000 rows with 1% positives: about ([\d.]+) in the\s+default "
+                    r"binormal universe \(([\d.]+) in the seeds' own, `--universe linspace`\); "
+                    r"on 10,000 rows with 20%\s+positives: about ([\d.]+) \(([\d.]+)\)", page)
+    ahead = re.search(r"AUC 0\.81 against 0\.80 on 1000 rows with 1% positives: about (\d+)% "
+                      r"\((\d+)% with `--universe linspace`\)", page)
+    assert d95 and ahead, "the sentences moved: update the patterns"
+
+    def said(text: str) -> tuple[float, int]:   # the figure and its decimals
+        return float(text), len(text.partition(".")[2])
+
+    for universe, small, large, share in (("binormal", d95[1], d95[3], ahead[1]),
+                                          ("linspace", d95[2], d95[4], ahead[2])):
+        run = leaderboard.simulate(metric="auc", scores=[0.80, 0.81], n_tests=1000,
+                                   prevalences=0.01, universe=universe)
+        value, digits = said(small)
+        assert round(run.cases[0].d95, digits) == value, (universe, run.cases[0].d95, small)
+        assert round(100 * run.ahead[0].probability) == int(share), (universe, share)
+        if universe == "binormal":   # linspace's is the seeds' figure, checked in test_simulate
+            big = leaderboard.simulate(metric="auc", scores=[0.80], n_tests=10000,
+                                       prevalences=0.2, universe=universe)
+            value, digits = said(large)
+            assert round(big.cases[0].d95, digits) == value, (universe, big.cases[0].d95, large)

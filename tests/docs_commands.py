@@ -49,7 +49,7 @@ NOT_RUN = {
 
 # A placeholder in a usage line: an upper-case word (FILE, METRIC, N), or an optional part.
 _PLACEHOLDER = re.compile(r"(?<![\w-])[A-Z][A-Z_]*(?![\w-])|\[")
-_FENCE = re.compile(r"^```(\w*)\s*$")
+_FENCE = re.compile(r"^\s*```(\w*)\s*$")   # indented too (a block inside a list item)
 _INLINE = re.compile(r"`(leaderboard [^`]+)`")
 # "# exit 0: shown better; 1: not shown better; 2: bad input": the statuses a comment documents
 # (2, bad input, is never what an example of the manual should do)

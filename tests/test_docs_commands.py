@@ -297,3 +297,38 @@ def test_the_snippets_are_found():
     found = snippets()
     assert len(found) >= 5 and {s.page for s in found} >= {
         "docs/python-api.md", "docs/battles.md", "docs/benchmark-formats.md"}
+
+
+def test_no_command_on_a_page_escapes_the_extraction():
+    """Every line of a page that starts (after indentation, a ``$ `` prompt or an ``&&``
+    chain) with ``leaderboard <command>`` belongs to an extracted command: none sits in an
+    indented code block, a block of another language or a fence the extractor does not see."""
+    import re
+
+    from tests.docs_commands import pages
+
+    commands = "|".join(build_parser()._subparsers._group_actions[0].choices)
+    starts = re.compile(rf"^\s*(?:\$ )?(?:.*&& )?leaderboard ({commands})\b")
+    seen = {(c.page, c.line) for c in COMMANDS}
+    missed = []
+    for path in pages():
+        page = path.relative_to(ROOT).as_posix()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
+            if starts.match(line) and (page, number) not in seen \
+                    and not lines[number - 2].rstrip().endswith("\\"):
+                missed.append(f"{page}:{number}: {line.strip()}")
+    assert not missed, "\n".join(missed)
+
+
+def test_every_bundled_example_is_run_by_a_documented_command():
+    """Each name ``--example`` takes (scores, kaggle, submissions, items, battles) is run by a
+    command of the README or the manual."""
+    parser = build_parser(only="analyze")._subparsers._group_actions[0].choices["analyze"]
+    names = set(parser._option_string_actions["--example"].choices)
+    run = set()
+    for command in (c for c in COMMANDS if c.kind == "run" and c.argv[0] == "analyze"):
+        if "--example" in command.argv:
+            after = command.argv[command.argv.index("--example") + 1:][:1]
+            run.add(after[0] if after and not after[0].startswith("-") else "scores")
+    assert names <= run, names - run

@@ -189,3 +189,23 @@ def test_one_kind_of_flag_given_as_a_string_is_read_as_one_word(function):
     with pytest.raises(leaderboard.InputError) as error:   # "junk" passes the check: the next
         call(exclude_flagged="junk", replicates=99)         # error is the replicates'
     assert str(error.value).startswith("replicates= must be")
+
+
+def test_clustered_pairs_differ_on_items_counted_among_items(tmp_path, capsys):
+    """Items resampled in clusters: the pair differs on so many of the *items* ("they differ on
+    49 of 240 items" on the README's per-item example), never "49 of 40 clusters"; the card's
+    JSON counts them among the items too, while the units needed stay clusters."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 60), "item": np.tile(range(60), 3),
+                          "passage": np.tile(np.arange(60) // 6, 3),
+                          "value": (rng.random(180) < np.repeat([0.8, 0.6, 0.5], 60)).astype(int)})
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    main(["compare", "--items", str(path), "--baseline", "b", "--candidate", "a",
+          "--cluster-col", "passage", "--replicates", "100"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("resolution"))
+    differ = int(np.sum(frame["value"][:60].to_numpy() != frame["value"][60:120].to_numpy()))
+    assert f"they differ on {differ} of 60 items" in line and "clusters would separate" in line
+    card = leaderboard.analyze_items(frame, cluster_col="passage", replicates=100).card
+    assert (card["n_eff"]["value"], card["n_eff"]["of"], card["n_eff"]["unit"]) == (
+        differ, 60, "item")

@@ -155,7 +155,7 @@ def pair_resolution(models: tuple[str, str], gap: float, a: np.ndarray | None,
                     correlation: float | None = None, current: int | None, unit: str,
                     alpha: float, n_eff: int | None = None,
                     n_eff_reason: str | None = None,
-                    n_eff_among: tuple[int, str] | None = None) -> PairResolution:
+                    n_eff_among: tuple[int | None, str] | None = None) -> PairResolution:
     """A pair's resolution from paired replicates ``a`` and ``b`` (bootstrap scores, same
     draws), or from SDs and an assumed ``correlation`` (scores only). ``n_eff_among``: the
     units ``n_eff`` counts, when not ``current`` ``unit``s (items inside resampled clusters).

@@ -209,3 +209,17 @@ def test_clustered_pairs_differ_on_items_counted_among_items(tmp_path, capsys):
     card = leaderboard.analyze_items(frame, cluster_col="passage", replicates=100).card
     assert (card["n_eff"]["value"], card["n_eff"]["of"], card["n_eff"]["unit"]) == (
         differ, 60, "item")
+
+
+def test_a_battles_column_not_found_is_named_in_the_callers_words(tmp_path, capsys):
+    """The command line's error names its option (--winner-col, --cluster-col), the Python API's
+    its keyword (winner_col=): the battles reader had named "(winner_col)" to both."""
+    path = tmp_path / "b.csv"
+    path.write_text("model_a,model_b,w\na,b,model_a\nb,a,model_b\n", encoding="utf-8")
+    assert main(["analyze", "--battles", str(path)]) == 2
+    assert "column 'winner' (--winner-col) not found" in capsys.readouterr().err
+    frame = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "a"],
+                          "winner": ["model_a", "model_b"]})
+    with pytest.raises(leaderboard.InputError) as error:
+        leaderboard.analyze_battles(frame, cluster_col="prompt")
+    assert "column 'prompt' (cluster_col=) not found" in str(error.value)

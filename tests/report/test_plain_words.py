@@ -118,6 +118,7 @@ def test_the_python_api_speaks_of_keywords_not_options(kwargs, words):
         leaderboard.analyze(board, **{"metric": "auc", "n_test": 1000, "prevalence": 0.2,
                                       **kwargs})
     assert words in str(error.value) and "--" not in str(error.value)
+    assert "file" not in str(error.value)   # "columns in the DataFrame: team, score"
 
 
 def _analysis(tiers, flags=(), p_spearman=None):

@@ -276,3 +276,14 @@ def test_the_simulate_pages_figures_are_what_simulate_gives():
                                        prevalences=0.2, universe=universe)
             value, digits = said(large)
             assert round(big.cases[0].d95, digits) == value, (universe, big.cases[0].d95, large)
+
+
+def test_the_architecture_pages_import_ceiling_is_the_tests():
+    """"No module imports more than 15 of the package's modules": tests/api/test_layers.py's
+    ceiling, and no hub is said to be left over the ceiling while none is."""
+    from tests.api import test_layers
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    said = re.search(r"No module imports more than (\d+) of the package's modules", page)
+    assert said and int(said.group(1)) == test_layers.MAX_OWN_IMPORTS
+    assert bool(test_layers.HUBS_LEFT) == ("hubs are held" in page)

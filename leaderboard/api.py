@@ -253,7 +253,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         slices=SliceOptions(split=split),   # the solution gives the rows and their split
         read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
                          group_col=group_col, max_file_size=max_file_size),
-        workers=workers, scheduler=scheduler, exclude_flagged=cast(Any, exclude_flagged))
+        workers=workers, scheduler=scheduler, exclude_flagged=exclude_flagged)
     return Result.of(run_analysis(Inputs(solution=table, submissions=subs), options,
                                   quiet=check("quiet", quiet)))
 
@@ -377,7 +377,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          cost_col=cost_col, published_col=published_col,
                          published_model_col=published_model_col,
                          max_file_size=max_file_size),
-        exclude_flagged=cast(Any, exclude_flagged))
+        exclude_flagged=exclude_flagged)
     published = check("published", published)
     return Result.of(run_analysis(
         Inputs(items=_table(data, "data"),

@@ -105,6 +105,11 @@ def output_cases() -> list[Case]:
         refused("--markdown onto a FIFO", ["--markdown", "@t.md"], ("--markdown", "FIFO"),
                 lambda f: _fifo(f, "t.md")),
         refused("-o and --csv hard-linked", ["--csv", "@t.csv"], ("same file",), hard_link),
+        # refused before the analysis, not after it wrote the other outputs
+        refused("--csv into a folder that does not exist", ["--csv", "@nope/t.csv"],
+                ("--csv", "nope does not exist")),
+        refused("-o ending with a slash", ["-o", "no-such-h3/page.html/"],
+                ("-o", "a folder's path")),
     ]
 
 

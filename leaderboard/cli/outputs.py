@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, redirect_stdout
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.safe_read import refuse_special_output
+from leaderboard.ingest.safe_read import refuse_special_output, refuse_unwritable_place
 from leaderboard.safe_write import stream_of, write_text
 
 
@@ -63,6 +63,8 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
             streams.add(stream)
         for source in sources:
             _refuse_input(option, path, _key(path), source)
+        if stream is None:
+            refuse_unwritable_place(path, f"{option} {path}")
         seen[key] = option
     return streams
 

@@ -210,3 +210,16 @@ def test_a_dataframe_naming_a_column_twice_names_the_column_not_row_minus_one(ca
     with pytest.raises(InputError) as caught:
         call(frame)
     assert "written twice" in str(caught.value) and "row" not in str(caught.value), caught.value
+
+
+@pytest.mark.parametrize("call", [
+    lambda df: leaderboard.analyze(df, metric="auc", n_test=1000, prevalence=0.2),
+    lambda df: leaderboard.analyze_items(df),
+], ids=["analyze", "analyze_items"])
+def test_a_dataframe_with_columns_of_two_levels_is_named_as_such(call):
+    """A MultiIndex of columns became two header lines of CSV, and the error blamed a column
+    'written twice' (issue 43)."""
+    frame = pd.DataFrame([["a", "q", 0.5], ["b", "q", 0.6]], columns=pd.MultiIndex.from_tuples(
+        [("x", "team"), ("x", "item"), ("x", "score")]))
+    with pytest.raises(InputError, match="its columns have 2 levels"):
+        call(frame)

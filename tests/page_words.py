@@ -13,7 +13,8 @@ _BLOCK = {"p", "li", "ul", "ol", "div", "details", "summary", "h2", "h3", "br", 
 
 
 class _Boxes(HTMLParser):
-    """Text of every ``<section class="answer">``; a closed ``<details>`` counts its summary."""
+    """Text of every ``<section class="answer">``; a closed ``<details>`` counts its summary; a
+    note mark (``<sup class="note">``, a footnote's number) is not a word."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -21,9 +22,12 @@ class _Boxes(HTMLParser):
         self.depth = 0          # inside an answer box: open elements deep
         self.closed = 0         # inside a closed <details>: its depth
         self.summary = False
+        self.mark = 0           # inside a note mark: its depth
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if self.depth and not self.mark and tag == "sup" and "note" in (attrs.get("class") or ""):
+            self.mark = self.depth + 1
         if not self.depth:
             if tag == "section" and "answer" in (attrs.get("class") or "").split():
                 self.depth, self.boxes = 1, [*self.boxes, []]
@@ -46,10 +50,12 @@ class _Boxes(HTMLParser):
             self.summary = False
         if self.closed == self.depth:
             self.closed = 0
+        if self.mark == self.depth:
+            self.mark = 0
         self.depth -= 1
 
     def handle_data(self, data):
-        if self.depth and (not self.closed or self.summary):
+        if self.depth and not self.mark and (not self.closed or self.summary):
             self.boxes[-1].append(data)
 
 

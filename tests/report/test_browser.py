@@ -778,14 +778,18 @@ def test_chart_texts_are_whole_on_a_phone(tabs, example_outputs):
     screenshots, audited). The scores and submissions examples (runs the session has made) hold
     every chart of the analysis page; the wrapped axis titles are
     leaderboard.report.vega.common.axis_title's doctest."""
-    for kind in ("scores", "submissions"):
-        page = tabs.open(example_outputs(kind)["html"], width=390)
-        _draw_charts(page)
-        assert page.evaluate(_CUT_TEXTS) == [], kind
-        if kind == "submissions":   # the legends: every entry, each line whole
-            legend = page.locator("#chart-curves-roc .role-legend-label text").all_text_contents()
-            assert len(legend) == 5 and all("(AUC 0." in x for x in legend), legend
-        tabs.done(page)
+    page = tabs.open(example_outputs("scores")["html"], width=390)
+    _draw_charts(page)
+    assert page.evaluate(_CUT_TEXTS) == []
+    tabs.done(page)
+    page = tabs.open(example_outputs("submissions")["html"], width=390)
+    page.locator("#curves").scroll_into_view_if_needed()   # draws the curves (and their
+    page.wait_for_function("document.querySelectorAll("    # neighbours) alone: quicker
+                           "'#curves .lb-chart.lb-live').length === 4", timeout=30_000)
+    assert page.evaluate(_CUT_TEXTS) == []
+    legend = page.locator("#chart-curves-roc .role-legend-label text").all_text_contents()
+    assert len(legend) == 5 and all("(AUC 0." in x for x in legend), legend
+    tabs.done(page)
 
 
 # the charts that take their box's width (usermeta lb_fit) and are wider than it; the boxes that
@@ -797,18 +801,17 @@ _MISFIT = """() => [...document.querySelectorAll('.lb-chart.lb-live')].flatMap(b
     return (fit && wide) || wide !== hint ? [[box.id, !!fit, wide, hint]] : []; })"""
 
 
-def test_charts_follow_their_box_when_it_narrows_without_a_window_resize(tabs, example_outputs):
+def test_charts_follow_their_box_when_it_narrows_without_a_window_resize(tabs, pages):
     """A chart that takes its box's width refits when the box narrows with no window resize
     event (headless Chromium lays a page out at 500 px before its 390 px screenshot: the
     screenshots showed the ECDF's last numbers and the curves' legends past the box, cut), and
     its "scroll sideways" hint follows the refit (after a window resize it had stayed on charts
-    that fit again). The submissions example drawn at 500 px, then its page narrowed to 390 and
-    its details opened (a chart in a closed one refits when it opens)."""
-    page = tabs.open(example_outputs("submissions")["html"], width=500)
+    that fit again). The simulate page (its histograms and ECDFs) drawn at 500 px, then narrowed
+    to 390."""
+    page = tabs.open(pages["simulate"], width=500)
     _draw_charts(page)
-    assert page.evaluate(_MISFIT) == []
-    page.evaluate("() => { document.querySelector('main').style.maxWidth = '390px';"
-                  " document.querySelectorAll('details').forEach(d => { d.open = true; }); }")
+    assert page.evaluate(_MISFIT) == [] and page.locator(".lb-chart.lb-live").count() == 2
+    page.evaluate("() => { document.querySelector('main').style.maxWidth = '390px'; }")
     try:
         page.wait_for_function(f"({_MISFIT})().length === 0", timeout=5_000)
     except sync_api.TimeoutError:
@@ -851,33 +854,18 @@ def test_plan_labels_stay_off_the_axis_and_the_readme_picture_shows_every_name(t
     tabs.done(picture)
 
 
-def test_every_page_answers_in_at_most_75_words(pages, tmp_path):
+def test_every_page_answers_in_at_most_75_words(pages):
     """The first screen of every kind of page (tests/page_words.py): each answer box at most 75
     words, none of the jargon that belongs in "How to read", and at most 75 words before the
     page's first table (issue 43: they were 292 to 623, the answer's detail, the facts as a list,
     simulate's introduction, the several-metrics page's boxes). The several-metrics page opens
-    with one box for every metric and has one a metric below its first table; the items page
-    (with categories) and plan --from's are made here."""
+    with one box for every metric and has one a metric below its first table. The pages of
+    items with categories (tests/ingest/test_items.py) and of plan --from
+    (tests/test_docs_commands.py) are checked where they are made."""
     from page_words import check_answers, check_first_screen   # noqa: E402 (tests/ on the path)
 
-    from leaderboard.resources import data_dir
-
-    frame = pd.read_csv(data_dir() / "example_items.csv")
-    frame["subject"] = "s" + (frame["passage"].str[1:].astype(int) % 4).astype(str)
-    frame.to_csv(tmp_path / "items.csv", index=False)
-    more = {"categories": ["analyze", "--items", str(tmp_path / "items.csv"), "--model-col",
-                           "model", "--item-col", "question", "--value-col", "correct",
-                           "--cluster-col", "passage", "--category-col", "subject"],
-            "plan_from": ["plan", "--from", str(data_dir() / "example_leaderboard.csv"),
-                          "--metric", "auc", "--n-test", "2100", "--prevalence", "0.1",
-                          "--boards", "20"]}
-    paths = dict(pages)
-    for name, argv in more.items():
-        paths[name] = tmp_path / f"{name}.html"
-        assert main([*argv, *QUICK[:1], "--replicates", "100", "-o", str(paths[name])]) == 0
-    for name, path in paths.items():
+    for name, path in pages.items():
         html = path.read_text(encoding="utf-8")
         boxes = check_answers(html, name)
         assert len(boxes) == (3 if name == "several" else 1), name
         check_first_screen(html, name)
-    assert 'id="categories"' in paths["categories"].read_text(encoding="utf-8")

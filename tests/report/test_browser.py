@@ -251,7 +251,8 @@ def test_the_script_prints_what_the_plain_rows_print(tabs, pages, shown, name):
 
 
 def plain_new(path: Path) -> int:
-    html = path.read_text(encoding="utf-8")
+    """Rows that start a tier in the tier table's plain HTML (not the facts table above it)."""
+    html = path.read_text(encoding="utf-8").split('id="lb-table"', 1)[1]
     return html.split("<tbody>", 1)[1].split("</tbody>", 1)[0].count('<tr class="new">')
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from leaderboard.cli import build_parser, main
 from tests.docs_commands import NOT_RUN, ROOT, extract, snippets
-from tests.page_words import check_answers
+from tests.page_words import check_answers, check_first_screen
 
 COMMANDS = extract()
 _OUTPUTS = {"-o", "--output", "--json", "--csv", "--markdown"}
@@ -165,10 +165,12 @@ def _page(argv: list[str]) -> Path | None:
 
 
 def _check_page(path: Path, command) -> None:
-    """A page's first screen: each answer box at most 75 words, no jargon in it
-    (tests/page_words.py); and no temporary folder of the examples named anywhere."""
+    """A page's first screen: each answer box at most 75 words, no jargon in it, and at most 75
+    words before the page's first table (tests/page_words.py); and no temporary folder of the
+    examples named anywhere."""
     html = path.read_text(encoding="utf-8")
     check_answers(html, str(command))
+    check_first_screen(html, str(command))
     assert "leaderboard-example-" not in html, f"{command}: names a deleted temporary folder"
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from scipy.special import ndtri, stdtrit
 
 from leaderboard.metrics import Metric
-from leaderboard.noise.rng import BLOCK, draw_rows
+from leaderboard.noise.rng import BLOCK, MULTINOMIAL_ROWS, draw_rows, multinomial_rows
 from leaderboard.noise.universes.finite import CalibratedUniverse
 from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS
 
@@ -214,6 +214,8 @@ class ResidualUniverse(CalibratedUniverse):
         if rows <= size:
             picks = self._pick(rng, (BLOCK, rows))
             return np.sort(picks, axis=1) if sort else picks
+        if rows > MULTINOMIAL_ROWS:   # the picks' counts in distribution, at no cost per row
+            return multinomial_rows(rng, rows, self.row_weights)
         counts = np.zeros((BLOCK, size), dtype=np.int64)   # counted in bounded chunks
         for draw in counts:
             for start in range(0, rows, _PICKS_PER_CALL):

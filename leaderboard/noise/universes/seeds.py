@@ -79,7 +79,9 @@ class SeedsAUCUniverse:
         then at each level a positive's count of negatives below it is one lookup, so a block costs
         O(draws * positives) per level with no per-draw Python loop. A class with more rows than the
         universe has individuals is drawn as how many times each individual was picked (exactly
-        multinomial), so memory and time stop growing with the test set's size.
+        multinomial: counted picks, or one multinomial draw above
+        :data:`~leaderboard.noise.rng.MULTINOMIAL_ROWS` rows), so memory stops growing with the
+        test set's size, and time too above that many rows.
         """
         levels = np.asarray(levels, dtype=float)
         m, k = class_counts(n_test, _given(prevalence))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, cast   # cast: the options objects normalise what they are given
 
 import numpy as np
 import pandas as pd
@@ -147,17 +146,17 @@ def analyze(data: pd.DataFrame | PathLike, *, metric: str, n_test: int | None = 
                            prevalence=prevalence, draws=draws, seed=seed,
                            correlation=correlation, beta=beta, costs=costs,
                            universe=universe_from(universe=universe, classes=classes,
-                                                  class_shares=cast(Any, class_shares),
+                                                  class_shares=class_shares,
                                                   residuals=residuals, df=df,
                                                   threshold=threshold, spread=spread,
                                                   kurtosis=kurtosis)),
         ranks=RankOptions(alpha=alpha, replicates=replicates, method=tiers, prizes=prizes,
-                          top_k=cast(Any, top_k)),
+                          top_k=top_k),
         slices=SliceOptions(n_test=n_test, n_public=n_public, n_private=n_private,
                             public_fraction=public_fraction, two_stage=two_stage, split=split),
         read=ReadOptions(team_col=team_col, score_col=score_col, public_col=public_col,
                          private_col=private_col, max_file_size=max_file_size),
-        exclude_flagged=cast(Any, exclude_flagged))
+        exclude_flagged=exclude_flagged)
     return Result.of(run_analysis(Inputs(board=board), options, quiet=check("quiet", quiet)))
 
 
@@ -250,9 +249,9 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed,
                            beta=beta, costs=costs),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
-                          prizes=prizes, top_k=cast(Any, top_k)),
+                          prizes=prizes, top_k=top_k),
         slices=SliceOptions(split=split),   # the solution gives the rows and their split
-        read=ReadOptions(id_col=id_col, target_col=cast(Any, target_col), pred_col=cast(Any, pred_col),
+        read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
                          group_col=group_col, max_file_size=max_file_size),
         workers=workers, scheduler=scheduler, exclude_flagged=tuple(exclude_flagged))
     return Result.of(run_analysis(Inputs(solution=table, submissions=subs), options,
@@ -366,10 +365,10 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
     options = AnalyzeOptions(
         noise=NoiseOptions(metric=metric, higher_is_better=higher_is_better, seed=seed),
         ranks=RankOptions(alpha=alpha, replicates=replicates, resample=resample, method=tiers,
-                          prizes=prizes, top_k=cast(Any, top_k), category_intervals=category_intervals),
+                          prizes=prizes, top_k=top_k, category_intervals=category_intervals),
         read=ReadOptions(model_col=model_col, item_col=item_col, value_col=value_col,
                          cluster_col=cluster_col, category_col=category_col,
-                         target_col=cast(Any, target_col), harness_filter=harness_filter,
+                         target_col=target_col, harness_filter=harness_filter,
                          sample_col=sample_col, items_policy=items_policy,
                          items_format=items_format,
                          instances=None if instances is None else str(_path(instances,

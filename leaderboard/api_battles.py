@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -16,8 +16,9 @@ import pandas as pd
 
 from leaderboard.errors import InputError
 from leaderboard.api_words import speaks_python
+from leaderboard.options import ArenaOptions, NoiseOptions, RankOptions
 from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS,
-                                check_all)
+                                check, check_all, default)
 from leaderboard.pipelines.battles import BattlesAnalysis, BattlesSettings
 from leaderboard.pipelines.modes.battles import BattlesOptions
 from leaderboard.pipelines.run import Inputs, run_analysis
@@ -93,15 +94,17 @@ class BattlesResult(Saves):
 
 @speaks_python
 @recorded
-def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: str = "model_a",
-                    model_b_col: str = "model_b", winner_col: str = "winner",
+def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: str = default("model_a_col"),
+                    model_b_col: str = default("model_b_col"),
+                    winner_col: str = default("winner_col"),
                     judge_col: str | None = None, category_col: str | None = None,
                     date_col: str | None = None, cluster_col: str | None = None,
                     anchor: str | None = None,
-                    anchor_rating: float = 1000.0, alpha: float = DEFAULT_ALPHA,
+                    anchor_rating: float = default("anchor_rating"), alpha: float = DEFAULT_ALPHA,
                     replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
                     tiers: str = DEFAULT_TIERS,
-                    top_k: tuple[int, ...] | int = 3, disconnected: str = "all",
+                    top_k: Sequence[int] | int = default("prizes"),
+                    disconnected: str = default("disconnected"),
                     max_file_size: int = DEFAULT_MAX_BYTES, quiet: bool = True) -> BattlesResult:
     """Rate models from pairwise battles (an arena): Bradley-Terry ratings on the arenas' scale,
     intervals, simultaneous rank sets, P(best) and tiers.
@@ -181,19 +184,15 @@ def analyze_battles(battles: pd.DataFrame | str | os.PathLike, *, model_a_col: s
     given = check_all({
         "model_a_col": model_a_col, "model_b_col": model_b_col, "winner_col": winner_col,
         "judge_col": judge_col, "category_col": category_col, "date_col": date_col,
-        "cluster_col": cluster_col,
-        "anchor": anchor, "anchor_rating": anchor_rating, "alpha": alpha,
-        "replicates": replicates, "seed": seed, "tiers": tiers,
-        "top_k": (top_k,) if isinstance(top_k, numbers.Integral) else top_k,
-        "disconnected": disconnected, "max_file_size": max_file_size, "quiet": quiet})
-    if not given["top_k"]:
+        "cluster_col": cluster_col, "max_file_size": max_file_size, "quiet": quiet})
+    lines = check("top_k", (top_k,) if isinstance(top_k, numbers.Integral) else top_k)
+    if not lines:
         raise InputError("top_k= must name at least one line, got ()")
-    settings = BattlesSettings(alpha=given["alpha"], replicates=given["replicates"],
-                               seed=given["seed"], anchor=given["anchor"],
-                               anchor_rating=given["anchor_rating"],
-                               tier_method=given["tiers"],
-                               top_k=tuple(sorted(set(given["top_k"]))),
-                               disconnected=given["disconnected"])
+    settings = BattlesSettings(noise=NoiseOptions(seed=seed),
+                               ranks=RankOptions(alpha=alpha, replicates=replicates, method=tiers,
+                                                 prizes=min(lines), top_k=lines),
+                               arena=ArenaOptions(anchor=anchor, anchor_rating=anchor_rating,
+                                                  disconnected=disconnected))
     columns = {name: given[name] for name in ("model_a_col", "model_b_col", "winner_col",
                                                "judge_col", "category_col", "date_col",
                                                "cluster_col")}

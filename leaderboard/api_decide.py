@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, cast
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -23,7 +23,7 @@ from leaderboard.api import _path, _table   # a DataFrame in memory, or a path
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
 from leaderboard.metrics import get_metric
-from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, universe_from
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, SliceOptions, universe_from
 from leaderboard.api_words import speaks_python
 from leaderboard.params import DEFAULT_DF, DEFAULT_RESIDUALS, DEFAULT_THRESHOLD, check
 from leaderboard.pipelines import choose as choose_pipeline
@@ -152,15 +152,15 @@ def choose_finals(public_scores: pd.DataFrame | PathLike | None = None, *,
     noise = NoiseOptions(metric=metric, higher_is_better=higher_is_better,
                          prevalence=prevalence, correlation=correlation, draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
-                                                class_shares=cast(Any, class_shares), residuals=residuals,
+                                                class_shares=class_shares, residuals=residuals,
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
     settings = ChooseSettings(get_metric(metric), noise,
                               RankOptions(alpha=alpha, replicates=replicates),
-                              n_public=n_public, n_private=n_private)
+                              SliceOptions(n_public=n_public, n_private=n_private))
     read = ReadOptions(team_col=name_col, score_col=score_col, id_col=id_col,
-                       target_col=cast(Any, target_col), pred_col=cast(Any, pred_col),
-                       max_file_size=max_file_size)   # cast: ReadOptions makes them tuples
+                       target_col=target_col, pred_col=pred_col,
+                       max_file_size=max_file_size)
     if public_scores is not None and not hasattr(public_scores, "columns"):
         _path(public_scores, "public_scores")
     inputs = ChooseInputs(public_scores=public_scores,

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, cast   # cast: the options objects normalise what they are given
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.spread import TYPICAL_CORRELATION
-from leaderboard.options import NoiseOptions, RankOptions, universe_from
+from leaderboard.options import NoiseOptions, RankOptions, SliceOptions, universe_from
 from leaderboard.api_words import speaks_python
 from leaderboard.params import (DEFAULT_DF, DEFAULT_DRAWS, DEFAULT_POWER, DEFAULT_RESIDUALS,
                                 DEFAULT_THRESHOLD, check)
@@ -140,13 +139,13 @@ def plan(*, metric: str, score: float, delta: float | None = None, n_test: int |
     noise = NoiseOptions(metric=metric, prevalence=prevalence, correlation=correlation,
                          draws=draws, seed=seed,
                          universe=universe_from(universe=universe, classes=classes,
-                                                class_shares=cast(Any, class_shares), residuals=residuals,
+                                                class_shares=class_shares, residuals=residuals,
                                                 df=df, threshold=threshold, spread=spread,
                                                 kurtosis=kurtosis))
-    settings = PlanSettings(get_metric(check("metric", metric)), check("score", score), noise,
-                            RankOptions(alpha=alpha), delta=check("delta", delta),
-                            n_test=check("n_test", n_test), power=check("power", power),
-                            public_fraction=check("public_fraction", public_fraction))
+    settings = PlanSettings(get_metric(check("metric", metric)), score, noise,
+                            RankOptions(alpha=alpha),
+                            SliceOptions(n_test=n_test, public_fraction=public_fraction),
+                            delta=delta, power=power)
     progress = Progress("simulating", quiet=check("quiet", quiet))
     try:
         return adopt(Plan, run_plan(settings, progress=progress))
@@ -282,7 +281,7 @@ def simulate(*, metric: str, scores: Sequence[float] | float | None = None,
     >>> [c.score for c in e.cases], 0.5 < e.ahead[0].probability < 1
     ([0.8, 0.81], True)
     """
-    configured = universe_from(universe=universe, classes=classes, class_shares=cast(Any, class_shares),
+    configured = universe_from(universe=universe, classes=classes, class_shares=class_shares,
                                residuals=residuals, df=df, threshold=threshold, spread=spread,
                                kurtosis=kurtosis)
     scores, n_tests, prevalences, grid = (check(name, value) for name, value in (

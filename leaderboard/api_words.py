@@ -9,7 +9,7 @@ import functools
 import re
 
 from leaderboard.errors import InputError
-from leaderboard.params import PARAMETERS, Choice, Optional
+from leaderboard.params import LIMITS, PARAMETERS, Choice, Optional
 
 # The API's inputs, which the table does not check (a path or a DataFrame): --items -> items=
 _INPUT_ARGUMENTS = frozenset({"items", "solution", "submissions", "battles", "public_scores",
@@ -28,11 +28,19 @@ def python_words(message: str) -> str:
     "column 'x' (score_col=) not found; or give team_col='rank'"
     >>> python_words("no public rows (--split private), see --help; --no-such stays")
     "no public rows (split='private'), see help(leaderboard); --no-such stays"
+
+    The caps are no keyword of the API's functions: they are set by
+    :func:`leaderboard.limits.using`.
+
+    >>> python_words("over the cap of 10; raise it with --max-rows if the file is genuine")
+    'over the cap of 10; raise it with leaderboard.limits.Limits(max_rows=) if the file is genuine'
     """
     def one(match: re.Match) -> str:
         name, value = match[1].replace("-", "_"), match[2]
         if name == "help":
             return "help(leaderboard)" + (f" {value}" if value else "")
+        if name in LIMITS:
+            return f"leaderboard.limits.Limits({name}=)" + (f" {value}" if value else "")
         if name not in PARAMETERS and name not in _INPUT_ARGUMENTS:
             return match[0]
         spec = PARAMETERS.get(name)

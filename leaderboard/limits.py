@@ -20,6 +20,8 @@ from dataclasses import dataclass, fields, replace
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import format_size
+# the caps' defaults and bounds are the parameter table's; EXPANSION_FLOOR is said there too
+from leaderboard.params import EXPANSION_FLOOR, check, default  # noqa: F401 - safe_read reads it here
 
 # Memory one (replicate, entry) pair costs through scoring, ranks, tiers and P(best): measured
 # 457 bytes on the 40-entry submissions example (100,000 replicates: 2.27 GB peak, 2,000: 0.47 GB)
@@ -38,9 +40,6 @@ SCORES_PER_CELL = 6
 SCORES_SMALL_PER_CELL = 24
 # One (model, item) cell of the per-item matrices: a float64 value and an int64 count
 BYTES_PER_ITEM_CELL = 16
-# What any compressed input may expand to, whatever its size: small archives are never refused
-# (a 16 MB CSV or JSON log is far from a memory problem), bombs of a few KB are
-EXPANSION_FLOOR = 16 * 2 ** 20
 
 
 @dataclass(frozen=True)
@@ -70,13 +69,17 @@ class Limits:
         matrices.
     """
 
-    max_name_length: int = 10_000
-    max_columns: int = 10_000
-    max_rows: int = 20_000_000
-    max_entries: int = 200_000
-    max_memory: int = 4 * 2 ** 30
-    max_expansion: int = 100
-    max_models: int = 1_000
+    max_name_length: int = default("max_name_length")
+    max_columns: int = default("max_columns")
+    max_rows: int = default("max_rows")
+    max_entries: int = default("max_entries")
+    max_memory: int = default("max_memory")
+    max_expansion: int = default("max_expansion")
+    max_models: int = default("max_models")
+
+    def __post_init__(self) -> None:
+        for f in fields(self):   # checked once, by the table (a cap made in code too)
+            object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
 
     def check_columns(self, n: int, source: str) -> None:
         """Refuse a table with more than ``max_columns`` columns (from its header)."""

@@ -7,6 +7,8 @@
 - :class:`SliceOptions`: the sizes of the test slices (a leaderboard file carries scores, not
   sizes);
 - :class:`ReadOptions`: how inputs are read (columns, size cap);
+- :class:`ArenaOptions`: how an arena's ratings are placed (battles mode: the anchor, groups
+  that never met);
 - :class:`AnalyzeOptions`: the four together, what ``leaderboard analyze`` and
   :func:`leaderboard.analyze` hand to :func:`leaderboard.pipelines.run.run_analysis`.
 
@@ -21,6 +23,7 @@ both run the same pipeline with the same values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
 from typing import Any
 
 from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, UniverseOptions,
@@ -130,7 +133,7 @@ class RankOptions:
     resample: str = default("resample")
     method: str = DEFAULT_TIERS
     prizes: int = default("prizes")
-    top_k: tuple[int, ...] = ()
+    top_k: Sequence[int] = ()   # a tuple once checked
     category_intervals: str = default("category_intervals")
 
     def __post_init__(self) -> None:
@@ -172,8 +175,8 @@ class ReadOptions:
     public_col: str | None = None
     private_col: str | None = None
     id_col: str | None = None
-    target_col: tuple[str, ...] | None = None
-    pred_col: tuple[str, ...] | None = None
+    target_col: str | Sequence[str] | None = None   # a tuple once checked
+    pred_col: str | Sequence[str] | None = None
     group_col: str | None = None
     model_col: str = default("model_col")
     item_col: str = default("item_col")
@@ -196,6 +199,31 @@ class ReadOptions:
 
 
 @dataclass(frozen=True)
+class ArenaOptions:
+    """How battles mode places an arena's ratings: ``anchor``, a model whose rating is fixed at
+    ``anchor_rating`` (None: the models' mean is), and ``disconnected``, what to do with groups
+    of models that never met (``all``: rate each on its own; ``largest``: that one alone;
+    ``error``: refuse).
+
+    Examples
+    --------
+    >>> ArenaOptions().anchor_rating, ArenaOptions().disconnected
+    (1000.0, 'all')
+    >>> ArenaOptions(disconnected="some")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: disconnected= must be one of 'all', 'largest', 'error', got 'some'
+    """
+
+    anchor: str | None = None
+    anchor_rating: float = default("anchor_rating")
+    disconnected: str = default("disconnected")
+
+    def __post_init__(self) -> None:
+        _checked(self)
+
+
+@dataclass(frozen=True)
 class AnalyzeOptions:
     """Everything ``leaderboard analyze`` is told besides its inputs and outputs.
 
@@ -210,7 +238,7 @@ class AnalyzeOptions:
     read: ReadOptions = field(default_factory=ReadOptions)
     workers: int | None = None
     scheduler: str | None = None
-    exclude_flagged: tuple[str, ...] = ()
+    exclude_flagged: Sequence[str] = ()   # a tuple once checked
 
     def __post_init__(self) -> None:
         _checked(self, skip=("noise", "ranks", "slices", "read"))
@@ -240,7 +268,7 @@ class OptionShorthands:
 
 
 def universe_from(*, universe: str | None = None, classes: int | None = None,
-                  class_shares: str | tuple[float, ...] | None = None, residuals: str = DEFAULT_RESIDUALS,
+                  class_shares: str | Sequence[float] | None = None, residuals: str = DEFAULT_RESIDUALS,
                   df: float = DEFAULT_DF, threshold: float = default("threshold"),
                   spread: float | None = None, kurtosis: float | None = None) -> UniverseOptions:
     """:class:`UniverseOptions` from the universe's parameters, each checked by the table:

@@ -20,6 +20,8 @@ from typing import Any
 from leaderboard.constraints import (Choice, Choices, Constraint, Either, Flag, Interval, Invalid,
                                      Optional, Several, Table, Text, Texts)
 from leaderboard.errors import InputError
+from leaderboard.option_words import WORDS, Listed
+from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size
 
 __all__ = ["PARAMETERS", "OPTIONS", "Option", "check", "check_all", "check_alpha", "default", "option",
            "Interval", "Choice", "Optional", "Invalid"]
@@ -49,8 +51,38 @@ DEFAULT_POWER = 0.8          # plan: the chance of detecting the difference
 # Issue 39: the default where nothing shows the tails; a board with public and private scores
 # reads its noise from their gaps (pipelines/tails.py).
 DEFAULT_RESIDUALS, DEFAULT_DF = "t", 3.0
+# A typical correlation between entries scored on one shared test set, for the words that say how
+# a verdict changes when entries share it and for plan's headline. Measured: 0.44 on Kaggle's
+# ultrasound-nerve-segmentation (922 public/private pairs), 0.62 on the bundled example, about 0.2
+# on mlsp-2014-mri (README, --correlation auto); 0.5 is a round middle of those.
+TYPICAL_CORRELATION = 0.5
+# simulate: the seeds' grid (true ROC AUCs, test-set sizes, shares of positives), and the simulated
+# test sets per case (one case, a grid)
+DEFAULT_SCORES = (0.7, 0.8, 0.9)
+DEFAULT_N_TESTS = (1000, 5000, 10000)
+DEFAULT_PREVALENCES = (0.01, 0.05, 0.2)
+SIMULATE_DRAWS, GRID_DRAWS = 5000, 2000
+
+# The caps checked before work (leaderboard.limits; the command line's --max-* options): each
+# one's default, bounds and what its N counts. leaderboard.limits.Limits takes its defaults here.
+CAPS = {   # name: (default, low, high, what)
+    "max_name_length": (10_000, 1, 10 ** 9, "characters of one team or model name"),
+    "max_columns": (10_000, 1, 10 ** 9, "columns of one input table"),
+    "max_rows": (20_000_000, 1, 10 ** 12, "data rows of one input table (solution, submission, "
+                                          "per-item results)"),
+    "max_entries": (200_000, 1, 10 ** 12, "entries of a scores-only leaderboard"),
+    "max_models": (1_000, 2, 10 ** 6, "models of an arena (battles)"),
+}
+LIMITS = (*CAPS, "max_memory", "max_expansion")   # every field of leaderboard.limits.Limits
+DEFAULT_MAX_MEMORY = 4 * 2 ** 30
+DEFAULT_MAX_EXPANSION = 100
+# What any compressed input may expand to, whatever its size: small archives are never refused
+# (a 16 MB CSV or JSON log is far from a memory problem), bombs of a few KB are
+EXPANSION_FLOOR = 16 * 2 ** 20
 
 FRACTION = Interval(float, 0, 1, low_open=True, high_open=True)
+SIZE = Interval(int, 2 ** 10, 2 ** 40)   # a file or memory size: 1K to 1T
+DF = Interval(float, 2, 1e6)   # t residuals' degrees of freedom: MIN_DF (finite universe, issue 25)
 ROWS = Interval(int, 2, N_MAX)
 SEED = Interval(int, 0, SEED_MAX)
 DRAWS = Interval(int, 100, DRAWS_MAX)
@@ -104,14 +136,15 @@ PARAMETERS: dict[str, Constraint] = {
     "published_col": COLUMN, "published_model_col": COLUMN,
     "target_col": Optional(Texts()), "pred_col": Optional(Texts()),
     "model_col": Text(), "item_col": Text(), "value_col": Text(),
-    "max_file_size": Interval(int, 2 ** 10, 2 ** 40),
+    "max_file_size": SIZE, "max_memory": SIZE, "max_expansion": Interval(int, 1, 10 ** 6),
+    **{name: Interval(int, low, high) for name, (_, low, high, _) in CAPS.items()},
     "workers": Optional(Interval(int, 1, 1024)),
     "scheduler": Optional(Text()),
     "universe": Optional(Choice("leaderboard.noise.universe_options:UNIVERSE_NAMES")),
     "classes": Optional(Interval(int, 2, 1000)),
     "class_shares": Optional(Several(Interval(float, 0, 1, low_open=True))),
     "residuals": Choice("leaderboard.noise.universe_options:RESIDUALS"),
-    "df": Interval(float, 2, 1e6),   # t residuals: MIN_DF (finite universe, issue 25)
+    "df": DF,
     "kurtosis": Optional(Interval(float, 1, 1e6)),   # the residuals' own (issue 39): at least 1
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
@@ -125,8 +158,14 @@ PARAMETERS: dict[str, Constraint] = {
     "date_col": COLUMN, "anchor": Optional(Text()),
     "anchor_rating": Interval(float, -1e9, 1e9),
     "disconnected": Choice("leaderboard.choices:DISCONNECTED"),
+    "jobs": Interval(int, 1, 256),   # calibrate: cells run in parallel processes
 }
 
+
+
+def _listed(values) -> str:
+    """Numbers as the command line takes a list of them: ``0.7,0.8,0.9``."""
+    return ",".join(f"{v:g}" for v in values)
 
 
 @dataclass(frozen=True)
@@ -147,7 +186,9 @@ class Option:
 #: The command line's default and help of each parameter it offers, by name; ``"command:name"``
 #: words a parameter for one command (``plan``'s alpha is a two-sided test's level). Every
 #: option of these names takes both from here (:func:`leaderboard.cli.common.add_parameter`;
-#: tests/api/test_settings.py checks every command's parser).
+#: tests/api/test_settings.py checks every command's parser, and that no option of the command
+#: line has a default of its own). ``output`` is the command line's alone (not in
+#: :data:`PARAMETERS`: no Python API function writes a page by default).
 OPTIONS: dict[str, Option] = {
     "alpha": Option(DEFAULT_ALPHA, "error rate of intervals and tiers (default %(default)s)"),
     "calibrate:alpha": Option(DEFAULT_ALPHA, "error rate (default %(default)s)"),
@@ -219,6 +260,60 @@ OPTIONS: dict[str, Option] = {
     "model_b_col": Option("model_b", "column of the second model (default %(default)s)"),
     "winner_col": Option("winner", "column of the outcome (default %(default)s)"),
     "anchor_rating": Option(1000.0, "the anchor's rating (default %(default)g)"),
+    "tiers": Option(DEFAULT_TIERS, Listed("how tiers are cut (default %(default)s): {listed} (the "
+                                          "README's tier methods say what each guarantees)",
+                                          "leaderboard.tiers.methods:method_words", "; ")),
+    "simulate:metric": Option("auc", Listed("metric to simulate (default %(default)s): {listed}",
+                                            "leaderboard.metrics:metric_names")),
+    "simulate:score": Option(None, "true score(s), comma separated, e.g. 0.75,0.80,0.81 (with "
+                             f"--grid default {_listed(DEFAULT_SCORES)})"),
+    "simulate:n_test": Option(None, "rows per test set, comma separated (with --grid default "
+                              f"{_listed(DEFAULT_N_TESTS)})"),
+    "simulate:prevalence": Option(None, "share of positives in the test set, comma separated; "
+                                  "binary metrics only (with --grid default "
+                                  f"{_listed(DEFAULT_PREVALENCES)})"),
+    "simulate:draws": Option(None, f"simulated test sets per case (default {SIMULATE_DRAWS:,}; "
+                             f"{GRID_DRAWS:,} with --grid, which has many cases)"),
+    "plan:correlation": Option(None, "assumed correlation between the entries' scores (default "
+                               f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a "
+                               "typical measured value; the answer for independent entries, 0, is "
+                               "given too; with --from a board of scores, as analyze: estimated, "
+                               "else 0)"),
+    "top_k": Option((), "more lines for P(top k), comma separated, e.g. medal lines '10,50'"),
+    "exclude_flagged": Option((), "set flagged entries aside before the analysis, comma "
+                              "separated: perfect (perfect scores, leaked labels), junk (far worse "
+                              "than the rest), shared (the board's most shared score); in every "
+                              "mode: the report counts them among the rows dropped (scores) or "
+                              "lists them as set aside (submissions, per-item results)"),
+    # the command line's alone: where each command writes its page
+    **{f"{command}:output": Option(f"{page}.html", "HTML report path (default %(default)s)")
+       for command, page in (("analyze", "report"), ("simulate", "simulate"),
+                             ("choose", "choose"))},
+    "calibrate:jobs": Option(1, "cells run in parallel processes (default %(default)s; the "
+                             "numbers do not depend on it)"),
+    "residuals": Option(DEFAULT_RESIDUALS, "regression: distribution of the residuals (default t, "
+                        "with --df 3: heavy tails, so that RMSE and MAE intervals hold under "
+                        "outliers and skewed residuals (docs/scores_only_regression.md); normal "
+                        "gives narrower intervals that hold only for normal residuals). Unstated, "
+                        "a board with public and private scores and both slices' sizes reads its "
+                        "noise from their gaps instead"),
+    "df": Option(DEFAULT_DF, f"degrees of freedom of t residuals, at least {DF.low:g} (default "
+                 f"{DEFAULT_DF:g}; lower is heavier tailed and wider)"),
+    "max_file_size": Option(DEFAULT_MAX_BYTES, "refuse any input file larger than this, on disk "
+                            "or once decompressed, e.g. 500M or 2G (default "
+                            f"{format_size(DEFAULT_MAX_BYTES)})"),
+    **{name: Option(value, f"refuse more than N {what} (default {value:,})")
+       for name, (value, _, _, what) in CAPS.items()},
+    "max_memory": Option(DEFAULT_MAX_MEMORY, "refuse replicates, per-item tables or JSON inputs "
+                         "whose estimated memory is larger, e.g. 8G (default "
+                         f"{format_size(DEFAULT_MAX_MEMORY)})"),
+    "max_expansion": Option(DEFAULT_MAX_EXPANSION, "refuse a compressed input (.gz, .zip, .zst, an "
+                            "Inspect .eval, Parquet) that expands to more than N times its size, "
+                            f"and more than {format_size(EXPANSION_FLOOR)}: a likely decompression "
+                            f"bomb (default {DEFAULT_MAX_EXPANSION})"),
+    # every option without a default of its own (None; False for a flag): its help alone
+    **{key: Option(False if isinstance(PARAMETERS[key.split(":")[-1]], Flag) else None, words)
+       for key, words in WORDS.items()},
     "disconnected": Option("all", "models in groups that never met: rate every group on its own, "
                            "the one with the most battles first (all, the default), rate that "
                            "one alone and name the others (largest), or refuse (error)"),

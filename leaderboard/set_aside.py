@@ -17,6 +17,7 @@ and JSON says which and why.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -96,7 +97,7 @@ _EXCLUDED_WHY = {"perfect": "a perfect score (leaked test labels, most likely)",
                            "likely)"}
 
 
-def set_aside(entries, words: tuple[str, ...], metric: Metric, higher_is_better: bool, *,
+def set_aside(entries, words: Sequence[str], metric: Metric, higher_is_better: bool, *,
               prevalence: float | None = None):
     """Split a board's entries into those kept and, per word of ``--exclude-flagged``
     (``perfect``, ``junk``, ``shared``), those set aside by that flag.
@@ -159,7 +160,7 @@ def _flag_mask(word: str, flag: Flag, entries, scores: np.ndarray, metric: Metri
     return finite & (sign * scores < q1 - FAR_OUT * (q3 - q1))
 
 
-def set_aside_files(subs, point: np.ndarray, settings, exclude: tuple[str, ...],
+def set_aside_files(subs, point: np.ndarray, settings, exclude: Sequence[str],
                     prevalence: float | None, rows: np.ndarray, items: bool = False):
     """Submissions and per-item results: the files set aside before the ranking, with the flags
     that say why.
@@ -230,7 +231,7 @@ def board_not_entries(board, metric, higher: bool):
                                dropped=board.dropped + (dropped,)), flag
 
 
-def board_set_aside(board, words: tuple[str, ...], metric, higher: bool,
+def board_set_aside(board, words: Sequence[str], metric, higher: bool,
                     prevalence: float | None):
     """--exclude-flagged: the flagged entries leave the board, counted among the rows dropped."""
     kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)

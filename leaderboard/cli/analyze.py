@@ -12,10 +12,9 @@ from dataclasses import replace
 
 from leaderboard.cli.analyze_args import analysis_from_args
 from leaderboard.cli.analyze_outputs import write_analysis
-from leaderboard.cli.common import (COMMANDS, MetricHelp, FRACTION, N_MAX, ROWS,
+from leaderboard.cli.common import (COMMANDS, FRACTION, N_MAX, ROWS,
                                     add_engine_options, add_max_file_size, add_output_options,
-                                    add_parameter, add_solution_columns, add_universe_options,
-                                    parsed_as)
+                                    add_parameter, add_solution_columns, add_universe_options)
 from leaderboard.cli.battles import add_battles_options, run_battles
 from leaderboard.cli.given import analyze_mode, refuse_unread
 from leaderboard.cli.several import metric_names_given, run_several
@@ -23,8 +22,6 @@ from typing import TYPE_CHECKING
 
 from leaderboard.choices import EXAMPLES
 from leaderboard.errors import InputError
-from leaderboard.tiers.methods import TIER_METHODS
-from leaderboard.params import DEFAULT_TIERS
 
 if TYPE_CHECKING:   # the pipelines load when a command runs, not to parse its options
     from leaderboard.api_battles import BattlesResult
@@ -43,23 +40,19 @@ def add_parser(commands) -> None:
                           "Kaggle's download), 'submissions' (a solution and 45 submission "
                           "files), 'items' (per-item results of 10 models) or 'battles' (an "
                           "arena); its settings are preset, options given here override")
-    run.add_argument("--metric", help=MetricHelp("metric that ranks the board (several, comma "
-                     "separated, on the same predictions: one page for all): {metrics}"))
-    run.add_argument("--n-test", type=ROWS, help="rows in the test set that ranks the board")
-    run.add_argument("--prevalence", type=FRACTION, help="share of positives in that test set (binary "
-                     "metrics)")
-    run.add_argument("--team-col", help="column of team names (default: detected)")
-    run.add_argument("--score-col", help="column of scores (default: detected)")
-    run.add_argument("--public-col", help="column of public-board scores")
-    run.add_argument("--private-col", help="column of private-board scores")
+    add_parameter(run, "metric", "analyze")
+    add_parameter(run, "n_test", "analyze", type=ROWS)
+    add_parameter(run, "prevalence", "analyze", type=FRACTION)
+    add_parameter(run, "team_col", "analyze")
+    add_parameter(run, "score_col", "analyze")
+    add_parameter(run, "public_col", "analyze")
+    add_parameter(run, "private_col", "analyze")
     add_parameter(run, "split")
     post = run.add_argument_group("post-mortem: public vs private (a board with both columns)")
-    post.add_argument("--n-public", type=ROWS, help="rows of the public slice (the board teams saw)")
-    post.add_argument("--n-private", type=ROWS, help="rows of the private slice (the final board)")
-    post.add_argument("--public-fraction", type=FRACTION, help="with --n-test as the whole test set: "
-                      "the share of its rows on the public board (e.g. 0.3)")
-    post.add_argument("--two-stage", action="store_true", help="the public board was scored on "
-                      "other data (a stage-1 test set), not on a slice of the private test set")
+    add_parameter(post, "n_public", "analyze", type=ROWS)
+    add_parameter(post, "n_private", "analyze", type=ROWS)
+    add_parameter(post, "public_fraction", "analyze", type=FRACTION)
+    add_parameter(post, "two_stage", "analyze", action="store_true")
     sub = run.add_argument_group("submissions mode (predictions scored against a solution)")
     sub.add_argument("--solution", help="solution CSV: id column, target column(s), optional "
                      "Usage (Public/Private/Ignored)")
@@ -73,44 +66,24 @@ def add_parser(commands) -> None:
                        "HELM runs or Inspect logs (--items-format); analysed with the paired "
                        "bootstrap of items")
     add_parameter(items, "items_format")
-    items.add_argument("--instances", metavar="FILE", help="SWE-bench: the split's instance "
-                       "ids (one per line, or a JSON list); needed when results.json lists "
-                       "only the resolved ones")
+    add_parameter(items, "instances", "analyze", metavar="FILE")
     add_parameter(items, "missing_instances")
     for name in ("model_col", "item_col", "value_col"):
         add_parameter(items, name)
-    items.add_argument("--cluster-col", help="items of one cluster (passage, conversation) are "
-                       "resampled together; with --battles, battles of one cluster (prompt, "
-                       "question, voter)")
-    items.add_argument("--category-col", help="each item's category (subject, task): tiers "
-                       "within each category and the macro mean over categories")
+    add_parameter(items, "cluster_col", "analyze")
+    add_parameter(items, "category_col", "analyze")
     add_parameter(items, "category_intervals")
-    items.add_argument("--harness-filter", help="--items as a folder of lm-evaluation-harness "
-                       "sample logs: the filter to read when they hold several")
-    items.add_argument("--sample-col", help="several values per model and item (pass@1 from n "
-                       "generations, repeated judge scores), one per sample: the item's mean is "
-                       "the unit; the report says what the samples add to the noise")
+    add_parameter(items, "harness_filter", "analyze")
+    add_parameter(items, "sample_col", "analyze")
     add_parameter(items, "items_policy")
-    items.add_argument("--cost-col", help="each row's cost (dollars, tokens, seconds): cost per "
-                       "model with intervals from the scores' replicates, and the "
-                       "cost-accuracy frontier")
-    items.add_argument("--published", metavar="FILE", help="scores the models' maintainers "
-                       "published, as published: a CSV or a JSON list of records (a board "
-                       "file such as SWE-bench's leaderboards.json too); each one outside its "
-                       "model's interval is flagged, names absent from the data are counted "
-                       "and listed")
-    items.add_argument("--published-col", metavar="COL", help="--published: the column of "
-                       "the published score (default: published, published_score or score, "
-                       "else the one column of numbers)")
-    items.add_argument("--published-model-col", metavar="COL", help="--published: the column "
-                       "naming the models (default: the column whose values name the most "
-                       "models of the data, else model or the first)")
+    add_parameter(items, "cost_col", "analyze")
+    add_parameter(items, "published", "analyze", metavar="FILE")
+    add_parameter(items, "published_col", "analyze", metavar="COL")
+    add_parameter(items, "published_model_col", "analyze", metavar="COL")
     add_parameter(sub, "resample")
     add_parameter(sub, "replicates")
-    sub.add_argument("--beta", type=parsed_as("beta"), help="beta of the fbeta metrics, 0 or more "
-                     "(default 1)")
-    sub.add_argument("--costs", help="cost matrix of expected_cost, rows = true class, columns = "
-                     "predicted class, e.g. '0,1;5,0' (default: 0/1 costs, the error rate)")
+    add_parameter(sub, "beta", "analyze")
+    add_parameter(sub, "costs", "analyze")
     direction = run.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True,
                            help="override the metric's direction")
@@ -119,20 +92,11 @@ def add_parser(commands) -> None:
         add_parameter(run, name)
     add_parameter(run, "correlation", type=_correlation)
     ranks = run.add_argument_group("tiers and ranks")
-    ranks.add_argument("--tiers", choices=tuple(TIER_METHODS), default=DEFAULT_TIERS,
-                       help="how tiers are cut (default rank-sets): " + "; ".join(
-                           f"{m.key}, {m.label}" for m in TIER_METHODS.values())
-                       + " (the README's tier methods say what each guarantees)")
+    add_parameter(ranks, "tiers")
     add_parameter(ranks, "prizes")
-    ranks.add_argument("--top-k", type=_positive_ints, default=(), help="more lines for P(top k), "
-                       "comma separated, e.g. medal lines '10,50'")
-    run.add_argument("--exclude-flagged", type=_flag_words, default=(),
-                     help="set flagged entries aside before the analysis, comma separated: "
-                     "perfect (perfect scores, leaked labels), junk (far worse than the rest), "
-                     "shared (the board's most shared score); in every mode: the report counts "
-                     "them among the rows dropped (scores) or lists them as set aside "
-                     "(submissions, per-item results)")
-    add_output_options(run, "report.html")
+    add_parameter(ranks, "top_k", type=_positive_ints)
+    add_parameter(run, "exclude_flagged", type=_flag_words)
+    add_output_options(run, "analyze")
     run.add_argument("--csv", help="also write the tier table (ranks, intervals, tiers, rank "
                      "intervals, P(best)) as CSV to this path")
     run.add_argument("--markdown", help="also write the tier table as a Markdown table to this "

@@ -30,11 +30,9 @@ def add_battles_options(run: argparse.ArgumentParser) -> None:
                        "tie (bothbad)); rated by a Bradley-Terry fit (see docs/battles.md)")
     for name in ("model_a_col", "model_b_col", "winner_col"):
         add_parameter(group, name)
-    group.add_argument("--judge-col", help="column of the voter or judge (found by name if "
-                       "not given; shown, not modelled)")
-    group.add_argument("--date-col", help="column of the date (found by name if not given)")
-    group.add_argument("--anchor", help="a model whose rating is fixed at --anchor-rating "
-                       "(default: the models' mean is)")
+    add_parameter(group, "judge_col", "analyze")
+    add_parameter(group, "date_col", "analyze")
+    add_parameter(group, "anchor", "analyze")
     add_parameter(group, "anchor_rating", type=float)   # out of range: the table's one line
     add_parameter(group, "disconnected")
 

@@ -42,9 +42,8 @@ def add_parser(commands) -> None:
                    "--entries)")
     for name in ("alpha", "seed"):
         add_parameter(p, name, "calibrate")
-    p.add_argument("--jobs", type=count(1, 256), default=1, help="cells run in parallel "
-                   "processes (default 1; the numbers do not depend on it)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_parameter(p, "jobs", "calibrate")
+    add_parameter(p, "quiet", "calibrate", action="store_true")
 
 
 def _designs(args: argparse.Namespace) -> list[Design]:

@@ -13,13 +13,13 @@ from functools import partial
 
 from leaderboard.pipelines.choose import ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
-from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
+from leaderboard.cli.common import (COMMANDS, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
                                     add_max_file_size, add_output_options, add_parameter,
                                     add_universe_options, count, echo, universe_options,
                                     write_output)
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric, metric_names
-from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, SliceOptions
 
 
 def add_parser(commands) -> None:
@@ -35,20 +35,18 @@ def add_parser(commands) -> None:
     p.add_argument("--public-scores", help="CSV of the candidates and their public scores, in "
                    "submission order (columns detected as for analyze: team/name/model and score)")
     p.add_argument("--name-col", help="column of candidate names in --public-scores")
-    p.add_argument("--score-col", help="column of public scores in --public-scores")
+    add_parameter(p, "score_col", "choose")
     p.add_argument("--solution", help="solution CSV (with a Usage column, its public rows are "
                    "what the team has seen; the private labels are never used for the choice)")
     p.add_argument("--submissions", help="folder, zip or manifest of the candidates' prediction "
                    "files")
-    p.add_argument("--id-col", help="id column of the solution and submissions")
-    p.add_argument("--target-col", action="append", help="target column(s) of the solution")
-    p.add_argument("--pred-col", action="append", help="prediction column(s) of the submissions")
-    p.add_argument("--metric", help=MetricHelp("the metric: {metrics}"))
-    p.add_argument("--n-public", type=ROWS, help="rows of the public board the scores come from")
-    p.add_argument("--n-private", type=ROWS, help="rows of the private board that will decide "
-                   "(default: the solution's private rows, else --n-public)")
-    p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics, scores "
-                   "only)")
+    add_parameter(p, "id_col", "choose")
+    add_parameter(p, "target_col", "choose", action="append")
+    add_parameter(p, "pred_col", "choose", action="append")
+    add_parameter(p, "metric", "choose")
+    add_parameter(p, "n_public", "choose", type=ROWS)
+    add_parameter(p, "n_private", "choose", type=ROWS)
+    add_parameter(p, "prevalence", "choose", type=FRACTION)
     add_parameter(p, "correlation", "choose", type=CORRELATION)
     direction = p.add_mutually_exclusive_group()
     direction.add_argument("--higher-is-better", dest="higher", action="store_const", const=True)
@@ -57,7 +55,7 @@ def add_parser(commands) -> None:
         add_parameter(p, name, "choose")
     add_parameter(p, "draws", "choose", type=count(1000, DRAWS_MAX))
     add_parameter(p, "seed", "choose")
-    add_output_options(p, "choose.html")
+    add_output_options(p, "choose")
     add_max_file_size(p)
     add_universe_options(p)
 
@@ -70,8 +68,8 @@ def _settings(args: argparse.Namespace) -> ChooseSettings:
                          correlation="auto" if args.correlation is None else args.correlation,
                          draws=args.draws, seed=args.seed, universe=universe_options(args))
     ranks = RankOptions(alpha=args.alpha, replicates=args.replicates)
-    return ChooseSettings(get_metric(args.metric), noise, ranks, n_public=args.n_public,
-                          n_private=args.n_private)
+    return ChooseSettings(get_metric(args.metric), noise, ranks,
+                          SliceOptions(n_public=args.n_public, n_private=args.n_private))
 
 
 def run(args: argparse.Namespace) -> ChooseResult:

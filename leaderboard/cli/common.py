@@ -11,13 +11,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn
 
 from leaderboard.errors import INPUT_ATTRIBUTE, printable
-from leaderboard.noise.universe_options import (DEFAULT_DF, DEFAULT_RESIDUALS, MIN_DF,
-                                              RESIDUALS, UNIVERSE_NAMES, UniverseOptions)
+from leaderboard.noise.universe_options import UNIVERSE_NAMES, UniverseOptions
 from leaderboard.options import universe_from
-from leaderboard.params import DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
+from leaderboard.params import CAPS, DRAWS_MAX, N_MAX, SEED_MAX, Interval  # noqa: F401 - the limits
 from leaderboard.cli.option_types import (CORRELATION, FRACTION, ROWS, add_parameter,  # noqa: F401
                                           count, number_list, parsed_as, real, size)
-from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, format_size
 from leaderboard.cli.outputs import check_paths, write_output  # noqa: F401 - every command's
 
 if TYPE_CHECKING:
@@ -49,25 +47,6 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"leaderboard: error: {option_message(message, self.prog)}\n")
 
 
-class MetricHelp(str):
-    """An option's help naming every registered metric where it says ``{metrics}``, filled when
-    the help is shown: argparse writes an option's help as ``help % values``, and this ``%``
-    fills in the names, so the metric registry (which imports every metric's code: pandas,
-    numba, SciPy) loads for ``--help`` only, never just to parse the options (issue 27).
-
-    Examples
-    --------
-    >>> text = MetricHelp("the metric: {metrics} (default %(default)s)") % {"default": "auc"}
-    >>> text.startswith("the metric: auc, "), text.endswith("(default auc)")
-    (True, True)
-    """
-
-    def __mod__(self, values):
-        from leaderboard.metrics import metric_names
-
-        return str.replace(self, "{metrics}", ", ".join(metric_names())) % values
-
-
 def option_message(message: str, prog: str) -> str:
     """argparse's message as one printable line, worded like every input error."""
     message = re.sub(r"^argument ([^:]+): must", r"\1 must", message)
@@ -76,37 +55,18 @@ def option_message(message: str, prog: str) -> str:
 
 def add_max_file_size(parser: argparse.ArgumentParser) -> None:
     """``--max-file-size``: the cap on every input file, on disk and decompressed."""
-    parser.add_argument("--max-file-size", type=size, default=DEFAULT_MAX_BYTES, metavar="SIZE",
-                        help="refuse any input file larger than this, on disk or once "
-                             "decompressed, e.g. 500M or 2G (default "
-                             f"{format_size(DEFAULT_MAX_BYTES)})")
+    add_parameter(parser, "max_file_size", type=size, metavar="SIZE")
     add_limit_options(parser)
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
-    """The caps checked before work (:mod:`leaderboard.limits`), each with its default."""
-    from leaderboard.limits import DEFAULT, EXPANSION_FLOOR
-
+    """The caps checked before work (:mod:`leaderboard.limits`), each with its default, bounds
+    and help from the parameter table."""
     group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
-    for option, low, high, what in (
-            ("--max-name-length", 1, 10 ** 9, "characters of one team or model name"),
-            ("--max-columns", 1, 10 ** 9, "columns of one input table"),
-            ("--max-rows", 1, 10 ** 12, "data rows of one input table (solution, submission, "
-                                       "per-item results)"),
-            ("--max-entries", 1, 10 ** 12, "entries of a scores-only leaderboard"),
-            ("--max-models", 2, 10 ** 6, "models of an arena (battles)")):
-        default = getattr(DEFAULT, option[2:].replace("-", "_"))
-        group.add_argument(option, type=count(low, high), default=default, metavar="N",
-                           help=f"refuse more than N {what} (default {default:,})")
-    group.add_argument("--max-memory", type=size, default=DEFAULT.max_memory, metavar="SIZE",
-                       help="refuse replicates, per-item tables or JSON inputs whose estimated "
-                            "memory is larger, e.g. 8G (default "
-                            f"{format_size(DEFAULT.max_memory)})")
-    group.add_argument("--max-expansion", type=count(1, 10 ** 6), default=DEFAULT.max_expansion,
-                       metavar="N", help="refuse a compressed input (.gz, .zip, .zst, an Inspect "
-                       ".eval, Parquet) that expands to more than N times its size, and more "
-                       f"than {format_size(EXPANSION_FLOOR)}: a likely decompression bomb "
-                       f"(default {DEFAULT.max_expansion})")
+    for name in CAPS:
+        add_parameter(group, name, metavar="N")
+    add_parameter(group, "max_memory", type=size, metavar="SIZE")
+    add_parameter(group, "max_expansion", metavar="N")
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:
@@ -144,67 +104,40 @@ def wrote(paths: Iterable[str | None]) -> str:
 def add_solution_columns(parser) -> None:
     """The columns of a solution and its submission files: ``--id-col``, ``--target-col``,
     ``--pred-col`` (both repeatable) and ``--group-col`` (analyze, compare)."""
-    parser.add_argument("--id-col", help="id column of the solution and submissions (default: "
-                        "detected)")
-    parser.add_argument("--target-col", action="append", help="target column of the solution "
-                        "(repeat for several; default: all but id, Usage and --group-col)")
-    parser.add_argument("--pred-col", action="append", help="prediction column of the "
-                        "submissions (repeat for several; default: the target column names)")
-    parser.add_argument("--group-col", help="solution column of group ids, resampled together "
-                        "(--resample grouped)")
+    add_parameter(parser, "id_col")
+    add_parameter(parser, "target_col", action="append")
+    add_parameter(parser, "pred_col", action="append")
+    add_parameter(parser, "group_col")
 
 
-def add_output_options(parser: argparse.ArgumentParser, html_default: str) -> None:
-    """``-o/--output`` (the HTML report, ``html_default`` unless given), ``--json`` and ``--quiet``.
+def add_output_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """``-o/--output`` (the HTML report; its default is ``command``'s in the parameter table),
+    ``--json`` and ``--quiet``.
 
     Examples
     --------
     >>> parser = Parser(prog="leaderboard simulate")
-    >>> add_output_options(parser, "simulate.html")
+    >>> add_output_options(parser, "simulate")
     >>> args = parser.parse_args(["--json", "out.json"])
     >>> args.output, args.json, args.quiet
     ('simulate.html', 'out.json', False)
     """
-    parser.add_argument("-o", "--output", default=html_default, help="HTML report path "
-                        f"(default {html_default})")
+    add_parameter(parser, "output", command, short="-o")
     parser.add_argument("--json", help="also write the results as JSON to this path")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    add_parameter(parser, "quiet", action="store_true")
 
 
 def add_universe_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose and shape the simulated universe (scores-only noise)."""
     group = parser.add_argument_group("simulated universe (scores only)")
-    group.add_argument("--universe", choices=UNIVERSE_NAMES,
-                       help="universe that simulates the metric (default: binormal for binary "
-                            "metrics, with the minority class's scores twice as spread for AUC, "
-                            "Gini and average precision (--spread); binomial for accuracy, bounded "
-                            "for mean Dice and IoU (the largest noise a mean of [0, 1] values can "
-                            "have), multiclass with --classes, residuals for regression; linspace "
-                            "is the seed articles' AUC universe)")
-    group.add_argument("--classes", type=parsed_as("classes"), help="multi-class: number of classes, "
-                       "equally common")
-    group.add_argument("--class-shares", type=number_list(parsed_as("class_shares")),
-                       help="multi-class: each class's share of the test set, e.g. 0.5,0.3,0.2")
-    group.add_argument("--residuals", choices=RESIDUALS, default=DEFAULT_RESIDUALS,
-                       help="regression: distribution of the residuals (default t, with --df 3: "
-                            "heavy tails, so that RMSE and MAE intervals hold under outliers and "
-                            "skewed residuals (docs/scores_only_regression.md); normal gives "
-                            "narrower intervals that hold only for normal residuals). Unstated, a "
-                            "board with public and private scores and both slices' sizes reads "
-                            "its noise from their gaps instead")
-    group.add_argument("--df", type=parsed_as("df"), default=DEFAULT_DF,
-                       help=f"degrees of freedom of t residuals, at least {MIN_DF:g} (default "
-                            f"{DEFAULT_DF:g}; lower is heavier tailed and wider)")
-    group.add_argument("--kurtosis", type=parsed_as("kurtosis"),
-                       help="regression: the residuals' kurtosis, if known (from a validation "
-                            "set: 3 for normal residuals, more for heavier tails); sets the "
-                            "residuals' shape instead of --residuals and --df, and narrows a "
-                            "verdict that otherwise depends on the tails")
+    add_parameter(group, "universe", choices=UNIVERSE_NAMES)
+    add_parameter(group, "classes")
+    add_parameter(group, "class_shares", type=number_list(parsed_as("class_shares")))
+    add_parameter(group, "residuals")
+    add_parameter(group, "df")
+    add_parameter(group, "kurtosis")
     add_parameter(group, "threshold")
-    group.add_argument("--spread", type=parsed_as("spread"), help="binormal universe, "
-                       "AUC, Gini and average "
-                       "precision: the minority class's score SD over the majority's (default 2, "
-                       "the noisiest real-model shape of the noise study; 1: equal SDs)")
+    add_parameter(group, "spread")
 
 
 def universe_options(args: argparse.Namespace) -> UniverseOptions:
@@ -267,12 +200,8 @@ def add_engine_options(parser) -> None:
     group = parser.add_argument_group("where the work runs (submissions mode; needs the dask "
                                       "extra: pip install \"leaderboard[dask]\")")
     where = group.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=parsed_as("workers"), help="start a local Dask cluster of N "
-                       "worker processes and split the submissions among them (the numbers are "
-                       "the same as without it)")
-    where.add_argument("--scheduler", metavar="ADDRESS", help="use the running Dask scheduler "
-                       "at ADDRESS (tcp://host:8786); its workers read the submission files "
-                       "themselves, so they must be readable at the same paths on every worker")
+    add_parameter(where, "workers")
+    add_parameter(where, "scheduler", metavar="ADDRESS")
 
 
 def engine_from_args(args: argparse.Namespace):

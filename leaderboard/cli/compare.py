@@ -33,20 +33,18 @@ def add_parser(commands) -> None:
     p.add_argument("--candidate", required=True, help="the candidate, as --baseline")
     p.add_argument("--solution", help="solution CSV (id, target, optional Usage)")
     p.add_argument("--items", help="per-item results: one row per model and item")
-    p.add_argument("--metric", help="the metric (default: mean with --items)")
+    add_parameter(p, "metric", "compare")
     add_parameter(p, "split", "compare")
     add_solution_columns(p)
     for name in ("model_col", "item_col", "value_col"):
         add_parameter(p, name, "compare")
-    p.add_argument("--cluster-col", help="--items: items of one cluster resampled together")
+    add_parameter(p, "cluster_col", "compare")
     for name in ("alpha", "replicates", "seed"):
         add_parameter(p, name, "compare")
-    p.add_argument("--allow-perfect", action="store_true", help="let the gate pass when an entry "
-                   "scores perfectly while the other does not (by default that is flagged as a "
-                   "likely leak of the solution and the gate does not pass)")
+    add_parameter(p, "allow_perfect", "compare", action="store_true")
     p.add_argument("--markdown", help="also write the result as Markdown (a pull-request comment)")
     p.add_argument("--json", help="also write the result as JSON")
-    p.add_argument("--quiet", action="store_true", help="print nothing (the exit status says it)")
+    add_parameter(p, "quiet", "compare", action="store_true")
     add_max_file_size(p)
 
 

@@ -141,12 +141,14 @@ FRACTION = parsed_as(params.FRACTION)
 CORRELATION = parsed_as(params.CORRELATION)
 
 
-def add_parameter(parser, name: str, command: str | None = None, **given) -> None:
+def add_parameter(parser, name: str, command: str | None = None, *, short: str | None = None,
+                  **given) -> None:
     """``--name`` (underscores as dashes) with the default and help the parameter table gives
     ``command`` (:func:`leaderboard.params.option`), and its type (or choices) from the
     parameter's constraint: the bounds the Python API checks are the ones parsed here. ``given``:
     argparse's other keywords, or a type of the command's own (``choose``'s ``--draws`` starts at
-    1,000).
+    1,000); ``short``: a one-letter form too (``-o``). An option of the command line alone
+    (``output``) has a default and help in the table but no constraint.
 
     Examples
     --------
@@ -161,12 +163,13 @@ def add_parameter(parser, name: str, command: str | None = None, **given) -> Non
     SystemExit: 2
     """
     table = table_option(name, command)
-    constraint = PARAMETERS[name]
+    constraint = PARAMETERS.get(name)
     inner = constraint.inner if isinstance(constraint, Optional) else constraint
     if "type" not in given and "choices" not in given:
         if isinstance(inner, Interval):
             given["type"] = parsed_as(inner)
         elif isinstance(inner, Choice):
             given["choices"] = inner.options()
-    parser.add_argument("--" + name.replace("_", "-"), default=table.default, help=table.help,
-                        **given)
+    flags = (short,) if short else ()
+    parser.add_argument(*flags, "--" + name.replace("_", "-"), default=table.default,
+                        help=table.help, **given)

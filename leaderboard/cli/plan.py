@@ -14,8 +14,8 @@ from functools import partial
 from pathlib import Path
 
 from leaderboard.api_plan import Plan, plan
-from leaderboard.cli.common import (COMMANDS, MetricHelp, CORRELATION, FRACTION, ROWS,
-                                    add_parameter, add_universe_options, echo, parsed_as, write_output)
+from leaderboard.cli.common import (COMMANDS, CORRELATION, FRACTION, ROWS,
+                                    add_parameter, add_universe_options, echo, write_output)
 from leaderboard.cli.plan_from import FROM_ONLY, add_from_options, run_from
 from leaderboard.errors import InputError
 from leaderboard.noise.spread import TYPICAL_CORRELATION
@@ -29,30 +29,20 @@ def add_parser(commands) -> None:
                     "and the minimum detectable difference (MDD) for --n-test rows (give either or "
                     "both), from the normal approximation delta >= (z_{1-alpha/2} + z_power) * "
                     "sd_diff(n), checked by simulation.")
-    p.add_argument("--metric", help=MetricHelp("the metric: {metrics} (required, but with "
-                                               "--from per-item results or battles)"))
-    p.add_argument("--score", type=parsed_as("score"), help="true score of the weaker entry (required "
-                   "without --from)")
-    p.add_argument("--prevalence", type=FRACTION, help="share of positives (binary metrics)")
-    p.add_argument("--delta", type=parsed_as("delta"), help="difference in true score to "
-                   "detect (the better entry is --score + delta in the metric's better direction)")
-    p.add_argument("--n-test", type=ROWS, help="rows in the test set: gives its minimum detectable "
-                   "difference")
+    add_parameter(p, "metric", "plan")
+    add_parameter(p, "score", "plan")
+    add_parameter(p, "prevalence", "plan", type=FRACTION)
+    add_parameter(p, "delta", "plan")
+    add_parameter(p, "n_test", "plan", type=ROWS)
     for name in ("alpha", "power"):
         add_parameter(p, name, "plan")
-    p.add_argument("--public-fraction", type=FRACTION, help="share of the test rows that score the "
-                   "public board, e.g. 0.3")
-    p.add_argument("--correlation", type=CORRELATION,
-                   help="assumed correlation between the entries' scores (default "
-                   f"{TYPICAL_CORRELATION:g}: entries scored on one shared test set, a typical "
-                   "measured value; the answer for independent entries, 0, is given too; with "
-                   "--from a board of scores, as analyze: estimated, else 0)")
+    add_parameter(p, "public_fraction", "plan", type=FRACTION)
+    add_parameter(p, "correlation", "plan", type=CORRELATION)
     for name in ("draws", "seed"):
         add_parameter(p, name, "plan")
     p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
     p.add_argument("--json", help="write the results as JSON here")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, and no terminal output "
-                   "when -o or --json writes the result")
+    add_parameter(p, "quiet", "plan", action="store_true")
     add_universe_options(p)
     add_from_options(p)
 

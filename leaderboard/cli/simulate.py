@@ -12,13 +12,12 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from leaderboard.api_plan import simulate
-from leaderboard.cli.common import (COMMANDS, MetricHelp, DRAWS_MAX, FRACTION, ROWS,
+from leaderboard.cli.common import (COMMANDS, DRAWS_MAX, FRACTION, ROWS,
                                     add_output_options, add_parameter, add_universe_options, count, echo,
                                     number_list, real, write_output)
 from leaderboard.errors import InputError
 from leaderboard.noise.universe_options import DEFAULT_DF, DEFAULT_RESIDUALS
-from leaderboard.pipelines.simulate import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES, DEFAULT_SCORES,
-                                            DRAWS, GRID_DRAWS, Experiment)
+from leaderboard.pipelines.simulate import Experiment
 
 N = TypeVar("N", int, float)
 
@@ -35,21 +34,14 @@ def add_parser(commands) -> None:
                     "true score is known and report the 95% range of the observed score, d95 (the "
                     "gap two equally good models exceed one time in 20) and, for several true "
                     "scores, how often the truly better one is observed ahead.")
-    p.add_argument("--metric", default="auc",
-                   help=MetricHelp("metric to simulate (default auc): {metrics}"))
-    p.add_argument("--score", type=number_list(real()), help="true score(s), comma separated, "
-                   f"e.g. 0.75,0.80,0.81 (with --grid default {_csv(DEFAULT_SCORES)})")
-    p.add_argument("--n-test", type=number_list(ROWS), help="rows per test set, comma separated "
-                   f"(with --grid default {_csv(DEFAULT_N_TESTS)})")
-    p.add_argument("--prevalence", type=number_list(FRACTION, percent=True), help="share of "
-                   "positives in the test set, comma separated; binary metrics only (with --grid "
-                   f"default {_csv(DEFAULT_PREVALENCES)})")
-    p.add_argument("--grid", action="store_true", help="every combination of the lists; any list "
-                   "not given takes the seeds' values (27 cases for AUC)")
-    p.add_argument("--draws", type=count(100, DRAWS_MAX), help="simulated test sets per case "
-                   f"(default {DRAWS:,}; {GRID_DRAWS:,} with --grid, which has many cases)")
+    add_parameter(p, "metric", "simulate")
+    add_parameter(p, "score", "simulate", type=number_list(real()))
+    add_parameter(p, "n_test", "simulate", type=number_list(ROWS))
+    add_parameter(p, "prevalence", "simulate", type=number_list(FRACTION, percent=True))
+    add_parameter(p, "grid", "simulate", action="store_true")
+    add_parameter(p, "draws", "simulate", type=count(100, DRAWS_MAX))
     add_parameter(p, "seed", "simulate")
-    add_output_options(p, "simulate.html")
+    add_output_options(p, "simulate")
     add_universe_options(p)
 
 

@@ -116,7 +116,7 @@ def items_from_table(raw: pd.DataFrame, source: str, *, model_col: str, item_col
                          if files else "no rows", file=source)
     used, coverage = item_coverage(cells.present, kept, models, items, items_policy,
                                    cells.merged, cells.samples)
-    if coverage.dropped_models:   # left out to keep every item: rejected, saying why
+    if coverage.dropped_models:   # left out to keep every item: set aside (valid), saying why
         files = _drop_incomplete(files, coverage, models)
     files = [replace(f, prediction=matrix[k, used]) if f.status == "ok" else f
              for k, f in enumerate(files)]
@@ -141,12 +141,13 @@ def items_from_table(raw: pd.DataFrame, source: str, *, model_col: str, item_col
 
 def _drop_incomplete(files: list[SubmissionFile], coverage, models: pd.Index
                      ) -> list[SubmissionFile]:
-    """The models ``coverage`` left out (they lack some item) marked rejected, with why."""
+    """The models ``coverage`` left out (they lack some item) marked set aside, with why: their
+    rows are valid, so they are not "rejected" (invalid) in the account of the models."""
     lacking = dict(coverage.dropped_models)
     total = len(coverage.used)
     other = ("drop-items keeps every model on the items all have"
              if coverage.policy == "common" else "common or drop-items keeps it")
-    return [replace(f, status="rejected", reason=(
+    return [replace(f, status="set aside", reason=(
         f"has {lacking[f.team]:,} of the {total:,} items: left out so that every model is "
         f"compared on every item (--items-policy {other})"))
         if f.team in lacking else f for f in files]

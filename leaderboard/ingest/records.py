@@ -136,8 +136,9 @@ class SubmissionFile:
     status : str
         ``"ok"`` (valid, scored), ``"rejected"`` (invalid), ``"set aside"`` (valid and scored,
         then left out before the ranking: not an entry, or ``--exclude-flagged``;
-        :mod:`leaderboard.set_aside`), ``"not selected"`` (validated but not the team's chosen
-        submission) or ``"skipped"`` (not a CSV file, or hidden).
+        :mod:`leaderboard.set_aside`; or a model lacking items that the items policy keeps),
+        ``"not selected"`` (validated but not the team's chosen submission) or ``"skipped"``
+        (not a CSV file, or hidden).
     reason : str or None
         Why it was rejected or skipped, one line naming the line and column; for a "not
         selected" file, why it would have been rejected (None when it is valid).

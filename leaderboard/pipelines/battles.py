@@ -19,7 +19,7 @@ better than it. The page's tier guarantee is then about the placed models.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,7 +34,7 @@ from leaderboard.noise.bradley_terry import (SCALE, ClusterCells, PairCounts, bo
 from leaderboard.pipelines.analysis import join_ranking
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import Ranking, rank_board
-from leaderboard.params import DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_SEED, DEFAULT_TIERS
+from leaderboard.options import ArenaOptions, NoiseOptions, RankOptions
 
 if TYPE_CHECKING:
     from leaderboard.noise.clusters import ClusterCount
@@ -51,16 +51,33 @@ _MIN_MODELS_COUNTED = 10
 
 @dataclass(frozen=True)
 class BattlesSettings:
-    """What the user chose, echoed in the report and the JSON."""
+    """What the user chose, echoed in the report and the JSON, each value held and checked once,
+    in its options object (:mod:`leaderboard.options`): the seed (``noise``; battles have no
+    metric or universe), the error rate, replicates, tier method and P(top k) lines (``ranks``:
+    its ``prize_lines``), the anchor and the groups that never met (``arena``).
 
-    alpha: float = DEFAULT_ALPHA
-    replicates: int = DEFAULT_REPLICATES
-    seed: int = DEFAULT_SEED
-    anchor: str | None = None          # a model fixed at anchor_rating; None: the mean is
-    anchor_rating: float = 1000.0
-    tier_method: str = DEFAULT_TIERS
-    top_k: tuple[int, ...] = (3,)
-    disconnected: str = "all"
+    The read-only attributes below are shorthands (``settings.alpha`` is
+    ``settings.ranks.alpha``), as :class:`~leaderboard.pipelines.analysis.Settings`' are.
+
+    Examples
+    --------
+    >>> s = BattlesSettings(ranks=RankOptions(alpha=0.1, prizes=1, top_k=(5, 1)))
+    >>> s.alpha, s.top_k, s.seed, s.anchor_rating, s.disconnected
+    (0.1, (1, 5), 0, 1000.0, 'all')
+    """
+
+    noise: NoiseOptions = field(default_factory=NoiseOptions)
+    ranks: RankOptions = field(default_factory=RankOptions)
+    arena: ArenaOptions = field(default_factory=ArenaOptions)
+
+    alpha = property(lambda self: self.ranks.alpha)
+    replicates = property(lambda self: self.ranks.replicates)
+    seed = property(lambda self: self.noise.seed)
+    tier_method = property(lambda self: self.ranks.method)
+    top_k = property(lambda self: self.ranks.prize_lines)
+    anchor = property(lambda self: self.arena.anchor)      # a model fixed at anchor_rating
+    anchor_rating = property(lambda self: self.arena.anchor_rating)
+    disconnected = property(lambda self: self.arena.disconnected)
 
 
 @dataclass(frozen=True)
@@ -164,19 +181,6 @@ class BattlesAnalysis:
         return sum(g.dropped_replicates for g in self.groups)
 
 
-def check_settings(settings: BattlesSettings) -> None:
-    """Every setting's range, checked once by the parameters' table (a one-line
-    :class:`InputError` naming the parameter)."""
-    from leaderboard.params import check_all
-
-    check_all({"alpha": settings.alpha, "replicates": settings.replicates,
-               "seed": settings.seed, "tiers": settings.tier_method,
-               "disconnected": settings.disconnected, "anchor": settings.anchor,
-               "anchor_rating": settings.anchor_rating, "top_k": settings.top_k})
-    if not settings.top_k:
-        raise InputError("top_k= must name at least one line, got ()")
-
-
 def check_size(models: int, replicates: int, source: str) -> None:
     """Refuse, before any work, an arena whose fit or bootstrap would not fit the caps in force
     (``--max-models``, ``--max-memory``): the fit holds a few models x models matrices, the
@@ -204,7 +208,6 @@ def check_size(models: int, replicates: int, source: str) -> None:
 
 def rate_battles(battles: Battles, settings: BattlesSettings) -> BattlesAnalysis:
     """Fit, resample and tier the models of ``battles`` (see the module's docstring)."""
-    check_settings(settings)
     models = np.asarray(battles.models, dtype=object)
     groups = _components(battles)
     if len(groups) > 1 and settings.disconnected == "error":

@@ -21,8 +21,7 @@ from leaderboard.metrics import Metric
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.noise.grid import build_noise_model
 from leaderboard.noise.universes import not_simulable_reason
-from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
-from leaderboard.params import check
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions, SliceOptions
 from leaderboard.progress import Progress
 from leaderboard.ingest.submissions import Solution, SubmissionSet
 from leaderboard.ingest.submissions.identical import identical_to
@@ -49,7 +48,8 @@ class ChooseSettings(OptionShorthands):
     """What the team told us, echoed in the report and the JSON: the metric (configured), the
     noise (``noise``: prevalence, universe, correlation between candidates, draws from the
     predictive distribution, seed, direction), the comparisons (``ranks``: alpha, bootstrap
-    replicates of the public rows) and the boards' sizes, each value held and checked once in
+    replicates of the public rows) and the boards' sizes (``slices``: ``n_public``,
+    ``n_private``), each value held and checked once in
     its options object (:mod:`leaderboard.options`); the read-only attributes are shorthands.
 
     ``correlation`` is a number, or None for ``"auto"``: measured from the predictions, else
@@ -58,7 +58,7 @@ class ChooseSettings(OptionShorthands):
     Examples
     --------
     >>> from leaderboard.metrics import get_metric
-    >>> s = ChooseSettings(get_metric("accuracy"), n_public=500)
+    >>> s = ChooseSettings(get_metric("accuracy"), slices=SliceOptions(n_public=500))
     >>> s.draws, s.correlation, s.higher_is_better
     (20000, None, True)
     """
@@ -66,12 +66,10 @@ class ChooseSettings(OptionShorthands):
     metric: Metric
     noise: NoiseOptions = field(default_factory=lambda: NoiseOptions(draws=CHOOSE_DRAWS))
     ranks: RankOptions = field(default_factory=RankOptions)
-    n_public: int | None = None
-    n_private: int | None = None
+    slices: SliceOptions = field(default_factory=SliceOptions)
 
-    def __post_init__(self) -> None:
-        for name in ("n_public", "n_private"):
-            object.__setattr__(self, name, check(name, getattr(self, name)))
+    n_public = property(lambda self: self.slices.n_public)     # the public board's rows
+    n_private = property(lambda self: self.slices.n_private)   # the private board's rows
 
     @property
     def correlation(self) -> float | None:

@@ -55,7 +55,8 @@ def run_choose(inputs: ChooseInputs, settings: ChooseSettings, read: ReadOptions
     if inputs.public_scores is not None:
         board = _table(inputs.public_scores, settings, read)
         if parts and settings.n_public is None:  # the table shares the solution's public rows
-            settings = replace(settings, n_public=parts[0].n_public, n_private=parts[0].n_private)
+            settings = replace(settings, slices=replace(settings.slices, n_public=parts[0].n_public,
+                                                        n_private=parts[0].n_private))
         parts.append(table_candidates(board, settings, quiet=quiet))
         names.append(_named(inputs.public_scores, "public_scores"))
     candidates = parts[0] if len(parts) == 1 else merge_candidates(parts[0], parts[1],

@@ -37,7 +37,7 @@ from leaderboard.flags import Flag
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.noise.bootstrap import paired_bootstrap, too_few_units
 from leaderboard.noise.clusters import ClusterCount, cluster_count
-from leaderboard.options import NoiseOptions, RankOptions, ReadOptions
+from leaderboard.options import NoiseOptions, RankOptions, ReadOptions, SliceOptions
 from leaderboard.params import (DEFAULT_ALPHA, DEFAULT_REPLICATES, DEFAULT_RESAMPLE, DEFAULT_SEED, check)
 
 if TYPE_CHECKING:
@@ -195,18 +195,17 @@ def _resolution(boot, sign: float, point: float, baseline, candidate, clusters, 
 class GateOptions:
     """What ``leaderboard compare`` and :func:`leaderboard.compare` are told besides the inputs:
     the metric and seed (``noise``), the test's level and replicates (``ranks``), the columns and
-    size cap (``read``), the solution's rows compared (``split``) and whether a perfect score is
-    expected (``allow_perfect``). Built by :func:`gate_options`, which refuses another mode's
-    options."""
+    size cap (``read``), the solution's rows compared (``slices.split``), each checked once in
+    its options object (:mod:`leaderboard.options`), and whether a perfect score is expected
+    (``allow_perfect``). Built by :func:`gate_options`, which refuses another mode's options."""
 
     noise: NoiseOptions = field(default_factory=NoiseOptions)
     ranks: RankOptions = field(default_factory=RankOptions)
     read: ReadOptions = field(default_factory=ReadOptions)
-    split: str = "private"
+    slices: SliceOptions = field(default_factory=SliceOptions)
     allow_perfect: bool = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "split", check("split", self.split))
         object.__setattr__(self, "allow_perfect", check("allow_perfect", self.allow_perfect))
 
 
@@ -249,11 +248,11 @@ def gate_options(*, items: bool, metric: str | None = None, alpha: float = RankO
                 " (groups of rows: --group-col)" if option == "--cluster-col" else "")
             raise InputError(f"{option} does not apply with {mode}{hint}")
     given: dict[str, Any] = {name: value for name, value in columns.items() if value is not None}
-    split = given.pop("split", "private")
+    split = given.pop("split", SliceOptions.split)
     return GateOptions(noise=NoiseOptions(metric=metric, seed=seed),
                        ranks=RankOptions(alpha=alpha, replicates=replicates),
-                       read=ReadOptions(max_file_size=max_file_size, **given), split=split,
-                       allow_perfect=allow_perfect)
+                       read=ReadOptions(max_file_size=max_file_size, **given),
+                       slices=SliceOptions(split=split), allow_perfect=allow_perfect)
 
 
 @dataclass(frozen=True)
@@ -308,7 +307,7 @@ def run_compare(baseline: str | os.PathLike | InMemory, candidate: str | os.Path
     held on a flag unless ``options.allow_perfect``.
 
     With ``solution``, ``baseline`` and ``candidate`` are submission files (paths, or tables in
-    memory) compared on the solution's ``options.split`` rows; with ``items`` (per-item results),
+    memory) compared on the solution's ``options.slices.split`` rows; with ``items`` (per-item results),
     they are model names.
     """
     from leaderboard.pipelines.assumptions import comparison_assumptions

@@ -62,7 +62,7 @@ def _same_file(a, b) -> bool:
 
 def files_pair(source, baseline, candidate, options: GateOptions):
     """The pair from two submission files (paths or tables in memory) against a solution: the
-    same tuple as :func:`items_pair`, on the solution's ``options.split`` rows."""
+    same tuple as :func:`items_pair`, on the solution's ``options.slices.split`` rows."""
     from leaderboard.ingest.safe_read import Unreadable, read_file
     from leaderboard.ingest.submissions import read_solution
     from leaderboard.ingest.toolkit.messages import Rejected
@@ -75,9 +75,9 @@ def files_pair(source, baseline, candidate, options: GateOptions):
                              group_col=read.group_col, kind=metric.kind,
                              max_bytes=read.max_file_size)
     plan = make_plan(solution, metric.kind, pred_cols=read.pred_col, id_col=read.id_col)
-    mask = solution.usage == options.split
+    mask = solution.usage == options.slices.split
     if not mask.any():
-        raise InputError(f"the solution has no {options.split} rows", file=solution.source)
+        raise InputError(f"the solution has no {options.slices.split} rows", file=solution.source)
     preds = []
     for option, path in (("--baseline", baseline), ("--candidate", candidate)):
         where = path.source if isinstance(path, InMemory) else path

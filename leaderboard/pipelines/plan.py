@@ -44,21 +44,22 @@ from typing import Any
 
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions
+from leaderboard.options import NoiseOptions, OptionShorthands, RankOptions, SliceOptions
 from leaderboard.noise.universes import get_universe, not_simulable_reason
 from leaderboard.noise.universes.regression import ResidualUniverse
 from leaderboard.pipelines.plan_search import (MAX_SIMULATED_N, Check, ExactSD, Planner, TableRow,
                                      check_power, mdd_table, public_rows)
-from leaderboard.params import DEFAULT_POWER
+from leaderboard.params import DEFAULT_POWER, check
 
 
 @dataclass(frozen=True)
 class PlanSettings(OptionShorthands):
     """What ``leaderboard plan`` is asked (see the module docstring for the method): the true
-    score of the weaker entry and the difference to detect or the test set's size, with the
-    universe and its draws (``noise``: prevalence, universe, draws, seed, correlation between
-    entries, where ``"auto"`` means 0, the conservative choice) and the error rate (``ranks``),
-    each checked once in its options object (:mod:`leaderboard.options`).
+    score of the weaker entry and the difference to detect or the test set's size (``slices``:
+    ``n_test``, and ``public_fraction``, the public board's share of it), with the universe and
+    its draws (``noise``: prevalence, universe, draws, seed, correlation between entries, where
+    ``"auto"`` means 0, the conservative choice) and the error rate (``ranks``), each checked
+    once in its options object (:mod:`leaderboard.options`).
 
     Examples
     --------
@@ -72,10 +73,25 @@ class PlanSettings(OptionShorthands):
     score: float
     noise: NoiseOptions = field(default_factory=NoiseOptions)
     ranks: RankOptions = field(default_factory=RankOptions)
+    slices: SliceOptions = field(default_factory=SliceOptions)
     delta: float | None = None
-    n_test: int | None = None
     power: float = DEFAULT_POWER
-    public_fraction: float | None = None
+
+    def __post_init__(self) -> None:
+        """The question's own values checked by the parameter table (``noise``, ``ranks`` and
+        ``slices`` checked theirs), then what makes no question: neither ``delta`` nor
+        ``n_test``, a metric the universe cannot simulate."""
+        for name in ("score", "delta", "power"):
+            object.__setattr__(self, name, check(name, getattr(self, name)))
+        if self.delta is None and self.n_test is None:
+            raise InputError("give --delta (the difference to detect), --n-test (the test-set "
+                             "size), or both")
+        reason = not_simulable_reason(self.metric, self.universe)
+        if reason is not None:
+            raise InputError(reason)
+
+    n_test = property(lambda self: self.slices.n_test)   # the test set's rows, if given
+    public_fraction = property(lambda self: self.slices.public_fraction)
 
     @property
     def correlation(self) -> float:
@@ -133,8 +149,7 @@ def plan(settings: PlanSettings, *, universe=None, progress=None, table: bool = 
     >>> p.min_n, p.sd_method
     (6036, 'exact')
     """
-    s = settings
-    _check(s)
+    s = settings   # checked when it was made
     probe = s.n_test or _pilot_n(s.prevalence)
     u = universe or get_universe(s.metric, probe, s.prevalence, s.universe)
     if universe is None and isinstance(u, ResidualUniverse):
@@ -237,28 +252,6 @@ def bound(x: float) -> str:
 def _reach_words(u) -> str:
     lo, hi = u.reachable()
     return f"the {u.name} universe reaches true scores from {bound(lo)} to {bound(hi)}"
-
-
-def _check(s: PlanSettings) -> None:
-    """One-line errors for values that make no sense."""
-    if s.delta is None and s.n_test is None:
-        raise InputError("give --delta (the difference to detect), --n-test (the test-set size), "
-                         "or both")
-    # alpha, draws, prevalence and the correlation were checked in their options objects
-    checks = [
-        (0 < s.power < 1, f"--power must be strictly between 0 and 1, got {s.power:g}"),
-        (s.delta is None or s.delta > 0, f"--delta must be positive, got {s.delta}"),
-        (s.n_test is None or s.n_test >= 2, f"--n-test must be at least 2 rows, got {s.n_test}"),
-        (s.public_fraction is None or 0 < s.public_fraction <= 1,
-         f"--public-fraction must be in (0, 1], got {s.public_fraction}"),
-        (math.isfinite(s.score), f"--score must be a number, got {s.score}"),
-    ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(message)
-    reason = not_simulable_reason(s.metric, s.universe)
-    if reason is not None:
-        raise InputError(reason)
 
 
 def _check_reach(s: PlanSettings, u) -> None:

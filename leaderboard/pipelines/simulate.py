@@ -28,11 +28,12 @@ from leaderboard.noise.model import ScoreDistribution
 from leaderboard.noise.universes import (BINARY_UNIVERSES, UniverseOptions, get_universe,
                                          universe_name)
 from leaderboard.params import DEFAULT_SEED
+# the seeds' grid (true ROC AUCs, test-set sizes, shares of positives) and the simulated test sets
+# per case (one case, a grid): the parameter table's, where the command line's help says them
+from leaderboard.params import (DEFAULT_N_TESTS, DEFAULT_PREVALENCES,  # noqa: F401
+                                DEFAULT_SCORES, GRID_DRAWS)
+from leaderboard.params import SIMULATE_DRAWS as DRAWS  # noqa: F401
 
-DEFAULT_SCORES = (0.7, 0.8, 0.9)            # the seeds' grid of true ROC AUCs
-DEFAULT_N_TESTS = (1000, 5000, 10000)       # ... of test-set sizes
-DEFAULT_PREVALENCES = (0.01, 0.05, 0.2)     # ... and of shares of positives
-DRAWS, GRID_DRAWS = 5000, 2000              # simulated test sets per case: one case, a grid
 MIN_DRAWS = 100   # fewer leave fewer than 3 draws beyond each of the 2.5% / 97.5% quantiles
 PARAMETERS = ("score", "n_test", "prevalence")
 

@@ -12,6 +12,7 @@ post-mortem :mod:`leaderboard.pipelines.submission_postmortem`'s. Nothing here i
 from __future__ import annotations
 
 from dataclasses import replace
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 def analyze_submissions(solution: Solution, submissions: SubmissionSet | Listing,
                         settings: Settings, *, split: str = "private", quiet: bool = True,
                         engine=None, batch_entries: int | None = None,
-                        exclude: tuple[str, ...] = ()) -> Analysis:
+                        exclude: Sequence[str] = ()) -> Analysis:
     """Score, resample and tier the valid submissions.
 
     Parameters

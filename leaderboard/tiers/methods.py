@@ -213,6 +213,11 @@ _FAMILY_WORDS = {
 # Each --tiers key with its description, the default first.
 TIER_METHODS: dict[str, TierMethod] = {m.key: m for m in (RANK_SETS, HOLM, SCOTT_KNOTT)}
 
+
+def method_words() -> list[str]:
+    """Each tier method as ``--tiers``' help lists it: its key and label."""
+    return [f"{m.key}, {m.label}" for m in TIER_METHODS.values()]
+
 # The family the significance map and the simultaneous rank sets always use, whatever --tiers says.
 MAP_FAMILY = ("the simultaneous family: studentised paired differences of all ordered pairs of "
               "entries tested at once (max-t step-down), the tests behind the simultaneous rank "

@@ -94,17 +94,12 @@ def _command_parsers() -> dict[str, argparse.ArgumentParser]:
     return dict(commands.choices)
 
 
-#: Options of table parameters that keep a default or help of their own, and why.
-OWN = {("analyze", "tiers"): "its help lists the tier methods from their registry",
-       ("analyze", "top_k"): "no default lines", ("analyze", "exclude_flagged"): "none set aside",
-       ("analyze", "max_file_size"): "the reader's cap (ingest.safe_read)",
-       ("choose", "max_file_size"): "the reader's cap (ingest.safe_read)",
-       ("compare", "max_file_size"): "the reader's cap (ingest.safe_read)",
-       ("simulate", "metric"): "its help names every registered metric",
-       ("simulate", "draws"): "one case or a grid: the pipeline's two defaults",
-       ("plan", "correlation"): "without --from noise.spread's typical value, with it analyze's",
-       **{(command, name): "the universe's own defaults (noise.universe_options)"
-          for command in ("analyze", "simulate", "plan", "choose") for name in ("residuals", "df")}}
+#: Options of table parameters that keep a default or help of their own, and why (issue 42: 19
+#: before; the help of every option of a table parameter is the table's now).
+OWN: dict[tuple[str, str], str] = {}
+#: Options of the command line with a default not taken from the table (issue 42: 40 before,
+#: among them the caps, --max-file-size, --residuals, --df, --tiers, --top-k, --output).
+OWN_DEFAULT: set[tuple[str, str]] = set()
 
 
 @pytest.mark.parametrize("command", ["analyze", "simulate", "plan", "calibrate", "choose",
@@ -141,3 +136,93 @@ def test_an_option_parses_within_the_table_bounds():
         parser.parse_args(["--prizes", "0"])
     assert parser.parse_args(["--prizes", "2"]).prizes == 2
     assert parser.parse_args([]).prizes == params.default("prizes") == 3
+
+
+def _options():
+    """``(command, action)`` of every option of every command (not --help, --version)."""
+    for command, parser in _command_parsers().items():
+        for action in parser._actions:
+            if action.option_strings and not isinstance(
+                    action, (argparse._HelpAction, argparse._VersionAction)):
+                yield command, action
+
+
+def _from_table(command: str, action: argparse.Action) -> bool:
+    name = action.dest
+    if f"{command}:{name}" not in params.OPTIONS and name not in params.OPTIONS:
+        return False
+    table = params.option(name, command)
+    return (action.default, action.help) == (table.default, table.help)
+
+
+def test_no_option_of_the_command_line_has_a_default_of_its_own():
+    """Issue 42: an option's default is the parameter table's (leaderboard.params.OPTIONS, through
+    add_parameter); a new option declared with ``add_argument(..., default=...)`` fails here. Its
+    help comes with it, and its bounds with a table parameter's constraint."""
+    own = {(command, action.dest) for command, action in _options()
+           if action.default not in (None, False, argparse.SUPPRESS)
+           and not _from_table(command, action)}
+    assert own - OWN_DEFAULT == set(), "give the default and help to leaderboard.params.OPTIONS " \
+                                       "and declare the option with add_parameter"
+    assert own == OWN_DEFAULT   # an exception that is gone leaves the list
+    assert sum(_from_table(c, a) for c, a in _options()) >= 83   # 43 before issue 42's move
+
+
+def test_the_counter_of_own_defaults_sees_one():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--alpha", type=float, default=0.1, help="error rate")
+    (action,) = [a for a in parser._actions if a.dest == "alpha"]
+    assert action.default not in (None, False, argparse.SUPPRESS)
+    assert not _from_table("analyze", action)
+    from leaderboard.cli.common import add_parameter
+
+    parser = argparse.ArgumentParser()
+    add_parameter(parser, "alpha")
+    assert _from_table("analyze", [a for a in parser._actions if a.dest == "alpha"][0])
+
+
+def test_the_python_api_hands_values_to_the_options_objects_without_casts():
+    """The options objects take sequences and normalise them (to tuples) in one place."""
+    from leaderboard.options import AnalyzeOptions, RankOptions, ReadOptions, universe_from
+
+    assert RankOptions(top_k=[10, 3]).top_k == (10, 3)
+    assert ReadOptions(target_col="y", pred_col=["a", "b"]).target_col == ("y",)
+    assert AnalyzeOptions(exclude_flagged=["junk"]).exclude_flagged == ("junk",)
+    assert universe_from(class_shares=[0.5, 0.3, 0.2]).class_shares == (0.5, 0.3, 0.2)
+    casts = [path.name for path in PACKAGE.glob("api*.py")
+             if "cast(" in path.read_text(encoding="utf-8")]
+    assert casts == []
+
+
+def test_every_settings_shape_is_composed_of_the_options_objects():
+    """Issue 42: a settings class holds the options objects and the values of its own question,
+    never a copy of an options object's field (BattlesSettings had repeated RankOptions'; a
+    field of an options object read through the settings is a read-only property)."""
+    import dataclasses
+
+    from leaderboard import options
+    from leaderboard.api_battles import BattlesSettings
+    from leaderboard.pipelines.analysis import Settings
+    from leaderboard.pipelines.choose import ChooseSettings
+    from leaderboard.pipelines.compare import GateOptions
+    from leaderboard.pipelines.plan import PlanSettings
+
+    objects = (options.NoiseOptions, options.RankOptions, options.SliceOptions,
+               options.ReadOptions, options.ArenaOptions)
+    # ``metric``: the settings' configured Metric, made from NoiseOptions' name (and beta, costs)
+    theirs = {f.name for cls in objects for f in dataclasses.fields(cls)} - {"metric"}
+    for shape in (Settings, BattlesSettings, GateOptions, PlanSettings, ChooseSettings):
+        own = {f.name for f in dataclasses.fields(shape) if f.type not in
+               {cls.__name__ for cls in objects}}
+        assert own & theirs == set(), shape.__name__
+        assert any(f.type in {cls.__name__ for cls in objects} for f in dataclasses.fields(shape))
+
+
+def test_every_option_of_a_table_parameter_is_declared_from_the_table():
+    """Issue 42: default, bounds and help of every option whose parameter the table holds come
+    from the table (118 options of table parameters were declared by hand before; plan --from's
+    reading options are analyze's, copied, their help said with '(with --from)')."""
+    by_hand = [(command, action.option_strings[-1]) for command, action in _options()
+               if action.dest in params.PARAMETERS and not _from_table(command, action)
+               and not (command == "plan" and action.dest in _plan_from_reading())]
+    assert by_hand == [], "declare them with add_parameter, their help in the table"

@@ -196,7 +196,12 @@ def test_a_matrix_with_one_gap_keeps_90_of_91_models_on_all_10_items():
     assert len(result.table) == 90 and len(a.items.used) == 10 and a.items.dropped == "models"
     assert a.items.dropped_models == (("org/model-90", 9),)
     gone = next(f for f in a.submissions.files if f.team == "org/model-90")
-    assert gone.status == "rejected" and "has 9 of the 10 items" in gone.reason
+    # valid rows left out by the policy: set aside, not "rejected" (which means invalid)
+    assert gone.status == "set aside" and "has 9 of the 10 items" in gone.reason
+    from leaderboard.cli.summary import files_line
+    assert files_line(a.submissions, len(result.table)) == (
+        "models: 91 found, 90 scored, 0 rejected, 1 set aside")
+    assert not [f for f in a.flags if f.kind == "models_rejected"]   # said once, as item_sets
     said = " ".join(f.message for f in a.flags if f.kind == "item_sets")
     assert "90 models x 10 items = 900 cells, against 91 x 9 = 819" in said
     data = result.to_dict()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from chart_helpers import assert_offline, page_charts, validate, without_scripts
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.universes import SeedsAUCUniverse, UniverseOptions, get_universe
-from leaderboard.options import NoiseOptions, RankOptions
+from leaderboard.options import NoiseOptions, RankOptions, SliceOptions
 from leaderboard.pipelines.plan import PlanSettings, plan
 from leaderboard.report.plan_report import render_html, terminal_text, to_json_dict
 
@@ -37,8 +38,9 @@ def settings(metric, score, *, alpha=0.05, **kw):
     noise = {k: kw.pop(k) for k in ("prevalence", "draws", "seed", "correlation", "universe")
              if k in kw}
     noise.setdefault("draws", 100)
+    slices = {k: kw.pop(k) for k in ("n_test", "public_fraction") if k in kw}
     return PlanSettings(get_metric(metric), score, NoiseOptions(**noise),
-                        RankOptions(alpha=alpha), **kw)
+                        RankOptions(alpha=alpha), SliceOptions(**slices), **kw)
 
 
 def power_tolerance(p, draws):
@@ -154,7 +156,7 @@ def test_correlation_shrinks_n_by_one_minus_rho(metric, rho):
     assert paired.check.n == independent.min_n
 
 
-@pytest.mark.parametrize("fraction", [0.3, 0.25, 1.0])
+@pytest.mark.parametrize("fraction", [0.3, 0.25, 0.9])
 def test_public_fraction_needs_n_over_f(fraction):
     result = plan(settings("accuracy", 0.8, delta=0.02, n_test=4000, public_fraction=fraction),
                   table=False)
@@ -270,6 +272,18 @@ def test_bad_values_are_one_line_errors(capsys, args, message):
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("given,message", [
+    (dict(delta=0.05, public_fraction=1.0), "public_fraction= must be strictly between 0 and 1"),
+    (dict(delta=0.05, power=1), "power= must be strictly between 0 and 1"),
+    (dict(n_test=1), "n_test= must be at least 2"), ({}, "give --delta"),
+    (dict(delta=float("nan")), "delta= must be positive")])
+def test_the_settings_check_themselves_as_the_table_does(given, message):
+    """Issue 42: PlanSettings checks its own values through the parameter table when it is made
+    (it had its own bounds, and took a public fraction of 1 the API and command line refuse)."""
+    with pytest.raises(InputError, match=re.escape(message)):
+        settings("accuracy", 0.8, **given)
+
+
 def test_neither_delta_nor_n_is_an_error(capsys):
     assert main(["plan", "--metric", "auc", "--score", "0.8", "--prevalence", "0.1"]) == 2
     assert "give --delta" in capsys.readouterr().err
@@ -277,7 +291,8 @@ def test_neither_delta_nor_n_is_an_error(capsys):
 
 def test_page_escapes_what_it_shows():
     metric = dataclasses.replace(get_metric("accuracy"), label="<b>R&D</b>")
-    result = plan(PlanSettings(metric, 0.8, NoiseOptions(draws=100), delta=0.05, n_test=1000))
+    result = plan(PlanSettings(metric, 0.8, NoiseOptions(draws=100), slices=SliceOptions(n_test=1000),
+                               delta=0.05))
     html = render_html(result)
     assert "&lt;b&gt;R&amp;D&lt;/b&gt;" in html and "<b>R&D</b>" not in html
     assert "<b>R&D</b>" in terminal_text(result)  # plain text where plain text is printed

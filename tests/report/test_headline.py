@@ -273,13 +273,13 @@ def test_choose_says_top_two_when_the_gain_is_within_noise_and_names_the_order()
     import dataclasses
 
     from leaderboard.ingest.leaderboards import leaderboard_from_frame
-    from leaderboard.options import NoiseOptions, RankOptions
+    from leaderboard.options import NoiseOptions, RankOptions, SliceOptions
     from leaderboard.pipelines.choose import ChooseSettings, choose, table_candidates
     from leaderboard.report.choose_report import answer, ladder_sentence
 
     metric = get_metric("accuracy")
     settings = ChooseSettings(metric, NoiseOptions(higher_is_better=True, draws=2000),
-                              RankOptions(replicates=200), n_public=500, n_private=1500)
+                              RankOptions(replicates=200), SliceOptions(n_public=500, n_private=1500))
     board = leaderboard_from_frame(pd.DataFrame({"name": ["s1", "s2", "s3", "s4"],
                                                  "score": [0.80, 0.81, 0.79, 0.812]}),
                                    higher_is_better=True, team_col="name", score_col="score")

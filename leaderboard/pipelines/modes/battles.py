@@ -13,7 +13,7 @@ from typing import Any
 
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES
-from leaderboard.pipelines.battles import BattlesAnalysis, BattlesSettings, check_settings
+from leaderboard.pipelines.battles import BattlesAnalysis, BattlesSettings
 from leaderboard.pipelines.modes.base import Inputs
 
 
@@ -21,7 +21,9 @@ from leaderboard.pipelines.modes.base import Inputs
 class BattlesOptions:
     """What battles mode is told besides the battles: the rating's ``settings``, the arena's
     ``columns`` (keyword arguments of :func:`leaderboard.ingest.battles.read_battles`:
-    ``model_a_col``, ``model_b_col``, ``winner_col``, ``judge_col``, ...) and the size cap."""
+    ``model_a_col``, ``model_b_col``, ``winner_col``, ``judge_col``, ...) and the size cap.
+    The settings were checked when they were made (their options objects check themselves), so
+    a bad option costs no read."""
 
     settings: BattlesSettings = field(default_factory=BattlesSettings)
     columns: Mapping[str, Any] = field(default_factory=dict)
@@ -36,7 +38,6 @@ class BattlesMode:
     def read(self, inputs: Inputs, options: BattlesOptions):
         from leaderboard.ingest.battles import read_battles
 
-        check_settings(options.settings)        # before reading: a bad option costs no read
         return read_battles(inputs.battles, **options.columns, max_bytes=options.max_file_size)
 
     def analyze(self, data, options: BattlesOptions, *, quiet: bool = True) -> BattlesAnalysis:

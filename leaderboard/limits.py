@@ -195,9 +195,9 @@ def _fit(entries: int, replicates: int, budget: int) -> str:
 
 def machine_memory() -> int | None:
     """Bytes this process could reach, all told: its resident memory now plus the least of
-    what the system has available (``MemAvailable``), its cgroup's limit less its use, and its
-    address-space limit (``ulimit -v``) less its mapped size. None where none is known
-    (not Linux).
+    what the system has available (``MemAvailable``), its cgroup's limit less its use (cgroup
+    v2 or v1), and its address-space limit (``ulimit -v``) less its mapped size. None where none
+    is known (not Linux).
 
     Examples
     --------
@@ -225,13 +225,17 @@ def machine_memory() -> int | None:
     soft = resource.getrlimit(resource.RLIMIT_AS)[0]
     if soft != resource.RLIM_INFINITY:
         room.append(soft - size)
-    try:
-        cap = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
-        if cap != "max":
-            room.append(int(cap) - int(used))
-    except (OSError, ValueError):
-        pass
+    # the cgroup the process sees as its own (v2, then v1); no limit reads "max" or about 2^63
+    for cap_file, used_file in (("memory.max", "memory.current"),
+                                ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes")):
+        try:
+            cap = Path("/sys/fs/cgroup", cap_file).read_text().strip()
+            used = Path("/sys/fs/cgroup", used_file).read_text().strip()
+            if cap != "max" and int(cap) < 2 ** 60:
+                room.append(int(cap) - int(used))
+            break
+        except (OSError, ValueError):
+            continue
     return rss + max(0, min(room))
 
 

@@ -253,7 +253,7 @@ def analyze_submissions(solution: pd.DataFrame | PathLike,
         slices=SliceOptions(split=split),   # the solution gives the rows and their split
         read=ReadOptions(id_col=id_col, target_col=target_col, pred_col=pred_col,
                          group_col=group_col, max_file_size=max_file_size),
-        workers=workers, scheduler=scheduler, exclude_flagged=tuple(exclude_flagged))
+        workers=workers, scheduler=scheduler, exclude_flagged=exclude_flagged)
     return Result.of(run_analysis(Inputs(solution=table, submissions=subs), options,
                                   quiet=check("quiet", quiet)))
 
@@ -337,7 +337,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
         not all hold together. Simultaneous: all of them, every model in every category, hold
         together with probability at least ``1 - alpha`` for values in [0, 1] (binomial bounds;
         approximate with clusters, rough for other values: docs/categories.md). The JSON and
-        ``result.categories.table`` hold both (``ci_low``/``ci_high``,
+        ``result.analysis.categories.table`` hold both (``ci_low``/``ci_high``,
         ``ci_sim_low``/``ci_sim_high``).
     exclude_flagged : sequence of {"perfect", "junk", "shared"}, default ()
         As :func:`analyze`: the models these flags name are set aside before the ranking,
@@ -377,7 +377,7 @@ def analyze_items(data: pd.DataFrame | PathLike, *, metric: str = "mean",
                          cost_col=cost_col, published_col=published_col,
                          published_model_col=published_model_col,
                          max_file_size=max_file_size),
-        exclude_flagged=tuple(exclude_flagged))
+        exclude_flagged=exclude_flagged)
     published = check("published", published)
     return Result.of(run_analysis(
         Inputs(items=_table(data, "data"),

@@ -72,12 +72,14 @@ class FrameSource(str):
         return max(bisect.bisect_right(self.lines, line) - 1, 0)
 
     def reworded(self, message: str) -> str:
-        """``message`` with every ``line N`` (``lines N, M and K``) as DataFrame rows."""
+        """``message`` with every ``line N`` (``lines N, M and K``) as DataFrame rows, and the
+        columns "in the file" as the DataFrame's."""
         def rows(match: re.Match) -> str:
             numbers = _NUMBER.sub(lambda n: str(self.row(int(n[0]))), match[2])
             return ("rows " if match[1] == "lines" else "row ") + numbers
 
-        return _LINES.sub(rows, message)
+        return _LINES.sub(rows, message).replace("columns in the file:",
+                                                 "columns in the DataFrame:")
 
 
 _LINES = re.compile(r"\b(lines?) (\d+(?:(?:, | and )\d+)*)")

@@ -178,8 +178,10 @@ def compile_notice(folder: str | None, note: str) -> str:
     """The one line a first run prints before compiling."""
     where = folder or "the install folder"
     if note == _TEMPORARY:
-        return ("leaderboard: compiling the numerical kernels this command uses (10-30 s) "
+        return ("leaderboard: compiling the numerical kernels this command uses (1-15 s of CPU) "
                 f"into a temporary folder, {where}; set NUMBA_CACHE_DIR to a writable folder to "
                 "keep them for later runs")
-    return ("leaderboard: compiling the numerical kernels this command uses, once (10-30 "
-            f"s); later runs reuse them ({where})")
+    # 1.1, 2.1 and 11.2 s of CPU for the battles and submissions examples and a 1,702-entry
+    # board (benchmarks/bench_start.py, docs/getting-started.md#the-first-run)
+    return ("leaderboard: compiling the numerical kernels this command uses, once (1-15 s of "
+            f"CPU); later runs reuse them ({where})")

@@ -81,6 +81,8 @@
         charts.push(chart);
         box.classList.add("lb-live");
         scrollHint(box);
+        result.view.addResizeListener(() => scrollHint(box));   // the hint follows a refit
+        if (meta.lb_fit) follow(box, result.view);
         result.view.addEventListener("click", (event, item) => {
           const team = teamOf(item);
           if (team !== null) choose(team);
@@ -88,6 +90,25 @@
         if (current) update(chart);
       })
       .catch((error) => { console.error("chart " + box.id + ": " + error); });
+  };
+  // A chart that takes its box's width follows the box, not only the window: Vega-Lite refits
+  // on the window's resize event alone, and a box that changes width without one (a window made
+  // narrower before the page had laid out, as headless Chromium does) left the chart at its first
+  // width, its right edge (the ECDF's last numbers, the legends) past the box (issue 43).
+  // A chart inside a closed <details> gets no resize notice (it is laid out, not rendered), so
+  // it refits when the details opens.
+  const follow = (box, view) => {
+    const holder = box.querySelector(".lb-view");
+    const refit = () => {
+      const width = holder.clientWidth;
+      if (width > 0 && Math.abs(view.signal("width") - width) > 1) {
+        view.signal("width", width).runAsync().then(() => scrollHint(box));
+      }
+    };
+    if ("ResizeObserver" in window) new ResizeObserver(refit).observe(holder);
+    for (let d = box.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) {
+      d.addEventListener("toggle", refit);
+    }
   };
   // A chart wider than its box (a phone; its text keeps a legible size) says it scrolls
   // sideways: a line that stays at the box's left edge while the chart scrolls under it.

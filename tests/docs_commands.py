@@ -21,6 +21,9 @@ Each command is one of three kinds (:attr:`Command.kind`):
     a command whose documented cost is minutes (``leaderboard calibrate``'s studies,
     ``--workers`` starting a Dask cluster): parsed by the real parser (exit 0 from the parse), not
     run. Listed by name in :data:`NOT_RUN`, each with the reason.
+
+Every fenced ``python`` block is a :class:`Snippet` (:func:`snippets`), run by the same test file
+with the page's earlier blocks in one session.
 """
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ NOT_RUN = {
 
 # A placeholder in a usage line: an upper-case word (FILE, METRIC, N), or an optional part.
 _PLACEHOLDER = re.compile(r"(?<![\w-])[A-Z][A-Z_]*(?![\w-])|\[")
-_FENCE = re.compile(r"^```(\w*)\s*$")
+_FENCE = re.compile(r"^\s*```(\w*)\s*$")   # indented too (a block inside a list item)
 _INLINE = re.compile(r"`(leaderboard [^`]+)`")
 # "# exit 0: shown better; 1: not shown better; 2: bad input": the statuses a comment documents
 # (2, bad input, is never what an example of the manual should do)
@@ -116,6 +119,47 @@ def _code_lines(lines: list[str], start: int) -> tuple[list[tuple[int, str, str]
                 found.append((first, part.strip(), comment))
         pending, comment = "", ""
     return found, i + 1
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One block of Python on a page: where it is, its code, and the lines of the page's bash
+    blocks before it that make its files or enter their folder (``python data/...``, ``cd``)."""
+
+    page: str
+    line: int           # the block's first line of code
+    code: str
+    setup: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.page}:{self.line}"
+
+
+def snippets(root: Path = ROOT) -> list[Snippet]:
+    """Every fenced ``python`` block of README.md and docs/, in page and line order."""
+    found = []
+    for path in pages(root):
+        page = path.relative_to(root).as_posix()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        setup: list[str] = []
+        i = 0
+        while i < len(lines):
+            fence = _FENCE.match(lines[i])
+            if not fence:
+                i += 1
+                continue
+            start, i = i + 1, i + 1
+            while i < len(lines) and not _FENCE.match(lines[i]):
+                i += 1
+            body = lines[start:i]
+            i += 1
+            if fence.group(1) == "python":
+                found.append(Snippet(page, start + 1, "\n".join(body), tuple(setup)))
+            elif fence.group(1) in ("bash", "sh", "console", "shell"):
+                setup += [part.strip() for line in body
+                          for part in line.partition(" #")[0].split("&&")
+                          if part.strip().startswith(("python data/", "cd "))]
+    return found
 
 
 def extract(root: Path = ROOT) -> list[Command]:

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from leaderboard.cli import build_parser, main
-from tests.docs_commands import NOT_RUN, ROOT, extract
-from tests.page_words import check_answers
+from tests.docs_commands import NOT_RUN, ROOT, extract, snippets
+from tests.page_words import check_answers, check_first_screen
 
 COMMANDS = extract()
 _OUTPUTS = {"-o", "--output", "--json", "--csv", "--markdown"}
@@ -165,10 +165,12 @@ def _page(argv: list[str]) -> Path | None:
 
 
 def _check_page(path: Path, command) -> None:
-    """A page's first screen: each answer box at most 75 words, no jargon in it
-    (tests/page_words.py); and no temporary folder of the examples named anywhere."""
+    """A page's first screen: each answer box at most 75 words, no jargon in it, and at most 75
+    words before the page's first table (tests/page_words.py); and no temporary folder of the
+    examples named anywhere."""
     html = path.read_text(encoding="utf-8")
     check_answers(html, str(command))
+    check_first_screen(html, str(command))
     assert "leaderboard-example-" not in html, f"{command}: names a deleted temporary folder"
 
 
@@ -241,3 +243,94 @@ def test_the_shipped_examples_are_what_their_scripts_make(tmp_path, script):
     assert written
     for path in written:
         assert path.read_bytes() == (ROOT / "data" / path.name).read_bytes(), path.name
+
+
+# The Python API's functions whose simulation the snippets' test cuts, as _cheap does the
+# commands': replicates and draws at most 100 (boards 20), whatever the snippet asks.
+_CUT = {"replicates": 100, "draws": 100}
+
+
+def _cheap_api(monkeypatch) -> None:
+    import functools
+    import inspect
+
+    import leaderboard
+
+    for name in ("analyze", "analyze_submissions", "analyze_items", "analyze_battles",
+                 "choose_finals", "compare", "plan", "simulate"):
+        function = getattr(leaderboard, name)
+        accepted = set(inspect.signature(function).parameters)
+
+        def cheap(*args, _function=function, _accepted=accepted, **kwargs):
+            for option, most in _CUT.items():
+                if option in _accepted:
+                    kwargs[option] = min(kwargs.get(option, most), most)
+            return _function(*args, **kwargs)
+
+        monkeypatch.setattr(leaderboard, name, functools.wraps(function)(cheap))
+    from leaderboard import options   # the stages' own options, for the snippets that call them
+
+    for name, option in (("NoiseOptions", "draws"), ("RankOptions", "replicates")):
+        monkeypatch.setattr(options, name, functools.partial(getattr(options, name),
+                                                             **{option: _CUT[option]}))
+
+
+_PAGES_OF_SNIPPETS = sorted({s.page for s in snippets()})
+
+
+@pytest.mark.parametrize("page", _PAGES_OF_SNIPPETS)
+def test_every_python_snippet_runs_as_written(page, clone, monkeypatch, capsys):
+    """Each ``python`` block of README.md and docs/ runs as a reader pastes it into Python
+    started in a clone, a page's blocks one after the other in one session (after the page's
+    ``python data/...`` and ``cd`` lines before each): every name it uses is defined on the page
+    or imported, every file it reads is shipped or generated. Only the amount of simulation is
+    cut (:data:`_CUT`)."""
+    namespace: dict = {"__name__": "__snippet__"}
+    for snippet in (s for s in snippets() if s.page == page):
+        _setup(clone, snippet.setup, monkeypatch)
+        _cheap_api(monkeypatch)
+        with no_static_drawings():
+            exec(compile(snippet.code, str(snippet), "exec"), namespace)
+
+
+def test_the_snippets_are_found():
+    """The pages' Python blocks are all seen (five when written: battles, benchmark formats and
+    three on the Python API's page)."""
+    found = snippets()
+    assert len(found) >= 5 and {s.page for s in found} >= {
+        "docs/python-api.md", "docs/battles.md", "docs/benchmark-formats.md"}
+
+
+def test_no_command_on_a_page_escapes_the_extraction():
+    """Every line of a page that starts (after indentation, a ``$ `` prompt or an ``&&``
+    chain) with ``leaderboard <command>`` belongs to an extracted command: none sits in an
+    indented code block, a block of another language or a fence the extractor does not see."""
+    import re
+
+    from tests.docs_commands import pages
+
+    commands = "|".join(build_parser()._subparsers._group_actions[0].choices)
+    starts = re.compile(rf"^\s*(?:\$ )?(?:.*&& )?leaderboard ({commands})\b")
+    seen = {(c.page, c.line) for c in COMMANDS}
+    missed = []
+    for path in pages():
+        page = path.relative_to(ROOT).as_posix()
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
+            if starts.match(line) and (page, number) not in seen \
+                    and not lines[number - 2].rstrip().endswith("\\"):
+                missed.append(f"{page}:{number}: {line.strip()}")
+    assert not missed, "\n".join(missed)
+
+
+def test_every_bundled_example_is_run_by_a_documented_command():
+    """Each name ``--example`` takes (scores, kaggle, submissions, items, battles) is run by a
+    command of the README or the manual."""
+    parser = build_parser(only="analyze")._subparsers._group_actions[0].choices["analyze"]
+    names = set(parser._option_string_actions["--example"].choices)
+    run = set()
+    for command in (c for c in COMMANDS if c.kind == "run" and c.argv[0] == "analyze"):
+        if "--example" in command.argv:
+            after = command.argv[command.argv.index("--example") + 1:][:1]
+            run.add(after[0] if after and not after[0].startswith("-") else "scores")
+    assert names <= run, names - run

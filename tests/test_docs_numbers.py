@@ -204,3 +204,86 @@ def test_the_first_screen_page_quotes_the_example_it_ran(example_default):
     said = [example_default["d95"], spread["independent"], spread["at_correlation"],
             spread["correlation"], reach]
     assert numbers == [round(x, 4) if k != 3 else x for k, x in enumerate(said)], row
+
+
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+          "eight": 8, "nine": 9, "ten": 10}
+
+
+def test_the_counts_in_words_the_pages_give_of_the_examples_are_theirs(example_outputs):
+    """"four broken on purpose" (the submissions example's rejected files, as its run reports
+    them), "three battles are dropped" (the battles example's rows a scorer drops: a model
+    against itself, no winner), "the seed articles' 27-case experiment" (simulate --grid's
+    cases) and "Python 3.10 or newer" (pyproject.toml's requires-python)."""
+    import tomllib
+
+    import pandas as pd
+
+    from leaderboard.pipelines import simulate
+    from leaderboard.resources import data_dir
+
+    files = json.loads(example_outputs("submissions")["json"].read_text(encoding="utf-8"))
+    battles = pd.read_csv(data_dir() / "example_battles.csv", keep_default_na=False)
+    dropped = int(((battles["model_a"] == battles["model_b"])
+                   | (battles["winner"].str.strip() == "")).sum())
+    cases = (len(simulate.DEFAULT_SCORES) * len(simulate.DEFAULT_N_TESTS)
+             * len(simulate.DEFAULT_PREVALENCES))
+    python = re.search(r">=\s*3\.(\d+)", tomllib.loads(
+        (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"])
+    truth = {r"\b(\w+) (?:of them )?broken on purpose":
+             sum(f["status"] == "rejected" for f in files["files"]),
+             r"\b(\w+) battles are dropped": dropped,
+             r"\b(\d+)-case experiment": cases,
+             r"Python 3\.(\d+) or newer": int(python.group(1))}
+    found = 0
+    for pattern, value in truth.items():
+        for path in pages():
+            for match in re.finditer(pattern, path.read_text(encoding="utf-8")):
+                said = match.group(1).lower()
+                assert _WORDS.get(said, said) in (value, str(value)), \
+                    f"{path.name}: {match.group(0)!r}, the code's: {value}"
+                found += 1
+    assert found >= 8   # README and getting-started say each (9 when written)
+
+
+def test_the_simulate_pages_figures_are_what_simulate_gives():
+    """docs/commands/simulate.md's d95 and "truly better ahead" figures for AUC 0.8 (and 0.81)
+    on 1000 rows with 1% positives and on 10,000 rows with 20%, in the default binormal universe
+    and the seeds' linspace: each is the default run's (5000 draws, seed 0) rounded as written.
+    (tests/pipelines/test_simulate.py holds the linspace figures to the seeds' own.)"""
+    import leaderboard
+
+    page = (ROOT / "docs" / "commands" / "simulate.md").read_text(encoding="utf-8")
+    d95 = re.search(r"AUC 0\.8 on 1000 rows with 1% positives: about ([\d.]+) in the\s+default "
+                    r"binormal universe \(([\d.]+) in the seeds' own, `--universe linspace`\); "
+                    r"on 10,000 rows with 20%\s+positives: about ([\d.]+) \(([\d.]+)\)", page)
+    ahead = re.search(r"AUC 0\.81 against 0\.80 on 1000 rows with 1% positives: about (\d+)% "
+                      r"\((\d+)% with `--universe linspace`\)", page)
+    assert d95 and ahead, "the sentences moved: update the patterns"
+
+    def said(text: str) -> tuple[float, int]:   # the figure and its decimals
+        return float(text), len(text.partition(".")[2])
+
+    for universe, small, large, share in (("binormal", d95[1], d95[3], ahead[1]),
+                                          ("linspace", d95[2], d95[4], ahead[2])):
+        run = leaderboard.simulate(metric="auc", scores=[0.80, 0.81], n_tests=1000,
+                                   prevalences=0.01, universe=universe)
+        value, digits = said(small)
+        assert round(run.cases[0].d95, digits) == value, (universe, run.cases[0].d95, small)
+        assert round(100 * run.ahead[0].probability) == int(share), (universe, share)
+        if universe == "binormal":   # linspace's is the seeds' figure, checked in test_simulate
+            big = leaderboard.simulate(metric="auc", scores=[0.80], n_tests=10000,
+                                       prevalences=0.2, universe=universe)
+            value, digits = said(large)
+            assert round(big.cases[0].d95, digits) == value, (universe, big.cases[0].d95, large)
+
+
+def test_the_architecture_pages_import_ceiling_is_the_tests():
+    """"No module imports more than 15 of the package's modules": tests/api/test_layers.py's
+    ceiling, and no hub is said to be left over the ceiling while none is."""
+    from tests.api import test_layers
+
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    said = re.search(r"No module imports more than (\d+) of the package's modules", page)
+    assert said and int(said.group(1)) == test_layers.MAX_OWN_IMPORTS
+    assert bool(test_layers.HUBS_LEFT) == ("hubs are held" in page)

@@ -147,17 +147,18 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
         raw = _read(Path(source), source, max_bytes)
     if raw.empty:
         raise InputError("no battles: the file has a header and no rows", file=source)
-    columns = {"model_a": find_column(raw, model_a_col, (), "model_a", "model_a_col", source),
-               "model_b": find_column(raw, model_b_col, (), "model_b", "model_b_col", source),
-               "winner": find_column(raw, winner_col, (), "winner", "winner_col", source)}
+    columns = {"model_a": find_column(raw, model_a_col, (), "model_a", "--model-a-col", source),
+               "model_b": find_column(raw, model_b_col, (), "model_b", "--model-b-col", source),
+               "winner": find_column(raw, winner_col, (), "winner", "--winner-col", source)}
     _no_twin_columns(raw, source)
     for role, given in (("judge", judge_col), ("category", category_col), ("date", date_col),
                         ("id", None)):
-        found = find_column(raw, given, OPTIONAL_ROLES[role], None, f"{role}_col", source)
+        found = find_column(raw, given, OPTIONAL_ROLES[role], None,
+                            f"--{role}-col" if role != "id" else "id_col", source)
         if found is not None and found not in columns.values():
             columns[role] = found
     if cluster_col is not None:
-        columns["cluster"] = find_column(raw, cluster_col, (), "cluster", "cluster_col", source)
+        columns["cluster"] = find_column(raw, cluster_col, (), "cluster", "--cluster-col", source)
     a_name = raw[columns["model_a"]].str.strip()
     b_name = raw[columns["model_b"]].str.strip()
     for role, names in (("model_a", a_name), ("model_b", b_name)):

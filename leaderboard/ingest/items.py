@@ -90,8 +90,9 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     Returns
     -------
     (Solution, SubmissionSet)
-        Items in order of first appearance; models in order of first appearance, each ``ok`` or
-        ``rejected`` with its reason.
+        Items in order of first appearance; models in order of first appearance, each ``ok``,
+        ``rejected`` (invalid) or ``set aside`` (valid, left out by ``items_policy``) with its
+        reason.
 
     Examples
     --------
@@ -100,7 +101,7 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
     >>> _ = p.write_text("model,item,value\\na,q1,1\\na,q2,0\\nb,q1,1\\nb,q2,1\\nc,q1,1\\n")
     >>> solution, models = read_items(p)    # c lacks q2: 2 models x 2 items beat 3 x 1
     >>> solution.ids.tolist(), [(f.team, f.status) for f in models.files]
-    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'rejected')])
+    (['q1', 'q2'], [('a', 'ok'), ('b', 'ok'), ('c', 'set aside')])
     >>> solution, models = read_items(p, items_policy="drop-items")   # every model, on q1
     >>> solution.ids.tolist(), solution.coverage.shrinkers
     (['q1'], (('c', 1),))

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.metrics.base import MetricImpl
-from leaderboard.noise.d95 import pairwise_abs_diff_quantile
+from leaderboard.noise.d95 import d95_of
 from leaderboard.noise.rng import BLOCK, Stream
 from leaderboard.noise.weights import (  # noqa: F401 - the weights' names, imported from here too
     RESAMPLING, ROW_BLOCK, STREAM, ResamplingPlan, count_block, poisson_one, poisson_weights, resampling,
@@ -106,13 +106,7 @@ class BootstrapResult:
         independent replicates, i.e. of two equally good models each on its own test set. A
         score that does not move under resampling (a perfect one) has d95 exactly 0, not the
         rounding dust of its replicates (6e-61 for a perfect AUC)."""
-        out = []
-        for r in self.replicates:
-            r = np.sort(r[np.isfinite(r)])
-            d = pairwise_abs_diff_quantile(r, 0.95)
-            dust = 64 * np.finfo(float).eps * max(1.0, float(np.abs(r).max(initial=0.0)))
-            out.append(0.0 if d <= dust else d)
-        return np.array(out)
+        return np.array([d95_of(r[np.isfinite(r)]) for r in self.replicates])
 
 
 def _bootstrap_iv(impl, y_true, preds, replicates, resample, strata, groups, batch):

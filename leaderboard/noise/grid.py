@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from leaderboard.disk_cache import memoize
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
-from leaderboard.noise.d95 import pairwise_abs_diff_quantile
+from leaderboard.noise.d95 import d95_of
 from leaderboard.noise.model import NoiseModel, ScoreDistribution
 from leaderboard.noise.rng import BLOCK
 from leaderboard.noise.universes import UniverseOptions, get_universe
@@ -181,7 +181,7 @@ def build_noise_model(metric: Metric, scores: np.ndarray, *, leader_score: float
         # NaN draws (a metric undefined on that test set) sort last and are left out
         low, high = np.nanquantile(draws_, [alpha / 2, 1 - alpha / 2], axis=1)
         return draws_, low, high, np.nanstd(draws_, axis=1, ddof=1), np.array(
-            [pairwise_abs_diff_quantile(row[np.isfinite(row)], 0.95) for row in draws_])
+            [d95_of(row[np.isfinite(row)]) for row in draws_])
 
     simulated, lower, upper, sd, d95 = summarise(levels, progress)
     model = NoiseModel(metric=metric.name, universe=universe.name,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri   # norm.isf(q) is -ndtri(q), bit for bit, without scipy.stats
 
-from leaderboard.noise.d95 import pairwise_abs_diff_ecdf, pairwise_abs_diff_quantile
+from leaderboard.noise.d95 import d95_of, pairwise_abs_diff_ecdf
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class ScoreDistribution:
         finite = np.sort(draws[np.isfinite(draws)])
         return cls(true_score=float(true_score), draws=finite, sd=float(finite.std(ddof=1)),
                    exact_sd=None if exact_sd is None else float(exact_sd),
-                   d95=pairwise_abs_diff_quantile(finite, 0.95),
+                   d95=d95_of(finite),
                    pair_ecdf=pairwise_abs_diff_ecdf(finite))
 
 

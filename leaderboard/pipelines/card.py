@@ -96,6 +96,17 @@ class PairResolution:
     alpha: float
     power: float = POWER
     reason: str | None = None
+    # what n_eff counts when it is not ``current`` ``unit``s: the items (or test rows) inside
+    # the clusters resampled whole ("49 of 240 items", never "49 of 40 clusters")
+    n_eff_of: int | None = None
+    n_eff_unit: str | None = None
+
+    @property
+    def differ_of(self) -> tuple[int | None, str]:
+        """The units ``n_eff`` is counted among, and their name (``(240, "item")``)."""
+        if self.n_eff_unit is not None:
+            return self.n_eff_of, self.n_eff_unit
+        return self.current, self.unit
 
     @property
     def ratio(self) -> float | None:
@@ -143,9 +154,11 @@ def pair_resolution(models: tuple[str, str], gap: float, a: np.ndarray | None,
                     b: np.ndarray | None, *, sd: tuple[float, float] | None = None,
                     correlation: float | None = None, current: int | None, unit: str,
                     alpha: float, n_eff: int | None = None,
-                    n_eff_reason: str | None = None) -> PairResolution:
+                    n_eff_reason: str | None = None,
+                    n_eff_among: tuple[int | None, str] | None = None) -> PairResolution:
     """A pair's resolution from paired replicates ``a`` and ``b`` (bootstrap scores, same
-    draws), or from SDs and an assumed ``correlation`` (scores only).
+    draws), or from SDs and an assumed ``correlation`` (scores only). ``n_eff_among``: the
+    units ``n_eff`` counts, when not ``current`` ``unit``s (items inside resampled clusters).
 
     Examples
     --------
@@ -180,7 +193,9 @@ def pair_resolution(models: tuple[str, str], gap: float, a: np.ndarray | None,
     return PairResolution(models=models, gap=float(gap), sd_diff=sd_diff, sd_independent=sd_ind,
                           correlation=rho, n_eff=n_eff, n_eff_reason=n_eff_reason,
                           current=current, needed=needed, unit=unit, alpha=float(alpha),
-                          reason=reason)
+                          reason=reason,
+                          n_eff_of=None if n_eff_among is None else n_eff_among[0],
+                          n_eff_unit=None if n_eff_among is None else n_eff_among[1])
 
 
 def established(ranking, models: int) -> Established:

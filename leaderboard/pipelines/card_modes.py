@@ -151,7 +151,8 @@ def _top_pair(a, ranked, shape: Shape) -> PairResolution | None:
     current = shape.clusters if shape.clusters is not None else shape.units
     return pair_resolution(pair, gap, sign * reps[rows[0]], sign * reps[rows[1]],
                            current=current, unit=unit, alpha=a.settings.alpha, n_eff=n_eff,
-                           n_eff_reason=why)
+                           n_eff_reason=why, n_eff_among=None if shape.clusters is None
+                           else (shape.units, shape.unit))
 
 
 def _differing(a, pair: tuple[str, str]) -> tuple[int | None, str | None]:

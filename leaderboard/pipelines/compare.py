@@ -186,7 +186,8 @@ def _resolution(boot, sign: float, point: float, baseline, candidate, clusters, 
                            sign * boot.replicates[second],
                            current=clusters.clusters if grouped else int(boot.n_units),
                            unit="cluster" if grouped else unit, alpha=alpha,
-                           n_eff=int(differ.sum()))
+                           n_eff=int(differ.sum()),
+                           n_eff_among=(int(differ.size), unit) if grouped else None)
 
 
 # --- the gate: inputs read, the pair compared, what makes it untrustworthy flagged -----------------

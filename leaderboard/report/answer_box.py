@@ -21,16 +21,18 @@ def answer_context(a: Analysis, num: Numbers, conf: str) -> dict:
     """The page's top: the answer box (the layout sets its first sentence apart), its caveats,
     the same answer in one line (``headline``), what the numbers assume (``said``), the d95
     sentence and how far the tiers reach (None without noise)."""
-    told, cautions, said = _answer(a, num, conf)
+    told, cautions, said, marks = _answer(a, num, conf)
     return {"answer": told, "caveats": cautions, "headline": " ".join(told), "said": said,
+            "marks": marks,
             "d95_sentence": _d95_sentence(a, num),
             "reach": reach_sentence(a, num) if a.tiers is not None else None}
 
 
-def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str], list[str]]:
+def _answer(a: Analysis, num: Numbers, conf: str
+            ) -> tuple[list[str], list[str], list[str], list[bool]]:
     """The answer box (:func:`~leaderboard.report.headline.answer`: who could be the best, the
-    spread of equals, the leader and tier 1), its caveats, and the sentences below it (what the
-    numbers assume, the tiers)."""
+    spread of equals, the leader and tier 1), its caveats, the sentences below the page's first
+    table (what the numbers assume, the tiers), and which of the box's sentences point to them."""
     t = a.table
     n, lead = len(t), t.iloc[0]
     label = a.settings.metric.label
@@ -38,12 +40,12 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str],
         return (["Ranking only: intervals and tiers are not available for this leaderboard.",
                  f"{lead['team']} ranks first of {n:,} entries with {label} "
                  f"{num.score(lead['score'])}; the table ranks every entry by its observed "
-                 "score."], caveats(a), list(a.notes[:1]))
+                 "score."], caveats(a), list(a.notes[:1]), [False, False])
     if n == 1:
         return (["There is only one entry, so there is no one to be tied with.",
                  f"It scored {num.score(lead['score'])} ({leader_interval(lead, num, conf)})."],
-                caveats(a), [])
-    told, cautions = answer(a, num, conf)
+                caveats(a), [], [False, False])
+    told, cautions, marks = answer(a, num, conf)
     said = headline(a, num)[1:]   # the spread with d95 for one pair, and what it assumes
     k = int((t["tier"] == 1).sum())
     said.append(_tier_one_and_best_set(t, k))
@@ -51,7 +53,7 @@ def _answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str],
     if tier.max() > 1:
         said.append(f"The {n:,} entries form {int(tier.max()):,} tiers.")
     said.extend(_skip_sentence(t, tier))
-    return told, cautions, said
+    return told, cautions, said, marks
 
 
 def _tier_one_and_best_set(t, k: int) -> str:

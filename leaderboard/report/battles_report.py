@@ -61,8 +61,16 @@ def _models(count: int) -> str:
 
 
 def _list(names: list[str], limit: int = 6) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit:,} more" if len(names) > limit else "")
+    """Names for a sentence: ``a, b and c``, or ``a, b and 4 more`` past ``limit``.
+
+    Examples
+    --------
+    >>> _list(["a", "b"]), _list(["a", "b", "c"], limit=2)
+    ('a and b', 'a, b and 1 more')
+    """
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit:,} more"
+    return " and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
 
 
 def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
@@ -104,10 +112,13 @@ def answer(a: BattlesAnalysis) -> tuple[str, list[str]]:
                 f"battles; its rating's {conf} interval is {_num(leader['ci_low'])} to "
                 f"{_num(leader['ci_high'])}.")
     groups = a.groups
-    if len(groups) > 1:
-        head += (f" The models fall into {len(groups):,} groups that never met, each rated on "
-                 f"its own: {'; '.join(group_sentence(g) for g in groups[:4])}"
-                 + ("; ..." if len(groups) > 4 else "") + ". This is the first.")
+    if len(groups) > 1:   # which group the answer is about (it had said "This is the first.")
+        others = len(groups) - 1
+        head += (f" This answer is for the group with the most battles "
+                 f"({group_sentence(groups[0])}): the models fall into {len(groups):,} groups "
+                 f"that never met, each rated on its own (the other{'s' if others > 1 else ''}: "
+                 f"{'; '.join(group_sentence(g) for g in groups[1:4])}"
+                 + ("; ..." if others > 3 else "") + ").")
     if thin:
         low, high = (int(t.loc[t["model"] == thin[0], c].iloc[0])
                      for c in ("rank_sim_low", "rank_sim_high"))

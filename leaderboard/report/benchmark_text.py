@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 from leaderboard.confidence import confidence_label
+from leaderboard.params import DEFAULT_ALPHA
 from leaderboard.pipelines.item_costs import COVERAGE
 
 COVERAGE_AT_2 = tuple(COVERAGE[2.0].values())   # the heaviest tails measured
@@ -76,7 +77,7 @@ def _coverage_json(c) -> dict | None:
     if m is None:
         return None
     return {"largest_log_sd": _num(m.log_sd), "measured_items": m.items, "nominal": 0.95,
-            "coverage": m.coverage if c.alpha == 0.05 else None,
+            "coverage": m.coverage if c.alpha == DEFAULT_ALPHA else None,
             "how": "95% bootstrap-t intervals of the mean of lognormal costs with the board's "
                    "largest log-SD (linear between the measured log-SDs 0.5 to 2) and the "
                    "measured number of items at or below the board's: "
@@ -99,7 +100,7 @@ def coverage_said(c) -> str:
     m = c.measured
     if m is None:
         return ""
-    if c.alpha != 0.05:
+    if c.alpha != DEFAULT_ALPHA:   # the study measured the default level only
         return ("Their coverage was measured for 95% intervals only (docs/commands/"
                 "analyze-items.md).")
     if m.coverage is None:

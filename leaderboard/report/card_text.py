@@ -37,7 +37,8 @@ def card_json(card) -> dict | None:
                 "models": list(r.group_models[:NAMES_IN_JSON])},
             "reason": r.reason},
         "n_eff": None if p is None else {
-            "value": p.n_eff, "of": p.current, "unit": p.unit, "pair": list(p.models),
+            "value": p.n_eff, "of": p.differ_of[0], "unit": p.differ_of[1],
+            "pair": list(p.models),
             "reason": p.n_eff_reason},
         "top_pair": pair_json(p),
         "provenance": {"version": v.version, "date": v.date, "date_from": v.date_from,
@@ -80,11 +81,17 @@ def pair_sentence(p, score=lambda x: f"{x:.4g}") -> str:
     out = (f"SD of the paired difference {score(p.sd_diff)} against {score(p.sd_independent)} "
            f"were they scored independently (x{p.ratio:.2f})")
     if p.n_eff is not None:
-        out += f"; they differ on {p.n_eff:,} of {p.current:,} {p.unit}s"
+        out += f"; they differ on {_among(p)}"
     if p.needed is not None:
         out += (f"; {p.needed:,} {p.unit}s would separate them at this gap (power "
                 f"{p.power:.0%})")
     return out
+
+
+def _among(p) -> str:
+    """"49 of 240 items": the units the pair differs on, among those they were counted in."""
+    of, unit = p.differ_of
+    return f"{p.n_eff:,} of {of:,} {unit}s" if of is not None else f"{p.n_eff:,} {unit}s"
 
 
 def card_rows(card, score, entity: str = "model", name=str) -> list[tuple[str, str]]:
@@ -136,7 +143,7 @@ def _pair_words(p, score, name=str) -> str:
         head += (f"; SD of their paired difference {score(p.sd_diff)}, against "
                  f"{score(p.sd_independent)} were they scored independently")
     if p.n_eff is not None:
-        head += (f"; they differ on {p.n_eff:,} of {p.current:,} {p.unit}s"
+        head += (f"; they differ on {_among(p)}"
                  if p.unit != "battle" else f"; {p.n_eff:,} battles between the two")
     if p.needed is not None:
         head += (f"; {p.needed:,} {p.unit}s would separate them at this gap (a paired test "

@@ -153,7 +153,8 @@ def _noise(a: Analysis, num: Numbers) -> dict[str, PendingChart | None]:
                             + ("simulated scores" if simulated else "bootstrap scores"))
         ecdf = analyze.ecdf_chart(lead.pair_ecdf[0], lead.pair_ecdf[1], lead.d95,
                                   x_title=f"|difference| in {label} between two draws",
-                                  d95_text=num.score(lead.d95))
+                                  d95_text=num.score(lead.d95) if lead.d95 > 0 else
+                                  "0 (no draw moved the score)")
         out["ecdf"] = chart(ecdf, "chart-noise-ecdf", "Share of pairs of draws at most a given "
                             "distance apart")
     scores = t["score"].to_numpy(dtype=float)

@@ -121,11 +121,14 @@ def headline(a: Analysis, num: Numbers) -> list[str]:
     return parts
 
 
-def answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str]]:
+def answer(a: Analysis, num: Numbers, conf: str
+           ) -> tuple[list[str], list[str], list[bool]]:
     """The answer box's sentences (the first is set in bold) and its caveats, at most
     :data:`ANSWER_WORDS` words in all: who could be the best, how far chance spreads equals
     here, the leader and tier 1; then the caveats. A sentence that does not fit goes (the
-    spread first, then the leader's), never the answer or a caveat.
+    spread first, then the leader's), never the answer or a caveat. The third list marks the
+    sentences whose numbers rest on assumptions said below the page's first table (the spread
+    and the leader's interval: the page puts a note mark beside them).
 
     Examples
     --------
@@ -147,7 +150,9 @@ def answer(a: Analysis, num: Numbers, conf: str) -> tuple[list[str], list[str]]:
         if words([x for x in told.values() if x] + cautions) <= ANSWER_WORDS:
             break
         told[drop] = None
-    return [x for x in told.values() if x], cautions
+    kept = [(key, x) for key, x in told.items() if x]
+    return ([x for _, x in kept], cautions,
+            [key in ("spread", "leader") for key, _ in kept])
 
 
 def fit_answer(head: str, said: list[str], limit: int = ANSWER_WORDS
@@ -233,7 +238,13 @@ def _plain_spread(a: Analysis, num: Numbers, s: Spread) -> str:
             f"{num.d95_short(used)} apart.")
 
 
-def _who(a: Analysis) -> str:
+def who(a: Analysis, names: bool = True) -> str:
+    """Who could be the best, the answer box's first sentence; without ``names``, the count
+    alone (the several-metrics page, where the table right below names them)."""
+    return _who(a, names)
+
+
+def _who(a: Analysis, names: bool = True) -> str:
     t = a.table
     n = compared_count(a)
     of = f"{n:,}" + ("" if n == len(t) else " compared")
@@ -244,18 +255,19 @@ def _who(a: Analysis) -> str:
         best = (t["tier"] == 1).to_numpy()
         what = "are tied for first place (tier 1)"
     b = int(best.sum())
-    names = t["team"].astype(str)[best].tolist()
+    listed = t["team"].astype(str)[best].tolist()
+    named = f": {name_list(listed)}." if names else "."
     light = _light_count(a, b, what)
     if light is not None:   # regression, tails unknown: the count hinges on them
         low, high = sorted((light, b))
         count = f"{low:,} to {'all ' if high == n else ''}{high:,}"
         return (f"{count} of {of} entries {what}, depending on how heavy the errors' tails are "
-                f"(--kurtosis narrows it): {name_list(names)}.")
+                f"(--kurtosis narrows it){named}")
     if b == 1:
-        return f"Only {names[0]} can be the best."
+        return f"Only {listed[0]} can be the best."
     if b == n:
         return f"Any of the {of} entries could be the best."
-    return f"{b:,} of {of} entries {what}: {name_list(names)}."
+    return f"{b:,} of {of} entries {what}{named}"
 
 
 def _light_count(a: Analysis, heavy: int, what: str) -> int | None:
@@ -269,24 +281,32 @@ def _light_count(a: Analysis, heavy: int, what: str) -> int | None:
 
 
 def _spread_sentence(a: Analysis, num: Numbers, s: Spread) -> str:
-    where = "these items" if _items(a) else "this test set"
+    """The answer box's spread sentence, word for word, with how often (issue 43: the box and
+    the paragraph below the table said the same number in different words)."""
+    said = _plain_spread(a, num, s)[:-1]
     if s["n"] == 2:
-        return (f"On {where}, two equally good entries land up to {num.d95_short(s['d95'])} "
-                "apart by chance alone (19 times in 20).")
-    return (f"On {where}, chance alone spreads {s['n']:,} equally good entries up to "
-            f"{num.d95_short(s['independent'])} apart, best to worst (19 times in 20; "
-            f"{num.d95_short(s['d95'])} for one pair).")
+        return f"{said} (19 times in 20)."
+    one = "" if s["kind"] in ("measured", "assumed") else f"; one pair: {num.d95_short(s['d95'])}"
+    return f"{said} (best to worst, 19 times in 20{one})."
 
 
 def _assumption_sentence(a: Analysis, num: Numbers, s: Spread) -> str:
+    """What the spread (and every interval on the page) assumes; where the box's spread is the
+    one at a correlation, what independent entries and one pair would give."""
     spread = num.d95_short(s["correlated"])
+    alone = (f"independent entries would spread up to {num.d95_short(s['independent'])} apart, "
+             f"and one pair {num.d95_short(s['d95'])}")
     if s["kind"] == "measured":
         unit = "items" if _items(a) else "rows"
         same = (f"on the same {unit}" if a.items is None or a.items.complete
                 or not a.items.ragged else "on the items they share")
-        return (f"Entries were compared {same}, whose scores move together "
-                f"(correlation {s['rho']:.2f} among the leaders), so the tiers allow less than "
-                f"that, about {spread}; this assumes the {unit} are a random sample.")
+        if s["n"] == 2:
+            return (f"Entries were compared {same}, whose scores move together (correlation "
+                    f"{s['rho']:.2f}), so the tiers allow less than that, about {spread}; this "
+                    f"assumes the {unit} are a random sample.")
+        return (f"That is at the correlation measured among the leaders ({s['rho']:.2f}): "
+                f"entries were compared {same}, whose scores move together; {alone}. This "
+                f"assumes the {unit} are a random sample.")
     c = a.correlation
     universe = a.noise.universe if a.noise is not None else "simulated"
     tails = getattr(a, "tails", None)
@@ -297,8 +317,11 @@ def _assumption_sentence(a: Analysis, num: Numbers, s: Spread) -> str:
     if s["kind"] == "assumed":
         source = ("measured from the public and private scores, its low end"
                   if c is not None and c.estimated else "as stated")
-        return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}), "
-                f"which narrows that to {spread}, and {noise}.")
+        if s["n"] == 2:
+            return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}), "
+                    f"which narrows that to {spread}, and {noise}.")
+        return (f"This assumes a correlation of {s['rho']:.3g} between entries ({source}) and "
+                f"{noise}; {alone}.")
     if c is not None and c.estimated:   # measured, and no shared noise found
         return ("This assumes entries' errors are independent, as the board's public and private "
                 f"scores suggest; at a correlation of {s['rho']:g} chance would spread them only "

@@ -61,7 +61,12 @@ def _leader_numbers(a: Analysis, num: Numbers) -> dict[str, str] | None:
     if lead is None:
         return None
     q_low, q_mid, q_high = np.quantile(lead.draws, [0.025, 0.5, 0.975])
+    # a score no draw moved (a perfect one): its pairs all land together, which says nothing
+    # about its noise; "within d95 = 0.0000" would contradict the answer box's "not known"
+    pairs = (f"95% of pairs are within d95 = {num.d95(lead.d95)}" if lead.d95 > 0 else
+             "every pair lands at the same score, since no draw moved it, so d95 is 0 here "
+             "and the noise of this score cannot be measured")
     return {"score": num.score(lead.true_score), "sd": num.score(lead.sd),
             "median": num.score(q_mid), "q_low": num.score(q_low),
-            "q_high": num.score(q_high), "d95": num.d95(lead.d95),
+            "q_high": num.score(q_high), "d95": num.d95(lead.d95), "pairs": pairs,
             "draws": f"{len(lead.draws):,}"}

@@ -18,6 +18,7 @@ import pytest
 from leaderboard.cli import main
 from leaderboard.errors import InputError
 from leaderboard.ingest.items import read_items
+from tests.page_words import check_first_screen
 
 R = 2000
 
@@ -155,6 +156,7 @@ def test_category_scores_are_group_by_means_and_the_macro_mean_their_mean(tmp_pa
         assert row["score"] == pytest.approx(macro[row["team"]], abs=1e-12)
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert 'id="categories"' in html and "98.8% interval" in html
+    check_first_screen(html, "items with categories")   # issue 43: at most 75 words first
 
 
 def test_category_intervals_option_chooses_what_the_page_shows(tmp_path, capsys):

@@ -20,7 +20,9 @@ def test_each_metric_equals_its_own_run_and_one_page_holds_them(tmp_path):
         assert both["analyses"][name]["entries"] == alone["entries"]
         assert both["analyses"][name]["ranks"] == alone["ranks"]
     page = (tmp_path / "both.html").read_text(encoding="utf-8")
-    assert page.count('class="answer"') == 2 and "Every entry under every metric" in page
+    # one box for both metrics before the side-by-side table, each metric's own box after it
+    assert page.count('class="answer"') == 3 and "Every entry under every metric" in page
+    assert page.index('class="answer"') < page.index("<table") < page.index('id="answer-1"')
 
 
 def test_several_metrics_need_predictions_and_known_names(tmp_path, capsys):

@@ -133,9 +133,15 @@ def test_measured_correlation_changes_the_third_sentence(board):
     paired = paired.drop(columns="score")
     a = leaderboard.analyze(paired, metric="auc", n_public=600, n_private=1400, prevalence=0.2,
                             correlation=0.4, draws=100, replicates=100).analysis
-    third = build_context(a)["said"][1]
+    context = build_context(a)
+    spread, third = context["said"][:2]
     assert "correlation of 0.4" in third and "as stated" in third
-    assert f"{spread_of_equals(a.d95, 30, 0.4):.4f}" in third
+    # the box's spread, at the stated correlation, in the box's words; independent ones after
+    box = (f"On this test set, chance alone can spread 30 equally good entries "
+           f"{spread_of_equals(a.d95, 30, 0.4):.4f} apart")
+    assert spread.startswith(box) and all(box in x for x in context["answer"][1:2]
+                                          if x.startswith("On this"))
+    assert f"independent entries would spread up to {spread_of_equals(a.d95, 30):.4f}" in third
 
 
 # --- small things on the command line -----------------------------------------------------------

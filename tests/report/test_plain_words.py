@@ -4,6 +4,7 @@ the command line, keyword arguments in Python)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -43,10 +44,17 @@ def test_a_solution_without_usage_is_ranked_by_every_row(no_usage_run, capsys):
     page = (folder / "r.html").read_text(encoding="utf-8")
     assert "every row of the solution (it has no public rows)" in page
     assert "other split" not in page and "200 private rows" not in page
-    # a perfect leader's d95 is 0, said as such, not rounding dust (6.223e-61)
-    assert json.loads((folder / "r.json").read_text(encoding="utf-8"))["d95"] == 0
+    # a perfect leader's d95 is 0, said as such, not rounding dust (6.223e-61): in the terminal,
+    # the JSON's two d95s, the noise section's words and the pairwise-difference chart's pin
+    document = json.loads((folder / "r.json").read_text(encoding="utf-8"))
+    assert document["d95"] == 0 and document["noise"]["leader_d95"] == 0
     d95 = next(line for line in out.splitlines() if line.startswith("d95"))
     assert "e-" not in d95 and "cannot be measured" in d95
+    assert "95% of pairs are within d95" not in page and "every pair lands at the same score, " \
+        "since no draw moved it, so d95 is 0 here and the noise of this score cannot be " \
+        "measured" in page
+    pin = json.loads(re.search(r'"pin":(\[[^]]*\])', page).group(1))[0]
+    assert (pin["x"], pin["text"]) == (0, "d95 = 0 (no draw moved the score)")
 
 
 def test_flags_agree_in_number():
@@ -110,6 +118,7 @@ def test_the_python_api_speaks_of_keywords_not_options(kwargs, words):
         leaderboard.analyze(board, **{"metric": "auc", "n_test": 1000, "prevalence": 0.2,
                                       **kwargs})
     assert words in str(error.value) and "--" not in str(error.value)
+    assert "file" not in str(error.value)   # "columns in the DataFrame: team, score"
 
 
 def _analysis(tiers, flags=(), p_spearman=None):
@@ -162,3 +171,56 @@ def test_a_guarantee_checked_at_the_boards_shape_is_said_in_plain_words():
     assert caveats(a) == [] and _checked(a, short=False) == (
         "Checked at this board's shape, the tiers wrongly separated equal entries on 3.0% of "
         "boards (5% promised).")
+
+
+@pytest.mark.parametrize("function", ["analyze_items", "analyze_submissions"])
+def test_one_kind_of_flag_given_as_a_string_is_read_as_one_word(function):
+    """exclude_flagged="nope" is refused as 'nope' (as analyze does), not letter by letter
+    ("got 'n'"), and "junk" is accepted, not refused as 'j'."""
+    frame = pd.DataFrame({"model": np.repeat(["a", "b"], 20), "item": np.tile(range(20), 2),
+                          "value": np.tile([0, 1], 20)})
+    solution = pd.DataFrame({"id": range(20), "target": np.tile([0, 1], 10)})
+    call = {"analyze_items": lambda **kw: leaderboard.analyze_items(frame, **kw),
+            "analyze_submissions": lambda **kw: leaderboard.analyze_submissions(
+                solution, {"a": np.linspace(0, 1, 20)}, metric="auc", **kw)}[function]
+    with pytest.raises(leaderboard.InputError) as error:
+        call(exclude_flagged="nope")
+    assert str(error.value) == "exclude_flagged= must be one of 'perfect', 'junk', 'shared', " \
+                               "got 'nope'"
+    with pytest.raises(leaderboard.InputError) as error:   # "junk" passes the check: the next
+        call(exclude_flagged="junk", replicates=99)         # error is the replicates'
+    assert str(error.value).startswith("replicates= must be")
+
+
+def test_clustered_pairs_differ_on_items_counted_among_items(tmp_path, capsys):
+    """Items resampled in clusters: the pair differs on so many of the *items* ("they differ on
+    49 of 240 items" on the README's per-item example), never "49 of 40 clusters"; the card's
+    JSON counts them among the items too, while the units needed stay clusters."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"model": np.repeat(["a", "b", "c"], 60), "item": np.tile(range(60), 3),
+                          "passage": np.tile(np.arange(60) // 6, 3),
+                          "value": (rng.random(180) < np.repeat([0.8, 0.6, 0.5], 60)).astype(int)})
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    main(["compare", "--items", str(path), "--baseline", "b", "--candidate", "a",
+          "--cluster-col", "passage", "--replicates", "100"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("resolution"))
+    differ = int(np.sum(frame["value"][:60].to_numpy() != frame["value"][60:120].to_numpy()))
+    assert f"they differ on {differ} of 60 items" in line and "clusters would separate" in line
+    card = leaderboard.analyze_items(frame, cluster_col="passage", replicates=100).card
+    assert (card["n_eff"]["value"], card["n_eff"]["of"], card["n_eff"]["unit"]) == (
+        differ, 60, "item")
+
+
+def test_a_battles_column_not_found_is_named_in_the_callers_words(tmp_path, capsys):
+    """The command line's error names its option (--winner-col, --cluster-col), the Python API's
+    its keyword (winner_col=): the battles reader had named "(winner_col)" to both."""
+    path = tmp_path / "b.csv"
+    path.write_text("model_a,model_b,w\na,b,model_a\nb,a,model_b\n", encoding="utf-8")
+    assert main(["analyze", "--battles", str(path)]) == 2
+    assert "column 'winner' (--winner-col) not found" in capsys.readouterr().err
+    frame = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "a"],
+                          "winner": ["model_a", "model_b"]})
+    with pytest.raises(leaderboard.InputError) as error:
+        leaderboard.analyze_battles(frame, cluster_col="prompt")
+    assert "column 'prompt' (cluster_col=) not found" in str(error.value)

@@ -242,8 +242,8 @@ def test_html_answer_and_d95_sentence(noisy, rendered):
     sentence = (f"On this test set (2,000 rows, 30% positives), two equally good models differ by "
                 f"more than {noisy.d95:.4f} ({100 * noisy.d95:.2f} percentage points) one time in "
                 "twenty (d95).")
-    assert sentence in html
-    assert html.index(sentence) < html.index("What was analysed")
+    assert sentence in html   # below the first table, the facts (issue 43), before the chart
+    assert html.index('<table class="facts">') < html.index(sentence) < html.index('id="chart"')
 
 
 def test_html_sections_in_order(noisy, rendered):
@@ -317,7 +317,9 @@ def test_html_5000_entries_stays_small():
     assert len(html.encode()) < 1_300_000 + 400 * 5000
     assert "Showing the top 50 of 5,000 entries" in html
     page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)
-    assert page.count("<tr") == 101 and "The first 100 of 5,000 entries." in html
+    tier_table = page[page.index('<table id="lb-table"'):]
+    tier_table = tier_table[:tier_table.index("</table>")]
+    assert tier_table.count("<tr") == 101 and "The first 100 of 5,000 entries." in html
     entries = specs(html)["chart-scores"]["datasets"]["entries"]
     assert [e["rank"] for e in entries] == analysis.table["rank"].head(50).tolist()
     data = json.loads(html.split('id="lb-data">', 1)[1].split("</script>", 1)[0])

@@ -100,6 +100,15 @@ _AXES = {"roc": ("false positive rate", "true positive rate"),
          "cost": ("probability-cost PC(+)", "normalised expected cost")}
 
 
+# A legend label ("name (AUC 0.871, 95% 0.846-0.894)") that would not fit the chart's width (a
+# phone) is set on two lines, the name over its numbers, each line cut with an ellipsis only past
+# the chart's width (issue 43: at 390 px the longest labels ran past the chart and were cut).
+_NARROW = "width < 420"
+_TWO_LINES = (f"{_NARROW} ? [slice(datum.label, 0, "
+              "lastindexof(datum.label, ' (')), slice(datum.label, lastindexof(datum.label, ' (')"
+              " + 1)] : datum.label")
+
+
 @skeleton(maxsize=16)
 def _chart(kind: str, n: int) -> dict:
     x_title, y_title = _AXES[kind]
@@ -114,7 +123,11 @@ def _chart(kind: str, n: int) -> dict:
     colour = alt.Color("who:N", sort=alt.EncodingSortField("rank", order="ascending"),
                        scale=alt.Scale(range=palette),
                        legend=alt.Legend(title=None, orient="bottom", direction="vertical",
-                                         labelLimit=420, symbolType="stroke",
+                                         labelExpr=_TWO_LINES, labelLimit=alt.ExprRef(
+                                             "max(120, width - 10)"), rowPadding=alt.ExprRef(
+                                             f"{_NARROW} ? 12 : 2"), labelBaseline=alt.ExprRef(
+                                             f"{_NARROW} ? 'top' : 'middle'"),
+                                         symbolType="stroke",
                                          symbolOpacity=1, symbolStrokeWidth=2.5))
     tips = [alt.Tooltip("team:N", title="entry"), alt.Tooltip("x:Q", title=x_title, format=".2f"),
             alt.Tooltip("y:Q", title=y_title, format=".3f")]

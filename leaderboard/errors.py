@@ -49,6 +49,8 @@ class FrameSource(str):
     >>> spans = FrameSource.named("data", lines=[2, 4, 5])   # row 0's cell holds a line break
     >>> str(InputError("bad values (lines 4 and 5)", file=spans, row=5))
     "DataFrame 'data', row 2: bad values (rows 1 and 2)"
+    >>> str(InputError("column 'x' is written twice", file=spans, row=1))   # the header: no row
+    "DataFrame 'data': column 'x' is written twice"
     """
 
     lines: tuple[int, ...] | None = None
@@ -116,8 +118,9 @@ class InputError(ValueError):
 
     def __str__(self) -> str:
         if isinstance(self.file, FrameSource):   # rows as positions, the header not counted
-            place = [str(self.file)] + (
-                [f"row {self.file.row(self.row)}"] if self.row is not None else []) + (
+            place = [str(self.file)] + (   # line 1, the header: the column names, no row
+                [f"row {self.file.row(self.row)}"] if self.row is not None and self.row > 1
+                else []) + (
                 [f"column {self.column!r}"] if self.column is not None else [])
             return printable(", ".join(place) + ": " + self.file.reworded(self.message))
         where = []

@@ -15,6 +15,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from leaderboard.ingest.text_rules import invisible as _invisible
+from leaderboard.ingest.text_rules import look_alike_key
 from leaderboard.metrics import Metric
 
 SHARED_MIN = 5          # entries sharing one score before it is flagged ...
@@ -108,7 +110,7 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     where = f" on the {split}" if split else ""
     label = metric.label
     sign = 1.0 if higher_is_better else -1.0
-    flags: list[Flag] = [] if split else look_alike_flags(teams)
+    flags: list[Flag] = [] if split else look_alike_flags(teams, spelling=items)
     if finite.sum() == 0:
         return flags
     best_possible = metric.upper_bound if higher_is_better else metric.lower_bound
@@ -203,22 +205,6 @@ def _same_predictions(teams: tuple[str, ...], same_as: tuple[str | None, ...],
             "many values)" + (f"; identical predictions: {'; '.join(alike)}." if alike else "."))
 
 
-def _invisible(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Cf", "Cc") or ch in "\u034f\u180e"
-
-
-def look_alike_key(name: str) -> str:
-    """What a reader sees of ``name``: invisible characters (zero-width, bidi controls, soft
-    hyphen) removed, then NFKC (fullwidth letters and ligatures to their plain forms).
-
-    Examples
-    --------
-    >>> look_alike_key("te\u200bam") == look_alike_key("ｔｅａｍ") == look_alike_key("team")
-    True
-    """
-    return unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not _invisible(ch)))
-
-
 def visible(name: str) -> str:
     """``name`` with every character a reader could not see or tell apart (invisible, or changed
     by NFKC) written as its code point, e.g. ``te[U+200B]am``, ``[U+FB01]le``.
@@ -232,9 +218,10 @@ def visible(name: str) -> str:
                    unicodedata.normalize("NFKC", ch) != ch else ch for ch in str(name))
 
 
-def look_alike_flags(teams) -> list[Flag]:
-    """One flag per group of distinct names that look the same (:func:`look_alike_key`): they
-    stay separate entries, and the flag spells out how each differs.
+def look_alike_flags(teams, *, spelling: bool = False) -> list[Flag]:
+    """One flag per group of distinct names that look the same (:func:`look_alike_key`; with
+    ``spelling``, model ids of per-item results, also names that differ only in case or
+    spaces): they stay separate entries, and the flag spells out how each differs.
 
     Examples
     --------
@@ -244,19 +231,23 @@ def look_alike_flags(teams) -> list[Flag]:
     >>> print(flags[0].message)  # doctest: +NORMALIZE_WHITESPACE
     2 entries have names that look alike: 'team', 'te[U+200B]am' differ only by invisible characters or
     character forms; they are separate entries.
+    >>> names = ["GPT-4", "gpt-4"]
+    >>> [f.teams for f in look_alike_flags(names)], look_alike_flags(names, spelling=True)[0].teams
+    ([], ('GPT-4', 'gpt-4'))
     """
     groups: dict[str, list[str]] = {}
     for name in dict.fromkeys(str(t) for t in teams):
-        groups.setdefault(look_alike_key(name), []).append(name)
+        groups.setdefault(look_alike_key(name, spelling=spelling), []).append(name)
+    how = ("in case, spaces, invisible characters or character forms" if spelling
+           else "by invisible characters or character forms")
     flags = []
     for names in groups.values():
         if len(names) > 1:
             shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
             more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
             flags.append(Flag("look_alike", f"{_entries(len(names))} have names that look alike: "
-                                            f"{shown}{more} differ only by invisible characters "
-                                            "or character forms; they are separate entries.",
-                              tuple(names)))
+                                            f"{shown}{more} differ only {how}; they are separate "
+                                            "entries.", tuple(names)))
     return flags
 
 

@@ -173,6 +173,26 @@ def benchmark_cases() -> list[Case]:
             {f"samples/{i}_epoch_1.json": _sample(i) for i in range(12)}
             | {"samples/3b_epoch_1.json": _sample(3, "I")})),
             where=("c.eval", "sample 3 (epoch 1)", "twice")),
+        items("a HELM instance giving its stat twice with two values", lambda f: _helm(
+            f, json.dumps([{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [
+                {"name": {"name": "exact_match", "split": "test"}, "count": 1, "mean": v}
+                for v in (1.0, float(i > 0))]} for i in range(12)])),
+            where=("per_instance_stats.json", "id0", "exact_match", "ambiguous")),
+        # an option of one benchmark's reader, given with a plain table: refused, not ignored
+        items("--harness-filter on a table of per-item results", lambda f: write(
+            f / "r.csv", _table()), where=("--harness-filter", "table"),
+            extra=("--harness-filter", "none")),
+        items("--resample stratified on per-item results without a truth", lambda f: write(
+            f / "r.csv", _table()), where=("--resample stratified", "--target-col"),
+            extra=("--resample", "stratified")),
+        items("--missing-instances on a table of per-item results", lambda f: write(
+            f / "r.csv", _table()), where=("--missing-instances", "table"),
+            extra=("--missing-instances", "missing")),
+        with_ids("--instances on a table of per-item results", lambda f: write(
+            f / "r.csv", _table()), IDS.encode(), 2, ("--instances", "table")),
+        items("per-item model ids differing only in case", lambda f: write(
+            f / "r.csv", _table().replace("a,", "GPT-4,").replace("b,", "gpt-4,")), 0,
+            check=_look_alike("GPT-4", "gpt-4")),
         items("a HELM instance given twice", lambda f: _helm(f, json.dumps([
             {"instance_id": f"id{i % 11}", "train_trial_index": 0, "stats": [
                 {"name": {"name": "exact_match", "split": "test"}, "count": 1,
@@ -203,6 +223,18 @@ def benchmark_cases() -> list[Case]:
             ("results.json", "--cost-col", "per_instance_details.json"),
             extra=("--cost-col", "cost")),
     ]
+
+
+def _look_alike(*names: str):
+    def check(folder: Path, out: str, err: str) -> None:
+        flags = json.loads((folder / "r.json").read_text(encoding="utf-8"))["flags"]
+        assert [f["teams"] for f in flags if f["kind"] == "look_alike"] == [list(names)], flags
+    return check
+
+
+def _table() -> str:
+    return "model,item,value\n" + "".join(f"{m},q{i},{(i + k) % 2}\n"
+                                          for k, m in enumerate("abc") for i in range(12))
 
 
 def _reports(folder: Path, report: dict | str) -> Path:

@@ -115,7 +115,8 @@ def _option(name: str, args: list[str], where: tuple[str, ...]) -> Case:
         sol, subs = base(folder)
         board = write(folder / "board.csv", GOOD_BOARD)
         table = {"{sol}": str(sol), "{subs}": str(subs), "{board}": str(board),
-                 "{out}": str(folder / "r.html"), "{dir}": str(folder)}
+                 "{out}": str(folder / "r.html"), "{dir}": str(folder),
+                 "{alpha}": str(subs / "alpha.csv"), "{beta}": str(subs / "beta.csv")}
         return [table.get(a, a) for a in args]
     return Case(name, "options", build, 2, where)
 
@@ -129,6 +130,8 @@ SIMULATE = ["simulate", "--score", "0.8", "--n-test", "100", "--prevalence", "0.
             "{out}", "--quiet"]
 CHOOSE = ["choose", "--solution", "{sol}", "--submissions", "{subs}", "--metric", "auc", "-o",
           "{out}", "--quiet"]
+COMPARE = ["compare", "--solution", "{sol}", "--baseline", "{alpha}", "--candidate", "{beta}",
+           "--metric", "auc", "--quiet"]
 
 
 def option_cases() -> list[Case]:
@@ -154,6 +157,11 @@ def option_cases() -> list[Case]:
         ("--draws 0", ANALYZE + ["--draws", "0"], ("--draws",)),
         ("--draws 1e12", ANALYZE + ["--draws", "1e12"], ("--draws",)),
         ("--replicates -5", SUBS + ["--replicates", "-5"], ("--replicates",)),
+        # replicates over the memory cap, refused before any is drawn in every command
+        ("choose --replicates 10000000", CHOOSE + ["--replicates", "10000000"],
+         ("10,000,000 replicates", "--max-memory")),
+        ("compare --replicates 10000000", COMPARE + ["--replicates", "10000000"],
+         ("10,000,000 replicates", "--max-memory")),
         ("plan --correlation 1", PLAN + ["--delta", "0.01", "--correlation", "1"],
          ("--correlation",)),
         ("choose --correlation nan", CHOOSE + ["--correlation", "nan"], ("--correlation",)),
@@ -171,6 +179,18 @@ def option_cases() -> list[Case]:
         ("--class-shares negative", ANALYZE + ["--class-shares", "0.5,-0.5"],
          ("--class-shares",)),
         ("--class-shares text", ANALYZE + ["--class-shares", "x"], ("--class-shares",)),
+        # an option the chosen universe does not read, away from its default: refused, in
+        # every command that builds a universe and in choose without a table of scores
+        ("analyze auc --df 7", ANALYZE + ["--df", "7"], ("--df does not apply to ROC AUC",)),
+        ("analyze auc --threshold 0.3", ANALYZE + ["--threshold", "0.3"],
+         ("--threshold does not apply",)),
+        ("analyze accuracy --spread 1", ANALYZE[:3] + ["accuracy"] + ANALYZE[4:]
+         + ["--spread", "1"], ("--spread does not apply to accuracy", "binomial")),
+        ("plan auc --residuals laplace", PLAN + ["--delta", "0.01", "--residuals", "laplace"],
+         ("--residuals does not apply",)),
+        ("simulate auc --df 5", SIMULATE + ["--df", "5"], ("--df does not apply",)),
+        ("choose from predictions --spread 1", CHOOSE + ["--spread", "1"],
+         ("--spread", "--public-scores")),
         ("--df 1.5", ANALYZE + ["--df", "1.5"], ("--df",)),   # below 2: no finite variance
         ("--df inf", ANALYZE + ["--df", "inf"], ("--df",)),
         ("--threshold 1", ANALYZE + ["--threshold", "1"], ("--threshold",)),
@@ -240,7 +260,18 @@ def name_cases() -> list[Case]:
             _html_has((text, text.replace(rlo, "[U+202E]")))(folder, out, err)
         return check
 
+    def look_alike(*names: str):
+        def check(folder: Path, out: str, err: str) -> None:
+            flags = json.loads((folder / "r.json").read_text(encoding="utf-8"))["flags"]
+            assert [f["teams"] for f in flags if f["kind"] == "look_alike"] == (
+                [list(names)] if names else []), flags
+        return check
+
     return [
+        # a board's team names: case and spaces are two teams ("John", "john" on a board of
+        # thousands); per-item model ids and arenas fold them too (tests/hostile_benchmarks.py)
+        board("a team differing from another only in case: two teams, no flag", "ALPHA",
+              look_alike()),
         board("a right-to-left override in a team name", f"admin{rlo}gnp.exe",
               json_keeps(f"admin{rlo}gnp.exe")),
         board("</script> in a team name", "</script><script>alert(1)</script>",
@@ -335,6 +366,14 @@ def battles_cases() -> list[Case]:
         assert doc["dropped_replicates"] == 0 and len(doc["models"]) == 30
         assert all(m["ci_low"] is not None for m in doc["models"])
 
+    def escaped_names(doc: dict) -> None:   # escaped as a CSV of the DataFrame would hold it
+        assert sorted(m["model"] for m in doc["models"]) == ["x\\ud800", "y"], doc["models"]
+
+    def spelled_three_ways(doc: dict) -> None:   # each group named, kept apart
+        assert sorted(map(sorted, doc["look_alike"])) == [
+            sorted(["caf\u00e9", "cafe\u0301"]), sorted(["gpt4", "\uff47pt4", "g\u200bpt4"])]
+        assert len(doc["models"]) == 6
+
     def spellings_named(doc: dict) -> None:
         assert doc["look_alike"] == [["GPT-4", "gpt-4"]], doc["look_alike"]
 
@@ -347,6 +386,12 @@ def battles_cases() -> list[Case]:
               where=("battles.csv", "1,200 models", "--max-models")),
         arena("battles: --replicates 10000000", islands, ("--replicates", "10000000"), code=2,
               where=("replicates", "--max-memory")),
+        arena("battles: one model spelled with a decomposed accent, fullwidth letters or an "
+              "invisible space", "".join(f"{a},{b},{w}\n" for a, b, w in [
+                  ("caf\u00e9", "x", "model_a"), ("cafe\u0301", "x", "model_b"),
+                  ("gpt4", "x", "tie"), ("\uff47pt4", "x", "model_a"), ("g\u200bpt4", "x", "tie"),
+                  ("x", "caf\u00e9", "tie")] * 5),
+              check=_battles_json(spelled_three_ways)),
         arena("battles: two spellings of one model", spelled,
               check=_battles_json(spellings_named)),
         arena("battles: groups that never met, refused", islands, ("--disconnected", "error"),
@@ -366,6 +411,10 @@ def battles_cases() -> list[Case]:
             [("a\u2028b", "c\U0001F600"), ("c\U0001F600", "a\u2028b")] * 3),
             file="battles.jsonl", check=_battles_json(lambda doc: None if len(
                 doc["models"]) == 2 else pytest_fail(str(doc["models"])))),
+        arena("battles: JSON lines escaping a lone surrogate in a name and a key", json_lines(
+            [("x", "y"), ("y", "x")] * 3).replace(b'"x"', b'"x\\ud800"').replace(
+                b'"winner"', b'"n\\udfff": 1, "winner"'), file="battles.jsonl",
+            check=_battles_json(escaped_names)),
         arena("battles: a JSON line nested 100,000 deep", json_lines([("x", "y")]) + b"[" * 100_000
               + b"]" * 100_000 + b"\n", code=2, where=("battles.jsonl:2",), file="battles.jsonl"),
         arena("battles: a JSON line with a 5,000-digit integer", json_lines([("x", "y")])

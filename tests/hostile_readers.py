@@ -105,6 +105,11 @@ def output_cases() -> list[Case]:
         refused("--markdown onto a FIFO", ["--markdown", "@t.md"], ("--markdown", "FIFO"),
                 lambda f: _fifo(f, "t.md")),
         refused("-o and --csv hard-linked", ["--csv", "@t.csv"], ("same file",), hard_link),
+        # refused before the analysis, not after it wrote the other outputs
+        refused("--csv into a folder that does not exist", ["--csv", "@nope/t.csv"],
+                ("--csv", "nope does not exist")),
+        refused("-o ending with a slash", ["-o", "no-such-h3/page.html/"],
+                ("-o", "a folder's path")),
     ]
 
 
@@ -265,8 +270,22 @@ def parquet_cases() -> list[Case]:
             return run_subs(folder, subs)
         return Case(name, "parquet", build, 0, ok=3, bad={"bad.parquet": reason})
 
+    def csv_only(name: str, file: str) -> Case:   # read as CSV: "byte 0x.. on line 3" before
+        def build(folder: Path) -> list[str]:
+            sol, subs = base(folder)
+            frame = table(["team", "score"], [["a", "b"], [0.5, 0.6]])
+            pq.write_table(frame, folder / file)
+            if file.startswith("board"):
+                return board_args(folder / file)
+            args = run_subs(folder, subs)
+            args[2] = str(folder / file)
+            return args
+        return Case(name, "parquet", build, 2, (file, "a Parquet file", "save it as CSV"))
+
     ids = list(range(1, 41))
     return [
+        csv_only("a board of scores saved as Parquet", "board.parquet"),
+        csv_only("a solution saved as Parquet", "solution.parquet"),
         items("an empty Parquet", lambda: table(["model", "item", "value"],
                                                 [[], [], pa.array([], pa.float64())]),
               ("no data rows",)),

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, redirect_stdout
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.safe_read import refuse_special_output
+from leaderboard.ingest.safe_read import refuse_special_output, refuse_unwritable_place
 from leaderboard.safe_write import stream_of, write_text
 
 
@@ -63,6 +63,8 @@ def check_paths(outputs: Iterable[tuple[str, str | None]],
             streams.add(stream)
         for source in sources:
             _refuse_input(option, path, _key(path), source)
+        if stream is None:
+            refuse_unwritable_place(path, f"{option} {path}")
         seen[key] = option
     return streams
 
@@ -110,23 +112,26 @@ def prints_elsewhere(streams: set[int]) -> Iterator[None]:
 @contextmanager
 def unencodable_escaped() -> Iterator[None]:
     """While the command runs, text the terminal's encoding cannot show (``PYTHONIOENCODING=
-    ascii``, a C locale, a name in Greek) is written as ``\\u03b1`` on standard output and
+    ascii``, a C locale without UTF-8 mode, a name in Greek) is written as ``\\u03b1`` on standard output and
     error instead of raising after the outputs were written; the streams' own setting is put
     back after."""
     changed = []
     for stream in (sys.stdout, sys.stderr):
-        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        # "strict" (PYTHONIOENCODING=ascii), or "surrogateescape" (what Python sets under a C
+        # or POSIX locale without UTF-8 mode): both raise on a character the encoding lacks
+        errors = getattr(stream, "errors", None)
+        if errors in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             try:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError, io.UnsupportedOperation):
                 continue
-            changed.append(stream)
+            changed.append((stream, errors))
     try:
         yield
     finally:
-        for stream in changed:
+        for stream, errors in changed:
             try:
-                stream.reconfigure(errors="strict")
+                stream.reconfigure(errors=errors)
             except (ValueError, OSError, io.UnsupportedOperation):
                 pass
 

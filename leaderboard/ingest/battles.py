@@ -22,9 +22,10 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.json_logs import parse_json, parse_json_lines
 from leaderboard.ingest.records import DroppedRows
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.text_rules import look_alike_key
 from leaderboard.ingest.toolkit.columns import find_column
 from leaderboard.ingest.toolkit.messages import grouping_words, show
-from leaderboard.ingest.toolkit.reading import read_table_file
+from leaderboard.ingest.toolkit.reading import read_table_file, text_cells
 
 OUTCOMES = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 2, "both_bad": 2}
 _BOTH_BAD = ("tie (bothbad)", "both_bad")
@@ -139,8 +140,7 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
     if isinstance(data, pd.DataFrame):
         source = "DataFrame"
         _no_twin_columns(data, source)
-        raw = data.astype(str).where(data.notna(), "")
-        raw.columns = [str(c) for c in raw.columns]
+        raw = text_cells(data)
         raw.index = np.arange(2, len(raw) + 2)
     else:
         source = os.fspath(data)
@@ -225,9 +225,13 @@ def read_battles(data: pd.DataFrame | str | os.PathLike[str], *, model_a_col: st
 
 def _no_twin_columns(raw: pd.DataFrame, source: str) -> None:
     """Two columns of one name: which holds the battles would be a guess."""
-    names = [str(c) for c in raw.columns]
-    twins = pd.Index(names)[pd.Index(names).duplicated()]
-    if len(twins):
+    seen: set[str] = set()
+    twins = []
+    for name in map(str, raw.columns):   # compared as Python text: pandas refuses some
+        if name in seen:
+            twins.append(name)
+        seen.add(name)
+    if twins:
         raise InputError(f"two columns are named {show(twins[0])}; which one holds the battles "
                          "would be a guess: rename one", file=source, row=1)
 
@@ -301,18 +305,21 @@ def grouping_columns(raw: pd.DataFrame, exclude: set[str]) -> tuple[tuple[str, i
 
 
 def look_alike(models) -> tuple[tuple[str, ...], ...]:
-    """Names that differ only in case or spaces (``GPT-4`` and ``gpt 4``), which are rated as
+    """Names that differ only in case, spaces, invisible characters or character forms (``GPT-4``
+    and ``gpt 4``; :func:`~leaderboard.ingest.text_rules.look_alike_key`), which are rated as
     different models: probably one model written two ways.
 
     Examples
     --------
     >>> look_alike(["GPT-4", "gpt-4", "claude", "gpt  -4"])
     (('GPT-4', 'gpt  -4', 'gpt-4'),)
+    >>> print(ascii(look_alike(["caf\u00e9", "cafe\u0301"])))   # composed and decomposed
+    (('cafe\u0301', 'caf\xe9'),)
     """
-    key = pd.Series([str(m) for m in models])
-    folded = key.str.lower().str.replace(r"\s+", "", regex=True)
-    groups = key.groupby(folded).agg(lambda g: tuple(sorted(g)))
-    return tuple(g for g in groups if len(g) > 1)
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(str(m) for m in models):
+        groups.setdefault(look_alike_key(name), []).append(name)
+    return tuple(tuple(sorted(g)) for g in groups.values() if len(g) > 1)
 
 
 def grouping_sentence(column: str, groups: int) -> str:
@@ -341,8 +348,7 @@ def _read(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     except Unreadable as err:
         raise InputError(str(err), file=source) from None
     frame, lines = _json_lines(data, source)
-    text = frame.astype(str).where(frame.notna(), "")
-    text.columns = [str(c) for c in text.columns]
+    text = text_cells(frame)
     text.index = lines
     return text
 

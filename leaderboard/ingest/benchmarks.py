@@ -59,6 +59,29 @@ def detect(path: Path) -> str:
     return found[0]
 
 
+def refuse_other_formats(fmt: str, *, harness_filter: str | None = None,
+                         instances: str | None = None,
+                         missing_instances: str = "unresolved") -> None:
+    """Refuse, in one line, an option of one benchmark's reader given with files of another
+    format (``fmt``: the one detected or given, ``table`` for a plain table or a DataFrame),
+    where it would be ignored.
+
+    Examples
+    --------
+    >>> refuse_other_formats("swebench", instances="ids.txt")
+    >>> refuse_other_formats("table", harness_filter="none")
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: --harness-filter is for lm-evaluation-harness logs; --items-format is table
+    """
+    if (instances is not None or missing_instances != "unresolved") and fmt != "swebench":
+        option = "--instances" if instances is not None else "--missing-instances"
+        raise InputError(f"{option} is for SWE-bench results; --items-format is {fmt}")
+    if harness_filter is not None and fmt != "harness":
+        raise InputError(f"--harness-filter is for lm-evaluation-harness logs; --items-format "
+                         f"is {fmt}")
+
+
 def read_benchmark(path: Path, fmt: str, *, metric: str | None = None,
                    harness_filter: str | None = None, instances: str | None = None,
                    missing_instances: str = "unresolved", max_bytes: int
@@ -86,12 +109,8 @@ def read_benchmark(path: Path, fmt: str, *, metric: str | None = None,
         raise ValueError(f"not a benchmark format: {fmt!r}")
     if fmt != "inspect" and not path.is_dir():
         raise InputError(f"--items-format {fmt} reads a folder; this is not one", file=str(path))
-    if (instances is not None or missing_instances != "unresolved") and fmt != "swebench":
-        option = "--instances" if instances is not None else "--missing-instances"
-        raise InputError(f"{option} is for SWE-bench results; --items-format is {fmt}")
-    if harness_filter is not None and fmt != "harness":
-        raise InputError(f"--harness-filter is for lm-evaluation-harness logs; --items-format "
-                         f"is {fmt}")
+    refuse_other_formats(fmt, harness_filter=harness_filter, instances=instances,
+                         missing_instances=missing_instances)
     if fmt == "harness":
         from leaderboard.ingest.harness import read_lm_eval
 

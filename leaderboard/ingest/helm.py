@@ -167,9 +167,12 @@ def scenario_of(run_name: str) -> str:
 
 
 def _metric(record: dict, metric: str, source: str, row: int) -> tuple[str, float]:
-    """The instance's split and its unperturbed ``metric``."""
+    """The instance's split and its unperturbed ``metric``; refused when the entry gives that
+    stat twice with different values (which one holds would be a guess)."""
     stats = expect(record.get("stats"), list, f"entry {row}'s stats", source)
     names = []
+    found: list[tuple[str, float]] = []
+    instance = show(str(record.get("instance_id")))
     for stat in stats:
         label = expect(stat, dict, f"entry {row}'s stat", source).get("name")
         label = expect(label, dict, f"entry {row}'s stat name", source)
@@ -179,11 +182,17 @@ def _metric(record: dict, metric: str, source: str, row: int) -> tuple[str, floa
             if value is None and stat.get("count"):
                 value = finite(stat.get("sum"), f"entry {row}: {metric}'s sum", source) / \
                     finite(stat["count"], f"entry {row}: {metric}'s count", source)
-            return str(label.get("split")), finite(
-                value, f"entry {row}: {metric} of instance "
-                f"{show(str(record.get('instance_id')))}", source)
+            found.append((str(label.get("split")), finite(
+                value, f"entry {row}: {metric} of instance {instance}", source)))
+    if len(set(found)) > 1:
+        given = "; ".join(f"{v:g} ({show(split)} split)" for split, v in dict.fromkeys(found))
+        raise InputError(f"entry {row}: instance {instance} gives its unperturbed "
+                         f"{show(metric)} stat {len(found)} times with different values "
+                         f"({given}); which one holds is ambiguous", file=source)
+    if found:
+        return found[0]
     shown = ", ".join(map(show, sorted(set(names))[:12]))
-    raise InputError(f"entry {row}: instance {show(str(record.get('instance_id')))} has no "
+    raise InputError(f"entry {row}: instance {instance} has no "
                      f"{show(metric)} stat (its stats: {shown}); choose one with --value-col",
                      file=source)
 

@@ -36,7 +36,7 @@ class InMemory:
         if not isinstance(frame, pd.DataFrame):
             raise InputError(f"{name}: expected a pandas DataFrame or a path, got "
                              f"{type(frame).__name__}")
-        data = frame_csv(frame)
+        data = frame_csv(frame, FrameSource.named(name))
         return cls(FrameSource.named(name, spanned_lines(data, len(frame))), data)
 
     def loader(self):
@@ -44,18 +44,23 @@ class InMemory:
         return functools.partial(_identity, self.data)
 
 
-def frame_csv(frame: pd.DataFrame) -> bytes:
+def frame_csv(frame: pd.DataFrame, source: str | None = None) -> bytes:
     """``frame`` as the CSV bytes its reader reads (no index). A string the CSV text could not
     carry is made safe as the readers of files make it: a carriage return (which pandas leaves
     unquoted with its default line ends, so that it would end the row) is kept inside a quoted
     cell; a lone surrogate becomes ``\\ud800`` (:func:`~leaderboard.ingest.text_rules.
-    clean_text`).
+    clean_text`). Columns of several levels (a MultiIndex) are refused: their CSV has one
+    header line per level, read as a header and data rows. ``source`` names the DataFrame.
 
     Examples
     --------
     >>> frame_csv(pd.DataFrame({"team": ["a\\rb", "c\\ud800"], "score": [0.5, 0.6]}, dtype=object))
     b'team,score\\r\\n"a\\rb",0.5\\r\\nc\\\\ud800,0.6\\r\\n'
     """
+    if frame.columns.nlevels > 1:   # CSV would write one header line per level
+        raise InputError(f"its columns have {frame.columns.nlevels} levels (a MultiIndex); give "
+                         "one level of names, e.g. df.columns = ['_'.join(map(str, c)) for c in "
+                         "df.columns]", file=source)
     text = frame.to_csv(index=False)
     if "\r" in text:   # quoted only with CRLF line ends
         text = frame.to_csv(index=False, lineterminator="\r\n")

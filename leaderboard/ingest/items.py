@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from leaderboard.errors import InputError
-from leaderboard.ingest.benchmarks import detect, read_benchmark
+from leaderboard.ingest.benchmarks import detect, read_benchmark, refuse_other_formats
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.item_table import items_from_table
 from leaderboard.ingest.records import Solution, SubmissionSet
@@ -113,6 +113,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         if items_format not in ("auto", "table"):
             raise InputError(f"a DataFrame is a table, not {items_format} files; give their "
                              "path", file=source)
+        refuse_other_formats("table", harness_filter=harness_filter, instances=instances,
+                             missing_instances=missing_instances)
         raw = parse_csv(path.data, source)
     elif (fmt := detect(Path(path)) if items_format == "auto" else items_format) != "table":
         raw, skipped, notes = read_benchmark(
@@ -123,6 +125,8 @@ def read_items(path: str | os.PathLike[str] | InMemory, *, model_col: str = "mod
         if category_col is None and "task" in raw and raw["task"].nunique() > 1:
             category_col = "task"
     else:
+        refuse_other_formats("table", harness_filter=harness_filter, instances=instances,
+                             missing_instances=missing_instances)
         raw = read_table_file(Path(path), source, max_bytes)
     return items_from_table(raw, source, model_col=model_col, item_col=item_col,
                             value_col=value_col, cluster_col=cluster_col,

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.safe_read import Unreadable, format_size, read_file
-from leaderboard.ingest.text_rules import decode_utf8
+from leaderboard.ingest.text_rules import clean_text, decode_utf8
 from leaderboard.ingest.toolkit.messages import show
 
 
@@ -50,7 +51,7 @@ def parse_json(data: bytes, source: str, row: int | None = None, *,
         check_memory(data, source)
     text = decode_utf8(data, source, "JSON")
     try:
-        return json.loads(text, object_pairs_hook=_unique if unique_keys else None)
+        return _loads(text, _unique if unique_keys else None)
     except json.JSONDecodeError as err:
         raise InputError(f"not JSON ({err.msg} at line {err.lineno})", file=source,
                          row=row) from None
@@ -63,6 +64,40 @@ def parse_json(data: bytes, source: str, row: int | None = None, *,
                          row=row) from None
     except ValueError as err:   # an integer of more digits than Python converts
         raise InputError(f"not JSON ({str(err)[:80]})", file=source, row=row) from None
+
+
+# A JSON escape of a surrogate (``\\ud800``): the only way a parsed string can hold a lone one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _loads(text: str, hook=None) -> object:
+    r"""``json.loads``, with every string (keys too) that holds a lone surrogate (an escape such
+    as ``"\ud800"``, legal JSON that no UTF-8 writer, pandas or pyarrow takes) escaped by
+    :func:`~leaderboard.ingest.text_rules.clean_text`'s rule, here once for every JSON reader.
+
+    Examples
+    --------
+    >>> _loads(r'{"m\udfff": ["x\ud800", "\ud83d\ude00"]}')
+    {'m\\udfff': ['x\\ud800', '😀']}
+    """
+    value = json.loads(text, object_pairs_hook=hook)
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return value
+    holder = [value]
+    stack: list[tuple[Any, Any]] = [(holder, 0)]
+    while stack:   # not recursive: a document json.loads took may be nested near the limit
+        parent, key = stack.pop()
+        item = parent[key]
+        if isinstance(item, str):
+            parent[key] = clean_text(item)
+        elif isinstance(item, list):
+            stack += [(item, k) for k in range(len(item))]
+        elif isinstance(item, dict):
+            cleaned = {clean_text(k): v for k, v in item.items()}
+            item.clear()
+            item.update(cleaned)
+            stack += [(item, k) for k in item]
+    return holder[0]
 
 
 class _Twice(ValueError):
@@ -104,7 +139,7 @@ def parse_json_lines(data: bytes, source: str) -> Iterator[tuple[int, object]]:
         if not text.strip():
             continue
         try:
-            yield line, json.loads(text)
+            yield line, _loads(text)
         except json.JSONDecodeError as err:
             raise InputError(f"not a JSON line ({err.msg})", file=source, row=line) from None
         except RecursionError:

@@ -158,7 +158,7 @@ def leaderboard_from_frame(frame: pd.DataFrame, *, higher_is_better: bool,
         raise InputError(f"expected a pandas DataFrame or a path, got {type(frame).__name__}")
     if split not in ("private", "public"):
         raise InputError(f"split must be 'private' or 'public', not {split!r}", file=source)
-    data = frame_csv(frame)   # a carriage return or a lone surrogate as a file's reader has it
+    data = frame_csv(frame, source)   # a carriage return or a lone surrogate as a file's has it
     if isinstance(source, FrameSource):   # its errors name the frame's rows, line breaks or not
         source = source.with_lines(spanned_lines(data, len(frame)))
     return _from_raw(parse_csv(data, source), source, higher_is_better, team_col, score_col,

@@ -162,6 +162,32 @@ def refuse_special_output(path: str | os.PathLike[str], label: str) -> None:
         raise InputError(f"cannot write {label}: not a regular file ({kind}); give a file path")
 
 
+def refuse_unwritable_place(path: str | os.PathLike[str], label: str) -> None:
+    """One-line :class:`~leaderboard.errors.InputError` when ``path`` cannot be a file: it ends
+    with a slash, or its folder does not exist. Checked before the work, not found when the
+    analysis has written the other outputs (exit 2 then, with some outputs written).
+
+    Examples
+    --------
+    >>> refuse_unwritable_place("/no/such/folder/r.csv", "--csv /no/such/folder/r.csv")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Traceback (most recent call last):
+    ...
+    leaderboard.errors.InputError: cannot write --csv /no/such/folder/r.csv: its folder /no/such/folder does
+    not exist; create it, or give another path
+    """
+    from leaderboard.errors import InputError
+
+    text = os.fspath(path)
+    if text.endswith(("/", os.sep)):
+        raise InputError(f"cannot write {label}: a folder's path (it ends with a slash); give a "
+                         "file path")
+    folder = os.path.dirname(text) or "."
+    if not os.path.lexists(text) and not os.path.isdir(folder):
+        raise InputError(f"cannot write {label}: its folder {folder} does not exist; create it, "
+                         "or give another path")
+
+
 def read_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
               follow_links: bool = True, decompress: bool = True) -> bytes:
     """The bytes of the regular file ``path``, decompressed by its suffix, at most ``max_bytes``.

@@ -4,6 +4,8 @@
   lines, instance lists): UTF-8, a byte-order mark at the start dropped (Excel and Notepad
   write one; it is legal), and the first byte that is not UTF-8 refused naming its line, never
   replaced silently (a replaced byte can merge two names or change a value).
+- :func:`look_alike_key`: what a reader sees of a name, so that two spellings of one name
+  (case, spaces, invisible characters, character forms) are found wherever names are read.
 - :func:`clean_text`: a name that cannot be encoded (a lone surrogate: a JSON escape such as
   ``"\\ud800"``, a file name's undecodable bytes, a Python string) as escaped text that can be
   written anywhere, and stays distinct: ``\\ud800``, ``\\xff``.
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from leaderboard.errors import InputError
 from leaderboard.ingest.csv_text import utf8_error
@@ -60,3 +63,29 @@ def clean_text(value: object) -> str:
         text = _LONE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)  # not a file name's raw bytes
         text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return text
+
+
+def invisible(ch: str) -> bool:
+    """Whether a reader cannot see ``ch``: a format or control character (zero-width, bidi
+    controls, soft hyphen) or a combining grapheme joiner or Mongolian vowel separator."""
+    return unicodedata.category(ch) in ("Cf", "Cc") or ch in "\u034f\u180e"
+
+
+def look_alike_key(name: object, *, spelling: bool = True) -> str:
+    """What a reader sees of ``name``, one rule for every list of names: invisible characters
+    removed and NFKC (fullwidth letters, ligatures, decomposed accents to their plain forms);
+    with ``spelling`` (model ids: per-item results, arenas), case folded and spaces removed
+    too. Two names of one key are kept apart and named: one model written two ways, or a name
+    made to pass for another. A board's team names are compared without ``spelling``: "John"
+    and "john" on a Kaggle board of thousands are two teams.
+
+    Examples
+    --------
+    >>> keys = {look_alike_key(n) for n in ("te\u200bam", "ｔｅａｍ", "Team", "t eam")}
+    >>> keys, look_alike_key("cafe\u0301") == look_alike_key("Caf\u00e9")
+    ({'team'}, True)
+    >>> look_alike_key("Team", spelling=False), look_alike_key("ｔｅａｍ", spelling=False)
+    ('Team', 'team')
+    """
+    text = unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not invisible(ch)))
+    return "".join(text.casefold().split()) if spelling else text

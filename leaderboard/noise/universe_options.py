@@ -89,6 +89,22 @@ class UniverseOptions:
     kurtosis: float | None = None
     noise_scale: float = 1.0
 
+    def stated(self) -> tuple[str, ...]:
+        """The options given away from their defaults, by the command line's names: what was
+        asked of a universe, refused where no universe (or not this one) reads it.
+
+        Examples
+        --------
+        >>> UniverseOptions().stated(), UniverseOptions(df=5.0, spread=1.0).stated()
+        ((), ('--df', '--spread'))
+        """
+        given = (("--universe", self.name is not None),
+                 ("--classes", self.class_shares is not None),
+                 ("--residuals", self.residuals != DEFAULT_RESIDUALS),
+                 ("--df", self.df != DEFAULT_DF), ("--threshold", self.threshold != DEFAULT_THRESHOLD),
+                 ("--spread", self.spread is not None), ("--kurtosis", self.kurtosis is not None))
+        return tuple(option for option, differs in given if differs)
+
     @property
     def tails_stated(self) -> bool:
         """Whether the residuals' tails were stated (``--residuals``, ``--df`` or ``--kurtosis``

@@ -38,7 +38,9 @@ are stretched by the t correction for its number of clusters.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import pandas as pd
@@ -129,18 +131,20 @@ def category_results(metric: Metric, values: np.ndarray, teams: list[str],
     shown : {"marginal", "simultaneous"}, default "marginal"
         The intervals the report shows; both are computed.
     """
-    names = tuple(pd.unique(categories.astype(str)))
+    codes, found = pd.factorize(categories.astype(str))   # in order of first appearance
+    names = tuple(str(name) for name in found)
     k = len(names)
     per_alpha = alpha / k
     sign = 1.0 if higher_is_better else -1.0
     rows, point_by_cat, reps_by_cat, verdicts = [], [], [], []
-    masks = [categories.astype(str) == name for name in names]
-    for name, mask in zip(names, masks):   # every category checked before any is resampled
-        g = groups[mask] if groups is not None else None
-        few = too_few_units(int(mask.sum()) if g is None else len(np.unique(g)),
-                            "item" if g is None else "cluster")
+    masks = _Masks(codes, k)
+    sizes = np.bincount(codes, minlength=k)
+    units = sizes if groups is None else \
+        pd.Series(groups).groupby(codes).nunique().reindex(range(k)).to_numpy()
+    for name, count in zip(names, units):   # every category checked before any is resampled
+        few = too_few_units(int(count), "item" if groups is None else "cluster")
         if few:
-            small = sum(int(m.sum()) < MIN_UNITS for m in masks)
+            small = int((sizes < MIN_UNITS).sum())
             raise InputError(f"category {show(name)} has {few}; per-category tiers need that in "
                              f"every category ({small:,} of {k:,} categories have fewer than "
                              f"{MIN_UNITS} items): merge the small categories or leave out "
@@ -187,7 +191,7 @@ _METHOD = {"binary": "clopper-pearson", "unit": "binomial-bound", "clusters": "k
            "unbounded": "max-t"}
 
 
-def _cell_bounds(values: np.ndarray, masks: list[np.ndarray], groups: np.ndarray | None,
+def _cell_bounds(values: np.ndarray, masks: Sequence[np.ndarray], groups: np.ndarray | None,
                  kind, points: np.ndarray, reps: np.ndarray, rows: list[dict],
                  alpha: float) -> dict[str, np.ndarray]:
     """The marginal (level ``1 - alpha / C``) and simultaneous (``1 - alpha / (C M)`` each,
@@ -221,7 +225,7 @@ def _cell_bounds(values: np.ndarray, masks: list[np.ndarray], groups: np.ndarray
     return out
 
 
-def _category_table(names: tuple[str, ...], masks: list[np.ndarray], teams: list[str],
+def _category_table(names: tuple[str, ...], masks: Sequence[np.ndarray], teams: list[str],
                     rows: list[dict[str, np.ndarray]],
                     bounds: dict[str, np.ndarray]) -> pd.DataFrame:
     """The per-category rows, category after category, each best first: one frame built from
@@ -249,7 +253,32 @@ def _crossing(groups: np.ndarray, categories: np.ndarray) -> bool:
     return bool(pairs.size > np.unique(g).size)
 
 
-def _joint_replicates(metric: Metric, values: np.ndarray, masks: list[np.ndarray],
+class _Masks(Sequence):
+    """Each category's items as a boolean mask, made when asked: a list of them all holds
+    categories x items booleans (50,000 categories of one item each took 2.5 GB before the
+    first was checked)."""
+
+    def __init__(self, codes: np.ndarray, k: int) -> None:
+        self.codes, self.k = codes, k
+
+    def __len__(self) -> int:
+        return self.k
+
+    @overload
+    def __getitem__(self, c: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, c: slice) -> list[np.ndarray]: ...
+
+    def __getitem__(self, c):
+        if isinstance(c, slice):
+            return [self[i] for i in range(*c.indices(self.k))]
+        if not -self.k <= c < self.k:
+            raise IndexError(c)
+        return self.codes == (c % self.k)
+
+
+def _joint_replicates(metric: Metric, values: np.ndarray, masks: Sequence[np.ndarray],
                       groups: np.ndarray, replicates: int, seed: int) -> list[BootstrapResult]:
     """One draw of whole clusters per replicate, shared by every category; each category's
     scores from its own items' counts on that draw (NaN where none of them was drawn)."""

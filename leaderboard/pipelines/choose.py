@@ -15,6 +15,7 @@ import pandas as pd
 
 from leaderboard.pipelines.submission_scoring import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
+from leaderboard import limits
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard
 from leaderboard.metrics import Metric
@@ -197,6 +198,7 @@ def prediction_candidates(solution: Solution, submissions: SubmissionSet,
     unseen = int((solution.usage == "private").sum()) if has_split else 0
     n_public = int(seen.sum())
     n_private = settings.n_private or unseen or n_public
+    limits.current().check_replicates(settings.replicates, len(files))   # as analyze, before a draw
     progress = Progress("resampling the public rows", quiet=quiet)
     try:
         boot = paired_bootstrap(metric.impl, solution.target[seen], [p[seen] for p in preds],

@@ -47,6 +47,11 @@ def run_choose(inputs: ChooseInputs, settings: ChooseSettings, read: ReadOptions
     if not inputs.predicted and inputs.public_scores is None:
         raise InputError("give the candidates: --public-scores FILE (with --n-public), and/or "
                          "--solution with --submissions (or use --example)")
+    stated = settings.noise.universe.stated()
+    if inputs.public_scores is None and stated:   # no table: no universe is simulated
+        raise InputError(f"{stated[0]} shapes the universe simulated for a table of public "
+                         "scores (--public-scores); with predictions alone the public rows "
+                         "themselves are resampled: drop it")
     parts: list[Candidates] = []
     names: list[str] = []
     if inputs.predicted:

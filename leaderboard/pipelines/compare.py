@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from leaderboard import limits
 from leaderboard.metrics import Metric
 from leaderboard.errors import InputError
 from leaderboard.flags import Flag
@@ -144,6 +145,7 @@ def compare_pair(metric: Metric, y_true: np.ndarray, baseline: np.ndarray,
                         "cluster" if grouped else unit)
     if few:   # a gate from 2 items would say [-1, -1]: certainty from nothing
         raise InputError(few)
+    limits.current().check_replicates(replicates, 2)   # the cap analyze applies, before any draw
     boot = paired_bootstrap(metric.impl, y_true, [baseline, candidate], replicates=replicates,
                             seed=seed, resample=resample, groups=groups)
     diffs = sign * (boot.replicates[1] - boot.replicates[0])

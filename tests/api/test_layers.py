@@ -58,7 +58,8 @@ def test_nothing_outside_the_command_line_imports_it():
 # or from landing on a device, are about the command's own arguments and outputs; and constants
 # (UPPER_CASE names: an option's choices, such as --items-policy's ITEMS_POLICIES).
 CLI_MAY_USE = {f"leaderboard.ingest.safe_read.{name}" for name in (
-    "format_size", "parse_size", "refuse_special_output", "was_read", "forget_files_read")}
+    "format_size", "parse_size", "refuse_special_output", "refuse_unwritable_place", "was_read",
+    "forget_files_read")}
 
 
 def _allowed(name: str) -> bool:

@@ -27,11 +27,12 @@ BOARD = ["--metric", "auc", "--n-test", "1000", "--prevalence", "0.2", "--draws"
 
 
 @contextmanager
-def ascii_streams():
-    """sys.stdout and sys.stderr as PYTHONIOENCODING=ascii makes them (strict errors)."""
+def ascii_streams(errors: str = "strict"):
+    """sys.stdout and sys.stderr as PYTHONIOENCODING=ascii makes them (strict errors), or a C
+    locale without UTF-8 mode (``errors="surrogateescape"``)."""
     saved = sys.stdout, sys.stderr
-    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
-    err = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+    out = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors=errors)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors=errors)
     sys.stdout, sys.stderr = out, err
     try:
         yield out, err
@@ -46,14 +47,16 @@ def _text(stream: io.TextIOWrapper) -> str:
     return stream.buffer.getvalue().decode("ascii")
 
 
-def test_an_ascii_terminal_gets_escapes_not_a_crash_after_the_outputs(tmp_path):
+@pytest.mark.parametrize("errors", ["strict", "surrogateescape"],
+                         ids=["PYTHONIOENCODING=ascii", "C locale (LC_ALL=C PYTHONUTF8=0)"])
+def test_an_ascii_terminal_gets_escapes_not_a_crash_after_the_outputs(tmp_path, errors):
     board = tmp_path / "board.csv"
     board.write_text(GREEK, encoding="utf-8")
-    with ascii_streams() as (out, err):
+    with ascii_streams(errors) as (out, err):
         code = main(["analyze", str(board), *BOARD, "-o", str(tmp_path / "r.html"), "--json",
                      str(tmp_path / "r.json"), "--markdown", str(tmp_path / "t.md")])
         printed, said = _text(out), _text(err)
-        assert out.errors == "strict"    # the stream's own setting is put back
+        assert out.errors == errors    # the stream's own setting is put back
     assert code == 0, said
     assert "\\u03b1\\u03bb\\u03c6\\u03b1" in printed and "wrote" in printed
     assert "\u202e" not in printed and "Traceback" not in said
@@ -174,8 +177,49 @@ def test_dataframe_model_names_a_csv_cannot_carry_are_read_like_a_file():
     assert set(NAMES.values()) <= set(items.table["team"])
 
 
+def test_dataframe_battles_with_names_a_csv_cannot_carry_are_read_like_a_file(tmp_path):
+    """Battles as a DataFrame follow the same rule as the other modes' DataFrames (it crashed
+    in pandas with a lone surrogate in a model's or a column's name)."""
+    names = [*NAMES, "b"]
+    rows = [(names[k], names[(k + 1) % 4], w, "x") for k in range(4)
+            for w in ("model_a", "model_b", "tie")] * 3
+    frame = pd.DataFrame(rows, columns=pd.Index(["model_a", "model_b", "winner", "note\ud800"],
+                                                dtype=object), dtype=object)
+    result = leaderboard.analyze_battles(frame, replicates=100)
+    assert {m["model"] for m in result.to_dict()["models"]} == {*NAMES.values(), "b"}
+    result.save(tmp_path / "r.json")
+
+
 def test_a_dataframe_column_name_with_a_lone_surrogate_is_named_not_a_crash():
     board = pd.DataFrame([["a", 0.8], ["b", 0.7]],
                          columns=pd.Index(["te\ud800am", "score"], dtype=object))
     with pytest.raises(InputError, match=r"no team column.*te\\ud800am"):
         leaderboard.analyze(board, metric="auc", n_test=1000, prevalence=0.2)
+
+
+@pytest.mark.parametrize("call", [
+    lambda df: leaderboard.analyze(df.rename(columns={"model": "team", "value": "score"}),
+                                   metric="auc", n_test=1000, prevalence=0.2),
+    lambda df: leaderboard.analyze_items(df),
+    lambda df: leaderboard.compare("a", "b", items=df),
+], ids=["analyze", "analyze_items", "compare"])
+def test_a_dataframe_naming_a_column_twice_names_the_column_not_row_minus_one(call):
+    """The header of a DataFrame is no row: the error named "row -1" (issue 43)."""
+    frame = pd.DataFrame([["a", "q", 0.5, 0.5], ["b", "q", 0.6, 0.6]],
+                         columns=["model", "item", "value", "value"])
+    with pytest.raises(InputError) as caught:
+        call(frame)
+    assert "written twice" in str(caught.value) and "row" not in str(caught.value), caught.value
+
+
+@pytest.mark.parametrize("call", [
+    lambda df: leaderboard.analyze(df, metric="auc", n_test=1000, prevalence=0.2),
+    lambda df: leaderboard.analyze_items(df),
+], ids=["analyze", "analyze_items"])
+def test_a_dataframe_with_columns_of_two_levels_is_named_as_such(call):
+    """A MultiIndex of columns became two header lines of CSV, and the error blamed a column
+    'written twice' (issue 43)."""
+    frame = pd.DataFrame([["a", "q", 0.5], ["b", "q", 0.6]], columns=pd.MultiIndex.from_tuples(
+        [("x", "team"), ("x", "item"), ("x", "score")]))
+    with pytest.raises(InputError, match="its columns have 2 levels"):
+        call(frame)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric
 from leaderboard.noise.mean_bounds import ClusterDesign, clopper_pearson, effective_items
 from leaderboard.pipelines.categories import category_results, simultaneous_half_widths
@@ -130,3 +131,26 @@ def test_each_kind_of_values_gets_its_method_and_words(tmp_path):
     grouped = pd.DataFrame(data["per_category"])
     width = (grouped["ci_sim_high"] - grouped["ci_sim_low"]).mean()
     assert width > (plain["ci_sim_high"] - plain["ci_sim_low"]).mean()   # clusters: less known
+
+
+@pytest.mark.parametrize("clustered", [False, True], ids=["items", "clusters"])
+def test_many_small_categories_are_refused_without_a_mask_per_category(clustered):
+    """20,000 one-item categories (a 600 KB upload): refused naming the first, in memory of the
+    order of the items (a list of a mask per category took categories x items bytes: 400 MB
+    here, and 50,000 categories ran out of a 4 GB address space, exit 70)."""
+    import tracemalloc
+
+    n = 20_000
+    values = np.tile(np.arange(n) % 2, (3, 1)).astype(float)
+    categories = np.array([f"c{i}" for i in range(n)], dtype=object)
+    groups = categories.copy() if clustered else None
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError, match=r"category c0 has only 1 (item|cluster).*20,000 of "
+                                             r"20,000 categories"):
+            category_results(get_metric("mean"), values, ["a", "b", "c"], categories,
+                             groups=groups, replicates=100)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2 ** 20, f"{peak / 2 ** 20:.0f} MB"

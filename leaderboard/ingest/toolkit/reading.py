@@ -26,6 +26,7 @@ from leaderboard.errors import InputError, processing
 from leaderboard.ingest.csv_text import (ambiguous_columns, duplicate_words, header_fields,
                                          line_of_record, nul_line, record_lines, utf8_error)
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
+from leaderboard.ingest.text_rules import clean_text
 from leaderboard.ingest.toolkit.messages import Rejected
 from leaderboard.ingest.toolkit.parquet import decode_parquet
 
@@ -70,6 +71,9 @@ def parse_csv(data: bytes, source: str) -> pd.DataFrame:
     """
     if not data.strip():
         raise InputError("the file is empty: expected a header line and data rows", file=source)
+    if data[:4] == b"PAR1":   # a Parquet file where only CSV is read: not "byte 0x.. on line 3"
+        raise InputError("a Parquet file, where this input is read as CSV text (Parquet is read "
+                         "for submissions, --items and --battles): save it as CSV", file=source)
     bad = utf8_error(data)
     if bad is not None:
         raise InputError(f"not UTF-8 text (byte 0x{bad[1]:02x}); is it a CSV file? Save it as "
@@ -180,9 +184,29 @@ def read_table_file(path: Path, source: str, max_bytes: int) -> pd.DataFrame:
     except Exception as err:  # noqa: BLE001 - any damaged file: one line
         raise InputError(f"not a readable Parquet file ({str(err).splitlines()[0][:120]})",
                          file=source) from None
-    text = frame.astype(str).where(frame.notna(), "")
-    text.columns = [str(c) for c in text.columns]
+    text = text_cells(frame)
     text.index = np.arange(2, len(text) + 2)
+    return text
+
+
+def text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every cell of ``frame`` as the text a CSV would hold (a missing one blank), the column
+    names too: a Parquet file's, a JSON-lines file's records, a caller's DataFrame. A lone
+    surrogate (a Python string; pandas and pyarrow refuse it) is escaped by
+    :func:`~leaderboard.ingest.text_rules.clean_text`'s rule, as a DataFrame written to CSV.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"model": ["a\\ud800", None], "n": [1, 2]}, dtype=object)
+    >>> text_cells(frame).to_dict("list")
+    {'model': ['a\\\\ud800', ''], 'n': ['1', '2']}
+    """
+    try:
+        text = frame.astype(str)
+    except UnicodeEncodeError:
+        text = frame.astype(object).map(clean_text).astype(str)
+    text = text.where(frame.notna(), "")
+    text.columns = [clean_text(c) for c in frame.columns]
     return text
 
 

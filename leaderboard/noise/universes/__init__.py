@@ -156,6 +156,12 @@ def _calibrated_universe(name: str, metric: Metric, prevalence: float | None,
                             noise_scale=options.noise_scale)
 
 
+def _spread_metrics() -> tuple[str, ...]:
+    from leaderboard.noise.universes.binary import SPREAD_METRICS
+
+    return SPREAD_METRICS
+
+
 def _takes_multiclass(metric: Metric) -> bool:
     """Whether the metric scores three classes (tried on a tiny example: the registry knows)."""
     y = np.array([0, 1, 2, 0, 1, 2])
@@ -204,6 +210,16 @@ def _check(metric: Metric, options: UniverseOptions) -> str:
     if name != "residuals" and (options.kurtosis is not None or options.noise_scale != 1.0):
         raise InputError(f"--kurtosis describes regression residuals; {metric.label} is simulated "
                          f"by the {name} universe, which has none")
+    # an option this universe does not read, given away from its default: refused, not ignored
+    spread_read = name == "binormal" and metric.name in _spread_metrics()
+    reads = {"--residuals": name == "residuals",
+             "--df": name == "residuals" and options.residuals == "t",
+             "--spread": spread_read,
+             "--threshold": name == "binormal" and metric.kind == "labels"}
+    unread = [option for option in options.stated() if not reads.get(option, True)]
+    if unread:
+        raise InputError(f"{unread[0]} does not apply to {metric.label}: it is simulated by the "
+                         f"{name} universe, which does not read it; drop it")
     if not (np.isfinite(options.noise_scale) and options.noise_scale > 0):
         raise InputError(f"the noise scale must be a positive number, got {options.noise_scale:g}")
     if options.residuals not in RESIDUALS:

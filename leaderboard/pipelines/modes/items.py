@@ -61,6 +61,10 @@ class ItemsMode:
             raise InputError(f"--items takes one --target-col (each item's truth), got "
                              f"{len(read.target_col)}: {', '.join(map(repr, read.target_col))}")
         target_col = read.target_col[0] if read.target_col else None
+        if resample == "stratified" and target_col is None:   # one class: plain, under its name
+            raise InputError("--resample stratified draws items within each class of their "
+                             "truth; per-item results without --target-col have no classes: "
+                             "drop it, or give the items' truth with --target-col")
         metric, binary = (items_metric(noise.metric or "mean") if target_col is None
                           else (get_metric(noise.metric or "mean"), False))
         if target_col is None and metric.name != "mean" and not binary:

@@ -56,7 +56,7 @@ def add_parser(commands) -> None:
     add_parameter(p, "draws", "choose", type=count(1000, DRAWS_MAX))
     add_parameter(p, "seed", "choose")
     add_output_options(p, "choose")
-    add_max_file_size(p)
+    add_max_file_size(p, unread=("max_models",))   # reads no battles
     add_universe_options(p)
 
 

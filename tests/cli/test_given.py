@@ -101,3 +101,20 @@ def test_a_board_given_with_another_mode_is_refused(parser):
     for mode in ("items", "battles"):
         assert _refusal(parser, ["analyze", *MODES[mode], "board.csv"]).startswith(
             "FILE does not apply to")
+
+
+@pytest.mark.parametrize("command, unread, needed", [
+    ("compare", {"--max-entries", "--max-models"}, ["--baseline", "a", "--candidate", "b"]),
+    ("choose", {"--max-models"}, [])])
+def test_commands_do_not_offer_caps_they_never_read(command, unread, needed, capsys):
+    """compare reads no board and no battles, choose no battles: their caps on a board's entries
+    or an arena's models were accepted and ignored. Now argparse refuses them (exit 2, one
+    line), and the caps the command does read are still offered."""
+    offered = {s for a in build_parser(only=command)._subparsers._group_actions[0]
+               .choices[command]._actions for s in a.option_strings}
+    assert not unread & offered and {"--max-rows", "--max-file-size", "--max-memory"} <= offered
+    err = capsys.readouterr().err
+    for option in sorted(unread):
+        assert main([command, *needed, option, "5"]) == 2
+        err = capsys.readouterr().err
+        assert option in err and err.count("\n") == 1

@@ -118,3 +118,20 @@ def test_commands_do_not_offer_caps_they_never_read(command, unread, needed, cap
         assert main([command, *needed, option, "5"]) == 2
         err = capsys.readouterr().err
         assert option in err and err.count("\n") == 1
+
+
+def test_choose_draws_and_plan_separate_take_the_tables_bounds(capsys):
+    """The command line's bounds are the Python API's: choose --draws was at least 1,000 on the
+    command line and 100 in choose_finals; plan --separate at most 10^6 against 10^9."""
+    from leaderboard.params import PARAMETERS
+
+    parse = build_parser().parse_args
+    assert parse(["choose", "--example", "--draws", str(PARAMETERS["draws"].low)]).draws == 100
+    top = PARAMETERS["separate"].high
+    assert parse(["plan", "--from", "b.csv", "--separate", str(top)]).separate == top
+    with pytest.raises(InputError, match=r"separate= must be .* at most 1000000"):
+        from leaderboard.params import check
+        check("separate", top + 1)
+    with pytest.raises(SystemExit):
+        parse(["plan", "--from", "b.csv", "--separate", str(top + 1)])
+    assert "at most 1000000" in capsys.readouterr().err

@@ -31,9 +31,11 @@ lines, in turn with ours, so the three share the machine's load: ``errorbars lea
 long table, ``honestboard report`` on the wide one (``name,date,<instance ids>``).
 
     python benchmarks/bench_goals.py [--repeat 3] [--cases example,swe,1k,10k,100k,first]
-        [--million] [--peers] [--cold-out FILE]
+        [--million [--million-replicates 100]] [--peers] [--cold-out FILE]
 
-``--million`` adds the scores board of 1,000,000 entries (no goal; printed for the growth).
+``--million`` adds the scores board of 1,000,000 entries (no goal; printed for the growth) at
+``--million-replicates`` (default 100: 2,000 would take about 14 GB and are refused under the
+default ``--max-memory``; see docs/benchmarks.md), with ``--max-entries`` raised for it.
 """
 from __future__ import annotations
 
@@ -103,7 +105,8 @@ def swe_board(folder: Path) -> tuple[Path, Path]:
     return long, wide
 
 
-def cases(wanted: set[str], folder: Path) -> dict[str, list[str]]:
+def cases(wanted: set[str], folder: Path, million_replicates: int = 100
+          ) -> dict[str, list[str]]:
     out = folder / "out"
     out.mkdir(exist_ok=True)
     found: dict[str, list[str]] = {}
@@ -117,7 +120,9 @@ def cases(wanted: set[str], folder: Path) -> dict[str, list[str]]:
         if key in wanted:
             csv = folder / f"board_{n}.csv"
             scores_board(n, False).to_csv(csv, index=False)
-            found[key] = ours(["analyze", str(csv), *SCORES_OPTIONS], out)
+            big = (["--max-entries", str(n), "--replicates", str(million_replicates)]
+                   if key == "1m" else [])
+            found[key] = ours(["analyze", str(csv), *SCORES_OPTIONS, *big], out)
     return found
 
 
@@ -174,13 +179,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="warm runs per case (median)")
     parser.add_argument("--cases", default="example,swe,1k,10k,100k,first")
     parser.add_argument("--million", action="store_true", help="add 1,000,000 entries")
+    parser.add_argument("--million-replicates", type=int, default=100,
+                        help="replicates of the 1,000,000-entry board (default 100)")
     parser.add_argument("--peers", action="store_true",
                         help="errorbars and honestboard on the SWE-bench-shaped board")
     args = parser.parse_args()
     wanted = set(args.cases.split(",")) | ({"1m"} if args.million else set())
     with tempfile.TemporaryDirectory(prefix="bench-goals-") as tmp:
         folder = Path(tmp)
-        commands = cases(wanted, folder)
+        commands = cases(wanted, folder, args.million_replicates)
         if args.peers and "swe" in commands:
             commands.update(peers(folder))
         print(f"{'case':28s} {'CPU':>9s} {'wall':>9s} {'peak':>9s}   (median of {args.repeat} "

@@ -26,10 +26,18 @@ from leaderboard.params import EXPANSION_FLOOR, check, default  # noqa: F401 - s
 # Memory one (replicate, entry) pair costs through scoring, ranks, tiers and P(best): measured
 # 457 bytes on the 40-entry submissions example (100,000 replicates: 2.27 GB peak, 2,000: 0.47 GB)
 BYTES_PER_REPLICATE_ENTRY = 500
-# The same for a board of scores (normal rank replicates, drawn block by block): measured 8.4
-# bytes (100,000 entries x 2,000 replicates: 1.68 GB peak), doubled for what that run did not
-# keep at once; 40 entries x 10 million replicates had passed 4.4 GB when stopped
-BYTES_PER_RANK_CELL = 16
+# A board of scores above SCORES_SMALL entries (issue 41, benchmarks/bench_memory_model.py):
+# its peak is the process's start and its table (SCORES_BASE), what each entry costs until the
+# JSON is written (SCORES_PER_ENTRY: 2.3 kB measured at 1,000,000 entries, the JSON's +1.3 GB
+# included) and what each draw costs (SCORES_PER_CELL: the float32 errors, 4 bytes, beside the
+# rank sets' block layout, 1.25, and its build; 5.4 bytes measured at 100,000 x 2,000). Smaller
+# boards take the numpy paths, whose float64 blocks cost more per draw: 19 bytes measured at 40
+# entries x 200,000 replicates (40 x 10 million had passed 4.4 GB when stopped, issue 29).
+SCORES_SMALL = 160
+SCORES_BASE = 450 * 2 ** 20
+SCORES_PER_ENTRY = 2560
+SCORES_PER_CELL = 6
+SCORES_SMALL_PER_CELL = 24
 # One (model, item) cell of the per-item matrices: a float64 value and an int64 count
 BYTES_PER_ITEM_CELL = 16
 
@@ -111,13 +119,11 @@ class Limits:
     def check_replicates(self, replicates: int, entries: int,
                          per_cell: int = BYTES_PER_REPLICATE_ENTRY) -> None:
         """Refuse replicates that would not fit in ``max_memory``: a bootstrap's (``per_cell``
-        :data:`BYTES_PER_REPLICATE_ENTRY`) or a board of scores' rank draws
-        (:data:`BYTES_PER_RANK_CELL`).
+        :data:`BYTES_PER_REPLICATE_ENTRY`; a board of scores is :meth:`check_scores`).
 
         Examples
         --------
         >>> Limits().check_replicates(2000, 40)
-        >>> Limits().check_replicates(2000, 100_000, BYTES_PER_RANK_CELL)   # a 100k board runs
         >>> Limits().check_replicates(10_000_000, 40)  # doctest: +NORMALIZE_WHITESPACE
         Traceback (most recent call last):
         ...
@@ -127,6 +133,110 @@ class Limits:
         self.check_memory(replicates * max(entries, 1) * per_cell,
                           f"{replicates:,} replicates of {entries:,} entries",
                           "lower --replicates")
+
+    def check_scores(self, replicates: int, entries: int) -> None:
+        """Refuse a board of scores whose run would not fit: its :func:`scores_memory` over
+        ``max_memory``, or over what the machine has free (:func:`machine_memory`), said with
+        how many replicates would fit, before anything is drawn.
+
+        Examples
+        --------
+        >>> Limits().check_scores(2000, 100_000)   # a 100k board runs (about 1.8G)
+        >>> Limits().check_scores(2000, 1_000_000)  # doctest: +NORMALIZE_WHITESPACE
+        Traceback (most recent call last):
+        ...
+        leaderboard.errors.InputError: 2,000 replicates of 1,000,000 entries would take about 14G of
+        memory, over the cap of 4G; lower --replicates (at most 210 fit), or raise --max-memory
+        """
+        needed = scores_memory(entries, replicates)
+        what = f"{replicates:,} replicates of {entries:,} entries"
+        self.check_memory(needed, what,
+                          f"lower --replicates{_fit(entries, replicates, self.max_memory)}")
+        free = machine_memory()
+        if free is not None and needed > free:
+            raise InputError(f"{what} would take about {format_size(needed)} of memory, more "
+                             f"than the {format_size(free)} this machine has free for it; lower "
+                             f"--replicates{_fit(entries, replicates, free)}")
+
+
+def scores_memory(entries: int, replicates: int) -> int:
+    """Estimated peak memory (bytes) of the analysis of a board of scores: ``entries`` drawn
+    ``replicates`` times (the rank replicates, their block layout and the page).
+
+    Measured against the process's peak RSS by ``benchmarks/bench_memory_model.py`` (the
+    estimate stays above it; see docs/benchmarks.md). Linear in entries x replicates: the
+    rank sets read every draw, so the float32 draws are held whole (4 bytes each).
+
+    Examples
+    --------
+    >>> round(scores_memory(100_000, 2000) / 2 ** 30, 2)
+    1.8
+    """
+    fixed, per_replicate = _scores_terms(entries)
+    return fixed + max(int(replicates), 1) * per_replicate
+
+
+def _scores_terms(entries: int) -> tuple[int, int]:
+    """:func:`scores_memory`'s bytes whatever the replicates, and per replicate."""
+    entries = max(int(entries), 1)
+    per_cell = SCORES_PER_CELL if entries > SCORES_SMALL else SCORES_SMALL_PER_CELL
+    return SCORES_BASE + entries * SCORES_PER_ENTRY, entries * per_cell
+
+
+def _fit(entries: int, replicates: int, budget: int) -> str:
+    """`` (at most N fit)``: the most replicates within ``budget`` bytes when fewer than asked;
+    `` (none fit: fewer entries)`` when not even one does."""
+    fixed, per_replicate = _scores_terms(entries)
+    most = (budget - fixed) // per_replicate
+    if most < 1:
+        return " (none fit: this board needs fewer entries)"
+    return f" (at most {most:,} fit)" if most < replicates else ""
+
+
+def machine_memory() -> int | None:
+    """Bytes this process could reach, all told: its resident memory now plus the least of
+    what the system has available (``MemAvailable``), its cgroup's limit less its use (cgroup
+    v2 or v1), and its address-space limit (``ulimit -v``) less its mapped size. None where none
+    is known (not Linux).
+
+    Examples
+    --------
+    >>> free = machine_memory()
+    >>> free is None or free > 0
+    True
+    """
+    import resource
+    from pathlib import Path
+
+    def field(path: str, key: str) -> int | None:
+        try:
+            for line in Path(path).read_text().splitlines():
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None
+        return None
+
+    available = field("/proc/meminfo", "MemAvailable:")
+    rss, size = field("/proc/self/status", "VmRSS:"), field("/proc/self/status", "VmSize:")
+    if available is None or rss is None or size is None:
+        return None
+    room = [available]
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft != resource.RLIM_INFINITY:
+        room.append(soft - size)
+    # the cgroup the process sees as its own (v2, then v1); no limit reads "max" or about 2^63
+    for cap_file, used_file in (("memory.max", "memory.current"),
+                                ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes")):
+        try:
+            cap = Path("/sys/fs/cgroup", cap_file).read_text().strip()
+            used = Path("/sys/fs/cgroup", used_file).read_text().strip()
+            if cap != "max" and int(cap) < 2 ** 60:
+                room.append(int(cap) - int(used))
+            break
+        except (OSError, ValueError):
+            continue
+    return rss + max(0, min(room))
 
 
 DEFAULT = Limits()

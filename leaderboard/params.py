@@ -152,7 +152,7 @@ PARAMETERS: dict[str, Constraint] = {
     "allow_perfect": Flag(),
     "exclude_flagged": Choices(Choice("leaderboard.flags:EXCLUDABLE")),
     # plan --from (issue 40): simulated boards, the k of "the top k separate"
-    "boards": Interval(int, 20, 100_000), "separate": Interval(int, 1, N_MAX),
+    "boards": Interval(int, 20, 100_000), "separate": Interval(int, 1, 10 ** 6),
     # battles mode (issue 26)
     "model_a_col": Text(), "model_b_col": Text(), "winner_col": Text(), "judge_col": COLUMN,
     "date_col": COLUMN, "anchor": Optional(Text()),

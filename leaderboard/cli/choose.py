@@ -13,9 +13,9 @@ from functools import partial
 
 from leaderboard.pipelines.choose import ChooseResult, ChooseSettings
 from leaderboard.pipelines.choose_run import ChooseInputs, run_choose
-from leaderboard.cli.common import (COMMANDS, CORRELATION, DRAWS_MAX, FRACTION, ROWS,
+from leaderboard.cli.common import (COMMANDS, CORRELATION, FRACTION, ROWS,
                                     add_max_file_size, add_output_options, add_parameter,
-                                    add_universe_options, count, echo, universe_options,
+                                    add_universe_options, echo, universe_options,
                                     write_output)
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric, metric_names
@@ -53,10 +53,10 @@ def add_parser(commands) -> None:
     direction.add_argument("--lower-is-better", dest="higher", action="store_const", const=False)
     for name in ("alpha", "replicates"):
         add_parameter(p, name, "choose")
-    add_parameter(p, "draws", "choose", type=count(1000, DRAWS_MAX))
+    add_parameter(p, "draws", "choose")
     add_parameter(p, "seed", "choose")
     add_output_options(p, "choose")
-    add_max_file_size(p)
+    add_max_file_size(p, unread=("max_models",))   # reads no battles
     add_universe_options(p)
 
 

@@ -53,18 +53,22 @@ def option_message(message: str, prog: str) -> str:
     return f"{printable(message)} (see {prog} --help)"
 
 
-def add_max_file_size(parser: argparse.ArgumentParser) -> None:
-    """``--max-file-size``: the cap on every input file, on disk and decompressed."""
+def add_max_file_size(parser: argparse.ArgumentParser, unread: Iterable[str] = ()) -> None:
+    """``--max-file-size``: the cap on every input file, on disk and decompressed; and the other
+    caps but those the command never reads (``unread``)."""
     add_parameter(parser, "max_file_size", type=size, metavar="SIZE")
-    add_limit_options(parser)
+    add_limit_options(parser, unread)
 
 
-def add_limit_options(parser: argparse.ArgumentParser) -> None:
+def add_limit_options(parser: argparse.ArgumentParser, unread: Iterable[str] = ()) -> None:
     """The caps checked before work (:mod:`leaderboard.limits`), each with its default, bounds
-    and help from the parameter table."""
+    and help from the parameter table; a cap the command never reads (``unread``: an arena's
+    models in a command that reads no battles) is not offered, so argparse refuses it rather
+    than the command ignoring it."""
     group = parser.add_argument_group("caps checked before reading or allocating (docs/security.md)")
     for name in CAPS:
-        add_parameter(group, name, metavar="N")
+        if name not in unread:
+            add_parameter(group, name, metavar="N")
     add_parameter(group, "max_memory", type=size, metavar="SIZE")
     add_parameter(group, "max_expansion", metavar="N")
 

@@ -45,7 +45,7 @@ def add_parser(commands) -> None:
     p.add_argument("--markdown", help="also write the result as Markdown (a pull-request comment)")
     p.add_argument("--json", help="also write the result as JSON")
     add_parameter(p, "quiet", "compare", action="store_true")
-    add_max_file_size(p)
+    add_max_file_size(p, unread=("max_entries", "max_models"))   # reads no board, no battles
 
 
 def run(args: argparse.Namespace) -> int:

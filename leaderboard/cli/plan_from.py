@@ -14,7 +14,7 @@ import json
 from functools import partial
 from pathlib import Path
 
-from leaderboard.cli.common import add_parameter, count, echo, write_output, wrote
+from leaderboard.cli.common import add_parameter, echo, write_output, wrote
 from leaderboard.errors import InputError
 
 #: analyze's options that ``plan --from`` reads the board with (their ``dest``).
@@ -39,7 +39,7 @@ def add_from_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--from-as", choices=MODES, help="what --from is (default: recognised "
                        "by its header: model and item columns are per-item results, model_a and "
                        "model_b battles, else a board of scores; a folder is per-item results)")
-    add_parameter(group, "separate", "plan", type=count(1, 10 ** 6))
+    add_parameter(group, "separate", "plan")
     add_parameter(group, "boards", "plan")
     throwaway = argparse.ArgumentParser(add_help=False)
     commands = throwaway.add_subparsers()

@@ -26,6 +26,19 @@ from leaderboard.params import DEFAULT_REPLICATES, DEFAULT_SEED
 
 STREAM = int(Stream.RANK_DRAWS)
 CHUNK_ELEMENTS = 1 << 21  # errors converted to float64 at once by the block-wise readers
+DRAW_ELEMENTS = 1 << 22   # normals drawn at once by RankReplicates.normal (32 MB of float64)
+
+
+def draw_rows(n_entries: int, draw_elements: int = DRAW_ELEMENTS) -> int:
+    """Draws (rows of ``n_entries`` normals) made at once: as many of a seeded block's
+    :data:`~leaderboard.noise.rng.BLOCK` as fit in ``draw_elements``, at least one.
+
+    Examples
+    --------
+    >>> draw_rows(1000), draw_rows(1_000_000), draw_rows(1_000_000, 1)
+    (32, 4, 1)
+    """
+    return int(min(BLOCK, max(1, draw_elements // max(1, n_entries))))
 
 
 @dataclass(frozen=True)
@@ -150,7 +163,8 @@ class RankReplicates:
 
     @classmethod
     def normal(cls, point: np.ndarray, sd: np.ndarray, correlation: float, higher_is_better: bool,
-               *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED) -> RankReplicates:
+               *, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
+               draw_elements: int = DRAW_ELEMENTS) -> RankReplicates:
         """Scores only: normal errors with standard deviations ``sd`` and equal correlation.
 
         Each draw is ``sd_i * (sqrt(c) * Z0 + sqrt(1 - c) * Z_i)`` with ``Z0`` shared by all
@@ -158,7 +172,9 @@ class RankReplicates:
         so the numbers depend on ``seed`` and ``replicates`` only. The draws are computed in
         float64 and stored in float32 (4 bytes per draw: 0.8 GB at 100,000 entries and 2,000
         replicates), a relative rounding of at most 6e-8, far below their Monte Carlo error;
-        the array is written one block of draws at a time, so nothing larger is ever made.
+        the array is written a few draws at a time (at most ``draw_elements`` float64 normals
+        held at once, and always one draw's), so nothing larger is ever made; the numbers are
+        the same whatever ``draw_elements`` is.
 
         Examples
         --------
@@ -177,13 +193,18 @@ class RankReplicates:
         replicates = int(replicates)
         errors = np.empty((point.size, replicates), dtype=np.float32)
         write = _write_small if small_ranks.small(point.size) else _write_block
+        rows = draw_rows(point.size, draw_elements)
         for b in range(-(-replicates // BLOCK)):
             rng = block_rng(seed, STREAM, b)
             shared = rng.standard_normal(BLOCK)
-            own = rng.standard_normal((BLOCK, point.size))
-            # sd_i * (sqrt(c) Z0 + sqrt(1 - c) Z_i) in float64, then rounded once to float32
-            write(errors, b * BLOCK, shared, own, sd, np.sqrt(correlation),
-                  np.sqrt(1 - correlation))
+            # the block's own draws, a few of its rows at a time: a generator's draws are the
+            # same numbers however the request is split, so only the memory changes (a whole
+            # block was 32 x E float64, 256 MB at 1,000,000 entries: issue 41)
+            for k0 in range(0, min(BLOCK, replicates - b * BLOCK), rows):
+                own = rng.standard_normal((min(rows, BLOCK - k0), point.size))
+                # sd_i * (sqrt(c) Z0 + sqrt(1 - c) Z_i) in float64, then rounded once to float32
+                write(errors, b * BLOCK + k0, shared[k0:k0 + own.shape[0]], own, sd,
+                      np.sqrt(correlation), np.sqrt(1 - correlation))
         return cls(point=sign * point, errors=errors, sd=sd, correlation=float(correlation),
                    sign=sign, source=f"normal errors with correlation {correlation:g} between "
                                      "entries, SDs from the simulated noise")

@@ -101,3 +101,37 @@ def test_a_board_given_with_another_mode_is_refused(parser):
     for mode in ("items", "battles"):
         assert _refusal(parser, ["analyze", *MODES[mode], "board.csv"]).startswith(
             "FILE does not apply to")
+
+
+@pytest.mark.parametrize("command, unread, needed", [
+    ("compare", {"--max-entries", "--max-models"}, ["--baseline", "a", "--candidate", "b"]),
+    ("choose", {"--max-models"}, [])])
+def test_commands_do_not_offer_caps_they_never_read(command, unread, needed, capsys):
+    """compare reads no board and no battles, choose no battles: their caps on a board's entries
+    or an arena's models were accepted and ignored. Now argparse refuses them (exit 2, one
+    line), and the caps the command does read are still offered."""
+    offered = {s for a in build_parser(only=command)._subparsers._group_actions[0]
+               .choices[command]._actions for s in a.option_strings}
+    assert not unread & offered and {"--max-rows", "--max-file-size", "--max-memory"} <= offered
+    err = capsys.readouterr().err
+    for option in sorted(unread):
+        assert main([command, *needed, option, "5"]) == 2
+        err = capsys.readouterr().err
+        assert option in err and err.count("\n") == 1
+
+
+def test_choose_draws_and_plan_separate_take_the_tables_bounds(capsys):
+    """The command line's bounds are the Python API's: choose --draws was at least 1,000 on the
+    command line and 100 in choose_finals; plan --separate at most 10^6 against 10^9."""
+    from leaderboard.params import PARAMETERS
+
+    parse = build_parser().parse_args
+    assert parse(["choose", "--example", "--draws", str(PARAMETERS["draws"].low)]).draws == 100
+    top = PARAMETERS["separate"].high
+    assert parse(["plan", "--from", "b.csv", "--separate", str(top)]).separate == top
+    with pytest.raises(InputError, match=r"separate= must be .* at most 1000000"):
+        from leaderboard.params import check
+        check("separate", top + 1)
+    with pytest.raises(SystemExit):
+        parse(["plan", "--from", "b.csv", "--separate", str(top + 1)])
+    assert "at most 1000000" in capsys.readouterr().err

@@ -47,8 +47,7 @@ class ScoresMode:
             board = board_set_aside(board, options.exclude_flagged, metric,
                                     settings.higher_is_better, noise.prevalence)
         # before any is drawn: --replicates 10000000 on 40 entries filled the machine (issue 29)
-        limits.current().check_replicates(settings.replicates, len(board.entries),
-                                          limits.BYTES_PER_RANK_CELL)
+        limits.current().check_scores(settings.replicates, len(board.entries))
         return ScoresData(board, not_entry, settings)
 
     def analyze(self, data: ScoresData, options: AnalyzeOptions, *,

@@ -1,7 +1,7 @@
 """Test sets of millions to a billion rows (issue 43): above MULTINOMIAL_ROWS a simulated test set's
 counts are one multinomial draw (exact, no scaling law), so --n-test 1e9 takes seconds, not hours.
 The study against the direct draws at 4 and 16 times the threshold: benchmarks/study_large_tests.py
-(numbers in docs/methods notes of the noise)."""
+(numbers in docs/large-test-sets.md)."""
 from __future__ import annotations
 
 from unittest import mock

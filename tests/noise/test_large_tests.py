@@ -62,6 +62,14 @@ def test_regression_rows_drawn_with_their_probabilities_at_a_billion_rows():
         out = universe.simulate(np.array([1.0]), BILLION, None, draws, seed=0)[0]
     assert spy.call_count == draws // BLOCK
     assert spy.call_args.args[2] is universe.row_weights
+    # those probabilities are the picks' own (regression._pick): 1/ROWS a cell, an extreme cell
+    # split by its pieces' cumulative probabilities (deepest first low, last high)
+    tail, weights = universe._tail, universe.row_weights
+    assert tail > 1
+    pieces = np.diff(universe._tail_cdf, prepend=0.0) / regression.ROWS
+    np.testing.assert_allclose(weights[:tail], pieces, rtol=1e-12)
+    np.testing.assert_allclose(weights[-tail:], pieces[::-1], rtol=1e-12)
+    np.testing.assert_allclose(weights[tail:-tail], 1 / regression.ROWS, rtol=1e-12)
     exact = universe.exact_sd(1.0, BILLION, None)
     sd = np.std(out, ddof=1)
     assert abs(sd - exact) < 3 * exact / np.sqrt(2 * (draws - 1)), (sd, exact)

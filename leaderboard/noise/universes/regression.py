@@ -215,6 +215,7 @@ class ResidualUniverse(CalibratedUniverse):
             picks = self._pick(rng, (BLOCK, rows))
             return np.sort(picks, axis=1) if sort else picks
         if rows > MULTINOMIAL_ROWS:   # the picks' counts in distribution, at no cost per row
+            assert self.row_weights is not None   # set with the tail's pieces (here _tail > 1)
             return multinomial_rows(rng, rows, self.row_weights)
         counts = np.zeros((BLOCK, size), dtype=np.int64)   # counted in bounded chunks
         for draw in counts:

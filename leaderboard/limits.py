@@ -38,6 +38,8 @@ SCORES_BASE = 450 * 2 ** 20
 SCORES_PER_ENTRY = 2560
 SCORES_PER_CELL = 6
 SCORES_SMALL_PER_CELL = 24
+# Runs estimated under this are never refused for the machine's free memory (check_scores)
+MACHINE_CHECK_FLOOR = 2 ** 30
 # One (model, item) cell of the per-item matrices: a float64 value and an int64 count
 BYTES_PER_ITEM_CELL = 16
 
@@ -153,7 +155,9 @@ class Limits:
         self.check_memory(needed, what,
                           f"lower --replicates{_fit(entries, replicates, self.max_memory)}")
         free = machine_memory()
-        if free is not None and needed > free:
+        # a guess against a guess: never refuse a run the estimate puts under 1G (the estimate
+        # is 2x the example's measured peak, and a small container must still run small boards)
+        if free is not None and needed > max(free, MACHINE_CHECK_FLOOR):
             raise InputError(f"{what} would take about {format_size(needed)} of memory, more "
                              f"than the {format_size(free)} this machine has free for it; lower "
                              f"--replicates{_fit(entries, replicates, free)}")

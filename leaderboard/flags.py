@@ -16,7 +16,7 @@ from typing import TypeVar
 import numpy as np
 
 from leaderboard.ingest.text_rules import invisible as _invisible
-from leaderboard.ingest.text_rules import look_alike_key
+from leaderboard.ingest.text_rules import look_alike_groups
 from leaderboard.metrics import Metric
 
 SHARED_MIN = 5          # entries sharing one score before it is flagged ...
@@ -219,9 +219,10 @@ def visible(name: str) -> str:
 
 
 def look_alike_flags(teams, *, spelling: bool = False) -> list[Flag]:
-    """One flag per group of distinct names that look the same (:func:`look_alike_key`; with
-    ``spelling``, model ids of per-item results, also names that differ only in case or
-    spaces): they stay separate entries, and the flag spells out how each differs.
+    """One flag per group of distinct names that look the same
+    (:func:`~leaderboard.ingest.text_rules.look_alike_groups`; with ``spelling``, model ids of
+    per-item results, also names that differ only in case or spaces): they stay separate
+    entries, and the flag spells out how each differs.
 
     Examples
     --------
@@ -235,19 +236,15 @@ def look_alike_flags(teams, *, spelling: bool = False) -> list[Flag]:
     >>> [f.teams for f in look_alike_flags(names)], look_alike_flags(names, spelling=True)[0].teams
     ([], ('GPT-4', 'gpt-4'))
     """
-    groups: dict[str, list[str]] = {}
-    for name in dict.fromkeys(str(t) for t in teams):
-        groups.setdefault(look_alike_key(name, spelling=spelling), []).append(name)
     how = ("in case, spaces, invisible characters or character forms" if spelling
            else "by invisible characters or character forms")
     flags = []
-    for names in groups.values():
-        if len(names) > 1:
-            shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
-            more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
-            flags.append(Flag("look_alike", f"{_entries(len(names))} have names that look alike: "
-                                            f"{shown}{more} differ only {how}; they are separate "
-                                            "entries.", tuple(names)))
+    for names in look_alike_groups(teams, spelling=spelling):
+        shown = ", ".join(repr(visible(n)) for n in names[:NAMES_SHOWN])
+        more = f" and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
+        flags.append(Flag("look_alike", f"{_entries(len(names))} have names that look alike: "
+                                        f"{shown}{more} differ only {how}; they are separate "
+                                        "entries.", tuple(names)))
     return flags
 
 

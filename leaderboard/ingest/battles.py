@@ -22,7 +22,7 @@ from leaderboard.errors import InputError
 from leaderboard.ingest.json_logs import parse_json, parse_json_lines
 from leaderboard.ingest.records import DroppedRows
 from leaderboard.ingest.safe_read import DEFAULT_MAX_BYTES, Unreadable, read_file
-from leaderboard.ingest.text_rules import look_alike_key
+from leaderboard.ingest.text_rules import look_alike_groups
 from leaderboard.ingest.toolkit.columns import find_column
 from leaderboard.ingest.toolkit.messages import grouping_words, show
 from leaderboard.ingest.toolkit.reading import read_table_file, text_cells
@@ -316,10 +316,7 @@ def look_alike(models) -> tuple[tuple[str, ...], ...]:
     >>> print(ascii(look_alike(["caf\u00e9", "cafe\u0301"])))   # composed and decomposed
     (('cafe\u0301', 'caf\xe9'),)
     """
-    groups: dict[str, list[str]] = {}
-    for name in dict.fromkeys(str(m) for m in models):
-        groups.setdefault(look_alike_key(name), []).append(name)
-    return tuple(tuple(sorted(g)) for g in groups.values() if len(g) > 1)
+    return tuple(tuple(sorted(g)) for g in look_alike_groups(models))
 
 
 def grouping_sentence(column: str, groups: int) -> str:

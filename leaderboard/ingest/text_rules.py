@@ -89,3 +89,20 @@ def look_alike_key(name: object, *, spelling: bool = True) -> str:
     """
     text = unicodedata.normalize("NFKC", "".join(ch for ch in str(name) if not invisible(ch)))
     return "".join(text.casefold().split()) if spelling else text
+
+
+def look_alike_groups(names, *, spelling: bool = True) -> list[list[str]]:
+    """The distinct ``names`` (as text) that share a :func:`look_alike_key`, in groups of two or
+    more, each in order of first appearance.
+
+    Examples
+    --------
+    >>> look_alike_groups(["GPT-4", "claude", "gpt-4", "GPT-4"])
+    [['GPT-4', 'gpt-4']]
+    >>> look_alike_groups(["GPT-4", "gpt-4"], spelling=False)
+    []
+    """
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(str(n) for n in names):
+        groups.setdefault(look_alike_key(name, spelling=spelling), []).append(name)
+    return [g for g in groups.values() if len(g) > 1]

@@ -141,7 +141,9 @@ def _ranks(analysis: Analysis) -> dict | None:
         return None
     reps, curse, sig = ranking.replicates, ranking.curse, ranking.significance
     taus = np.asarray(ranking.taus, dtype=float)
-    top = analysis.table["team"].iloc[ranked_rows(analysis)].astype(str).tolist()
+    # the names of the leading entries only (all of them: 1M strings at 1M entries)
+    shown = max(len(ranking.frequencies), len(sig.significant))
+    top = analysis.table["team"].iloc[ranked_rows(analysis)[:shown]].astype(str).tolist()
     return {
         "tier_method": ranking.method,
         "family": family_json(ranking.family),
@@ -306,7 +308,8 @@ def _document(analysis: Analysis) -> dict:
         "files": _files(analysis),
         "ranks": _ranks(analysis),
         "guarantee_check": _guarantee_check(analysis),
-        "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
+        "shakeup": (None if analysis.shakeup is None else   # every name only when needed
+                    shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist())),
         "categories": categories_text.to_json(analysis),
         "entries": _ROWS,
         "assumptions": [a.as_json() for a in analysis.assumptions],

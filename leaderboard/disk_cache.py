@@ -14,9 +14,9 @@ is computed and the file rewritten:
   package and the versions of numpy, SciPy and numba), so a changed module, or another numpy,
   misses; an argument of a type the key cannot describe exactly (a lambda, an object without a
   canonical form) turns the cache off for that call;
-- the folder is a real folder owned by the user that no one else can write, opened once
+- the folder is a real folder owned by the user (or root) that no one else can write, opened once
   (``O_NOFOLLOW``) with every file opened relative to it; a file is opened ``O_NOFOLLOW |
-  O_NONBLOCK`` and must be a regular file of the user's, writable by no one else, of at most
+  O_NONBLOCK`` and must be a regular file of the user's (or root's), writable by no one else, of at most
   :data:`MAX_BYTES`; its SHA-256 and length equal the digest file written beside it;
 - the file holds the whole key, compared with the call's (so a file under another name, or a
   hash collision, is not taken), and only arrays (``numpy.load(..., allow_pickle=False)``) and
@@ -300,11 +300,13 @@ def digest(data: bytes) -> str:
 
 
 def _safe(info: os.stat_result) -> bool:
-    return info.st_uid == os.getuid() and not info.st_mode & _UNSAFE_MODE
+    """The user's own or root's (root can write anything anywhere already; a package installed by
+    root, the shipped Vega bundle, is root's), and writable by no one else."""
+    return info.st_uid in (os.getuid(), 0) and not info.st_mode & _UNSAFE_MODE
 
 
 def open_folder(folder: Path, *, create: bool) -> int | None:
-    """A handle on ``folder`` when it is the user's own and no one else can write it."""
+    """A handle on ``folder`` when it is the user's own (or root's) and no one else can write it."""
     try:
         if create and not os.path.lexists(folder):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)

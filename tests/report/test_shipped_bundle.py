@@ -118,3 +118,70 @@ def test_write_bundle_makes_one_verified_bundle(tmp_path, monkeypatch):
     path.write_bytes(b"window.vegaEmbed = 'damaged';")
     shipped.write_bundle(folder)
     assert len(calls) == 2 and bundle_cache.shipped_bundle(version, embed.VL_VERSION, folder) == SHIPPED
+
+
+def _backend(tmp_path, monkeypatch):
+    """``_build/backend.py`` loaded by its path, making the bundle in a copy of ``shipped.py``
+    under ``tmp_path`` (so its folder is ``tmp_path/_bundle``), over a stand-in for setuptools'
+    backend whose hooks record whether the bundle was there when they ran (no setuptools needed:
+    Python 3.12's venvs have none)."""
+    import importlib.util
+    import shutil
+    import sys
+    import types
+
+    hooks: list[tuple[str, bool]] = []
+
+    def hook(kind: str):
+        def run(*args):
+            hooks.append((kind, (tmp_path / "_bundle" / _name()).exists()))
+            return f"{kind}.whl"
+        return run
+
+    build_meta = types.ModuleType("setuptools.build_meta")
+    names = ["build_wheel", "build_editable", "build_sdist", "get_requires_for_build_wheel"]
+    for name in names:
+        setattr(build_meta, name, hook(name))
+    build_meta.__all__ = names
+    setuptools = types.ModuleType("setuptools")
+    setuptools.build_meta = build_meta
+    monkeypatch.setitem(sys.modules, "setuptools", setuptools)
+    monkeypatch.setitem(sys.modules, "setuptools.build_meta", build_meta)
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("_backend_under_test",
+                                                  root / "_build" / "backend.py")
+    backend = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(backend)
+    copy = tmp_path / "shipped.py"
+    shutil.copy(shipped.__file__, copy)
+    monkeypatch.setattr(backend, "_SHIPPED", copy)
+    return backend, hooks
+
+
+def test_the_build_backend_makes_the_bundle_before_the_wheel(tmp_path, monkeypatch, capfd):
+    import vl_convert
+
+    backend, hooks = _backend(tmp_path, monkeypatch)
+    monkeypatch.setattr(vl_convert, "javascript_bundle", lambda **kw: SHIPPED)
+    assert backend.build_wheel(str(tmp_path)) == "build_wheel.whl"
+    assert backend.build_editable(str(tmp_path)) == "build_editable.whl"
+    assert backend.build_sdist(str(tmp_path)) == "build_sdist.whl"   # setuptools' own hook
+    assert hooks == [("build_wheel", True), ("build_editable", True), ("build_sdist", True)]
+    assert (tmp_path / "_bundle" / _name()).read_text(encoding="utf-8") == SHIPPED
+    assert f"shipping {_name()}" in capfd.readouterr().err
+
+
+def test_the_build_backend_builds_the_wheel_without_a_bundle_it_cannot_make(tmp_path, monkeypatch,
+                                                                            capfd):
+    """vl-convert failing (no engine here) costs the wheel its bundle, not the build: the
+    package then builds the bundle on its first run, as before."""
+    import vl_convert
+
+    def fails(**kw):
+        raise RuntimeError("no address space for V8")
+
+    backend, hooks = _backend(tmp_path, monkeypatch)
+    monkeypatch.setattr(vl_convert, "javascript_bundle", fails)
+    assert backend.build_wheel(str(tmp_path)) == "build_wheel.whl" and hooks == [("build_wheel", False)]
+    err = capfd.readouterr().err
+    assert "the Vega bundle was not shipped (no address space for V8)" in err

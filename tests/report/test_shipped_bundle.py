@@ -95,6 +95,22 @@ def test_a_damaged_or_mismatched_shipped_bundle_is_not_used(package, tmp_path, d
     assert (Path(os.environ["LEADERBOARD_CACHE_DIR"]) / _name()).read_text(encoding="utf-8") == BUILT
 
 
+def test_a_bundle_as_writable_as_its_package_is_taken(package, tmp_path):
+    """A user's install under umask 002 leaves the package's folder and files group-writable (the
+    user's own group): the bundle is then no more writable than the code beside it, and is read
+    (the user cache's own rule, the user's and writable by no one else, refused it)."""
+    folder, calls = package
+    path = _ship(folder, SHIPPED)
+    for p in (tmp_path, folder):   # tmp_path stands for leaderboard/report/vega/
+        os.chmod(p, 0o775)
+    for p in (path, Path(str(path) + ".sha256")):
+        os.chmod(p, 0o664)
+    assert embed._shipped_bundle() == SHIPPED
+    os.chmod(tmp_path, 0o755)      # the package's folder is not group-writable: the bundle is more
+    assert embed._shipped_bundle() is None
+    assert str(embed.bundle()) == BUILT and calls == [1]
+
+
 def test_write_bundle_makes_one_verified_bundle(tmp_path, monkeypatch):
     """The build backend's step: the bundle of the installed vl-convert for Altair's Vega-Lite
     version, its digest beside it (read back by the page's verified reader), other versions'

@@ -6,11 +6,11 @@ else from the user's cache folder (one file per vl-convert and Vega-Lite version
 What a page inlines runs in every reader's browser, so a file is used only when all of these hold
 (otherwise the bundle is built in memory, and the cache rewritten when the folder is safe):
 
-- the folder is a real folder (not a link), owned by the user (or root), writable by no one else; it is
+- the folder is a real folder (not a link), owned by the user, writable by no one else; it is
   opened once (``O_NOFOLLOW``) and every file is opened relative to that handle, so the folder
   cannot be swapped between the check and the read;
 - the file is opened with ``O_NOFOLLOW | O_NONBLOCK`` (a link is refused, a FIFO cannot block)
-  and checked on the open handle: a regular file, owned by the user (or root), writable by no one else,
+  and checked on the open handle: a regular file, owned by the user, writable by no one else,
   no larger than :data:`MAX_BUNDLE_BYTES` (checked before reading, so a huge sparse file is never
   read);
 - its SHA-256 and length equal those recorded beside it (``<file>.sha256``) when it was built,
@@ -64,12 +64,19 @@ def shipped_bundle(version: str, vl_version: str | None, folder: Path | None = N
     :data:`leaderboard.report.vega.shipped.FOLDER`) when it is the one of vl-convert ``version``
     and Vega-Lite ``vl_version`` (its name says them) and it passes every check above (a
     damaged, edited or truncated package file is never inlined); else None, and the caller goes
-    on to the user's cache. Read only: nothing here writes into an installed package."""
-    handle = open_folder(folder or shipped.FOLDER, create=False)
+    on to the user's cache. Its folder and files may be as writable as the package's own folder
+    (``like`` of :func:`leaderboard.disk_cache.open_folder`: a package installed by root, or by a
+    user with umask 002), not more. Read only: nothing here writes into an installed package."""
+    folder = folder or shipped.FOLDER
+    try:
+        package = os.stat(folder.parent)
+    except OSError:
+        return None
+    handle = open_folder(folder, create=False, like=package)
     if handle is None:
         return None
     try:
-        return _read_verified(handle, shipped.bundle_name(version, vl_version))
+        return _read_verified(handle, shipped.bundle_name(version, vl_version), package)
     finally:
         os.close(handle)
 
@@ -101,8 +108,8 @@ def cached_bundle(path: Path | None, build: Callable[[], str | None]) -> str | N
             os.close(folder)
 
 
-def _read_verified(folder: int, name: str) -> str | None:
-    data = read_verified(folder, name, MAX_BUNDLE_BYTES)
+def _read_verified(folder: int, name: str, like: os.stat_result | None = None) -> str | None:
+    data = read_verified(folder, name, MAX_BUNDLE_BYTES, like)
     if data is None:
         return None
     try:

@@ -21,6 +21,7 @@ or :func:`write_text`:
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 import sys
@@ -32,6 +33,7 @@ from leaderboard.errors import InputError
 
 #: How text is encoded in every output: a lone surrogate becomes ``\\udcff``, never an error.
 ENCODING, ERRORS = "utf-8", "backslashreplace"
+CHARS_PER_WRITE = 1 << 16   # :func:`write_pieces` joins small pieces to this size
 _STANDARD_FDS = {1: "standard output", 2: "standard error"}
 
 
@@ -168,3 +170,33 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, label: str | None = N
     except OSError as error:
         raise InputError(f"cannot write {label or os.fspath(path)}: "
                          f"{error.strerror or error}") from None
+
+
+def write_pieces(path: str | os.PathLike[str], pieces: Iterable[str]) -> None:
+    """Write the text ``pieces`` to ``path`` as :func:`write_text` writes their join (the same
+    bytes), through :func:`open_output`, without ever holding the whole text: for the outputs
+    of a large board (its page, its JSON), made a block of rows at a time.
+
+    Small pieces are joined up to :data:`CHARS_PER_WRITE` characters at a time: one write per
+    piece (390,000 for the JSON of 5,000 entries) doubled the JSON's time on a machine's first
+    run (0.22 against 0.11 s); a piece of a few megabytes is written as it comes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.txt")
+    >>> write_pieces(path, ["a", "\\udcff", "b" * 70_000])
+    >>> open(path, "rb").read() == ("a\\udcff" + "b" * 70_000).encode(ENCODING, ERRORS)
+    True
+    """
+    with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
+                                                     newline="\n") as out:
+        batch: list[str] = []
+        size = 0
+        for piece in pieces:
+            batch.append(piece)
+            size += len(piece)
+            if size >= CHARS_PER_WRITE:
+                out.write("".join(batch))
+                batch, size = [], 0
+        out.write("".join(batch))

@@ -10,8 +10,10 @@ Nothing time-dependent is printed, so the same analysis always renders to the sa
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import markupsafe
 import numpy as np
 
 from leaderboard.confidence import confidence_label
@@ -22,11 +24,11 @@ from leaderboard.report.facts_text import facts
 from leaderboard.report.how_to_read import how_to_read
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.page_sections import sections_context
-from leaderboard.report.render import render_page, script_json
+from leaderboard.report.render import render_page, script_json_printed
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
 from leaderboard.report.vega.embed import page_scripts
 from leaderboard.report.vocabulary import vocabulary
-from leaderboard.safe_write import write_text
+from leaderboard.safe_write import write_pieces
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
@@ -36,7 +38,7 @@ TEMPLATE = "report.html.j2"
 
 def render_html(analysis: Analysis) -> str:
     """The report as one HTML string (deterministic for a given analysis)."""
-    return render_page(TEMPLATE, build_context(analysis, charts=True))
+    return "".join(page_pieces(analysis))
 
 
 def render_summary(analysis: Analysis, rows: int = 20) -> str:
@@ -47,28 +49,49 @@ def render_summary(analysis: Analysis, rows: int = 20) -> str:
 
 
 def write_html(analysis: Analysis, path) -> None:
-    """Write :func:`render_html` to ``path`` as UTF-8."""
-    write_text(path, render_html(analysis))
+    """Write :func:`render_html` to ``path`` as UTF-8, the same bytes, a piece at a time."""
+    write_pieces(path, page_pieces(analysis))
+
+
+def page_pieces(analysis: Analysis) -> Iterator[str]:
+    """The text of :func:`render_html` in pieces: the page rendered around a placeholder for
+    the table script's data, then that data a block of rows at a time
+    (:func:`~leaderboard.report.tier_table.payload_text`, escaped as ``{{ script_json(data) }}``
+    prints: :func:`~leaderboard.report.render.script_json_printed`), then the rest of the page.
+    So the page of a large board never holds every row (0.5 GB at 1,000,000 entries) nor its
+    whole text."""
+    context = build_context(analysis, charts=True)
+    head, placeholder, tail = render_page(TEMPLATE, context).partition(_TABLE_DATA)
+    if not placeholder or _TABLE_DATA in tail:   # printed once, from the template alone
+        raise RuntimeError(f"{TEMPLATE} must print r.table_data exactly once")
+    yield head
+    meta = context["table_meta"]
+    yield from script_json_printed(tier_table.payload_text(analysis, meta["decimals"], meta))
+    yield tail
 
 
 # --- the page's parts ---------------------------------------------------------------------------
 
-def _table_data(a: Analysis, num: Numbers, conf: str):
-    """The table script's data: every row, and how to print it (see templates/table.js)."""
-    data = tier_table.payload(a, num.decimals)
-    data["meta"] = {"decimals": num.decimals, "higher": bool(a.settings.higher_is_better),
-                    "conf": conf, "palette": len(PALETTE),
-                    "top_k": list(a.ranking.top_k) if a.ranking is not None else [],
-                    "csv": f"{a.settings.metric.name}-tiers.csv",
-                    "pinned": vocabulary(a).pinned, "not_found": vocabulary(a).not_found}
-    return script_json(data)
+# Stands for the table script's data while the page renders (escaped wherever a name could
+# print it: ``<`` is ``&lt;`` in HTML and ``\u003c`` in JSON, so only the template prints it).
+_TABLE_DATA = markupsafe.Markup("<lb-table-data/>")
+
+
+def _table_meta(a: Analysis, num: Numbers, conf: str) -> dict:
+    """How the table's script prints the rows (see templates/table.js)."""
+    return {"decimals": num.decimals, "higher": bool(a.settings.higher_is_better),
+            "conf": conf, "palette": len(PALETTE),
+            "top_k": list(a.ranking.top_k) if a.ranking is not None else [],
+            "csv": f"{a.settings.metric.name}-tiers.csv",
+            "pinned": vocabulary(a).pinned, "not_found": vocabulary(a).not_found}
 
 
 def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
                   interactive: bool = True, charts: bool | str = False) -> dict:
     """Everything the template prints, already formatted: the first ``static_rows`` rows of the
-    table as plain HTML (all with ``None``), with ``interactive`` every row as the table
-    script's JSON (``table_data``, see :mod:`leaderboard.report.tier_table`), and with ``charts``
+    table as plain HTML (all with ``None``), with ``interactive`` a placeholder where the table
+    script's JSON of every row goes (``table_data``: :func:`page_pieces` writes it there, see
+    :mod:`leaderboard.report.tier_table`) and how the script prints it, and with ``charts``
     the page's charts (True: every chart, interactive; "summary": the scores chart alone,
     static)."""
     s, t = a.settings, a.table
@@ -95,7 +118,8 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": tier_table.static_rows(a, num.score, static_rows), "n_entries": len(t),
         "table_caption": tier_table.caption(a),
-        "table_data": _table_data(a, num, conf) if interactive else None,
+        "table_data": _TABLE_DATA if interactive else None,   # see page_pieces
+        "table_meta": _table_meta(a, num, conf) if interactive else None,
         "tier_options": tier_table.tier_options(a),
         "has_public": "public_score" in t.columns, "has_private": "private_score" in t.columns,
         "palette": [(f"c{i}", colour) for i, colour in enumerate(PALETTE)],

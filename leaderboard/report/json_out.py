@@ -103,7 +103,7 @@ byte-identical predictions, or null): entries and files are kept apart.
 from __future__ import annotations
 
 import dataclasses
-import io
+import itertools
 import json
 import math
 from collections.abc import Iterator
@@ -121,7 +121,7 @@ from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.card_text import card_json
 from leaderboard.report.shakeup_text import shakeup_json
 from leaderboard.tiers.methods import FAMILIES, TIER_METHODS, TierMethod
-from leaderboard.safe_write import ENCODING, ERRORS, open_output
+from leaderboard.safe_write import write_pieces
 
 if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from anywhere
     from leaderboard.pipelines.scores import Analysis
@@ -338,7 +338,6 @@ def _items(analysis: Analysis) -> dict | None:
 
 
 _JSON_OPTIONS: dict[str, Any] = {"indent": 2, "ensure_ascii": False, "allow_nan": False}
-_CHARS_PER_WRITE = 1 << 16  # the encoder's small strings, joined to this size
 
 
 def json_text(analysis: Analysis) -> str:
@@ -373,19 +372,6 @@ def write_json(analysis: Analysis, path) -> None:
 
     Streamed because the whole text (50 MB at 100,000 entries), the encoder's list of pieces
     before joining them and the entries' rows (:func:`json_pieces`) cost 0.3 GB at the memory
-    peak of a 100,000-entry board and 1.3 GB at 1,000,000."""
-    pieces = json_pieces(analysis)
-    with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
-                                                     newline="\n") as out:
-        # joined up to 65,536 characters at a time: json.dump's one write per piece (390,000 for 5,000
-        # entries) doubled the JSON's time on a machine's first run (0.22 against 0.11 s); a
-        # block of entries is one piece of a few megabytes, written as it comes
-        batch: list[str] = []
-        size = 0
-        for piece in pieces:
-            batch.append(piece)
-            size += len(piece)
-            if size >= _CHARS_PER_WRITE:
-                out.write("".join(batch))
-                batch, size = [], 0
-        out.write("".join(batch) + "\n")
+    peak of a 100,000-entry board and 1.3 GB at 1,000,000 (pieces joined to 65,536
+    characters a write: :func:`~leaderboard.safe_write.write_pieces`)."""
+    write_pieces(path, itertools.chain(json_pieces(analysis), ["\n"]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
 import jinja2
@@ -90,8 +91,33 @@ def script_json(value: object) -> markupsafe.Markup:
     >>> json.loads(str(script_json(["a&b\u202e"]))) == ["a&b\u202e"]
     True
     """
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return markupsafe.Markup(_SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    return markupsafe.Markup(_script_safe(compact_json(value)))
+
+
+def compact_json(value: object) -> str:
+    """``value`` as the compact JSON :func:`script_json` escapes (not yet safe in a page)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _script_safe(text: str) -> str:
+    return _SCRIPT_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def script_json_printed(pieces: Iterable[str]) -> Iterator[str]:
+    r"""The pieces of a :func:`compact_json` text as ``{{ script_json(value) }}`` prints them in a
+    page: escaped as :func:`script_json` escapes, then as the environment's :func:`neutral_bidi`
+    shows what is left (the invisible characters JSON keeps raw). Both replace characters one by
+    one, so the pieces print as their whole text would: a page can write a payload too large to
+    hold (every entry of a 1,000,000-entry board) a block at a time, the same bytes.
+
+    Examples
+    --------
+    >>> pieces = ['["<', '\u200b"]']
+    >>> "".join(script_json_printed(pieces)) == str(neutral_bidi(script_json(["<\u200b"])))
+    True
+    """
+    for piece in pieces:
+        yield str(_neutral(_script_safe(piece)))
 
 
 @lru_cache(maxsize=4)

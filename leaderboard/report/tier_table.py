@@ -3,7 +3,7 @@ page's script (``templates/table.js``), which searches, sorts, filters, pages an
 
 The page works without JavaScript: the template prints the first :data:`STATIC_ROWS` rows from
 :func:`static_rows`, and the script replaces them with the interactive table built from
-:func:`payload`. Both say the same thing: the payload's numbers are rounded to the decimals the
+:func:`payload_text`. Both say the same thing: the payload's numbers are rounded to the decimals the
 page prints, so the script's formatting (which mirrors :class:`~leaderboard.report.html.Numbers`
 and :func:`~leaderboard.report.vega.common.share_text`, ties to even as Python rounds) gives the
 same text as the plain rows (a browser test compares them). Rows are arrays, not objects, so a
@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.report import json_entries
+from leaderboard.report.render import compact_json
 from leaderboard.report.vega.common import share_text, tier_class
 from leaderboard.report.tier_marks import anchor_mask, highest_above, out_of_order_mask
 
@@ -165,8 +167,15 @@ def _shares(values) -> list:
             for p in np.asarray(values, dtype=float).tolist()]
 
 
-def payload(a: Analysis, decimals: int) -> dict:
-    """Every entry for the page's script: ``fields`` names the positions of each row array.
+def payload_text(a: Analysis, decimals: int, meta: dict, block: int | None = None
+                 ) -> Iterator[str]:
+    """Every entry for the page's script, as the pieces of one compact JSON object
+    (:func:`~leaderboard.report.render.compact_json`, not yet escaped for the page):
+    ``{"fields": [...], "rows": [[...], ...], "meta": meta}``, ``fields`` naming the positions
+    of each row array. The rows are made and encoded ``block`` rows at a time (default
+    :data:`~leaderboard.report.json_entries.BLOCK`, as the JSON's entries), so a large board's
+    rows are never all held (one list per column and one per row cost 0.5 GB at 1,000,000
+    entries).
 
     Fields: ``rank``, ``team``, ``score``; with a noise model ``ci_low``, ``ci_high``, ``tier``
     (0: not compared), ``p`` (Holm's p, when the table shows it); with rank statistics
@@ -180,10 +189,25 @@ def payload(a: Analysis, decimals: int) -> dict:
     >>> from types import SimpleNamespace
     >>> t = pd.DataFrame({"rank": [1, 2], "team": ["a", "b"], "score": [0.91234, 0.9],
     ...                   "tier": [0, 0]})
-    >>> payload(SimpleNamespace(table=t, tiers=None, ranking=None), 4)["rows"]
-    [[1, 'a', 0.9123], [2, 'b', 0.9]]
+    >>> "".join(payload_text(SimpleNamespace(table=t, tiers=None, ranking=None), 4, {}, 1))
+    '{"fields":["rank","team","score"],"rows":[[1,"a",0.9123],[2,"b",0.9]],"meta":{}}'
     """
+    block = block or json_entries.BLOCK   # read at each call: the tests make it small
     t = a.table
+    has_p = a.tiers is not None and bool(np.isfinite(t["p_vs_anchor"].to_numpy(dtype=float)).any())
+    opening = '{"fields":' + compact_json(list(_columns(a, t.iloc[:0], decimals, has_p)))
+    opening += ',"rows":['
+    for start in range(0, len(t), block):
+        columns = _columns(a, t.iloc[start:start + block], decimals, has_p)
+        yield opening + compact_json([list(row) for row in zip(*columns.values())])[1:-1]
+        opening = ","
+    closing = '],"meta":' + compact_json(meta) + "}"
+    yield closing if opening == "," else opening + closing   # an empty table: "rows":[]
+
+
+def _columns(a: Analysis, t, decimals: int, has_p: bool) -> dict[str, list]:
+    """The payload's columns of the rows in ``t`` (a slice of the table); ``has_p``: the whole
+    table has a p-value to show."""
     columns: dict[str, list] = {"rank": t["rank"].astype(int).tolist(),
                                 "team": t["team"].astype(str).tolist(),
                                 "score": _rounded(t["score"], decimals)}
@@ -191,7 +215,7 @@ def payload(a: Analysis, decimals: int) -> dict:
         columns["ci_low"] = _rounded(t["ci_low"], decimals)
         columns["ci_high"] = _rounded(t["ci_high"], decimals)
         columns["tier"] = t["tier"].astype(int).tolist()
-        if bool(np.isfinite(t["p_vs_anchor"].to_numpy(dtype=float)).any()):
+        if has_p:
             columns["p"] = _p_values(t["p_vs_anchor"])
     if a.ranking is not None:
         placed = t["tier"].to_numpy(dtype=int) > 0
@@ -206,7 +230,7 @@ def payload(a: Analysis, decimals: int) -> dict:
     for name in ("public", "private"):
         if f"{name}_score" in t.columns:
             columns[name] = _rounded(t[f"{name}_score"], decimals)
-    return {"fields": list(columns), "rows": [list(row) for row in zip(*columns.values())]}
+    return columns
 
 
 def tier_options(a: Analysis) -> list[tuple[str, str]]:

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 import leaderboard
-from leaderboard.report import json_entries, json_out
+from leaderboard import safe_write
+from leaderboard.report import json_entries
 from leaderboard.report.json_out import json_text, to_json_dict, write_json
 from leaderboard.report.numbers import json_number as _num
 from leaderboard.report.tier_marks import anchor_mask
@@ -127,7 +128,7 @@ def test_streamed_json_is_the_old_dumps_byte_for_byte(analyses, kind, block, tmp
     expected = _old_text(analysis)
     assert json_text(analysis) == expected
     for chars in (7, 1 << 20):
-        monkeypatch.setattr(json_out, "_CHARS_PER_WRITE", chars)
+        monkeypatch.setattr(safe_write, "CHARS_PER_WRITE", chars)
         write_json(analysis, tmp_path / "r.json")
         assert (tmp_path / "r.json").read_bytes() == expected.encode("utf-8")
 

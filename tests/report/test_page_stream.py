@@ -19,7 +19,7 @@ import pytest
 
 import leaderboard
 from leaderboard import safe_write
-from leaderboard.report import html, json_entries
+from leaderboard.report import html, tier_table
 from leaderboard.report.render import neutral_bidi, render_page, script_json, script_json_printed
 from leaderboard.report.tier_table import payload_text
 
@@ -110,16 +110,16 @@ def analyses():
 
 @pytest.mark.parametrize("kind", ["ranked", "plain"])
 def test_the_page_is_the_old_page_byte_for_byte(analyses, kind, tmp_path, monkeypatch):
-    """Rows in blocks of one, two or all of them: the payload prints as the old one did; the
+    """Rows in blocks of one, two or all of them (the default block): the payload prints as the old one did; the
     page (rendered, and written a few characters at a time) is the old page's bytes."""
     a = analyses[kind]
     meta = html.build_context(a)["table_meta"]
     expected = str(neutral_bidi(old_table_data(a, meta)))   # as the template printed it
-    for block in (1, 2, 1024):
+    for block in (1, 2, tier_table.BLOCK):
         assert "".join(script_json_printed(payload_text(a, meta["decimals"], meta, block))) \
             == expected, block
     page = old_page(a)
-    monkeypatch.setattr(json_entries, "BLOCK", 2)
+    monkeypatch.setattr(tier_table, "BLOCK", 2)
     monkeypatch.setattr(safe_write, "CHARS_PER_WRITE", 7)
     html.write_html(a, tmp_path / "r.html")
     assert (tmp_path / "r.html").read_bytes() == page.encode("utf-8")

@@ -40,12 +40,12 @@ def _new(analysis, path: Path) -> None:
     write_json(analysis, path)
 
 
-def arguments(description: str) -> argparse.Namespace:
+def options(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--entries", type=int, default=20000)
     parser.add_argument("--replicates", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
-    return parser.parse_args()
+    return parser
 
 
 def analysis_of(args: argparse.Namespace):
@@ -84,7 +84,7 @@ def compare(analysis, old, new, what: str, args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    args = arguments(__doc__.splitlines()[0])
+    args = options(__doc__.splitlines()[0]).parse_args()
     compare(analysis_of(args), _old, _new, "JSON", args)
 
 

@@ -141,6 +141,7 @@ def simulate_sorted_auc(models: Sequence[tuple[np.ndarray, np.ndarray]], counts:
         # negatives' rows run that way (else the counts are summed from the last row)
         places.append((*merge_places(ascending, np.asarray(pos, dtype=float)),
                        ascending is neg))
+    groups = _level_groups(places)
     out = np.empty((len(models), draws))
     n_blocks = -(-draws // BLOCK)
     if progress is not None:
@@ -151,32 +152,68 @@ def simulate_sorted_auc(models: Sequence[tuple[np.ndarray, np.ndarray]], counts:
         negatives = row_counts(draw_rows(rng, k, sizes[0], sort=False), k, sizes[0])
         positives = draw_rows(rng, m, sizes[1], sort=False)
         below = {}   # negatives drawn below each place, along either direction
-        for direction in {forward for *_, forward in places}:
+        for direction in {forward for forward, *_ in groups}:
             ordered = negatives if direction else negatives[:, ::-1]
             cumulative = np.zeros((BLOCK, sizes[0] + 1), dtype=np.int64)
             np.cumsum(ordered, axis=1, out=cumulative[:, 1:])
             below[direction] = cumulative
-        for i, (lower, up_to, forward) in enumerate(places):
+        for forward, rows, lower, up_to in groups:
             twice = _pairs(below[forward], lower, up_to, positives)
             # the kernel's U / (m k), U = twice / 2 exactly: the same rounding
-            out[i, block * BLOCK:block * BLOCK + keep] = (
-                (0.5 * twice.astype(float)) / (float(m) * float(k)))[:keep]
+            out[rows, block * BLOCK:block * BLOCK + keep] = (
+                (0.5 * twice.astype(float)) / (float(m) * float(k)))[:, :keep]
         if progress is not None:
             progress.advance()
     return out
 
 
-def _pairs(cumulative: np.ndarray, lower: np.ndarray, up_to: np.ndarray,
+# Places looked up at once in _pairs (test sets x positives x models; 512 KB of indices): the
+# block's counts of one test set stay in the cache while every model reads them.
+_GATHER = 1 << 16
+
+
+def _level_groups(places: list) -> list[tuple[bool, np.ndarray, np.ndarray, np.ndarray | None]]:
+    """The models grouped by the direction of their negatives and by whether any positive ties a
+    negative: (direction, the models' rows in the output, their places below, their places up to
+    or None when none ties), the places stacked as (positive rows, models), so that a drawn
+    positive's places in every model are one contiguous row (:func:`_pairs`)."""
+    found: dict[tuple[bool, bool], list[int]] = {}
+    for i, (lower, up_to, forward) in enumerate(places):
+        found.setdefault((forward, up_to is not lower), []).append(i)
+    groups = []
+    for (forward, tied), rows in found.items():
+        lower = np.stack([places[i][0] for i in rows], axis=1)
+        up_to = np.stack([places[i][1] for i in rows], axis=1) if tied else None
+        groups.append((forward, np.array(rows), lower, up_to))
+    return groups
+
+
+def _pairs(cumulative: np.ndarray, lower: np.ndarray, up_to: np.ndarray | None,
            positives: np.ndarray) -> np.ndarray:
-    """Twice each test set's Mann-Whitney count: per drawn positive (``positives``, row picks
-    ``(BLOCK, m)``), the negatives drawn below its score plus those up to it (ties once each, so
-    half)."""
+    """Twice each test set's Mann-Whitney count, shape (models, BLOCK): per drawn positive
+    (``positives``, row picks ``(BLOCK, m)``), the negatives drawn below its score (``lower``:
+    each positive row's places in every model, ``(rows, models)``) plus those up to it
+    (``up_to``; None when no positive ties a negative: twice those below). Integer sums: exact,
+    whatever the grouping. A few test sets at a time, every model at once: a test set's counts
+    (``cumulative``'s row) are read by all the models while they are in the cache, and a
+    positive's places are one contiguous row (3-7 times as fast as a pass per model)."""
     flat = cumulative.ravel()
-    offsets = (np.arange(BLOCK) * cumulative.shape[1])[:, None]
-    twice = np.take(flat, lower[positives] + offsets).sum(axis=1)
-    if up_to is lower:
-        return 2 * twice
-    return twice + np.take(flat, up_to[positives] + offsets).sum(axis=1)
+    offsets = (np.arange(BLOCK) * cumulative.shape[1])[:, None, None]
+    out = np.empty((BLOCK, lower.shape[1]), dtype=np.int64)
+    step = max(1, _GATHER // max(positives.shape[1] * lower.shape[1], 1))
+    for start in range(0, BLOCK, step):
+        part = slice(start, start + step)
+        at = lower[positives[part]]   # (test sets, m, models)
+        at += offsets[part]
+        twice = np.take(flat, at).sum(axis=1)
+        if up_to is None:
+            twice *= 2
+        else:
+            at = up_to[positives[part]]
+            at += offsets[part]
+            twice += np.take(flat, at).sum(axis=1)
+        out[part] = twice
+    return out.T
 
 
 def merge_places(neg: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

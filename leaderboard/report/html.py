@@ -5,7 +5,8 @@ in chart_context and specified in report/vega/), layout in the template.
 The page loads nothing (CSS, the table's script and the chart libraries inlined), so it works
 offline; every chart is a Vega-Lite specification, the top ones also drawn as static SVG for print
 and for readers without JavaScript. Team names and file names are untrusted: they reach the page
-only through Jinja2 autoescaping or as escaped JSON string data (:func:`render.script_json`).
+only through Jinja2 autoescaping or as escaped JSON string data (:func:`render.script_json`, or
+:func:`render.script_json_printed` for the table's rows, written a block at a time).
 Nothing time-dependent is printed, so the same analysis always renders to the same bytes.
 """
 from __future__ import annotations

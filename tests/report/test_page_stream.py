@@ -110,8 +110,9 @@ def analyses():
 
 @pytest.mark.parametrize("kind", ["ranked", "plain"])
 def test_the_page_is_the_old_page_byte_for_byte(analyses, kind, tmp_path, monkeypatch):
-    """Rows in blocks of one, two or all of them (the default block): the payload prints as the old one did; the
-    page (rendered, and written a few characters at a time) is the old page's bytes."""
+    """Rows in blocks of one, two or the default (all of them here): the payload prints as the
+    old one did; the page (rendered, and written a few characters at a time) is the old page's
+    bytes."""
     a = analyses[kind]
     meta = html.build_context(a)["table_meta"]
     expected = str(neutral_bidi(old_table_data(a, meta)))   # as the template printed it

@@ -19,7 +19,7 @@ from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, reach, se_b
                                               sub_ranges, t_of, t_range)
 from leaderboard.tiers._block_tree import (STACK, box, node_t, rejected, sd_tree,
                                            tree_count, tree_max_t)
-from leaderboard.tiers._block_walks import candidate, first_two, side_max
+from leaderboard.tiers._block_walks import candidates, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
 
 
@@ -59,12 +59,9 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
     for i in range(i0, i1):
         blk = i // bs
         reach_i = reach(s[i], rho, s_lo, s_hi)
-        for r in range(n_rep):
-            e_i = np.float64(err[i, r])
-            cand[r] = max(candidate(e_i, r, UP, suf, sufe, blk, bs, rho, blo, bhi, ilo, ihi,
-                                    stamp),
-                          candidate(e_i, r, DOWN, pre, pree, blk, bs, rho, blo, bhi, ilo, ihi,
-                                    stamp))
+        cand[:] = -np.inf
+        candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
+        candidates(err, i, DOWN, pre, pree, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
         lo = kth(cand, kq - 1, work)
         c_prev, done, steps, c = np.inf, -1, 0, np.inf
         beats = beaten = 0
@@ -240,9 +237,8 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
         if tmax > kth(m, kq - 1, work):
             out[i, 0] = 0.0
             continue
-        for r in range(n_rep):
-            cand[r] = candidate(np.float64(err[i, r]), r, UP, suf, sufe, blk, bs, rho, blo, bhi,
-                                ilo, ihi, stamp)
+        cand[:] = -np.inf
+        candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
         lo = kth(cand, kq - 1, work)
         if tmax <= lo:
             out[i, 0] = 1.0

@@ -104,16 +104,22 @@ def side_max(i, r, up, err, p, s, rho, c_prev, stamp, own, order, bz, sz, sa, se
     return (best, arg) if best >= cut else (-np.inf, -1)
 
 
-@njit(cache=True, forceinline=True)
-def candidate(e_i, r, up, ext_arg, ext_e, blk_of_i, bs, rho, blo, bhi, ilo, ihi, stamp):
-    """A lower bound of a value always in i's family, whatever is rejected: that of the
-    extreme-z entry of the blocks wholly below i (up: the layout's ``suf_arg``, ``suf_e``) or
-    wholly above i (down: ``pre_arg``, ``pre_e``), whose hypotheses against i have t <= 0."""
-    b = blk_of_i + 1 if up else blk_of_i - 1
+@njit(cache=True)
+def candidates(err, i, up, ext_arg, ext_e, bs, rho, blo, bhi, ilo, ihi, stamp, out):
+    """``out[r]`` raised to a lower bound of a value always in i's family, whatever is
+    rejected: that of the extreme-z entry of the blocks wholly below i (up: the layout's
+    ``suf_arg``, ``suf_e``) or wholly above i (down: ``pre_arg``, ``pre_e``), whose hypotheses
+    against i have t <= 0. One call per entry and side (a call per replicate passing these
+    arrays cost their reference counts each time)."""
+    blk = i // bs
+    b = blk + 1 if up else blk - 1
     if b < 0 or b >= ext_arg.shape[0]:
-        return -np.inf
-    j = ext_arg[b, r]
-    d = ext_e[b, r] - e_i if up else e_i - ext_e[b, r]
-    if stamp[j // bs] != blk_of_i:
-        box(j // bs, blk_of_i, rho, blo, bhi, ilo, ihi, stamp)
-    return low_value(d, ilo[j // bs], ihi[j // bs])
+        return
+    for r in range(out.size):
+        e_i = np.float64(err[i, r])
+        j = ext_arg[b, r]
+        jb = j // bs
+        if stamp[jb] != blk:
+            box(jb, blk, rho, blo, bhi, ilo, ihi, stamp)
+        d = ext_e[b, r] - e_i if up else e_i - ext_e[b, r]
+        out[r] = max(out[r], low_value(d, ilo[jb], ihi[jb]))

@@ -17,8 +17,8 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, reach, se_box, se_pair,
                                               sub_ranges, t_of, t_range)
-from leaderboard.tiers._block_tree import (STACK, box, node_t, rejected, sd_tree,
-                                           tree_count, tree_max_t)
+from leaderboard.tiers._block_tree import (STACK, block_flags, node_t, sd_tree, tree_count,
+                                           tree_max_t)
 from leaderboard.tiers._block_walks import candidates, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
 
@@ -54,10 +54,10 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     arg, up = np.empty(n_rep, np.int64), np.empty(n_rep, np.bool_)
     ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
+    stag, skip, tag = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_), 0
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
-        blk = i // bs
         reach_i = reach(s[i], rho, s_lo, s_hi)
         cand[:] = -np.inf
         candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
@@ -69,6 +69,7 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
         while True:
             if c_prev < 0:   # candidates (t <= 0) may have left the family: no lower bound
                 lo, arg[:] = -np.inf, -2
+            tag += 1   # the blocks' flags of an earlier entry or round no longer hold
             for r in range(n_rep):
                 j = arg[r]
                 if j >= 0:   # its maximiser still in the family: the maximum stands
@@ -78,16 +79,14 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                     continue   # below lo, and stays below as the family shrinks
                 e_i = np.float64(err[i, r])
                 bu, bd = int(fu[r, 0]), int(fd[r, 0])
-                if stamp[bu] != blk:
-                    box(bu, blk, rho, blo, bhi, ilo, ihi, stamp)
-                if stamp[bd] != blk:
-                    box(bd, blk, rho, blo, bhi, ilo, ihi, stamp)
-                top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2],
-                                   rejected(i, bu, c_prev, UP, p, bs, ilo[bu], ihi[bu]), blo[bu],
-                                   bhi[bu], ilo[bu], ihi[bu], reach_i)
-                top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2],
-                                   rejected(i, bd, c_prev, DOWN, p, bs, ilo[bd], ihi[bd]),
-                                   blo[bd], bhi[bd], ilo[bd], ihi[bd], reach_i)
+                for bk in (bu, bd):
+                    if stag[bk] != tag:
+                        block_flags(i, bk, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp,
+                                    stag, skip)
+                top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2], skip[bu, 0], blo[bu], bhi[bu],
+                                   ilo[bu], ihi[bu], reach_i)
+                top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2], skip[bd, 1], blo[bd], bhi[bd],
+                                   ilo[bd], ihi[bd], reach_i)
                 if top_up < lo and top_dn < lo:
                     m[r], arg[r] = cand[r] if c_prev >= 0 else -np.inf, -1
                     continue
@@ -96,21 +95,21 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 # maximum and its first holder in walk order are those of a search from lo)
                 a, ja, b, jb = -np.inf, -1, -np.inf, -1
                 if top_up >= top_dn:
-                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, stamp, blk, om, bzmax, szmax,
-                                     samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
-                                     reach_i, lo, cache)
+                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om,
+                                     bzmax, szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
+                                     ilo, ihi, reach_i, lo, cache)
                     if top_dn >= max(lo, a):
-                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, stamp, blk, on, bzmin,
-                                         szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
-                                         ilo, ihi, reach_i, max(lo, a), cache)
+                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag,
+                                         skip, on, bzmin, szmin, samin, semin, sz2min, blo, bhi,
+                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, a), cache)
                 else:
-                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, stamp, blk, on, bzmin,
-                                     szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo,
-                                     ihi, reach_i, lo, cache)
+                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
+                                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
+                                     ilo, ihi, reach_i, lo, cache)
                     if top_up >= max(lo, b):
-                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, stamp, blk, om, bzmax,
-                                         szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
-                                         ilo, ihi, reach_i, max(lo, b), cache)
+                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag,
+                                         skip, om, bzmax, szmax, samax, semax, sz2max, blo, bhi,
+                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, b), cache)
                 m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
                 if arg[r] < 0:
                     m[r] = cand[r] if c_prev >= 0 else -np.inf
@@ -224,10 +223,10 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
     nb, bs = blo.size, sub * K
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
+    stag, skip = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_)   # nothing skipped
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
-        blk = i // bs
         tmax = tree_max_t(i, p, s, rho, sub, tree, stack)
         out[i, 2], out[i, 1] = tmax, np.nan
         reach_i = reach(s[i], rho, s_lo, s_hi)
@@ -244,9 +243,9 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
             out[i, 0] = 1.0
             continue
         for r in range(n_rep):
-            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, stamp, blk, om, bzmax,
-                                         szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
-                                         ilo, ihi, reach_i, lo, cache)[0])
+            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, i, stamp, stag, skip,
+                                         om, bzmax, szmax, samax, semax, sz2max, blo, bhi, slo,
+                                         shi, sub, ilo, ihi, reach_i, lo, cache)[0])
         c = kth(m, kq - 1, work)
         out[i, 0], out[i, 1] = 1.0 if tmax <= c else 0.0, c
 

@@ -166,3 +166,18 @@ def rejected(i, b, c, up, p, bs, ilo_b, ihi_b):
         return False
     lo, hi = t_range(glo, ghi, ilo_b, ihi_b)
     return (lo if up else -hi) > c
+
+
+@njit(cache=True)
+def block_flags(i, b, c, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip):
+    """Block b's verdicts for entry i at ``c`` into ``skip[b]`` (up, down: :func:`rejected`),
+    its 1 / se box first if i's block has none yet; ``stag[b] = tag`` says for which entry and
+    round. The walks test ``stag[b] != tag`` before calling, so a replicate's search reads two
+    flags where it computed the verdicts (the marginal sets were 15% slower at 8,000 entries
+    with 2,000 replicates without it)."""
+    own = i // bs
+    if stamp[b] != own:
+        box(b, own, rho, blo, bhi, ilo, ihi, stamp)
+    skip[b, 0] = rejected(i, b, c, True, p, bs, ilo[b], ihi[b])
+    skip[b, 1] = rejected(i, b, c, False, p, bs, ilo[b], ihi[b])
+    stag[b] = tag

@@ -21,7 +21,7 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
                                               sub_ranges, top_of)
-from leaderboard.tiers._block_tree import box, rejected
+from leaderboard.tiers._block_tree import block_flags, box
 from leaderboard.tiers._pair_kernels import t_stat
 
 
@@ -56,15 +56,15 @@ def _entry(i, j, up, e_i, e_j, p_i, p_j, s_i, s_j, rho, c_prev, qlo, qhi, floor)
 
 
 @njit(cache=True)
-def side_max(i, r, up, err, p, s, rho, c_prev, stamp, own, order, bz, sz, sa, se, sz2, blo, bhi,
-             slo, shi, sub, ilo, ihi, reach_i, cut, cache):
+def side_max(i, r, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, order, bz, sz, sa, se, sz2,
+             blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut, cache):
     """Largest value (see the module docstring) of at least ``cut`` in replicate r: (value, j),
     or (-inf, -1) when none reaches it. ``order``, ``bz``, ``sz``, ``sa``, ``se``, ``sz2``: the
     layout's arrays of the side (``om``, ``bzmax``, ``szmax``, ``samax``, ``semax``, ``sz2max``
-    up); ``ilo``, ``ihi``: 1 / se ranges of i's block ``own`` against each block, filled as the
-    walk reaches them (``stamp``: :func:`~leaderboard.tiers._block_tree.box`); blocks all of
-    whose hypotheses are rejected at ``c_prev`` are passed over; within a sub-block an entry's
-    gap bounds its value before its own SE is computed."""
+    up); ``ilo``, ``ihi``: 1 / se ranges of i's block against each block and ``skip`` the
+    blocks all of whose hypotheses are rejected at ``c_prev`` (passed over), filled as the walk
+    reaches them (:func:`~leaderboard.tiers._block_tree.block_flags`, for the entry and round
+    ``tag``); within a sub-block an entry's gap bounds its value before its own SE is computed."""
     n, bs = p.size, sub * K
     e_i, p_i, s_i = np.float64(err[i, r]), p[i], s[i]
     w = -e_i if up else e_i
@@ -75,9 +75,9 @@ def side_max(i, r, up, err, p, s, rho, c_prev, stamp, own, order, bz, sz, sa, se
         z = bz[r, b]
         if beyond(z if up else -z, w, reach_i) < max(best, cut):
             break
-        if stamp[b] != own:
-            box(b, own, rho, blo, bhi, ilo, ihi, stamp)
-        if rejected(i, b, c_prev, up, p, bs, ilo[b], ihi[b]):
+        if stag[b] != tag:
+            block_flags(i, b, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
+        if skip[b, 0 if up else 1]:
             continue
         x = top_of(z, blo[b], bhi[b], up)
         if bound(x - e_i if up else e_i - x, ilo[b], ihi[b]) < max(best, cut):

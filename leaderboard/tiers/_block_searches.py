@@ -17,8 +17,8 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, reach, se_box, se_pair,
                                               sub_ranges, t_of, t_range)
-from leaderboard.tiers._block_tree import (STACK, block_flags, node_t, sd_tree, tree_count,
-                                           tree_max_t)
+from leaderboard.tiers._block_tree import (STACK, all_flags, block_flags, node_t, sd_tree,
+                                           tree_count, tree_max_t)
 from leaderboard.tiers._block_walks import candidates, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
 
@@ -70,6 +70,8 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
             if c_prev < 0:   # candidates (t <= 0) may have left the family: no lower bound
                 lo, arg[:] = -np.inf, -2
             tag += 1   # the blocks' flags of an earlier entry or round no longer hold
+            if n_rep >= nb:   # O(blocks) per round is within the O(replicates) of its walks
+                all_flags(i, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
             for r in range(n_rep):
                 j = arg[r]
                 if j >= 0:   # its maximiser still in the family: the maximum stands
@@ -227,6 +229,7 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
+        blk = i // bs   # the flags' tag: nothing is rejected at c = inf, the boxes are per block
         tmax = tree_max_t(i, p, s, rho, sub, tree, stack)
         out[i, 2], out[i, 1] = tmax, np.nan
         reach_i = reach(s[i], rho, s_lo, s_hi)
@@ -243,7 +246,7 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
             out[i, 0] = 1.0
             continue
         for r in range(n_rep):
-            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, i, stamp, stag, skip,
+            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, blk, stamp, stag, skip,
                                          om, bzmax, szmax, samax, semax, sz2max, blo, bhi, slo,
                                          shi, sub, ilo, ihi, reach_i, lo, cache)[0])
         c = kth(m, kq - 1, work)

@@ -17,7 +17,9 @@ is computed and the file rewritten:
 - the folder is a real folder owned by the user that no one else can write, opened once
   (``O_NOFOLLOW``) with every file opened relative to it; a file is opened ``O_NOFOLLOW |
   O_NONBLOCK`` and must be a regular file of the user's, writable by no one else, of at most
-  :data:`MAX_BYTES`; its SHA-256 and length equal the digest file written beside it;
+  :data:`MAX_BYTES`; its SHA-256 and length equal the digest file written beside it (a file
+  the package ships, read with ``like``, may instead be as writable as the package's own folder:
+  :func:`_safe`);
 - the file holds the whole key, compared with the call's (so a file under another name, or a
   hash collision, is not taken), and only arrays (``numpy.load(..., allow_pickle=False)``) and
   JSON: nothing from disk is ever unpickled or run.
@@ -299,25 +301,35 @@ def digest(data: bytes) -> str:
     return f"sha256 {hashlib.sha256(data).hexdigest()} {len(data)}\n"
 
 
-def _safe(info: os.stat_result) -> bool:
-    return info.st_uid == os.getuid() and not info.st_mode & _UNSAFE_MODE
+def _safe(info: os.stat_result, like: os.stat_result | None = None) -> bool:
+    """The user's own and writable by no one else; or, given ``like`` (the installed package's
+    folder, for a file the package ships), no more writable than that folder: the same owner and
+    group and no write bit it lacks. Whoever could write such a file could already replace the
+    package's code beside it (root's install, or a user's with umask 002: group-writable files of
+    the user's own group)."""
+    if info.st_uid == os.getuid() and not info.st_mode & _UNSAFE_MODE:
+        return True
+    return like is not None and info.st_uid == like.st_uid and info.st_gid == like.st_gid \
+        and not info.st_mode & _UNSAFE_MODE & ~like.st_mode
 
 
-def open_folder(folder: Path, *, create: bool) -> int | None:
-    """A handle on ``folder`` when it is the user's own and no one else can write it."""
+def open_folder(folder: Path, *, create: bool, like: os.stat_result | None = None) -> int | None:
+    """A handle on ``folder`` when it is the user's own and no one else can write it (or, given
+    ``like``, it is no more writable than that: :func:`_safe`)."""
     try:
         if create and not os.path.lexists(folder):
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return None
-    if not _safe(os.fstat(fd)):
+    if not _safe(os.fstat(fd), like):
         os.close(fd)
         return None
     return fd
 
 
-def read_file(folder: int, name: str, limit: int) -> bytes | None:
+def read_file(folder: int, name: str, limit: int,
+              like: os.stat_result | None = None) -> bytes | None:
     """The whole of ``name`` when it is a safe regular file of at most ``limit`` bytes."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
@@ -325,7 +337,7 @@ def read_file(folder: int, name: str, limit: int) -> bytes | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or not _safe(info) or info.st_size > limit:
+        if not stat.S_ISREG(info.st_mode) or not _safe(info, like) or info.st_size > limit:
             return None
         chunks, left = [], info.st_size + 1    # one byte more: a file that grew is refused
         while left > 0:
@@ -342,12 +354,13 @@ def read_file(folder: int, name: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
-def read_verified(folder: int, name: str, limit: int) -> bytes | None:
+def read_verified(folder: int, name: str, limit: int,
+                  like: os.stat_result | None = None) -> bytes | None:
     """``name``'s bytes when they match the digest file beside them."""
-    recorded = read_file(folder, name + ".sha256", _DIGEST_BYTES)
+    recorded = read_file(folder, name + ".sha256", _DIGEST_BYTES, like)
     if recorded is None:
         return None
-    data = read_file(folder, name, limit)
+    data = read_file(folder, name, limit, like)
     if data is None or digest(data).encode() != recorded:
         return None
     return data

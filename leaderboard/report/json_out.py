@@ -106,16 +106,16 @@ import dataclasses
 import io
 import json
 import math
-from itertools import islice
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from leaderboard.studies.noise import study_words
 from leaderboard.report import categories_text
+from leaderboard.report.json_entries import entries_text, entry_blocks, tier_counts
 from leaderboard.report.ranks_text import ranked_rows
 from leaderboard.report.numbers import json_number, spread_of
-from leaderboard.report.tier_marks import anchor_mask
 from leaderboard.report.vocabulary import is_items
 from leaderboard.report.benchmark_text import costs_json, published_json
 from leaderboard.report.card_text import card_json
@@ -134,61 +134,6 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _entries(analysis: Analysis) -> list[dict]:
-    table = analysis.table
-    has_tiers = analysis.tiers is not None
-    anchors = anchor_mask(table["tier"].to_numpy()) if has_tiers else np.zeros(len(table), bool)
-    extra = [c for c in ("file", "public_score", "private_score") if c in table.columns]
-    columns = ["rank", "team", "score", "ci_low", "ci_high", "sd", "d95", "p_vs_anchor", "tier"]
-    identical = (table["identical_to"].tolist() if analysis.submissions is not None
-                 else [None] * len(table))
-    items = is_items(analysis)
-    out = []
-    rows = table[columns + extra].itertuples(index=False, name=None)
-    for i, (row, ranks, same) in enumerate(zip(rows, _rank_fields(analysis), identical)):
-        rank, team, score, lo, hi, sd, d95, p, tier, *rest = row
-        entry = {"team": str(team), "score": _num(score), "rank": int(rank),
-                 "ci_low": _num(lo), "ci_high": _num(hi),
-                 "tier": int(tier) if has_tiers and tier > 0 else None,   # 0: left out
-                 "sd": _num(sd), "d95": _num(d95),
-                 "p_vs_anchor": None if anchors[i] else _num(p),
-                 "is_anchor": bool(anchors[i])}
-        for name, value in zip(extra, rest):
-            entry[name] = str(value) if name == "file" else _num(value)
-        entry.update(ranks)
-        if analysis.submissions is not None:
-            entry["identical_to"] = None if same is None else str(same)
-        if items:   # a benchmark's word for the entry, beside the "team" consumers read
-            entry["model"] = entry["team"]
-        out.append(entry)
-    return out
-
-
-_NO_RANKS = {"rank_ci_low": None, "rank_ci_high": None, "rank_sim_low": None,
-             "rank_sim_high": None, "p_best": None, "p_top": None, "in_best_set": None}
-
-
-def _rank_fields(analysis: Analysis) -> list[dict]:
-    """Every entry's rank statistics, from the table's columns (read once, not row by row: a
-    row lookup cost 0.1 ms an entry); all null without a ranking, and for entries left out of
-    it (tier 0)."""
-    ranking, table = analysis.ranking, analysis.table
-    if ranking is None:
-        return [dict(_NO_RANKS) for _ in range(len(table))]
-    ints = ("rank_ci_low", "rank_ci_high", "rank_sim_low", "rank_sim_high")
-    tops = [str(k) for k in ranking.top_k]
-    columns = zip(table["tier"].tolist(), *(table[c].tolist() for c in ints),
-                  table["p_best"].tolist(), table["in_best_set"].tolist(),
-                  *(table[f"p_top_{k}"].tolist() for k in ranking.top_k))
-    out = []
-    for tier, low, high, sim_low, sim_high, p_best, best, *p_top in columns:
-        out.append(dict(_NO_RANKS) if int(tier) == 0 else {
-            "rank_ci_low": int(low), "rank_ci_high": int(high), "rank_sim_low": int(sim_low),
-            "rank_sim_high": int(sim_high), "p_best": _num(p_best),
-            "p_top": {k: _num(p) for k, p in zip(tops, p_top)}, "in_best_set": bool(best)})
-    return out
-
-
 def _ranks(analysis: Analysis) -> dict | None:
     """The ranks stage's board-level results."""
     ranking = analysis.ranking
@@ -196,7 +141,9 @@ def _ranks(analysis: Analysis) -> dict | None:
         return None
     reps, curse, sig = ranking.replicates, ranking.curse, ranking.significance
     taus = np.asarray(ranking.taus, dtype=float)
-    top = analysis.table["team"].iloc[ranked_rows(analysis)].astype(str).tolist()
+    # the names of the leading entries only (all of them: 1M strings at 1M entries)
+    shown = max(len(ranking.frequencies), len(sig.significant))
+    top = analysis.table["team"].iloc[ranked_rows(analysis)[:shown]].astype(str).tolist()
     return {
         "tier_method": ranking.method,
         "family": family_json(ranking.family),
@@ -313,11 +260,21 @@ def _source(analysis: Analysis) -> dict:
 
 def to_json_dict(analysis: Analysis) -> dict:
     """Everything the report says, as a JSON-ready dict (see the module docstring)."""
+    document = _document(analysis)
+    document["entries"] = [entry for rows in entry_blocks(analysis) for entry in rows]
+    return document
+
+
+_ROWS = object()   # the document's place for the entries, written a block at a time
+
+
+def _document(analysis: Analysis) -> dict:
+    """:func:`to_json_dict` with :data:`_ROWS` in place of the entries' list (in its place in
+    the key order)."""
     from leaderboard import __version__
 
     s = analysis.settings
-    entries = _entries(analysis)
-    n_tiers = max((e["tier"] for e in entries if e["tier"] is not None), default=None)
+    n_tiers, tier1_size = tier_counts(analysis)
     return {
         "version": __version__,
         "command": "analyze",
@@ -334,7 +291,7 @@ def to_json_dict(analysis: Analysis) -> dict:
                          "low": None, "high": None, "used": None}),
         "d95": _num(analysis.d95),
         "n_tiers": n_tiers,
-        "tier1_size": sum(1 for e in entries if e["tier"] == 1) if n_tiers else None,
+        "tier1_size": tier1_size,
         "spread_of_equals": _spread_of_equals(analysis),
         "tier_method": analysis.tiers.method if analysis.tiers is not None else None,
         "notes": list(analysis.notes),
@@ -351,9 +308,10 @@ def to_json_dict(analysis: Analysis) -> dict:
         "files": _files(analysis),
         "ranks": _ranks(analysis),
         "guarantee_check": _guarantee_check(analysis),
-        "shakeup": shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist()),
+        "shakeup": (None if analysis.shakeup is None else   # every name only when needed
+                    shakeup_json(analysis.shakeup, analysis.table["team"].astype(str).tolist())),
         "categories": categories_text.to_json(analysis),
-        "entries": entries,
+        "entries": _ROWS,
         "assumptions": [a.as_json() for a in analysis.assumptions],
         "items": _items(analysis),
         "card": card_json(analysis.card),   # the leaderboard card (issue 40)
@@ -380,24 +338,54 @@ def _items(analysis: Analysis) -> dict | None:
 
 
 _JSON_OPTIONS: dict[str, Any] = {"indent": 2, "ensure_ascii": False, "allow_nan": False}
-_PIECES_PER_WRITE = 4096  # the encoder's small strings, joined this many at a time
+_CHARS_PER_WRITE = 1 << 16  # the encoder's small strings, joined to this size
 
 
 def json_text(analysis: Analysis) -> str:
-    """:func:`to_json_dict` as strictly valid JSON text (what ``--json`` writes)."""
-    return json.dumps(to_json_dict(analysis), **_JSON_OPTIONS) + "\n"
+    """:func:`to_json_dict` as strictly valid JSON text (what ``--json`` writes): the same
+    bytes as ``json.dumps(to_json_dict(analysis), indent=2, ensure_ascii=False)`` and a
+    newline, made by :func:`json_pieces`."""
+    return "".join(json_pieces(analysis)) + "\n"
+
+
+def json_pieces(analysis: Analysis) -> Iterator[str]:
+    """The text of :func:`to_json_dict`, indented by two, in pieces, without the final newline.
+
+    The top-level keys are written here and each value encoded on its own, its lines indented
+    once more (a string's newlines are escaped, so every newline in the encoder's text is
+    indentation); the entries come a block of rows at a time
+    (:func:`~leaderboard.report.json_entries.entries_text`), so the rows of a large board are
+    never all held (1.3 GB at 1,000,000 entries)."""
+    encoder = json.JSONEncoder(**_JSON_OPTIONS)
+    separator = "{\n  "
+    for key, value in _document(analysis).items():
+        yield separator + encoder.encode(key) + ": "
+        separator = ",\n  "
+        if value is _ROWS:
+            yield from entries_text(analysis, encoder)
+        else:
+            yield from (piece.replace("\n", "\n  ") for piece in encoder.iterencode(value))
+    yield "\n}"
 
 
 def write_json(analysis: Analysis, path) -> None:
     """Write :func:`json_text` to ``path`` as UTF-8, the same bytes, encoded piece by piece.
 
-    Streamed because the whole text (50 MB at 100,000 entries) and the encoder's list of pieces
-    before joining them cost 0.3 GB at the memory peak of a large board."""
-    pieces = json.JSONEncoder(**_JSON_OPTIONS).iterencode(to_json_dict(analysis))
+    Streamed because the whole text (50 MB at 100,000 entries), the encoder's list of pieces
+    before joining them and the entries' rows (:func:`json_pieces`) cost 0.3 GB at the memory
+    peak of a 100,000-entry board and 1.3 GB at 1,000,000."""
+    pieces = json_pieces(analysis)
     with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
                                                      newline="\n") as out:
-        # joined a few thousand at a time: json.dump's one write per piece (390,000 for 5,000
-        # entries) doubled the JSON's time on a machine's first run (0.22 against 0.11 s)
-        while batch := "".join(islice(pieces, _PIECES_PER_WRITE)):
-            out.write(batch)
-        out.write("\n")
+        # joined up to 65,536 characters at a time: json.dump's one write per piece (390,000 for 5,000
+        # entries) doubled the JSON's time on a machine's first run (0.22 against 0.11 s); a
+        # block of entries is one piece of a few megabytes, written as it comes
+        batch: list[str] = []
+        size = 0
+        for piece in pieces:
+            batch.append(piece)
+            size += len(piece)
+            if size >= _CHARS_PER_WRITE:
+                out.write("".join(batch))
+                batch, size = [], 0
+        out.write("".join(batch) + "\n")

@@ -186,7 +186,7 @@ def test_json_entries_in_rank_order_with_tier_one_on_top(noisy):
 
 
 def test_json_is_strict_and_round_trips(noisy, tmp_path, monkeypatch):
-    monkeypatch.setattr("leaderboard.report.json_out._PIECES_PER_WRITE", 7)  # many writes
+    monkeypatch.setattr("leaderboard.report.json_out._CHARS_PER_WRITE", 7)  # many writes
     path = tmp_path / "report.json"
     write_json(noisy, path)
     assert _strict_loads(path.read_text(encoding="utf-8")) == _strict_loads(json.dumps(to_json_dict(noisy)))

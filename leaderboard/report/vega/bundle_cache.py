@@ -1,9 +1,10 @@
 """The Vega JavaScript bundle's cache between runs, safe against planting and damage.
 
-Building the bundle takes vl-convert about 1.3 s per process, so it is kept in the user's cache
-folder, one file per vl-convert and Vega-Lite version. What a page inlines runs in every reader's
-browser, so a cached file is used only when all of these hold (otherwise the bundle is built in
-memory, and the cache rewritten when the folder is safe):
+Building the bundle takes vl-convert about 1 s of CPU, so a page takes it, in this order, from
+the package (:func:`shipped_bundle`: made when the wheel was built, :mod:`~leaderboard.report.vega.shipped`),
+else from the user's cache folder (one file per vl-convert and Vega-Lite version), else builds it.
+What a page inlines runs in every reader's browser, so a file is used only when all of these hold
+(otherwise the bundle is built in memory, and the cache rewritten when the folder is safe):
 
 - the folder is a real folder (not a link), owned by the user, writable by no one else; it is
   opened once (``O_NOFOLLOW``) and every file is opened relative to that handle, so the folder
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard.disk_cache import open_folder, read_verified, write_verified
+from leaderboard.report.vega import shipped
 
 MAX_BUNDLE_BYTES = 16 << 20     # the bundle is about 0.9 MB
 
@@ -54,7 +56,29 @@ def cache_file(version: str, vl_version: str | None) -> Path | None:
     root = cache_root()
     if root is None:
         return None
-    return root / f"vega-bundle-{version}-{vl_version or 'default'}.js"
+    return root / shipped.bundle_name(version, vl_version)
+
+
+def shipped_bundle(version: str, vl_version: str | None, folder: Path | None = None) -> str | None:
+    """The bundle the package was built with (``folder``, by default
+    :data:`leaderboard.report.vega.shipped.FOLDER`) when it is the one of vl-convert ``version``
+    and Vega-Lite ``vl_version`` (its name says them) and it passes every check above (a
+    damaged, edited or truncated package file is never inlined); else None, and the caller goes
+    on to the user's cache. Its folder and files may be as writable as the package's own folder
+    (``like`` of :func:`leaderboard.disk_cache.open_folder`: a package installed by root, or by a
+    user with umask 002), not more. Read only: nothing here writes into an installed package."""
+    folder = folder or shipped.FOLDER
+    try:
+        package = os.stat(folder.parent)
+    except OSError:
+        return None
+    handle = open_folder(folder, create=False, like=package)
+    if handle is None:
+        return None
+    try:
+        return _read_verified(handle, shipped.bundle_name(version, vl_version), package)
+    finally:
+        os.close(handle)
 
 
 def looks_like_bundle(js: str) -> bool:
@@ -84,8 +108,8 @@ def cached_bundle(path: Path | None, build: Callable[[], str | None]) -> str | N
             os.close(folder)
 
 
-def _read_verified(folder: int, name: str) -> str | None:
-    data = read_verified(folder, name, MAX_BUNDLE_BYTES)
+def _read_verified(folder: int, name: str, like: os.stat_result | None = None) -> str | None:
+    data = read_verified(folder, name, MAX_BUNDLE_BYTES, like)
     if data is None:
         return None
     try:

@@ -2,7 +2,8 @@
 a static SVG of it (the view without JavaScript, and on paper), and the Vega libraries inlined once.
 
 The page opens offline: the JavaScript of Vega, Vega-Lite and vega-embed comes from
-:func:`vl_convert.javascript_bundle` (about 0.9 MB) and is inlined once per page that has charts;
+:func:`vl_convert.javascript_bundle` (about 0.9 MB; made when the package was built and shipped in
+it, :mod:`~leaderboard.report.vega.shipped`) and is inlined once per page that has charts;
 ``templates/charts.js`` embeds every chart and wires the shared team selection. The static SVG is
 rendered from the same specification by :func:`vl_convert.vegalite_to_svg`, so the printed chart
 is the interactive one. Team names reach the page only as JSON string values with ``<``, ``>``,
@@ -30,7 +31,9 @@ import markupsafe
 import vl_convert as vlc
 
 from leaderboard.report.render import script_json
-from leaderboard.report.vega.bundle_cache import cache_file, cached_bundle, looks_like_bundle
+from leaderboard.report.vega.bundle_cache import (cache_file, cached_bundle, looks_like_bundle,
+                                                  shipped_bundle)
+from leaderboard.report.vega.shipped import vega_lite_version
 from leaderboard.report.vega import renderer
 from leaderboard.report.vega.common import Spec
 
@@ -40,9 +43,9 @@ if TYPE_CHECKING:   # Altair's top-level chart classes, one per kind of specific
 
 def _vl_version() -> str | None:
     """The Vega-Lite version Altair writes specifications for, if vl-convert has it (else its
-    newest), so the browser and the static renderer read a specification the same way."""
-    wanted = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-    return wanted if wanted in vlc.get_vegalite_versions() else None
+    newest), so the browser and the static renderer read a specification the same way (the
+    build backend picks the shipped bundle's version with the same function)."""
+    return vega_lite_version(alt.SCHEMA_VERSION, vlc.get_vegalite_versions())
 
 
 VL_VERSION = _vl_version()
@@ -228,6 +231,12 @@ def _cache_file() -> Path | None:
     return cache_file(getattr(vlc, "__version__", "unknown"), VL_VERSION)
 
 
+def _shipped_bundle() -> str | None:
+    """The bundle shipped in the package, when it is this vl-convert's and Vega-Lite version's
+    and passes the cache's checks (:func:`~leaderboard.report.vega.bundle_cache.shipped_bundle`)."""
+    return shipped_bundle(getattr(vlc, "__version__", "unknown"), VL_VERSION)
+
+
 def _build_bundle() -> str | None:
     return renderer.javascript_bundle(VL_VERSION)   # None: the renderer cannot run here
 
@@ -241,11 +250,13 @@ def _cached_bundle() -> str | None:
 
 @lru_cache(maxsize=1)
 def bundle() -> markupsafe.Markup | None:
-    """The JavaScript of Vega, Vega-Lite and vega-embed, to inline once in a page (about 0.9 MB;
-    built once per machine and vl-convert version, see :func:`_cached_bundle`). It defines
-    ``window.vegaEmbed``. None when vl-convert cannot run on this machine and nothing is cached.
+    """The JavaScript of Vega, Vega-Lite and vega-embed, to inline once in a page (about 0.9 MB):
+    the package's own (:func:`_shipped_bundle`, made when its wheel was built), else the one
+    built once per machine and vl-convert version (:func:`_cached_bundle`); the same bytes
+    either way. It defines ``window.vegaEmbed``. None when vl-convert cannot run on this machine
+    and nothing is shipped or cached.
     """
-    js = _cached_bundle()
+    js = _shipped_bundle() or _cached_bundle()
     if js is None:
         return None
     if not looks_like_bundle(js):   # it could not be inlined safely

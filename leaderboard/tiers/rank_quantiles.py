@@ -21,7 +21,8 @@ import numpy as np
 OFFSET_LIMIT = 32767          # offsets kept in int16: -OFFSET_LIMIT - 1 .. OFFSET_LIMIT
 SELECT_ELEMENTS = 1 << 23     # offsets partitioned at once (16 MB of int16)
 COUNTED_ROWS = 160            # more rows: their order statistics counted by a compiled loop
-EXACT_ELEMENTS = 1 << 26      # exact ranks kept at once by the second pass (256 MB of int32)
+EXACT_ELEMENTS = 1 << 26      # exact ranks kept at once by the exact pass (256 MB of int32)
+BUCKETS = 16                  # buckets of ranks counted per entry by the first pass (see collect)
 # offsets held at once (256 MB of int16): beyond, a group of entries per pass (collect). A
 # 100,000-entry board's 2,000 replicates took 0.4 GB beside their 0.8 GB of draws (issue 41).
 STORE_ELEMENTS = 1 << 27
@@ -95,25 +96,62 @@ class RankQuantiles:
         return values, exact
 
 
-def exact_order_statistics(rows: np.ndarray, n_replicates: int, positions: Sequence[int],
+def bucket_shift(n_entries: int) -> int:
+    """The smallest ``shift`` with ranks 1 .. ``n_entries`` in at most :data:`BUCKETS` buckets
+    ``rank >> shift``."""
+    shift = 0
+    while (n_entries >> shift) + 1 > BUCKETS:
+        shift += 1
+    return shift
+
+
+def exact_order_statistics(rows: np.ndarray, counts: np.ndarray, shift: int,
+                           positions: Sequence[int],
                            passes: Callable[[], Iterable[tuple[int, np.ndarray]]]
                            ) -> np.ndarray:
-    """The order statistics ``positions`` of the exact ranks of ``rows`` (entries).
+    """The order statistics ``positions`` of the exact ranks of ``rows`` (entries), from one
+    more pass over the replicates (more only past :data:`EXACT_ELEMENTS` kept ranks).
 
-    ``passes()`` starts a new pass over the replicates, yielding ``(r0, ranks)`` with ranks of
-    shape (c, E). Rows are taken in groups of at most :data:`EXACT_ELEMENTS` ranks, one pass per
-    group, so memory stays bounded however many rows there are.
+    ``counts[j, b]`` is how many of entry ``rows[j]``'s ranks fall in bucket ``rank >> shift``
+    (the first pass's :func:`~leaderboard.tiers._rank_kernel.bucket_counts`), so each order
+    statistic's bucket and its place in that bucket are known: the pass keeps only the ranks
+    in those buckets (at most three per entry, each a fraction of its replicates on a wide
+    board) and sorts them. ``passes()`` starts a pass, yielding ``(r0, ranks)`` with ranks of
+    shape (c, E).
     """
+    from leaderboard.tiers._rank_kernel import keep_in_buckets, segment_order_statistics
     rows = np.asarray(rows, dtype=np.int64)
-    out = np.empty((rows.size, len(positions)), dtype=np.int64)
-    step = max(1, EXACT_ELEMENTS // max(1, n_replicates))
-    for g0 in range(0, rows.size, step):
-        group = rows[g0:g0 + step]
-        ranks = np.empty((group.size, n_replicates), dtype=np.int32)
-        for r0, block in passes():
-            ranks[:, r0:r0 + block.shape[0]] = block[:, group].T
-        kth = sorted(set(int(k) for k in positions))
-        out[g0:g0 + step] = np.partition(ranks, kth, axis=1)[:, list(positions)]
+    cum = np.cumsum(counts, axis=1, dtype=np.int64)
+    pos = np.asarray(positions, dtype=np.int64)
+    bucket = (cum[:, None, :] <= pos[None, :, None]).sum(axis=2)   # (G, P): the first cum > k
+    below = np.where(bucket > 0, np.take_along_axis(cum, np.maximum(bucket - 1, 0), axis=1), 0)
+    kth = np.ascontiguousarray(pos[None, :] - below)
+    slot = np.empty(bucket.shape, dtype=np.int64)   # one segment per bucket: its first position
+    for p in range(pos.size):
+        slot[:, p] = p
+        for q in range(p - 1, -1, -1):
+            slot[bucket[:, q] == bucket[:, p], p] = q
+    want = np.where(slot == np.arange(pos.size), bucket, -1)
+    count = np.where(want >= 0, np.take_along_axis(counts, np.maximum(want, 0), axis=1), 0)
+    ends = np.cumsum(count.sum(axis=1))
+    out = np.empty(bucket.shape, dtype=np.int64)
+    a = 0
+    while a < rows.size:   # groups of at most EXACT_ELEMENTS kept ranks, one pass each
+        b = max(a + 1, int(np.searchsorted(
+            ends, (ends[a - 1] if a else 0) + EXACT_ELEMENTS, side="right")))
+        size = np.ascontiguousarray(count[a:b]).astype(np.int64)
+        start = (np.cumsum(size.ravel()) - size.ravel()).reshape(size.shape)
+        fill = np.zeros_like(size)
+        kept = np.empty(int(size.sum()), dtype=np.int32)
+        for _, block in passes():
+            keep_in_buckets(np.ascontiguousarray(block, dtype=np.int32), rows[a:b],
+                            np.ascontiguousarray(want[a:b]), shift, counts.shape[1] - 1,
+                            start, fill, kept)
+        if not np.array_equal(fill, size):
+            raise RuntimeError("the passes over the replicates gave different ranks")
+        segment_order_statistics(kept, start, size, np.ascontiguousarray(slot[a:b]),
+                                 kth[a:b], out[a:b])
+        a = b
     return out
 
 
@@ -145,6 +183,10 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
     store_elements = STORE_ELEMENTS if store_elements is None else store_elements
     values: np.ndarray | None = None
     exact: np.ndarray | None = None
+    redo: list[np.ndarray] = []      # entries whose order statistic was clipped
+    redo_counts: list[np.ndarray] = []
+    shift: int | None = None
+    counts: np.ndarray | None = None
     g0 = 0
     while True:
         store: RankQuantiles | None = None
@@ -155,21 +197,37 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
                 step = -(-n // max(1, groups))
                 values = np.empty((n, len(positions)), dtype=np.int64)
                 exact = np.ones(n, dtype=bool)
+                # ranks 1 .. n from a base in the first block's range: past the limit only
+                # when n - 1 > OFFSET_LIMIT; then the first pass also counts each entry's ranks
+                # per bucket, for the exact pass
+                shift = bucket_shift(n) if base is not None or n - 1 > OFFSET_LIMIT else None
             if store is None:
                 g1 = min(n, g0 + step)
                 store = RankQuantiles(None if base is None else base[g0:g1], n_replicates,
                                       positions)
+                counts = None if shift is None else np.zeros(
+                    (g1 - g0, (n >> shift) + 1), dtype=np.int32)
             store.add(r0, block[:, g0:g1])
+            if counts is not None and shift is not None:
+                from leaderboard.tiers._rank_kernel import bucket_counts
+                bucket_counts(np.ascontiguousarray(block, dtype=np.int32), g0, shift, counts)
             if each is not None and g0 == 0:
                 each(r0, block)
         if store is None or values is None or exact is None:
             raise ValueError("no replicates to collect")
         values[g0:g1], exact[g0:g1] = store.select()
+        wide = np.flatnonzero(~exact[g0:g1])
+        if wide.size:
+            if counts is None:
+                raise RuntimeError("a clipped order statistic without its bucket counts")
+            redo.append(g0 + wide)
+            redo_counts.append(counts[wide])
         g0 = g1
         if g0 >= n:
             break
         blocks = iter(passes())
-    redo = np.flatnonzero(~exact)
-    if redo.size:
-        values[redo] = exact_order_statistics(redo, n_replicates, positions, passes)
+    if redo and shift is not None:
+        rows = np.concatenate(redo)
+        values[rows] = exact_order_statistics(rows, np.concatenate(redo_counts), shift,
+                                              positions, passes)
     return values

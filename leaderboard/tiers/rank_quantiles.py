@@ -105,19 +105,19 @@ def bucket_shift(n_entries: int) -> int:
     return shift
 
 
-def exact_order_statistics(rows: np.ndarray, counts: np.ndarray, shift: int,
+def exact_order_statistics(rows: np.ndarray, need: np.ndarray, counts: np.ndarray, shift: int,
                            positions: Sequence[int],
                            passes: Callable[[], Iterable[tuple[int, np.ndarray]]]
                            ) -> np.ndarray:
-    """The order statistics ``positions`` of the exact ranks of ``rows`` (entries), from one
-    more pass over the replicates (more only past :data:`EXACT_ELEMENTS` kept ranks).
+    """The order statistics ``positions`` of the exact ranks of ``rows`` (entries) where
+    ``need`` (shape (G, len(positions))) is True, from one more pass over the replicates (more
+    only past :data:`EXACT_ELEMENTS` kept ranks); the other cells are left unset.
 
     ``counts[j, b]`` is how many of entry ``rows[j]``'s ranks fall in bucket ``rank >> shift``
     (the first pass's :func:`~leaderboard.tiers._rank_kernel.bucket_counts`), so each order
     statistic's bucket and its place in that bucket are known: the pass keeps only the ranks
-    in those buckets (at most three per entry, each a fraction of its replicates on a wide
-    board) and sorts them. ``passes()`` starts a pass, yielding ``(r0, ranks)`` with ranks of
-    shape (c, E).
+    in those buckets (one per needed order statistic, shared when they coincide) and sorts
+    them. ``passes()`` starts a pass, yielding ``(r0, ranks)`` with ranks of shape (c, E).
     """
     from leaderboard.tiers._rank_kernel import keep_in_buckets, segment_order_statistics
     rows = np.asarray(rows, dtype=np.int64)
@@ -126,11 +126,12 @@ def exact_order_statistics(rows: np.ndarray, counts: np.ndarray, shift: int,
     bucket = (cum[:, None, :] <= pos[None, :, None]).sum(axis=2)   # (G, P): the first cum > k
     below = np.where(bucket > 0, np.take_along_axis(cum, np.maximum(bucket - 1, 0), axis=1), 0)
     kth = np.ascontiguousarray(pos[None, :] - below)
-    slot = np.empty(bucket.shape, dtype=np.int64)   # one segment per bucket: its first position
+    bucket[~need] = -1
+    slot = np.full(bucket.shape, -1, dtype=np.int64)   # a segment per bucket: its first position
     for p in range(pos.size):
-        slot[:, p] = p
+        slot[need[:, p], p] = p
         for q in range(p - 1, -1, -1):
-            slot[bucket[:, q] == bucket[:, p], p] = q
+            slot[need[:, p] & (bucket[:, q] == bucket[:, p]), p] = q
     want = np.where(slot == np.arange(pos.size), bucket, -1)
     count = np.where(want >= 0, np.take_along_axis(counts, np.maximum(want, 0), axis=1), 0)
     ends = np.cumsum(count.sum(axis=1))
@@ -185,6 +186,7 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
     exact: np.ndarray | None = None
     redo: list[np.ndarray] = []      # entries whose order statistic was clipped
     redo_counts: list[np.ndarray] = []
+    redo_need: list[np.ndarray] = []
     shift: int | None = None
     counts: np.ndarray | None = None
     g0 = 0
@@ -218,16 +220,18 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
         values[g0:g1], exact[g0:g1] = store.select()
         wide = np.flatnonzero(~exact[g0:g1])
         if wide.size:
-            if counts is None:
+            if counts is None or store.base is None:
                 raise RuntimeError("a clipped order statistic without its bucket counts")
             redo.append(g0 + wide)
             redo_counts.append(counts[wide])
+            off = values[g0 + wide] - store.base[wide, None]   # the clipped ones only
+            redo_need.append((off == OFFSET_LIMIT) | (off == -OFFSET_LIMIT - 1))
         g0 = g1
         if g0 >= n:
             break
         blocks = iter(passes())
     if redo and shift is not None:
-        rows = np.concatenate(redo)
-        values[rows] = exact_order_statistics(rows, np.concatenate(redo_counts), shift,
-                                              positions, passes)
+        rows, need = np.concatenate(redo), np.concatenate(redo_need)
+        values[rows] = np.where(need, exact_order_statistics(
+            rows, need, np.concatenate(redo_counts), shift, positions, passes), values[rows])
     return values

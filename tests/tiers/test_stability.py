@@ -82,8 +82,9 @@ def test_clipped_percentiles_from_one_exact_pass_equal_numpys(monkeypatch, exact
     """Issue 41: the entries whose percentile falls past the 16-bit store's limit are done by
     one more pass keeping only the ranks in the buckets that hold their order statistics (more
     passes only past EXACT_ELEMENTS kept ranks). A limit of 3 makes a 60-entry board take that
-    path (16 buckets of 4 ranks; tied scores put order statistics on bucket edges): 1,446 of
-    its 60 x 41 ranks are kept, so 1,500 take one exact pass where keeping all took two."""
+    path (16 buckets of 4 ranks; tied scores put order statistics on bucket edges): 1,084 of
+    its 60 x 41 ranks are kept (135 clipped order statistics of 180), so 1,500 take one exact
+    pass where keeping all of a clipped entry's ranks took two."""
     from leaderboard.tiers import rank_quantiles
     reps = tied_reps(4, n_entries=60, n_rep=41, levels=12)
     scores = reps.point[:, None] + reps.errors

@@ -42,6 +42,21 @@ def pytest_configure(config):  # noqa: ARG001 - pytest's hook signature
     threadpool_limits(share)
 
 
+def fewest_null_boards(monkeypatch) -> None:
+    """The paired bootstrap's self-check (tiers/guarantee_check.py) with its fewest null boards,
+    for tests of something else (streaming, charts, scores against scikit-learn) run in
+    submissions mode: at 200 boards the check is most of such an analysis's CPU (an
+    average-precision board under Poisson weights: four fifths). The check is still run, on the
+    same predictions, by every path those tests compare; tests of the check keep its boards."""
+    import functools
+
+    from leaderboard.pipelines import family
+    from leaderboard.tiers.guarantee_check import MIN_BOARDS, check_bootstrap
+
+    monkeypatch.setattr(family, "check_bootstrap",
+                        functools.partial(check_bootstrap, boards=MIN_BOARDS))
+
+
 # /work/shared/data when the repository is /work/main: a sibling of the checkout.
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

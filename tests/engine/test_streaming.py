@@ -6,7 +6,6 @@ The reference is the in-memory path (every prediction read first, then scored), 
 path must match bit for bit: same float64 values, not merely close ones."""
 from __future__ import annotations
 
-import functools
 import pickle
 import zipfile
 
@@ -23,18 +22,12 @@ from leaderboard.pipelines.scores import Settings
 from leaderboard.pipelines.submissions import analyze_submissions
 from leaderboard.ingest.submissions import read_solution, read_submissions
 from leaderboard.ingest.submissions.files import list_submissions
+from tests.conftest import fewest_null_boards
 
 
 @pytest.fixture(autouse=True)
-def _fewer_null_boards(monkeypatch):
-    """The bootstrap's self-check with its fewest null boards: both paths run the same check on
-    the same kept predictions, so its size is not under test here, and at 200 boards it was
-    four fifths of these tests' time (an average-precision board under Poisson weights: 53 s)."""
-    from leaderboard.pipelines import family
-    from leaderboard.tiers.guarantee_check import MIN_BOARDS, check_bootstrap
-
-    monkeypatch.setattr(family, "check_bootstrap",
-                        functools.partial(check_bootstrap, boards=MIN_BOARDS))
+def _fewest_null_boards(monkeypatch):
+    fewest_null_boards(monkeypatch)   # the check's size is not under test here
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 from leaderboard.metrics import get_metric
 from leaderboard.noise.rng import BLOCK, block_rng, draw_rows, row_counts
 from leaderboard.noise.universes.binary import BinormalUniverse
+from leaderboard.noise.universes import sorted_auc
 from leaderboard.noise.universes.finite import STREAM, CalibratedUniverse
 from leaderboard.noise.universes.sorted_auc import (merge_places, simulate_sorted_auc,
                                                    sorted_classes_auc, sorted_classes_aucs)
@@ -59,14 +60,20 @@ def test_simulated_aucs_are_the_weighted_kernels_to_the_bit(spread, prevalence, 
     assert np.all((new >= 0) & (new <= 1)) and np.all(new.std(axis=1) > 0)
 
 
-def test_ties_across_classes_count_half_as_the_kernel_does():
+@pytest.mark.parametrize("gather", [None, 1])
+def test_ties_across_classes_count_half_as_the_kernel_does(gather, monkeypatch):
+    """Tied and untied models, in both directions, scored together; and one test set at a time
+    (``_GATHER``: how many places _pairs looks up at once), which must not change a bit."""
+    if gather is not None:
+        monkeypatch.setattr(sorted_auc, "_GATHER", gather)
     neg = np.repeat(np.arange(10.0), 40)    # 400 rows, in order
     pos = np.repeat(np.arange(3.0, 13.0), 40)
-    out = simulate_sorted_auc([(neg, pos), (-neg, -pos)], [60, 20], 64, 2, draw_rows,
+    distinct = np.linspace(0.0, 9.0, 400), np.linspace(3.05, 12.05, 400)
+    out = simulate_sorted_auc([(neg, pos), (-neg, -pos), distinct], [60, 20], 64, 2, draw_rows,
                               fallback=None)
     impl = get_metric("auc").impl
     y = np.r_[np.zeros(neg.size, int), np.ones(pos.size, int)]
-    prepared = impl.prepare(y, [np.r_[neg, pos], np.r_[-neg, -pos]])
+    prepared = impl.prepare(y, [np.r_[neg, pos], np.r_[-neg, -pos], np.r_[distinct]])
     for block in range(2):
         rng = block_rng(2, STREAM, block)
         weights = np.hstack([row_counts(draw_rows(rng, 60, 400, sort=False), 60, 400),

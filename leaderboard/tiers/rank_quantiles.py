@@ -127,10 +127,15 @@ def exact_order_statistics(rows: np.ndarray, need: np.ndarray, counts: np.ndarra
     """
     from leaderboard.tiers._rank_kernel import keep_in_buckets, segment_order_statistics
     rows = np.asarray(rows, dtype=np.int64)
-    cum = np.cumsum(counts, axis=1, dtype=np.int64)
     pos = np.asarray(positions, dtype=np.int64)
-    bucket = (cum[:, None, :] <= pos[None, :, None]).sum(axis=2)   # (G, P): the first cum > k
-    below = np.where(bucket > 0, np.take_along_axis(cum, np.maximum(bucket - 1, 0), axis=1), 0)
+    below = np.zeros((rows.size, pos.size), dtype=np.int64)   # ranks in the buckets before
+    bucket = np.zeros((rows.size, pos.size), dtype=np.int64)  # (G, P): the first cum > k
+    cum = np.zeros((rows.size, 1), dtype=np.int64)
+    for b in range(counts.shape[1] - 1):   # a bucket column at a time: (G, P) temporaries
+        cum += counts[:, b, None]
+        passed = cum <= pos
+        bucket += passed
+        np.copyto(below, cum, where=passed)
     kth = np.ascontiguousarray(pos[None, :] - below)
     bucket[~need] = -1
     slot = np.full(bucket.shape, -1, dtype=np.int64)   # a segment per bucket: its first position
@@ -139,7 +144,8 @@ def exact_order_statistics(rows: np.ndarray, need: np.ndarray, counts: np.ndarra
         for q in range(p - 1, -1, -1):
             slot[need[:, p] & (bucket[:, q] == bucket[:, p]), p] = q
     want = np.where(slot == np.arange(pos.size), bucket, -1)
-    count = np.where(want >= 0, np.take_along_axis(counts, np.maximum(want, 0), axis=1), 0)
+    count = np.where(want >= 0, np.take_along_axis(counts, np.maximum(want, 0), axis=1),
+                     0).astype(np.int64)
     ends = np.cumsum(count.sum(axis=1))
     out = np.empty(bucket.shape, dtype=np.int64)
     a = 0
@@ -214,8 +220,9 @@ def collect(base: np.ndarray | None, n_replicates: int, positions: Sequence[int]
                 g1 = min(n, g0 + step)
                 store = RankQuantiles(None if base is None else base[g0:g1], n_replicates,
                                       positions)
-                counts = None if shift is None else np.zeros(
-                    (g1 - g0, (n >> shift) + 1), dtype=np.int32)
+                counts = None if shift is None else np.zeros(   # 2 bytes a count when R fits
+                    (g1 - g0, (n >> shift) + 1),
+                    dtype=np.uint16 if n_replicates < 1 << 16 else np.int32)
             store.add(r0, block[:, g0:g1])
             if counts is not None and shift is not None:
                 from leaderboard.tiers._rank_kernel import bucket_counts

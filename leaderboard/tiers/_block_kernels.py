@@ -217,24 +217,6 @@ def _holder(sz, sa, b, r, value):
     return -1
 
 
-@njit(cache=True)
-def owner_block(a, s, rho, bs, blo, bhi, ilo, ihi):
-    """1 / se ranges of every entry of block ``a`` against every block (into ``ilo``, ``ihi``):
-    shared by the block's entries, whose SDs lie in its range."""
-    lo, hi = blo[a], bhi[a]
-    for b in range(blo.size):
-        ilo[b], ihi[b] = se_box(lo, hi, blo[b], bhi[b], rho)
-
-
-@njit(cache=True)
-def owner_t(i, p, bs, ilo, ihi, tlo, thi):
-    """Range of t_ji = (p_j - p_i) / se_ji over each block's j (into ``tlo``, ``thi``)."""
-    n = p.size
-    for b in range(ilo.size):
-        a0, a1 = b * bs, min(n, b * bs + bs)
-        tlo[b], thi[b] = t_range(p[a1 - 1] - p[i], p[a0] - p[i], ilo[b], ihi[b])
-
-
 @njit(cache=True, forceinline=True)
 def sub_ranges(i, q, s_i, rho, slo_q, shi_q, cache):
     """1 / se range of entry i (SD ``s_i``) against sub-block q (SDs ``slo_q`` .. ``shi_q``),
@@ -247,54 +229,6 @@ def sub_ranges(i, q, s_i, rho, slo_q, shi_q, cache):
         cache[q, 0] = i
         cache[q, 1], cache[q, 2] = se_range(s_i, slo_q, shi_q, rho)
     return cache[q, 1], cache[q, 2]
-
-
-@njit(cache=True)
-def count_over(i, c, above, p, s, rho, sub, tlo, thi, slo, shi, cache):
-    """``above``: #{j: t_ji > c} (entries shown better than i); else #{j: t_ij = -t_ji > c}.
-    ``tlo``, ``thi``: i's t ranges per block (:func:`owner_t`); sub-blocks, then pairs, settle
-    the blocks the ranges leave open."""
-    n = p.size
-    bs = sub * K
-    total = 0
-    for b in range(tlo.size):
-        a0, a1 = b * bs, min(n, b * bs + bs)
-        lo, hi = (tlo[b], thi[b]) if above else (-thi[b], -tlo[b])
-        if not a0 <= i < a1:
-            if hi <= c:
-                continue
-            if lo > c:
-                total += a1 - a0
-                continue
-        for q in range(a0 // sub, -(-a1 // sub)):
-            q0, q1 = q * sub, min(n, q * sub + sub)
-            if not q0 <= i < q1:
-                ilo, ihi = sub_ranges(i, q, s[i], rho, slo[q], shi[q], cache)
-                lo, hi = t_range(p[q1 - 1] - p[i], p[q0] - p[i], ilo, ihi)
-                if not above:
-                    lo, hi = -hi, -lo
-                if hi <= c:
-                    continue
-                if lo > c:
-                    total += q1 - q0
-                    continue
-            for j in range(q0, q1):
-                if j != i:
-                    t = t_of(p, s, rho, j, i) if above else t_of(p, s, rho, i, j)
-                    total += t > c
-    return total
-
-
-@njit(cache=True)
-def blocked(i, c, above, p, sub, tlo, thi, out):
-    """``out[b]``: every j of block b has its hypothesis against i rejected at ``c`` (above:
-    t_ji > c, j shown better; else t_ij > c), so none of them can enter i's maxima."""
-    n = p.size
-    bs = sub * K
-    for b in range(out.size):
-        a0, a1 = b * bs, min(n, b * bs + bs)
-        low = tlo[b] if above else -thi[b]
-        out[b] = not (a0 <= i < a1) and c < np.inf and low > c
 
 
 @njit(cache=True)

@@ -15,16 +15,17 @@ from __future__ import annotations
 import numpy as np
 from leaderboard._jit import njit
 
-from leaderboard.tiers._block_kernels import (K, beyond, blocked, bound, count_over, inv, owner_block,
-                                              owner_t, reach, se_box, se_pair, sub_ranges, t_of,
-                                              t_range)
-from leaderboard.tiers._block_walks import candidate, first_two, side_max
+from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, reach, se_box, se_pair,
+                                              sub_ranges, t_of, t_range)
+from leaderboard.tiers._block_tree import (STACK, all_flags, block_flags, node_t, sd_tree,
+                                           tree_count, tree_max_t)
+from leaderboard.tiers._block_walks import candidates, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
 
 
 # The side of a walk or count as a run-time boolean: a constant True or False passed from
 # compiled code is a type of its own (Literal[bool]), and numba would compile side_max,
-# count_over, blocked and the forceinline helpers twice each (about 3 s of CPU on a first run).
+# tree_count and the forceinline helpers twice each (about 3 s of CPU on a first run).
 UP, DOWN = np.bool_(True), np.bool_(False)
 
 
@@ -52,21 +53,15 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
     nb, bs = blo.size, sub * K
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     arg, up = np.empty(n_rep, np.int64), np.empty(n_rep, np.bool_)
-    skip_up, skip_dn = np.zeros(nb, np.bool_), np.zeros(nb, np.bool_)
-    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
+    stag, skip, tag = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_), 0
+    tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
-    current = -1
     for i in range(i0, i1):
-        blk = i // bs
-        if blk != current:
-            owner_block(blk, s, rho, bs, blo, bhi, ilo, ihi)
-            current = blk
-        owner_t(i, p, bs, ilo, ihi, tlo, thi)
         reach_i = reach(s[i], rho, s_lo, s_hi)
-        for r in range(n_rep):
-            e_i = np.float64(err[i, r])
-            cand[r] = max(candidate(e_i, r, UP, suf, sufe, blk, bs, ilo, ihi),
-                          candidate(e_i, r, DOWN, pre, pree, blk, bs, ilo, ihi))
+        cand[:] = -np.inf
+        candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
+        candidates(err, i, DOWN, pre, pree, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
         lo = kth(cand, kq - 1, work)
         c_prev, done, steps, c = np.inf, -1, 0, np.inf
         beats = beaten = 0
@@ -74,8 +69,9 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
         while True:
             if c_prev < 0:   # candidates (t <= 0) may have left the family: no lower bound
                 lo, arg[:] = -np.inf, -2
-            blocked(i, c_prev, UP, p, sub, tlo, thi, skip_up)
-            blocked(i, c_prev, DOWN, p, sub, tlo, thi, skip_dn)
+            tag += 1   # the blocks' flags of an earlier entry or round no longer hold
+            if n_rep >= nb:   # O(blocks) per round is within the O(replicates) of its walks
+                all_flags(i, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
             for r in range(n_rep):
                 j = arg[r]
                 if j >= 0:   # its maximiser still in the family: the maximum stands
@@ -85,9 +81,13 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                     continue   # below lo, and stays below as the family shrinks
                 e_i = np.float64(err[i, r])
                 bu, bd = int(fu[r, 0]), int(fd[r, 0])
-                top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2], skip_up[bu], blo[bu], bhi[bu],
+                for bk in (bu, bd):
+                    if stag[bk] != tag:
+                        block_flags(i, bk, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp,
+                                    stag, skip)
+                top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2], skip[bu, 0], blo[bu], bhi[bu],
                                    ilo[bu], ihi[bu], reach_i)
-                top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2], skip_dn[bd], blo[bd], bhi[bd],
+                top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2], skip[bd, 1], blo[bd], bhi[bd],
                                    ilo[bd], ihi[bd], reach_i)
                 if top_up < lo and top_dn < lo:
                     m[r], arg[r] = cand[r] if c_prev >= 0 else -np.inf, -1
@@ -97,28 +97,28 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 # maximum and its first holder in walk order are those of a search from lo)
                 a, ja, b, jb = -np.inf, -1, -np.inf, -1
                 if top_up >= top_dn:
-                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax, szmax,
-                                     samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
-                                     reach_i, lo, cache)
+                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om,
+                                     bzmax, szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
+                                     ilo, ihi, reach_i, lo, cache)
                     if top_dn >= max(lo, a):
-                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, skip_dn, on, bzmin,
-                                         szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
-                                         ilo, ihi, reach_i, max(lo, a), cache)
+                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag,
+                                         skip, on, bzmin, szmin, samin, semin, sz2min, blo, bhi,
+                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, a), cache)
                 else:
-                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, skip_dn, on, bzmin,
-                                     szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo,
-                                     ihi, reach_i, lo, cache)
+                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
+                                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
+                                     ilo, ihi, reach_i, lo, cache)
                     if top_up >= max(lo, b):
-                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, skip_up, om, bzmax,
-                                         szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
-                                         ilo, ihi, reach_i, max(lo, b), cache)
+                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag,
+                                         skip, om, bzmax, szmax, samax, semax, sz2max, blo, bhi,
+                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, b), cache)
                 m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
                 if arg[r] < 0:
                     m[r] = cand[r] if c_prev >= 0 else -np.inf
             c = kth(m, kq - 1, work)
             steps += 1
-            beaten = count_over(i, c, UP, p, s, rho, sub, tlo, thi, slo, shi, cache)
-            beats = count_over(i, c, DOWN, p, s, rho, sub, tlo, thi, slo, shi, cache)
+            beaten = tree_count(i, c, UP, p, s, rho, sub, tree, slo, shi, cache, stack)
+            beats = tree_count(i, c, DOWN, p, s, rho, sub, tree, slo, shi, cache, stack)
             if steps == 1:
                 out[i, 4] = beats + beaten
             if beats + beaten == done:
@@ -203,30 +203,11 @@ def simultaneous_max(err, p, s, rho, sub, lay, c_prev, a_all, m, args, r0, r1):
 @njit(cache=True, nogil=True)
 def counts_at(p, s, rho, sub, blo, bhi, slo, shi, c, out, i0, i1):
     """``out[i]`` = (entries i is shown better than, entries shown better than i) at ``c``."""
-    nb, bs = blo.size, sub * K
-    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
-        if i == i0 or i % bs == 0:
-            owner_block(i // bs, s, rho, bs, blo, bhi, ilo, ihi)
-        owner_t(i, p, bs, ilo, ihi, tlo, thi)
-        out[i, 0] = count_over(i, c, DOWN, p, s, rho, sub, tlo, thi, slo, shi, cache)
-        out[i, 1] = count_over(i, c, UP, p, s, rho, sub, tlo, thi, slo, shi, cache)
-
-
-@njit(cache=True)
-def _largest_t(i, p, s, rho, sub, thi):
-    """max over j != i of t_ji (entry i's strongest challenger)."""
-    n = p.size
-    bs = sub * K
-    best = -np.inf
-    for b in range(thi.size):
-        if thi[b] <= best and not b * bs <= i < b * bs + bs:
-            continue
-        for j in range(b * bs, min(n, b * bs + bs)):
-            if j != i:
-                best = max(best, t_of(p, s, rho, j, i))
-    return best
+        out[i, 0] = tree_count(i, c, DOWN, p, s, rho, sub, tree, slo, shi, cache, stack)
+        out[i, 1] = tree_count(i, c, UP, p, s, rho, sub, tree, slo, shi, cache, stack)
 
 
 @njit(cache=True, nogil=True)
@@ -243,15 +224,13 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
      slo, shi) = lay
     nb, bs = blo.size, sub * K
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
-    none = np.zeros(nb, np.bool_)
-    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
+    stag, skip = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_)   # nothing skipped
+    tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
-        blk = i // bs
-        if i == i0 or i % bs == 0:
-            owner_block(blk, s, rho, bs, blo, bhi, ilo, ihi)
-        owner_t(i, p, bs, ilo, ihi, tlo, thi)
-        tmax = _largest_t(i, p, s, rho, sub, thi)
+        blk = i // bs   # the flags' tag: nothing is rejected at c = inf, the boxes are per block
+        tmax = tree_max_t(i, p, s, rho, sub, tree, stack)
         out[i, 2], out[i, 1] = tmax, np.nan
         reach_i = reach(s[i], rho, s_lo, s_hi)
         for r in range(n_rep):
@@ -260,16 +239,16 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
         if tmax > kth(m, kq - 1, work):
             out[i, 0] = 0.0
             continue
-        for r in range(n_rep):
-            cand[r] = candidate(np.float64(err[i, r]), r, UP, suf, sufe, blk, bs, ilo, ihi)
+        cand[:] = -np.inf
+        candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
         lo = kth(cand, kq - 1, work)
         if tmax <= lo:
             out[i, 0] = 1.0
             continue
         for r in range(n_rep):
-            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, none, om, bzmax,
-                                         szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
-                                         ilo, ihi, reach_i, lo, cache)[0])
+            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, blk, stamp, stag, skip,
+                                         om, bzmax, szmax, samax, semax, sz2max, blo, bhi, slo,
+                                         shi, sub, ilo, ihi, reach_i, lo, cache)[0])
         c = kth(m, kq - 1, work)
         out[i, 0], out[i, 1] = 1.0 if tmax <= c else 0.0, c
 
@@ -279,46 +258,63 @@ def closed_layers(p, s, rho, c, sub, blo, bhi, slo, shi):
     """Tiers: 1 + the highest tier among the entries shown better (t_jk > c), in rank order.
 
     Entries tied on points cannot beat each other (t = 0 < c), so a tie group is placed once
-    every entry above it is; a block all of whose members beat k contributes its highest tier
-    without being scanned.
+    every entry above it is; a node of the block tree (:mod:`~leaderboard.tiers._block_tree`)
+    all of whose members beat k contributes its highest tier (``top``) without being opened,
+    and one whose highest tier cannot raise k's is passed over.
     """
     n = p.size
-    bs = sub * K
-    nb = blo.size
     tier = np.zeros(n, dtype=np.int64)
-    top = np.zeros(nb, dtype=np.int64)
-    ilo, ihi, tlo, thi = np.empty(nb), np.empty(nb), np.empty(nb), np.empty(nb)
+    tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
+    size = tree[0].size // 2
+    top = np.zeros(2 * size, dtype=np.int64)   # per node: the highest tier placed under it
     cache = _cache(slo.size)
-    g0, current = 0, -1
+    g0 = 0
     while g0 < n:
         g1 = g0
         while g1 + 1 < n and p[g1 + 1] == p[g0]:
             g1 += 1
         for k in range(g0, g1 + 1):
-            if k // bs != current:
-                current = k // bs
-                owner_block(current, s, rho, bs, blo, bhi, ilo, ihi)
-            owner_t(k, p, bs, ilo, ihi, tlo, thi)
-            t = 0
-            for b in range(nb):
-                a0, a1 = b * bs, min(n, b * bs + bs)
-                if a0 >= g0:
-                    break
-                if top[b] <= t or thi[b] <= c:
-                    continue
-                if a1 <= g0 and tlo[b] > c:
-                    t = top[b]
-                    continue
-                for q in range(a0 // sub, -(-min(a1, g0) // sub)):
-                    q0, q1 = q * sub, min(min(a1, g0), q * sub + sub)
-                    qlo, qhi = sub_ranges(k, q, s[k], rho, slo[q], shi[q], cache)
-                    if t_range(p[q1 - 1] - p[k], p[q0] - p[k], qlo, qhi)[1] <= c:
-                        continue
-                    for j in range(q0, q1):
-                        if tier[j] > t and t_of(p, s, rho, j, k) > c:
-                            t = tier[j]
-            tier[k] = t + 1
+            tier[k] = 1 + _highest_above(k, g0, c, p, s, rho, sub, tree, top, tier, slo,
+                                         shi, cache, stack)
         for k in range(g0, g1 + 1):
-            top[k // bs] = max(top[k // bs], tier[k])
+            node = size + k // (sub * K)
+            while node >= 1 and top[node] < tier[k]:
+                top[node] = tier[k]
+                node //= 2
         g0 = g1 + 1
     return tier
+
+
+@njit(cache=True)
+def _highest_above(k, g0, c, p, s, rho, sub, tree, top, tier, slo, shi, cache,
+                   stack):
+    """The highest tier among the j < g0 (placed) with t_jk > c; 0 if none."""
+    bs = sub * K
+    size = tree[0].size // 2
+    b0, b1 = tree[2], tree[3]
+    t, depth = 0, 1
+    stack[0] = 1
+    while depth > 0:
+        depth -= 1
+        node = stack[depth]
+        if b0[node] >= b1[node] or b0[node] * bs >= g0 or top[node] <= t:
+            continue
+        tlo, thi, a0, a1 = node_t(k, node, p, s, rho, bs, tree)
+        if thi <= c:
+            continue
+        if a1 <= g0 and tlo > c:
+            t = top[node]
+            continue
+        if node < size:   # the later-ranked half first: its tiers are the higher ones
+            stack[depth], stack[depth + 1] = 2 * node, 2 * node + 1
+            depth += 2
+            continue
+        for q in range(a0 // sub, -(-min(a1, g0) // sub)):
+            q0, q1 = q * sub, min(min(a1, g0), q * sub + sub)
+            qlo, qhi = sub_ranges(k, q, s[k], rho, slo[q], shi[q], cache)
+            if t_range(p[q1 - 1] - p[k], p[q0] - p[k], qlo, qhi)[1] <= c:
+                continue
+            for j in range(q0, q1):
+                if tier[j] > t and t_of(p, s, rho, j, k) > c:
+                    t = tier[j]
+    return t

@@ -21,6 +21,7 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
                                               sub_ranges, top_of)
+from leaderboard.tiers._block_tree import block_flags, box
 from leaderboard.tiers._pair_kernels import t_stat
 
 
@@ -55,15 +56,16 @@ def _entry(i, j, up, e_i, e_j, p_i, p_j, s_i, s_j, rho, c_prev, qlo, qhi, floor)
 
 
 @njit(cache=True)
-def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2, blo, bhi, slo,
-             shi, sub, ilo, ihi, reach_i, cut, cache):
+def side_max(i, r, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, order, bz, sz, sa, se, sz2,
+             blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut, cache):
     """Largest value (see the module docstring) of at least ``cut`` in replicate r: (value, j),
     or (-inf, -1) when none reaches it. ``order``, ``bz``, ``sz``, ``sa``, ``se``, ``sz2``: the
     layout's arrays of the side (``om``, ``bzmax``, ``szmax``, ``samax``, ``semax``, ``sz2max``
-    up); ``ilo``, ``ihi``:
-    1 / se ranges of i against each block; within a sub-block an entry's gap bounds its value
-    before its own SE is computed."""
-    n = p.size
+    up); ``ilo``, ``ihi``: 1 / se ranges of i's block against each block and ``skip`` the
+    blocks all of whose hypotheses are rejected at ``c_prev`` (passed over), filled as the walk
+    reaches them (:func:`~leaderboard.tiers._block_tree.block_flags`, for the entry and round
+    ``tag``); within a sub-block an entry's gap bounds its value before its own SE is computed."""
+    n, bs = p.size, sub * K
     e_i, p_i, s_i = np.float64(err[i, r]), p[i], s[i]
     w = -e_i if up else e_i
     best, arg = -np.inf, -1
@@ -73,7 +75,9 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
         z = bz[r, b]
         if beyond(z if up else -z, w, reach_i) < max(best, cut):
             break
-        if skip[b]:
+        if stag[b] != tag:
+            block_flags(i, b, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
+        if skip[b, 0 if up else 1]:
             continue
         x = top_of(z, blo[b], bhi[b], up)
         if bound(x - e_i if up else e_i - x, ilo[b], ihi[b]) < max(best, cut):
@@ -100,14 +104,22 @@ def side_max(i, r, up, err, p, s, rho, c_prev, skip, order, bz, sz, sa, se, sz2,
     return (best, arg) if best >= cut else (-np.inf, -1)
 
 
-@njit(cache=True, forceinline=True)
-def candidate(e_i, r, up, ext_arg, ext_e, blk_of_i, bs, ilo, ihi):
-    """A lower bound of a value always in i's family, whatever is rejected: that of the
-    extreme-z entry of the blocks wholly below i (up: the layout's ``suf_arg``, ``suf_e``) or
-    wholly above i (down: ``pre_arg``, ``pre_e``), whose hypotheses against i have t <= 0."""
-    b = blk_of_i + 1 if up else blk_of_i - 1
+@njit(cache=True)
+def candidates(err, i, up, ext_arg, ext_e, bs, rho, blo, bhi, ilo, ihi, stamp, out):
+    """``out[r]`` raised to a lower bound of a value always in i's family, whatever is
+    rejected: that of the extreme-z entry of the blocks wholly below i (up: the layout's
+    ``suf_arg``, ``suf_e``) or wholly above i (down: ``pre_arg``, ``pre_e``), whose hypotheses
+    against i have t <= 0. One call per entry and side (a call per replicate passing these
+    arrays cost their reference counts each time)."""
+    blk = i // bs
+    b = blk + 1 if up else blk - 1
     if b < 0 or b >= ext_arg.shape[0]:
-        return -np.inf
-    j = ext_arg[b, r]
-    d = ext_e[b, r] - e_i if up else e_i - ext_e[b, r]
-    return low_value(d, ilo[j // bs], ihi[j // bs])
+        return
+    for r in range(out.size):
+        e_i = np.float64(err[i, r])
+        j = ext_arg[b, r]
+        jb = j // bs
+        if stamp[jb] != blk:
+            box(jb, blk, rho, blo, bhi, ilo, ihi, stamp)
+        d = ext_e[b, r] - e_i if up else e_i - ext_e[b, r]
+        out[r] = max(out[r], low_value(d, ilo[jb], ihi[jb]))

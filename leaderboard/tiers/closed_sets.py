@@ -14,9 +14,13 @@ entry beats it as a whole, a block below cannot, and only the block or two aroun
 need their pairs. Replicate maxima are searched block by block in order of the blocks' extreme
 errors, stopping when no later block can matter; and a family's critical value is an order
 statistic, so replicates whose maxima lie below a lower bound of it (from values that are always
-in the family) are never searched in full. Memory: O(E R / 32) for the extremes, nothing E x E;
-time O(E R) for the common case plus O(E * E / 256) for the block verdicts (a few seconds at
-100,000 entries), measured by ``benchmarks/bench_rank_sets.py``.
+in the family) are never searched in full. The verdicts (how many entries beat an entry at a
+critical value, its strongest challenger, the tiers) are searched through a tree over the blocks
+(:mod:`~leaderboard.tiers._block_tree`): O(log(E / 256)) nodes per entry on a board whose SDs
+follow its scores, where scanning every block cost E^2 / 256 (160 s of the simultaneous sets at
+1,000,000 entries). Memory: O(E R / 32) for the extremes, nothing E x E; time O(E R) for the
+common case plus O(E log E) for the verdicts, measured by ``benchmarks/bench_rank_sets.py`` and
+``benchmarks/bench_stage_memory.py``.
 
 Boards of up to :data:`~leaderboard.tiers.closed_small.SMALL` entries take the numpy step-downs of
 :mod:`~leaderboard.tiers.closed_small` instead (the same bits), so that a first run on a small

@@ -216,3 +216,58 @@ def order_statistics(values: np.ndarray, positions: np.ndarray, out: np.ndarray,
     of 2,000). A row spanning more than eight values per replicate is left (``wide[i]`` True)
     for the caller to partition. Rows on threads."""
     threaded(_order_statistics_rows, values.shape[0], values, positions, out, wide)
+
+
+@njit(cache=True, nogil=True)
+def _bucket_counts_rows(ranks, g0, shift, counts, j0, j1):
+    top = counts.shape[1] - 1
+    for j in range(j0, j1):
+        for r in range(ranks.shape[0]):
+            counts[j, min(top, max(0, ranks[r, g0 + j] >> shift))] += 1
+
+
+def bucket_counts(ranks: np.ndarray, g0: int, shift: int, counts: np.ndarray) -> None:
+    """Add to ``counts[j, b]`` (int32) how many of the int32 ``ranks[:, g0 + j]`` fall in bucket
+    ``b = rank >> shift`` (the first and last buckets open-ended). Entries on threads."""
+    threaded(_bucket_counts_rows, counts.shape[0], ranks, np.int64(g0), np.int64(shift), counts)
+
+
+@njit(cache=True, nogil=True)
+def _keep_in_buckets_rows(ranks, rows, want, shift, top, start, fill, kept, j0, j1):
+    for j in range(j0, j1):
+        for r in range(ranks.shape[0]):
+            v = ranks[r, rows[j]]
+            b = min(top, max(0, v >> shift))
+            for s in range(want.shape[1]):
+                if want[j, s] == b:
+                    kept[start[j, s] + fill[j, s]] = v
+                    fill[j, s] += 1
+                    break
+
+
+def keep_in_buckets(ranks: np.ndarray, rows: np.ndarray, want: np.ndarray, shift: int,
+                    top: int, start: np.ndarray, fill: np.ndarray, kept: np.ndarray) -> None:
+    """Append each int32 rank ``ranks[:, rows[j]]`` whose bucket (as :func:`bucket_counts`,
+    ``top`` the last bucket) is ``want[j, s]`` to the segment ``kept[start[j, s]:]``, at
+    ``fill[j, s]`` (then counted). Entries on threads."""
+    threaded(_keep_in_buckets_rows, rows.size, ranks, rows, want, np.int64(shift),
+             np.int64(top), start, fill, kept)
+
+
+@njit(cache=True, nogil=True)
+def _segment_order_statistics_rows(kept, start, count, slot, kth, out, j0, j1):
+    for j in range(j0, j1):
+        for s in range(start.shape[1]):
+            if count[j, s] == 0:
+                continue
+            seg = np.sort(kept[start[j, s]:start[j, s] + count[j, s]])
+            for p in range(slot.shape[1]):
+                if slot[j, p] == s:
+                    out[j, p] = seg[kth[j, p]]
+
+
+def segment_order_statistics(kept: np.ndarray, start: np.ndarray, count: np.ndarray,
+                             slot: np.ndarray, kth: np.ndarray, out: np.ndarray) -> None:
+    """``out[j, p]``: the ``kth[j, p]``-th smallest (0-based) of the segment
+    ``kept[start[j, s]:start[j, s] + count[j, s]]``, ``s = slot[j, p]``. Entries on threads."""
+    threaded(_segment_order_statistics_rows, start.shape[0], kept, start, count, slot, kth, out)

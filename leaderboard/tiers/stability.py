@@ -35,10 +35,11 @@ entry's R ranks at once; they are kept as 16-bit offsets from the middle of the 
 the first block of replicates (2 bytes per entry and replicate, half of int32; at most
 :data:`~leaderboard.tiers.rank_quantiles.STORE_ELEMENTS` at once, so a bigger board is
 collected a group of entries per pass over the replicates), and an entry whose
-percentile falls at the clipped end of that range is ranked again in a second pass that keeps its
-exact ranks (:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768
-entries whose ranks spread that far). Each replicate is handled on its own and each entry's
-percentiles are order statistics, so results do not depend on the block sizes or the number of
+percentile falls at the clipped end of that range has that percentile found in one more pass,
+which keeps only its ranks in the bucket of ranks where the first pass's counts put it
+(:mod:`~leaderboard.tiers.rank_quantiles`; only on boards of more than 32,768 entries whose
+ranks spread that far). Each replicate is handled on its own and each entry's percentiles are
+order statistics, so results do not depend on the block sizes or the number of
 threads.
 """
 from __future__ import annotations

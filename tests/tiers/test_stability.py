@@ -77,6 +77,34 @@ def test_rank_percentiles_collected_a_group_of_entries_per_pass(monkeypatch):
     np.testing.assert_array_equal(grouped.frequencies, whole.frequencies)
 
 
+@pytest.mark.parametrize("exact_elements", [1500, 70])
+def test_clipped_percentiles_from_one_exact_pass_equal_numpys(monkeypatch, exact_elements):
+    """Issue 41: the entries whose percentile falls past the 16-bit store's limit are done by
+    one more pass keeping only the ranks in the buckets that hold their order statistics (more
+    passes only past EXACT_ELEMENTS kept ranks). A limit of 3 makes a 60-entry board take that
+    path (16 buckets of 4 ranks; tied scores put order statistics on bucket edges): 1,084 of
+    its 60 x 41 ranks are kept (135 clipped order statistics of 180), so 1,500 take one exact
+    pass where keeping all of a clipped entry's ranks took two."""
+    from leaderboard.tiers import rank_quantiles
+    reps = tied_reps(4, n_entries=60, n_rep=41, levels=12)
+    scores = reps.point[:, None] + reps.errors
+    ranks = 1 + (scores[None, :, :] > scores[:, None, :]).sum(axis=1)   # (E, R): strictly better
+    monkeypatch.setattr(rank_quantiles, "OFFSET_LIMIT", 3)
+    monkeypatch.setattr(rank_quantiles, "EXACT_ELEMENTS", exact_elements)
+    passes, redone = [], []
+    ranked, exact = stability._rank_blocks, rank_quantiles.exact_order_statistics
+    monkeypatch.setattr(stability, "_rank_blocks", lambda r: passes.append(1) or ranked(r))
+    monkeypatch.setattr(rank_quantiles, "exact_order_statistics",
+                        lambda rows, *a: redone.append(rows.size) or exact(rows, *a))
+    res = rank_probabilities(reps, level=0.8)
+    for column, q in ((res.rank_percentiles[:, 0], 0.1), (res.median_rank, 0.5),
+                      (res.rank_percentiles[:, 1], 0.9)):
+        np.testing.assert_array_equal(column, np.quantile(ranks, q, axis=1,
+                                                          method="inverted_cdf"))
+    assert redone[0] > 30   # most entries spread past +-3 places
+    assert len(passes) == 2 if exact_elements == 1500 else len(passes) > 3
+
+
 def test_order_statistics_counted_equal_numpys_partition(monkeypatch):
     from leaderboard.tiers import rank_quantiles
     rng = np.random.default_rng(3)

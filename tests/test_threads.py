@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import leaderboard
 import leaderboard._threads as threads_module
@@ -109,6 +110,16 @@ def stability_above_the_small_bound():
     return [vars(res.probabilities), res.frequencies, res.taus]
 
 
+def stability_past_the_rank_store():
+    """The same board with the 16-bit rank store's limit lowered to 3 places: the entries whose
+    percentiles fall past it take the exact pass (bucket counts, the ranks kept in the buckets
+    holding their order statistics, those segments' order statistics)."""
+    from leaderboard.tiers import rank_quantiles
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rank_quantiles, "OFFSET_LIMIT", 3)
+        return stability_above_the_small_bound()
+
+
 def rank_metric_replicates():
     """Average precision and the CAP accuracy ratio (a Lorenz curve), tile by tile over 37
     replicates (ten tiles)."""
@@ -163,7 +174,7 @@ def test_every_threaded_kernel_gives_the_same_bits_on_one_and_three_threads(monk
     """One test, so that the check of the kernels it reached sees all of its workloads."""
     SEEN.clear()
     workloads = [bootstrap_board_above_the_numpy_bound, scores_only_board, stability_above_the_small_bound,
-                 rank_metric_replicates,
+                 stability_past_the_rank_store, rank_metric_replicates,
                  seeds_universe_merging_draws, boards_above_the_small_bound,
                  lambda: submissions_example(tmp_path)]
     for work in workloads:

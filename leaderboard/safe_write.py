@@ -189,10 +189,13 @@ def write_pieces(path: str | os.PathLike[str], pieces: Iterable[str]) -> None:
     >>> open(path, "rb").read() == ("a\\udcff" + "b" * 70_000).encode(ENCODING, ERRORS)
     True
     """
+    pieces = iter(pieces)
+    # the first piece before the file is opened (and emptied): a page's or a JSON's first piece
+    # comes after everything it says is made, so a failure there leaves an earlier file whole
+    first = next(pieces, "")
     with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
                                                      newline="\n") as out:
-        batch: list[str] = []
-        size = 0
+        batch, size = [first], len(first)
         for piece in pieces:
             batch.append(piece)
             size += len(piece)

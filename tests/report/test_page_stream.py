@@ -170,3 +170,23 @@ def test_writing_the_payload_holds_one_block_of_rows(analyses, monkeypatch):
     old = peak(whole, 1600) - peak(whole, 200)
     new = peak(streamed, 1600) - peak(streamed, 200)
     assert old > 1_000_000 and new < old / 4, (old, new)
+
+
+def test_a_page_that_fails_before_its_first_piece_leaves_the_earlier_file_whole(tmp_path,
+                                                                                 monkeypatch):
+    """The page's context (every number it prints) is made before its first piece, and the
+    file is opened only after that piece: a failure there leaves the last run's report as it
+    was, as when the whole page was rendered before the write. Fails when write_pieces opens
+    (and empties) the file first."""
+    path = tmp_path / "report.html"
+    path.write_text("the earlier report", encoding="utf-8")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("made up")
+
+    monkeypatch.setattr(html, "build_context", broken)
+    with pytest.raises(RuntimeError, match="made up"):
+        html.write_html(None, path)   # type: ignore[arg-type]
+    assert path.read_text(encoding="utf-8") == "the earlier report"
+    safe_write.write_pieces(path, iter(()))   # no pieces: an empty file, as write_text("")
+    assert path.read_bytes() == b""

@@ -9,7 +9,8 @@ statistic is (possible only on boards of more than 32,768 entries, when an entry
 over more than 32,767 places on one side of the base) are named by
 :meth:`RankQuantiles.select`, and :func:`collect` finds their clipped order statistics in one
 more pass over the replicates (:func:`exact_order_statistics`): on such boards its first pass
-also counts each entry's ranks in :data:`BUCKETS` buckets of equal width (64 bytes per entry),
+also counts each entry's ranks in :data:`BUCKETS` buckets of equal width (32 bytes per entry,
+64 at 65,536 replicates or more),
 which tell, for each clipped order statistic, its bucket and its place there, so the exact
 pass keeps only the ranks in that bucket (a fraction of the entry's R: at 300,000 entries x 100
 replicates, 1.2M ranks for 51,115 clipped entries; keeping every rank of a clipped entry took

@@ -62,6 +62,17 @@ def node_t(i, node, p, s, rho, bs, tree):
     return tlo, thi, e0, e1
 
 
+@njit(cache=True, forceinline=True)
+def settled(lo, hi, above, c):
+    """Whether a range [lo, hi] of t_ji (``above``; else of t_ij = -t_ji) settles all of its
+    entries against ``c``: 1 every one has t > c, 0 none has, -1 it must be opened."""
+    if not above:
+        lo, hi = -hi, -lo
+    if hi <= c:
+        return 0
+    return 1 if lo > c else -1
+
+
 @njit(cache=True)
 def count_block(i, b, c, above, p, s, rho, sub, slo, shi, cache):
     """``above``: #{j in block b: t_ji > c}; else #{j in block b: t_ij = -t_ji > c}, j != i;
@@ -74,12 +85,9 @@ def count_block(i, b, c, above, p, s, rho, sub, slo, shi, cache):
         if not q0 <= i < q1:
             ilo, ihi = sub_ranges(i, q, s[i], rho, slo[q], shi[q], cache)
             lo, hi = t_range(p[q1 - 1] - p[i], p[q0] - p[i], ilo, ihi)
-            if not above:
-                lo, hi = -hi, -lo
-            if hi <= c:
-                continue
-            if lo > c:
-                total += q1 - q0
+            verdict = settled(lo, hi, above, c)
+            if verdict >= 0:
+                total += verdict * (q1 - q0)
                 continue
         for j in range(q0, q1):
             if j != i:
@@ -103,12 +111,9 @@ def tree_count(i, c, above, p, s, rho, sub, tree, slo, shi, cache, stack):
             continue
         lo, hi, e0, e1 = node_t(i, node, p, s, rho, bs, tree)
         if not e0 <= i < e1:
-            if not above:
-                lo, hi = -hi, -lo
-            if hi <= c:
-                continue
-            if lo > c:
-                total += e1 - e0
+            verdict = settled(lo, hi, above, c)
+            if verdict >= 0:
+                total += verdict * (e1 - e0)
                 continue
         if node >= size:
             total += count_block(i, node - size, c, above, p, s, rho, sub, slo, shi, cache)

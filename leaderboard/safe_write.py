@@ -16,17 +16,24 @@ or :func:`write_text`:
   a terminal is refused (names are untrusted: raw text is never sent to a terminal);
 - text is encoded as UTF-8 with ``backslashreplace``: a name holding a lone surrogate (a file
   name's undecodable bytes, a JSON escape, a DataFrame's string) is written as ``\\udcff``
-  instead of failing after the work is done.
+  instead of failing after the work is done;
+- a new file, or a regular file of one link, is written beside itself (``.name.<random>.part``
+  in the same folder, made with ``O_EXCL``) and renamed over the path only once whole: a run
+  that fails, is interrupted or fills the disk while it writes (the page and the JSON of a large
+  board are written a block of rows at a time) leaves the last run's output as it was, never
+  half of one. A symbolic link, a file of several hard links, or a folder where no file can be
+  made is written in place (a rename would replace the link, or split the links), as before.
 """
 from __future__ import annotations
 
 import errno
 import io
 import os
+import secrets
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import BinaryIO
 
 from leaderboard.errors import InputError
@@ -110,6 +117,19 @@ def open_output(path: str | os.PathLike[str], label: str | None = None) -> Itera
         info = None
     if info is not None and not stat.S_ISREG(info.st_mode):   # refused before it is opened:
         raise _not_regular(label, info.st_mode)                # opening a device can act
+    if _replaceable(path, info):
+        beside = _open_beside(path, info)
+        if beside is not None:
+            fd, part = beside
+            try:
+                with open(fd, "wb", closefd=True) as out:
+                    yield out
+                os.replace(part, path)
+            except BaseException:
+                with suppress(OSError):
+                    os.unlink(part)
+                raise
+            return
     try:
         fd = os.open(path, flags, 0o666)
     except OSError as error:
@@ -126,6 +146,43 @@ def open_output(path: str | os.PathLike[str], label: str | None = None) -> Itera
             yield out
     finally:
         os.close(fd)
+
+
+def _replaceable(path: str | os.PathLike[str], info: os.stat_result | None) -> bool:
+    """Whether ``path`` may be written beside itself and renamed over: absent, or a regular file
+    of one link that is not a symbolic link (``info`` is its ``stat``)."""
+    try:
+        own = os.lstat(path)
+    except OSError:
+        return info is None   # absent (a dangling link has an lstat: it is written through)
+    return info is not None and stat.S_ISREG(own.st_mode) and own.st_nlink == 1
+
+
+def _open_beside(path: str | os.PathLike[str],
+                 info: os.stat_result | None) -> tuple[int, str] | None:
+    """A new file in ``path``'s folder, opened for writing, and its name; None when none can
+    be made there (the caller writes in place). It takes the permission bits of the file it
+    will replace, or those a new file gets (``0o666`` less the umask)."""
+    folder, name = os.path.split(os.fspath(path))
+    if not name:
+        return None
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    for _ in range(3):
+        part = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.part")
+        try:
+            fd = os.open(part, flags, 0o666)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        if info is not None:   # the file it replaces keeps its owner and mode where it may
+            with suppress(OSError, AttributeError):
+                os.fchown(fd, info.st_uid, info.st_gid)
+            with suppress(OSError, AttributeError):
+                os.fchmod(fd, stat.S_IMODE(info.st_mode))
+        return fd, part
+    return None
 
 
 def _not_regular(label: str, mode: int) -> InputError:
@@ -190,16 +247,20 @@ def write_pieces(path: str | os.PathLike[str], pieces: Iterable[str]) -> None:
     True
     """
     pieces = iter(pieces)
-    # the first piece before the file is opened (and emptied): a page's or a JSON's first piece
-    # comes after everything it says is made, so a failure there leaves an earlier file whole
+    # the first piece before the file is opened: a page's or a JSON's first piece comes after
+    # everything it says is made, so a failure there leaves an earlier file whole even where
+    # open_output writes in place (a link), and touches nothing where it replaces whole
     first = next(pieces, "")
-    with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
-                                                     newline="\n") as out:
-        batch, size = [first], len(first)
-        for piece in pieces:
-            batch.append(piece)
-            size += len(piece)
-            if size >= CHARS_PER_WRITE:
-                out.write("".join(batch))
-                batch, size = [], 0
-        out.write("".join(batch))
+    try:
+        with open_output(path) as raw, io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS,
+                                                         newline="\n") as out:
+            batch, size = [first], len(first)
+            for piece in pieces:
+                batch.append(piece)
+                size += len(piece)
+                if size >= CHARS_PER_WRITE:
+                    out.write("".join(batch))
+                    batch, size = [], 0
+            out.write("".join(batch))
+    except OSError as error:   # a full disk midway: one line, as write_bytes says it
+        raise InputError(f"cannot write {os.fspath(path)}: {error.strerror or error}") from None

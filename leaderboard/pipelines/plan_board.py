@@ -50,6 +50,7 @@ from leaderboard.params import DEFAULT_ALPHA, DEFAULT_POWER, DEFAULT_SEED, DEFAU
 BOARDS = 200          # simulated boards per size (--boards)
 REPLICATES = 500      # normal replicates behind each simulated board's tiers
 MAX_FACTOR = 10 ** 6  # sizes searched up to this many times the current one
+PRACTICAL_FACTOR = 100   # a test set this many times the board's is no practical plan
 PRECISION = 1.02      # the bisection stops when the bracket's ends are this close (ratio)
 
 
@@ -171,7 +172,8 @@ def plan_board(truth: Truth, *, power: float = DEFAULT_POWER, k: int = 3, method
     return BoardPlan(mode=mode, source=source, unit=truth.unit, current=truth.n0,
                      models=truth.names, power=power, boards=boards, replicates=replicates,
                      method=method, alpha=alpha, seed=seed, leader=leader, top=top,
-                     curve=tuple((n, a, b) for n, a, b in curve))
+                     curve=tuple((n, a, b) for n, a, b in curve),
+                     notes=far_notes(truth, (leader, top)))
 
 
 class _Simulation:
@@ -244,20 +246,66 @@ def _guess(truth: Truth, k: int) -> int:
     """Where the search starts: the size at which the hardest of the first ``k`` adjacent gaps
     is about 3.8 of its difference's SDs (a one-pair test with a family's critical value near
     3 and power 0.8), at least 1. Only a start: the simulation decides."""
-    mu, n0 = truth.mu, truth.n0
+    n0 = truth.n0
     worst = 0.0
-    for j in range(min(k, mu.size - 1)):
-        if truth.cov is not None:
-            var = truth.cov[j, j] + truth.cov[j + 1, j + 1] - 2 * truth.cov[j, j + 1]
-        else:
-            assert truth.sd is not None and truth.correlation is not None   # no covariance
-            a, b = truth.sd[j], truth.sd[j + 1]
-            var = a * a + b * b - 2 * truth.correlation * a * b
-        gap = mu[j] - mu[j + 1]
+    for j in range(min(k, truth.mu.size - 1)):
+        gap, var = _adjacent(truth, j)
         if gap <= 0 or not var > 0:
             return n0
         worst = max(worst, 3.8 ** 2 * var / gap ** 2)
     return int(min(max(math.ceil(n0 * worst), 1), MAX_FACTOR * n0))
+
+
+def _adjacent(truth: Truth, j: int) -> tuple[float, float]:
+    """Entries j and j + 1: their gap (oriented) and the variance of their difference at the
+    board's size."""
+    if truth.cov is not None:
+        var = truth.cov[j, j] + truth.cov[j + 1, j + 1] - 2 * truth.cov[j, j + 1]
+    else:
+        assert truth.sd is not None and truth.correlation is not None   # no covariance
+        a, b = truth.sd[j], truth.sd[j + 1]
+        var = a * a + b * b - 2 * truth.correlation * a * b
+    return float(truth.mu[j] - truth.mu[j + 1]), float(var)
+
+
+def far_notes(truth: Truth, goals: tuple[Goal, ...]) -> tuple[str, ...]:
+    """What a goal of :data:`PRACTICAL_FACTOR` or more times the board's size (or none found)
+    means: the adjacent pair that needs it (the smallest gap for the SD of its difference among
+    the goal's first entries), how far apart they are in score and in standard errors, and
+    that unless that many units can be had the two read as tied. One note per such pair (the
+    leader's and the top k's goals often share it).
+
+    Examples
+    --------
+    >>> t = Truth(mu=np.array([0.80, 0.7999, 0.70]), names=("a", "b", "c"), n0=1000,
+    ...           unit="item", cov=np.diag([1e-4, 1e-4, 1e-4]))
+    >>> far = Goal("leader alone in tier 1", 1, None, 0.0, None, "more than ...")
+    >>> print(far_notes(t, (far,))[0][:60])
+    a and b are what takes so long: they are 0.0001 apart on thi
+    """
+    notes, said = [], set()
+    for goal in goals:
+        if goal.needed is not None and goal.needed < PRACTICAL_FACTOR * truth.n0:
+            continue
+        pairs = range(min(goal.k, truth.mu.size - 1))
+        j = max(pairs, key=lambda i: _hardness(truth, i))
+        gap, var = _adjacent(truth, j)
+        if j in said or gap <= 0 or not var > 0:   # a tie has its own reason already
+            continue
+        said.add(j)
+        notes.append(
+            f"{truth.names[j]} and {truth.names[j + 1]} are what takes so long: they are "
+            f"{gap:.2g} apart on this board, {gap / math.sqrt(var):.2g} standard errors of their "
+            f"difference at its size. Ordering them takes {PRACTICAL_FACTOR:,} or more times "
+            f"this board's {truth.unit}s: unless that many can be had, read the two as tied "
+            "(their true gap may be smaller still, or zero).")
+    return tuple(notes)
+
+
+def _hardness(truth: Truth, j: int) -> float:
+    """How many times the board's size pair j needs, up to a constant: var / gap^2."""
+    gap, var = _adjacent(truth, j)
+    return math.inf if gap <= 0 else var / gap ** 2
 
 
 def _search(sim: _Simulation, k: int, power: float, name: str, progress,

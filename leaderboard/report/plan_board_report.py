@@ -49,8 +49,9 @@ def _goal_words(goal, p, what: str) -> str:
     if goal.needed <= p.current:
         return (f"{what}: {_units(goal.needed, p.unit)} are enough, and the board has "
                 f"{p.current:,} (at its size, {now} of simulated boards meet it).")
-    return (f"{what}: {_units(goal.needed, p.unit)}, {goal.needed / p.current:,.1f} times the "
-            f"board's {p.current:,} (at its size, {now} of simulated boards meet it).")
+    factor = goal.needed / p.current   # a tenth where it reads, whole where it is large
+    return (f"{what}: {_units(goal.needed, p.unit)}, {factor:,.{1 if factor < 100 else 0}f} "
+            f"times the board's {p.current:,} (at its size, {now} of simulated boards meet it).")
 
 
 def terminal_text(p) -> str:

@@ -130,3 +130,24 @@ def test_every_mode_plans_and_a_tie_at_the_top_has_no_size():
     arena = leaderboard.plan_from(battles, boards=20)
     assert arena.unit == "battle" and arena.current == 900 and arena.models[0] == "x"
     assert arena.leader.needed is not None and arena.top.k == 2
+
+
+def test_a_goal_no_practical_test_set_meets_names_the_near_tie_behind_it():
+    """The leader is clear (no note for it); the second and third are 0.0002 apart, about 0.005
+    standard errors of their difference: the top 2's goal is over a hundred times the board, and
+    the note names that pair (the hardest of the goal's pairs, not the easiest), its gap and
+    that it reads as tied. A clear board gets no such note."""
+    from leaderboard.pipelines.plan_board import PRACTICAL_FACTOR, Truth, plan_board
+
+    cov = np.diag([0.01 ** 2] * 3)
+    near = Truth(mu=np.array([0.90, 0.80, 0.7998]), names=("lead", "b", "c"), n0=500,
+                 unit="item", cov=cov)
+    plan = plan_board(near, k=2, boards=20, replicates=200)
+    assert plan.leader.needed is not None and plan.leader.needed < 10 * near.n0
+    assert plan.top.needed is None or plan.top.needed >= PRACTICAL_FACTOR * near.n0
+    assert len(plan.notes) == 1, plan.notes
+    assert plan.notes[0].startswith("b and c are what takes so long: they are 0.0002 apart")
+    assert "0.014 standard errors" in plan.notes[0] and "read the two as tied" in plan.notes[0]
+    clear = Truth(mu=np.array([0.90, 0.85, 0.80]), names=("a", "b", "c"), n0=500, unit="item",
+                  cov=cov)
+    assert plan_board(clear, k=2, boards=20, replicates=200).notes == ()

@@ -46,6 +46,11 @@ def _check(html: str) -> dict[str, dict]:
     for chart in charts.values():
         validate(chart["spec"])
     assert html.count("window.vegaEmbed=") == 1                 # the libraries, once
+    # with their notices (BSD-3-Clause asks redistributions to carry them), once, before them
+    notices = html.find("/*!\nThe script below is the Vega JavaScript bundle")
+    assert 0 < notices < html.find("window.vegaEmbed=")
+    assert html.count("Third-party notices for the Vega") == 1 and "Trifacta Inc." in html
+    assert "ISC licence (D3's modules" in html
     assert html.lower().count("</script") == html.count("<script")
     return charts
 

@@ -269,4 +269,26 @@ def page_scripts(*groups) -> dict:
     any of ``groups`` (dictionaries or lists of charts) holds a chart, else None."""
     has = any(any(v is not None for v in (g.values() if isinstance(g, dict) else g))
               for g in groups if g)
-    return {"bundle": bundle() if has else None}
+    code = bundle() if has else None
+    return {"bundle": code, "notices": notices() if code is not None else None}
+
+
+@lru_cache(maxsize=1)
+def notices() -> markupsafe.Markup:
+    """The third-party notices of the JavaScript the page inlines (``VEGA_NOTICES.txt``: Vega,
+    Vega-Lite and vega-embed under BSD-3-Clause, which asks that redistributions carry the
+    notice, and what they are built from), as a ``/*! ... */`` comment that goes before the
+    bundle in its script: a page shared on is a redistribution of that code. Nothing in the
+    text can end the comment or the script.
+
+    Examples
+    --------
+    >>> text = str(notices())
+    >>> text.startswith("/*!") and "BSD-3-Clause" in text and text.count("*/") == 1
+    True
+    """
+    text = (Path(__file__).with_name("VEGA_NOTICES.txt").read_text(encoding="utf-8")
+            .replace("*/", "* /").replace("</", "<\\/"))
+    return markupsafe.Markup("/*!\nThe script below is the Vega JavaScript bundle that the "
+                             "leaderboard package inlines in its pages. Its notices, as shipped "
+                             f"with the package:\n\n{text.rstrip()}\n*/\n")

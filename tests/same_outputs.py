@@ -210,11 +210,16 @@ def collect(out_dir: Path, work: Path, only: str | None) -> None:
         print(f"{name}: exit {code}", file=sys.stderr)
     with mock.patch("time.time", return_value=_BUILT):   # some cases compress when listed
         cases = all_cases()
-    for k, case in enumerate(cases):
-        name = f"{k:03d}-{case.family}-{case.name}"[:90].replace("/", "_")
+    seen: dict[str, int] = {}
+    for case in cases:
+        # keyed by the case's own name, not its place in the catalogue: a case added or removed
+        # on one side leaves every other case compared with itself
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{case.family}-{case.name}")[:80]
+        seen[name] = seen.get(name, 0) + 1
+        name += f"-{seen[name]}" if seen[name] > 1 else ""
         if only and only not in name:
             continue
-        folder = work / "hostile" / f"{k:03d}"
+        folder = work / "hostile" / name
         folder.mkdir(parents=True)
         cwd = os.getcwd()
         os.chdir(folder)

@@ -146,7 +146,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis | BattlesResult | list[Ana
     from leaderboard.report.vega import renderer
 
     refuse_unread(args, analyze_mode(args))   # before anything is read or started
-    renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
+    if args.static_charts:   # asked for: the chart renderer starts (V8) while the statistics run
+        renderer.warm_up()
     if args.example == "battles":   # the bundled arena: --battles with the shipped file
         from leaderboard.resources import data_dir
 

@@ -146,8 +146,8 @@ def run_analyze(args: argparse.Namespace) -> Analysis | BattlesResult | list[Ana
     from leaderboard.report.vega import renderer
 
     refuse_unread(args, analyze_mode(args))   # before anything is read or started
-    if args.static_charts:   # asked for: the chart renderer starts (V8) while the statistics run
-        renderer.warm_up()
+    if args.static_charts and len(metric_names_given(args.metric)) < 2:   # (several: refused)
+        renderer.warm_up()   # asked for: the chart renderer starts (V8) while the statistics run
     if args.example == "battles":   # the bundled arena: --battles with the shipped file
         from leaderboard.resources import data_dir
 

@@ -58,7 +58,7 @@ def main() -> None:
                 out = folder / name
                 out.mkdir(exist_ok=True)
 
-                def ours(*given: str) -> list[str]:
+                def ours(*given: str, out: Path = out) -> list[str]:
                     return [sys.executable, "-m", "leaderboard", *given, "--quiet", "-o",
                             str(out / "r.html"), "--json", str(out / "r.json")]
                 if round_ == 0:   # ``-m`` puts the working folder first: never a checkout

@@ -91,7 +91,7 @@ class Saves:
             if method != "to_html":
                 raise InputError(f"save: static_charts=True draws a page's charts (.html), not "
                                  f"{path.name!r}")
-            content = self.to_html(static_charts=True)
+            content = getattr(self, method)(static_charts=True)   # to_html
         else:
             content = getattr(self, method)()
         if isinstance(content, bytes):
@@ -134,10 +134,11 @@ def static_page(result: Saves, static_charts: object, where: str) -> bool:
     --------
     >>> static_page(Saves(), False, "save")
     False
-    >>> static_page(Saves(), True, "save")
-    Traceback (most recent call last):
-    ...
-    leaderboard.errors.InputError: save: static_charts=True applies to a page with charts, which a Saves does not write
+    >>> try:
+    ...     static_page(Saves(), True, "save")
+    ... except InputError as error:
+    ...     print(error)
+    save: static_charts=True applies to a page with charts, which a Saves does not write
     """
     if not check("static_charts", static_charts):
         return False

@@ -234,8 +234,8 @@ def pending_block(chart: Spec, id: str, title: str, *, static: bool = True,
 def block(chart: Spec, id: str, title: str, *, static: bool = True,
           caption: str = "") -> ChartBlock:
     """A chart ready for the page: its specification, and its static SVG if ``static`` and
-    inside :func:`static_drawings` (the tests validate every specification against the Vega-Lite schema; the page does not pay for
-    it)."""
+    inside :func:`static_drawings` (the tests validate every specification against the
+    Vega-Lite schema; the page does not pay for it)."""
     return pending_block(chart, id, title, static=static, caption=caption).result()
 
 

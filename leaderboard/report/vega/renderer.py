@@ -331,8 +331,9 @@ _WARM_UP = {"mark": "point", "data": {"values": [{"x": 0}]},
 
 def warm_up() -> None:
     """Start the child and its engine now, in the background (returns at once): a command that
-    will write a page with static drawings (``--static-charts``) calls this before its statistics, which then hide the child's start
-    (V8's first drawing took 1.7 s, any Vega-Lite version; another version's first 0.06 s).
+    will write a page with static drawings (``--static-charts``) calls this before its
+    statistics, which then hide the child's start (V8's first drawing took 1.7 s, any
+    Vega-Lite version; another version's first 0.06 s).
     Not when drawings are kept between runs (:func:`_stored`): the page's drawings may all be
     kept, and the child then starts at the first one that is not."""
     if _drawings() is None:

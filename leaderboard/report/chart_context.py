@@ -64,7 +64,8 @@ def finished(charts: dict[str, PendingChart | None]) -> dict[str, ChartBlock | N
 
 def pending_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False
                    ) -> dict[str, PendingChart | None]:
-    """:func:`analysis_charts` with the static drawings started, not awaited (the renderer
+    """:func:`analysis_charts` with the static drawings, where asked for
+    (:func:`~leaderboard.report.vega.embed.static_drawings`), started, not awaited (the renderer
     draws them while the page builds its other parts)."""
     s, t = a.settings, a.table
     better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"

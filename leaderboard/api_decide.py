@@ -45,6 +45,7 @@ class ChooseResult(choose_pipeline.ChooseResult, Reported):
     choose``, written by :meth:`save` (:class:`~leaderboard.result_protocol.Reported`)."""
 
     REPORT = "leaderboard.report.choose_report"
+    CHARTS = True
 
 
 class Gate(compare_pipeline.Gate, Saves):

@@ -43,6 +43,7 @@ class Plan(plan_pipeline.Plan, Reported):
     """
 
     REPORT = "leaderboard.report.plan_report"
+    CHARTS = True
 
 
 class Experiment(simulate_pipeline.Experiment, Reported):
@@ -52,6 +53,7 @@ class Experiment(simulate_pipeline.Experiment, Reported):
     the JSON (:meth:`to_json`, ``.json``) of ``leaderboard simulate``, written by :meth:`save`."""
 
     REPORT = "leaderboard.report.simulate_report"
+    CHARTS = True
 
 
 class BoardPlan(plan_board_pipeline.BoardPlan, Reported):

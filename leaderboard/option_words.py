@@ -103,6 +103,9 @@ WORDS: dict[str, str] = {
     "anchor": "a model whose rating is fixed at --anchor-rating (default: the models' mean is)",
     "calibrate:quiet": "no progress bar",
     "quiet": "no progress bar or summary",
+    "static_charts": "also draw the page's charts as static SVG, for readers without JavaScript "
+                     "(off: the page's script draws every chart, on screen and for print, and the "
+                     "chart renderer, ~0.7 s of CPU, never starts)",
     "compare:quiet": "print nothing (the exit status says it)",
     "plan:quiet": "no progress bar, and no terminal output when -o or --json writes the result",
     "choose:id_col": "id column of the solution and submissions",

@@ -149,6 +149,7 @@ PARAMETERS: dict[str, Constraint] = {
     "threshold": FRACTION,
     "spread": Optional(Interval(float, 0, 1e3, low_open=True)),
     "quiet": Flag(),
+    "static_charts": Flag(),   # a page's charts also drawn as static SVG (no JavaScript)
     "allow_perfect": Flag(),
     "exclude_flagged": Choices(Choice("leaderboard.flags:EXCLUDABLE")),
     # plan --from (issue 40): simulated boards, the k of "the top k separate"

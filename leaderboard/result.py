@@ -9,7 +9,7 @@ import pandas as pd
 
 from leaderboard.pipelines.analysis import Analysis, Settings
 from leaderboard.confidence import confidence_label
-from leaderboard.result_protocol import Saves
+from leaderboard.result_protocol import Saves, static_page
 
 
 @dataclass(frozen=True, eq=False)
@@ -17,7 +17,8 @@ class Result(Saves):
     """One analysed leaderboard: its table and statistics, the report as HTML or JSON, and a
     notebook summary. ``save(path)`` writes the report (``.html``), the JSON (``.json``), the
     tier table (``.csv``, ``.md``) or the scores-and-intervals chart (``.png``, ``.svg``), chosen
-    by the path's suffix (:class:`~leaderboard.result_protocol.Saves`; another suffix, or a path
+    by the path's suffix (``save(path, static_charts=True)``: the page's top charts also drawn as
+    static SVG) (:class:`~leaderboard.result_protocol.Saves`; another suffix, or a path
     that cannot be written, is one :class:`~leaderboard.errors.InputError` naming the path).
 
     Attributes
@@ -60,6 +61,7 @@ class Result(Saves):
     SUFFIXES: ClassVar[Mapping[str, str]] = {
         ".html": "to_html", ".htm": "to_html", ".json": "to_json", ".csv": "to_csv",
         ".md": "to_markdown", ".png": "_png", ".svg": "_svg"}
+    CHARTS: ClassVar[bool] = True
 
     analysis: Analysis = field(repr=False)
     table: pd.DataFrame = field(repr=False)
@@ -109,11 +111,13 @@ class Result(Saves):
 
         return card_json(self.analysis.card)
 
-    def to_html(self) -> str:
-        """The full self-contained report, as ``leaderboard analyze -o`` writes it."""
+    def to_html(self, static_charts: bool = False) -> str:
+        """The full self-contained report, as ``leaderboard analyze -o`` writes it; with
+        ``static_charts`` the top charts also drawn as static SVG, for readers without
+        JavaScript (``--static-charts``)."""
         from leaderboard.report import render_html
 
-        return render_html(self.analysis)
+        return render_html(self.analysis, static_page(self, static_charts, "to_html"))
 
     def to_json(self) -> str:
         """The JSON ``leaderboard analyze --json`` writes."""

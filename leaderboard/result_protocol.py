@@ -7,7 +7,10 @@ The eight analyses (:func:`leaderboard.analyze`, :func:`~leaderboard.analyze_sub
 (the command line's JSON as a dictionary), ``to_json()`` (that JSON, byte for byte as the
 command's ``--json`` writes it, the same inputs and seed), ``save(path)`` (the format chosen by the
 path's suffix), and ``to_html()`` where the command writes a page (every one but ``compare``,
-whose outputs are the JSON and a Markdown comment).
+whose outputs are the JSON and a Markdown comment). A page with charts (:attr:`Saves.CHARTS`) draws
+them with its script; ``to_html(static_charts=True)`` and ``save(path, static_charts=True)`` also
+draw them as static SVG, for readers without JavaScript, as the command's ``--static-charts``;
+anywhere else ``static_charts=True`` is refused in one line.
 
 :class:`Saves` is the one implementation of ``save``: a class lists its suffixes and the method
 that gives each one's content; anything else is refused in one line naming the path. This module
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from leaderboard.errors import InputError
+from leaderboard.params import check
 from leaderboard.safe_write import write_bytes, write_text
 
 PathLike = str | os.PathLike
@@ -64,22 +68,32 @@ class Saves:
     """
 
     SUFFIXES: ClassVar[Mapping[str, str]] = {".json": "to_json"}
+    #: Whether the page (``to_html``) has charts that ``static_charts=True`` also draws as SVG.
+    CHARTS: ClassVar[bool] = False
 
-    def save(self, path: PathLike) -> Path:
+    def save(self, path: PathLike, *, static_charts: bool = False) -> Path:
         """Write to ``path`` the output its suffix names (:attr:`SUFFIXES`); return the path.
+        ``static_charts``: a page's charts also drawn as static SVG (``--static-charts``).
 
         Raises
         ------
         InputError
             Another suffix, or a path that cannot be written (a missing folder, a directory, a
-            FIFO or device, a link to nothing): one line naming the path.
+            FIFO or device, a link to nothing), or ``static_charts=True`` where the output is
+            no page with charts: one line naming the path.
         """
         path = Path(path)
         method = self.SUFFIXES.get(path.suffix.lower())
         if method is None:
             raise InputError(f"save: give a path ending in {suffix_list(self.SUFFIXES)}, not "
                              f"{path.name!r}")
-        content = getattr(self, method)()
+        if static_page(self, static_charts, "save"):
+            if method != "to_html":
+                raise InputError(f"save: static_charts=True draws a page's charts (.html), not "
+                                 f"{path.name!r}")
+            content = getattr(self, method)(static_charts=True)   # to_html
+        else:
+            content = getattr(self, method)()
         if isinstance(content, bytes):
             write_bytes(path, content)
         else:
@@ -104,9 +118,34 @@ class Reported(Saves):
         """The JSON the command's ``--json`` writes, byte for byte."""
         return import_module(self.REPORT).json_text(self)
 
-    def to_html(self) -> str:
-        """The self-contained page the command's ``-o`` writes."""
+    def to_html(self, static_charts: bool = False) -> str:
+        """The self-contained page the command's ``-o`` writes (``static_charts``: its charts
+        also drawn as static SVG, as ``--static-charts``)."""
+        if static_page(self, static_charts, "to_html"):
+            return import_module(self.REPORT).render_html(self, static_charts=True)
         return import_module(self.REPORT).render_html(self)
+
+
+def static_page(result: Saves, static_charts: object, where: str) -> bool:
+    """``static_charts`` checked (a bool), and refused in one line when ``result``'s page has no
+    charts to draw (:attr:`Saves.CHARTS`).
+
+    Examples
+    --------
+    >>> static_page(Saves(), False, "save")
+    False
+    >>> try:
+    ...     static_page(Saves(), True, "save")
+    ... except InputError as error:
+    ...     print(error)
+    save: static_charts=True applies to a page with charts, which a Saves does not write
+    """
+    if not check("static_charts", static_charts):
+        return False
+    if not result.CHARTS:
+        raise InputError(f"{where}: static_charts=True applies to a page with charts, which "
+                         f"a {type(result).__name__} does not write")
+    return True
 
 
 def suffix_list(suffixes: Mapping[str, str]) -> str:

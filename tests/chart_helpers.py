@@ -25,6 +25,29 @@ def page_charts(html: str) -> dict[str, dict]:
     return out
 
 
+# A chart's static drawing (``--static-charts``) and, without it, the note in its place
+# (templates/chart.html.j2): the one difference the option makes to a page.
+_DRAWN = re.compile(r'<div class="lb-static" role="img" aria-label="([^"]*)">.*?</div>', re.S)
+_NOTE = (r'<noscript><p class="muted">\1: this chart is drawn by JavaScript, which is off; the '
+         r"page's tables and the JSON hold its numbers.</p></noscript>")
+_HAS_STATIC = re.compile(r'(<div class="lb-chart[^"]*?) has-static(" id=")')
+
+
+def without_static(html: str) -> str:
+    """``html`` (a page with static drawings) as it is without them: each drawing replaced by
+    the note for readers without JavaScript, and the charts' ``has-static`` class gone.
+
+    Examples
+    --------
+    >>> print(without_static('<div class="lb-chart has-static" id="c"><div class="lb-static" '
+    ...                      'role="img" aria-label="A &amp; B"><svg></svg></div>'))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    <div class="lb-chart" id="c"><noscript><p class="muted">A &amp; B: this chart is drawn by
+    JavaScript, which is off; the page's tables and the JSON hold its numbers.</p></noscript>
+    """
+    return _HAS_STATIC.sub(r"\1\2", _DRAWN.sub(_NOTE, html))
+
+
 def specs(html: str) -> dict[str, dict]:
     """Every chart's specification by container id."""
     return {k: v["spec"] for k, v in page_charts(html).items()}

@@ -143,10 +143,11 @@ def _correlation(text: str) -> float | str:
 def run_analyze(args: argparse.Namespace) -> Analysis | BattlesResult | list[Analysis]:
     """Run ``leaderboard analyze`` from parsed arguments; returns the analysis it wrote (the
     battles' result with ``--battles``, one analysis per metric with several ``--metric``)."""
-    from leaderboard.report.vega import renderer
-
     refuse_unread(args, analyze_mode(args))   # before anything is read or started
-    renderer.warm_up()   # the chart renderer starts (~2 s: V8) while the statistics run
+    if args.static_charts and len(metric_names_given(args.metric)) < 2:   # (several: refused)
+        from leaderboard.report.vega import renderer
+
+        renderer.warm_up()   # asked for: the chart renderer starts (V8) while the statistics run
     if args.example == "battles":   # the bundled arena: --battles with the shipped file
         from leaderboard.resources import data_dir
 

@@ -40,7 +40,7 @@ def write_analysis(result: Analysis, args: argparse.Namespace) -> None:
         for flag in result.flags:
             if flag.kind in WARNED or flag.kind in ITEM_FLAGS:
                 print(f"warning: {printable(flag.message)}", file=sys.stderr)
-    write_output(partial(write_html, result), args.output)
+    write_output(partial(write_html, result, static_charts=args.static_charts), args.output)
     if args.json:
         write_output(partial(write_json, result), args.json)
     for path, text in ((args.csv, exports.to_csv), (args.markdown, exports.to_markdown)):

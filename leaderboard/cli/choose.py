@@ -97,9 +97,10 @@ def run(args: argparse.Namespace) -> ChooseResult:
 
         from leaderboard.pipelines.examples import example_source
         result = replace(result, inputs=tuple(example_source(p) for p in result.inputs))
-    for writer, path in ((write_html, args.output), (write_json, args.json)):
-        if path:
-            write_output(partial(writer, result), path)
+    if args.output:
+        write_output(partial(write_html, result, static_charts=args.static_charts), args.output)
+    if args.json:
+        write_output(partial(write_json, result), args.json)
     if not args.quiet:
         echo(terminal_text(result, [p for p in (args.output, args.json) if p]))
     return result

@@ -116,7 +116,7 @@ def add_solution_columns(parser) -> None:
 
 def add_output_options(parser: argparse.ArgumentParser, command: str) -> None:
     """``-o/--output`` (the HTML report; its default is ``command``'s in the parameter table),
-    ``--json`` and ``--quiet``.
+    ``--static-charts`` (its charts also drawn as static SVG), ``--json`` and ``--quiet``.
 
     Examples
     --------
@@ -127,6 +127,7 @@ def add_output_options(parser: argparse.ArgumentParser, command: str) -> None:
     ('simulate.html', 'out.json', False)
     """
     add_parameter(parser, "output", command, short="-o")
+    add_parameter(parser, "static_charts", action="store_true")
     parser.add_argument("--json", help="also write the results as JSON to this path")
     add_parameter(parser, "quiet", action="store_true")
 

@@ -26,7 +26,9 @@ _EVERY_MODE = frozenset({
     "command", "debug", "example", "output", "json", "csv", "markdown", "quiet", "alpha", "seed",
     "tiers", "prizes", "top_k", "max_file_size", "max_name_length", "max_columns", "max_rows",
     "max_memory", "max_expansion"})
-_SCORED = frozenset({"metric", "higher", "beta", "costs", "replicates", "exclude_flagged"})
+# static_charts: a page of Vega charts (the arena's page draws its one chart without a script)
+_SCORED = frozenset({"metric", "higher", "beta", "costs", "replicates", "exclude_flagged",
+                     "static_charts"})
 
 #: The options (argparse destinations) each mode of ``leaderboard analyze`` reads; any other
 #: given on the command line, even at its default value, is refused in one line.
@@ -65,6 +67,7 @@ _HINTS: dict[tuple[str | None, str], str] = {
     (None, "workers"): "; --workers and --scheduler run submissions mode on a Dask cluster",
     (None, "scheduler"): "; --workers and --scheduler run submissions mode on a Dask cluster",
     (None, "group_col"): "; clusters of items or battles: --cluster-col",
+    ("battles", "static_charts"): "; its page draws its chart without JavaScript already",
     **{("submissions", dest): "; the sizes come from the solution file (its Usage column)"
        for dest in ("n_test", "prevalence", "n_public", "n_private", "public_fraction",
                     "two_stage")},

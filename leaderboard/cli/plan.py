@@ -41,6 +41,7 @@ def add_parser(commands) -> None:
     for name in ("draws", "seed"):
         add_parameter(p, name, "plan")
     p.add_argument("-o", "--output", help="write the HTML report here (e.g. plan.html)")
+    add_parameter(p, "static_charts", action="store_true")
     p.add_argument("--json", help="write the results as JSON here")
     add_parameter(p, "quiet", "plan", action="store_true")
     add_universe_options(p)
@@ -51,6 +52,9 @@ def run(args: argparse.Namespace) -> Plan:
     """Run `leaderboard plan` from parsed arguments; returns the plan it wrote."""
     from leaderboard.report.plan_report import terminal_text, write_html, write_json
 
+    if args.static_charts and (args.from_file is not None or not args.output):
+        raise InputError("--static-charts draws the chart of plan's page: give -o FILE, without "
+                         "--from (the page of a plan from a board has no chart)")
     if args.from_file is not None:
         return run_from(args)
     given = [option for option, dest in FROM_ONLY if getattr(args, dest) is not None]
@@ -68,9 +72,10 @@ def run(args: argparse.Namespace) -> Plan:
                   class_shares=args.class_shares, residuals=args.residuals, df=args.df,
                   threshold=args.threshold, spread=args.spread,
                   kurtosis=args.kurtosis, quiet=args.quiet)
-    for writer, path in ((write_html, args.output), (write_json, args.json)):
-        if path:
-            write_output(partial(writer, result), path)
+    if args.output:
+        write_output(partial(write_html, result, static_charts=args.static_charts), args.output)
+    if args.json:
+        write_output(partial(write_json, result), args.json)
     if not args.quiet or not (args.output or args.json):   # --quiet alone still answers
         echo(terminal_text(result))
         written = [str(Path(x)) for x in (args.output, args.json) if x]

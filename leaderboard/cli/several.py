@@ -39,6 +39,9 @@ def run_several(args: argparse.Namespace,
                          "--submissions): each metric scores the same predictions")
     if args.csv or args.markdown:
         raise InputError("--csv and --markdown export one metric's tier table: run once per metric")
+    if args.static_charts:
+        raise InputError("--static-charts draws a page's charts, and the page of several metrics "
+                         "has none: drop it, or run once per metric")
     metrics = [get_metric(name) for name in names]          # every name checked before any run
     results = []
     for metric in metrics:

@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> Experiment:
                           class_shares=args.class_shares, residuals=args.residuals, df=args.df,
                           threshold=args.threshold, spread=args.spread,
                           kurtosis=args.kurtosis, quiet=args.quiet)
-    write_output(lambda path: write_html(experiment, path, command_line(args)), args.output)
+    write_output(lambda path: write_html(experiment, path, command_line(args),
+                                         static_charts=args.static_charts), args.output)
     if args.json:
         write_output(lambda path: write_json(experiment, path), args.json)
     if not args.quiet:

@@ -14,7 +14,7 @@ from leaderboard.report.shakeup_charts import shakeup_charts
 from leaderboard.report.tier_marks import out_of_order_mask
 from leaderboard.report.vega import analyze, categories, curves
 from leaderboard.report.vega.common import PALETTE, tier_class
-from leaderboard.report.vega.embed import ChartBlock, PendingChart
+from leaderboard.report.vega.embed import ChartBlock, PendingChart, static_drawings
 from leaderboard.report.vega.embed import pending_block as chart   # drawn while the page goes on
 
 if TYPE_CHECKING:
@@ -64,7 +64,8 @@ def finished(charts: dict[str, PendingChart | None]) -> dict[str, ChartBlock | N
 
 def pending_charts(a: Analysis, num: Numbers, conf: str, *, summary: bool = False
                    ) -> dict[str, PendingChart | None]:
-    """:func:`analysis_charts` with the static drawings started, not awaited (the renderer
+    """:func:`analysis_charts` with the static drawings, where asked for
+    (:func:`~leaderboard.report.vega.embed.static_drawings`), started, not awaited (the renderer
     draws them while the page builds its other parts)."""
     s, t = a.settings, a.table
     better = "higher is better \u2192" if s.higher_is_better else "\u2190 lower is better"
@@ -176,7 +177,8 @@ def scores_figure(a: Analysis, suffix: str) -> str | bytes:
     from leaderboard.report.vega import renderer
 
     num = Numbers(a.settings.metric, a.table["score"].to_numpy(dtype=float), a.d95)
-    chart = analysis_charts(a, num, confidence_label(a.settings.alpha), summary=True)["scores"]
+    with static_drawings():   # the file is the drawing
+        chart = analysis_charts(a, num, confidence_label(a.settings.alpha), summary=True)["scores"]
     if chart is None:   # every analysis has its scores chart
         raise ValueError("the analysis has no scores chart")
     drawn = None if chart.svg is None else (str(chart.svg) if suffix == ".svg" else

@@ -16,7 +16,7 @@ from leaderboard.confidence import confidence_label
 from leaderboard.report.numbers import Numbers
 from leaderboard.report.vega.choose import estimate_chart
 from leaderboard.report.vega.common import share_text
-from leaderboard.report.vega.embed import block, page_scripts
+from leaderboard.report.vega.embed import block, page_scripts, static_drawings
 from leaderboard.report.render import render_page
 from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
@@ -228,13 +228,15 @@ def build_context(r: ChooseResult) -> dict:
             "seed": r.settings.seed, "version": __version__}
 
 
-def render_html(r: ChooseResult) -> str:
-    """The self-contained HTML page."""
-    return render_page(TEMPLATE, build_context(r))
+def render_html(r: ChooseResult, static_charts: bool = False) -> str:
+    """The self-contained HTML page; with ``static_charts`` its chart also drawn as static SVG
+    (for readers without JavaScript: :func:`~leaderboard.report.vega.embed.static_drawings`)."""
+    with static_drawings(static_charts):
+        return render_page(TEMPLATE, build_context(r))
 
 
-def write_html(r: ChooseResult, path) -> None:
-    write_text(path, render_html(r))
+def write_html(r: ChooseResult, path, static_charts: bool = False) -> None:
+    write_text(path, render_html(r, static_charts))
 
 
 def _f(x) -> float | None:

@@ -3,8 +3,9 @@ parts (the answer box, the facts, "How to read", the sections below the table, t
 in chart_context and specified in report/vega/), layout in the template.
 
 The page loads nothing (CSS, the table's script and the chart libraries inlined), so it works
-offline; every chart is a Vega-Lite specification, the top ones also drawn as static SVG for print
-and for readers without JavaScript. Team names and file names are untrusted: they reach the page
+offline; every chart is a Vega-Lite specification, drawn by the page's JavaScript (on screen, and
+before printing); with ``static_charts`` (``--static-charts``) the top ones are also drawn as
+static SVG, for readers without JavaScript. Team names and file names are untrusted: they reach the page
 only through Jinja2 autoescaping or as escaped JSON string data (:func:`render.script_json`, or
 :func:`render.script_json_printed` for the table's rows, written a block at a time).
 Nothing time-dependent is printed, so the same analysis always renders to the same bytes.
@@ -27,7 +28,7 @@ from leaderboard.report.numbers import Numbers
 from leaderboard.report.page_sections import sections_context
 from leaderboard.report.render import render_page, script_json_printed
 from leaderboard.report.vega.common import NO_TIER, PALETTE, TOP
-from leaderboard.report.vega.embed import page_scripts
+from leaderboard.report.vega.embed import page_scripts, static_drawings
 from leaderboard.report.vocabulary import vocabulary
 from leaderboard.safe_write import write_pieces
 
@@ -37,31 +38,36 @@ if TYPE_CHECKING:  # annotations only: keeps leaderboard.report importable from 
 TEMPLATE = "report.html.j2"
 
 
-def render_html(analysis: Analysis) -> str:
-    """The report as one HTML string (deterministic for a given analysis)."""
-    return "".join(page_pieces(analysis))
+def render_html(analysis: Analysis, static_charts: bool = False) -> str:
+    """The report as one HTML string (deterministic for a given analysis); with
+    ``static_charts`` the top charts also drawn as static SVG (:func:`page_pieces`)."""
+    return "".join(page_pieces(analysis, static_charts))
 
 
 def render_summary(analysis: Analysis, rows: int = 20) -> str:
     """A compact page for notebooks: the headline, the flags and the top ``rows`` of the table,
     with the scores chart as a static drawing (a notebook's sandboxed frame runs no script)."""
-    context = build_context(analysis, static_rows=rows, interactive=False, charts="summary")
+    with static_drawings():   # the notebook's frame runs no script: the drawing is the chart
+        context = build_context(analysis, static_rows=rows, interactive=False, charts="summary")
     return render_page("notebook.html.j2", context, rows=context["rows"])
 
 
-def write_html(analysis: Analysis, path) -> None:
+def write_html(analysis: Analysis, path, static_charts: bool = False) -> None:
     """Write :func:`render_html` to ``path`` as UTF-8, the same bytes, a piece at a time."""
-    write_pieces(path, page_pieces(analysis))
+    write_pieces(path, page_pieces(analysis, static_charts))
 
 
-def page_pieces(analysis: Analysis) -> Iterator[str]:
+def page_pieces(analysis: Analysis, static_charts: bool = False) -> Iterator[str]:
     """The text of :func:`render_html` in pieces: the page rendered around a placeholder for
     the table script's data, then that data a block of rows at a time
     (:func:`~leaderboard.report.tier_table.payload_text`, escaped as ``{{ script_json(data) }}``
     prints: :func:`~leaderboard.report.render.script_json_printed`), then the rest of the page.
     So the page of a large board never holds every row (0.5 GB at 1,000,000 entries) nor its
-    whole text."""
-    context = build_context(analysis, charts=True)
+    whole text. ``static_charts``: the top charts also drawn as static SVG, for readers without
+    JavaScript (vl-convert's child process, 0.70 s of CPU a run whose drawings are not kept);
+    without it the renderer never starts and the page draws every chart with its script."""
+    with static_drawings(static_charts):
+        context = build_context(analysis, charts=True)
     head, placeholder, tail = render_page(TEMPLATE, context).partition(_TABLE_DATA)
     if not placeholder or _TABLE_DATA in tail:   # printed once, from the template alone
         raise RuntimeError(f"{TEMPLATE} must print r.table_data exactly once")

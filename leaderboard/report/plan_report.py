@@ -20,7 +20,7 @@ from dataclasses import asdict
 
 from leaderboard.pipelines.plan import Plan, bound
 from leaderboard.report.vega import plan as vega_plan
-from leaderboard.report.vega.embed import ChartBlock, block, page_scripts
+from leaderboard.report.vega.embed import ChartBlock, block, page_scripts, static_drawings
 from leaderboard.report.render import render_page
 from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
@@ -253,13 +253,15 @@ def build_context(p: Plan) -> dict:
             "how": _how(p), "seed": p.settings.seed, "version": __version__}
 
 
-def render_html(p: Plan) -> str:
-    """The plan as one HTML string (deterministic for a given plan)."""
-    return render_page(TEMPLATE, build_context(p))
+def render_html(p: Plan, static_charts: bool = False) -> str:
+    """The plan as one HTML string (deterministic for a given plan); with ``static_charts`` its
+    chart also drawn as static SVG (:func:`~leaderboard.report.vega.embed.static_drawings`)."""
+    with static_drawings(static_charts):
+        return render_page(TEMPLATE, build_context(p))
 
 
-def write_html(p: Plan, path) -> None:
-    write_text(path, render_html(p))
+def write_html(p: Plan, path, static_charts: bool = False) -> None:
+    write_text(path, render_html(p, static_charts))
 
 
 def _f(x) -> float | None:

@@ -15,7 +15,7 @@ import numpy as np
 from leaderboard.pipelines.simulate import PARAMETERS, Case, Experiment
 from leaderboard.report.vega import analyze as vega_analyze
 from leaderboard.report.vega import simulate as vega_simulate
-from leaderboard.report.vega.embed import block, page_scripts
+from leaderboard.report.vega.embed import block, page_scripts, static_drawings
 from leaderboard.report.render import render_page
 from leaderboard.report.headline import fit_answer
 from leaderboard.report.words import Fact, pct
@@ -336,9 +336,13 @@ def _grid_parts(e: Experiment, f: Fmt, observed: str) -> dict:
     }
 
 
-def render_html(e: Experiment, command: str | None = None) -> str:
-    return render_page(TEMPLATE, build_context(e, command))
+def render_html(e: Experiment, command: str | None = None, static_charts: bool = False) -> str:
+    """The page (deterministic for a given experiment); with ``static_charts`` its charts also
+    drawn as static SVG (:func:`~leaderboard.report.vega.embed.static_drawings`)."""
+    with static_drawings(static_charts):
+        return render_page(TEMPLATE, build_context(e, command))
 
 
-def write_html(e: Experiment, path, command: str | None = None) -> None:
-    write_text(path, render_html(e, command))
+def write_html(e: Experiment, path, command: str | None = None,
+               static_charts: bool = False) -> None:
+    write_text(path, render_html(e, command, static_charts))

@@ -236,6 +236,7 @@ def test_notebook_summary_is_escaped_and_isolated(tmp_path):
     assert '"' not in srcdoc and "<b " not in srcdoc      # nothing closes the attribute early
     page = html.unescape(srcdoc)                          # what the iframe renders
     assert "<b onmouseover" not in page and "&lt;/script&gt;&lt;b onmouseover=" in page
+    assert page.count('class="lb-static"') == 1   # a frame that runs no script: the drawing
     assert result.to_dict()["entries"][0]["team"] == hostile
     assert "tier 1:" in repr(result)
     written = result.save(tmp_path / "r.html")

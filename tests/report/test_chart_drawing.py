@@ -95,8 +95,9 @@ def test_a_kept_drawing_gets_each_page_its_own_ids():
     chart = Spec({"mark": {"type": "point", "clip": True}, "data": {"name": "d"},
                   "encoding": {"x": {"field": "a", "type": "quantitative"}}}, {"d": [{"a": 1}]})
     renderer.forget_drawings()
-    one = embed.block(chart, "chart-one", "t")
-    two = embed.block(chart, "chart-two", "t")   # from the cache
+    with embed.static_drawings():
+        one = embed.block(chart, "chart-one", "t")
+        two = embed.block(chart, "chart-two", "t")   # from the cache
     assert 'id="chart-one-1"' in str(one.svg) and 'url(#chart-one-1)' in str(one.svg)
     assert str(two.svg) == str(one.svg).replace("chart-one-", "chart-two-")
 
@@ -104,10 +105,11 @@ def test_a_kept_drawing_gets_each_page_its_own_ids():
 def test_pending_charts_give_the_blocks_drawn_one_after_another():
     chart = analyze.board_histogram([0.9, 0.8, 0.85, 0.7, 0.6], 0.9, 0.05, higher=True,
                                     x_title="AUC", decimals=2, d95_text="0.05")
-    pending = [embed.pending_block(chart, f"c{k}", "t", caption="c") for k in range(3)]
-    renderer.forget_drawings()
-    direct = [embed.block(chart, f"c{k}", "t", caption="c") for k in range(3)]
-    assert [p.result() for p in pending] == direct
+    with embed.static_drawings():
+        pending = [embed.pending_block(chart, f"c{k}", "t", caption="c") for k in range(3)]
+        renderer.forget_drawings()
+        direct = [embed.block(chart, f"c{k}", "t", caption="c") for k in range(3)]
+    assert [p.result() for p in pending] == direct and direct[0].svg is not None
 
 
 def test_warm_up_returns_at_once_and_the_renderer_then_draws():
@@ -136,8 +138,8 @@ def test_per_entry_charts_from_the_rows_they_keep_equal_those_from_every_row():
 
 def test_notebook_charts_ask_for_no_drawing_and_pages_still_do(asked):
     """``Result.charts()`` hands specifications to Altair: no static drawing is asked for (the
-    renderer's start and ~0.1-0.2 s a chart, for pictures a notebook never shows); a page built
-    after it still draws its charts."""
+    renderer's start and ~0.1-0.2 s a chart, for pictures a notebook never shows), nor by a
+    page unless asked for (``static_charts=True``), which then draws its charts."""
     import pandas as pd
 
     import leaderboard
@@ -149,4 +151,5 @@ def test_notebook_charts_ask_for_no_drawing_and_pages_still_do(asked):
     charts = result.charts()
     assert {"scores", "hist", "ecdf"} <= set(charts) and asked == []
     assert charts["scores"].to_dict()["datasets"]
-    assert "<svg" in result.to_html() and asked
+    assert 'class="lb-static"' not in result.to_html() and asked == []
+    assert 'class="lb-static"' in result.to_html(static_charts=True) and asked

@@ -58,7 +58,10 @@ def _check(html: str) -> dict[str, dict]:
 def test_scores_mode_charts(scores_page):
     charts = _check(scores_page)
     assert ANALYZE | SHAKEUP <= set(charts) and not CURVES & set(charts)
-    assert charts["chart-scores"]["svg"] is not None             # drawn without JavaScript too
+    # drawn by the page's script alone unless --static-charts asks (tests/report/test_static_charts.py)
+    assert all(c["svg"] is None for c in charts.values()) and ' has-static"' not in scores_page
+    assert "Scores of the top 40 entries with 95% intervals, coloured by tier: this chart is " \
+           "drawn by JavaScript, which is off" in scores_page
     assert 'id="curves"' not in scores_page
 
 
@@ -124,7 +127,7 @@ def test_the_same_analysis_gives_the_same_page(tmp_path, submissions_page):
 def test_choose_chart_rows_and_picks(tmp_path):
     out, js = tmp_path / "c.html", tmp_path / "c.json"
     assert main(["choose", "--example", "--replicates", "200", "--draws", "2000", "-o", str(out),
-                 "--json", str(js), "--quiet"]) == 0
+                 "--json", str(js), "--quiet", "--static-charts"]) == 0
     html = out.read_text(encoding="utf-8")
     chart = _check(html)["chart-choose"]
     data = json.loads(js.read_text(encoding="utf-8"))

@@ -8,7 +8,7 @@ import pytest
 
 from leaderboard.report.vega import ranks as rk
 from leaderboard.report.vega.common import LOG_LABELS, PALETTE, share_text
-from leaderboard.report.vega.embed import block, static_svg
+from leaderboard.report.vega.embed import block, static_drawings, static_svg
 from chart_helpers import mark_type, static_root, svg_text, units
 
 SCRIPT = "<script>alert(1)</script>"
@@ -285,7 +285,8 @@ def all_charts(n=12):
 
 def test_team_names_are_data_escaped_in_every_chart():
     for name, chart in all_charts().items():
-        b = block(chart, f"chart-{name}", name)
+        with static_drawings():
+            b = block(chart, f"chart-{name}", name)
         assert "<" not in str(b.spec) and "&" not in str(b.spec), name   # \u003c, \u0026
         text = svg_text(b.svg)
         if name != "tau_histogram":
@@ -311,7 +312,8 @@ def test_single_entry_edge_cases_render():
 def test_output_is_byte_for_byte_reproducible():
     from leaderboard.report.vega import renderer
 
-    first = [block(c, f"c{i}", "t") for i, c in enumerate(all_charts(40).values())]
-    renderer.forget_drawings()   # drawn anew, not taken from the process's cache
-    second = [block(c, f"c{i}", "t") for i, c in enumerate(all_charts(40).values())]
+    with static_drawings():
+        first = [block(c, f"c{i}", "t") for i, c in enumerate(all_charts(40).values())]
+        renderer.forget_drawings()   # drawn anew, not taken from the process's cache
+        second = [block(c, f"c{i}", "t") for i, c in enumerate(all_charts(40).values())]
     assert [(b.spec, b.svg) for b in first] == [(b.spec, b.svg) for b in second]

@@ -25,7 +25,7 @@ from leaderboard.report.vega.analyze import bin_edges, entry_rows, scores_chart
 from leaderboard.report.vega.common import PALETTE
 from leaderboard.resources import templates_dir
 from chart_helpers import (assert_offline, page_charts, specs, static_root, svg_text, units,
-                           validate)
+                           validate, without_static)
 from leaderboard.tiers.holm import paired_p_values
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
@@ -140,6 +140,24 @@ def rendered(noisy, plain):
     draws every chart's static SVG, half a second); test_html_is_byte_identical_on_rerender
     renders again and compares."""
     return {id(noisy): render_html(noisy), id(plain): render_html(plain)}
+
+
+@pytest.fixture(scope="module")
+def drawn(noisy, plain):
+    """The same pages with their top charts drawn as static SVG (``static_charts=True``)."""
+    return {id(a): render_html(a, static_charts=True) for a in (noisy, plain)}
+
+
+def test_static_charts_add_the_drawings_and_change_nothing_else(noisy, plain, rendered, drawn):
+    """``static_charts=True``: the top charts drawn as SVG; the only difference from the default
+    page is each drawing in place of the note for readers without JavaScript."""
+    for analysis in (noisy, plain):
+        with_them, without = drawn[id(analysis)], rendered[id(analysis)]
+        drawings = 4 if analysis is noisy else 2   # the scores chart and the board's histogram,
+        assert with_them.count('class="lb-static"') == drawings   # and the noise's two charts
+        assert ' has-static"' in with_them
+        assert 'class="lb-static"' not in without and ' has-static"' not in without
+        assert without_static(with_them) == without
 
 
 def _strict_loads(text):
@@ -263,7 +281,7 @@ def test_html_sections_in_order(noisy, rendered):
         assert text in html, text
 
 
-def test_html_escapes_hostile_team_names(noisy, plain, rendered):
+def test_html_escapes_hostile_team_names(noisy, plain, rendered, drawn):
     for analysis in (noisy, plain):
         html = rendered[id(analysis)]
         page = re.sub(r'<script type="module">.*?</script>', "", html, flags=re.S)  # the JS
@@ -278,8 +296,10 @@ def test_html_escapes_hostile_team_names(noisy, plain, rendered):
         # in the charts: JSON string data (no "<" at all) and escaped text of the static drawing
         charts = page_charts(html)
         scores = charts["chart-scores"]
-        assert "<script>alert(1)</script>" in svg_text(scores["svg"])
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in scores["svg"]
+        drawing = page_charts(drawn[id(analysis)])["chart-scores"]["svg"]
+        assert "<script>alert(1)</script>" in svg_text(drawing)
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in drawing and scores["svg"] is None
+        assert SCRIPT not in drawn[id(analysis)] and IMG not in drawn[id(analysis)]
         teams = [r["team"] for r in scores["spec"]["datasets"]["entries"]]
         assert SCRIPT in teams and IMG in teams and "R&D \u00c9quipe \u00absuper\u00bb" in teams
         block = html[html.index('id="chart-scores"'):]
@@ -327,8 +347,8 @@ def test_html_5000_entries_stays_small():
     assert [row[1] for row in data["rows"]] == analysis.table["team"].tolist()
 
 
-def test_tier_colours_match_between_chart_and_table(noisy, rendered):
-    html = rendered[id(noisy)]
+def test_tier_colours_match_between_chart_and_table(noisy, drawn):
+    html = drawn[id(noisy)]
     tiers = noisy.table["tier"].to_numpy()
     chart = page_charts(html)["chart-scores"]
     scale = [u["encoding"]["color"]["scale"] for u in units(chart["spec"])
@@ -391,9 +411,9 @@ def test_numbers_suit_the_metric():
     assert tiny.d95(0.00042) == "0.00042 (0.042 percentage points)"
 
 
-def test_ticks_are_round_and_inside_the_plot(noisy, rendered):
+def test_ticks_are_round_and_inside_the_plot(noisy, rendered, drawn):
     """Vega picks the ticks: round numbers, evenly spaced, inside the scores' range."""
-    chart = page_charts(rendered[id(noisy)])["chart-scores"]
+    chart = page_charts(drawn[id(noisy)])["chart-scores"]
     root = static_root(chart["svg"])
     labels = [el.text for g in root.iter() if "role-axis-label" in (g.get("class") or "")
               for el in g.iter() if el.text]

@@ -1,12 +1,16 @@
 """Charts on the page: each specification as escaped JSON in a ``<script type="application/json">``,
-a static SVG of it (the view without JavaScript, and on paper), and the Vega libraries inlined once.
+a static SVG of it when asked for (:func:`static_drawings`: the view without JavaScript, and on
+paper), and the Vega libraries inlined once.
 
 The page opens offline: the JavaScript of Vega, Vega-Lite and vega-embed comes from
 :func:`vl_convert.javascript_bundle` (about 0.9 MB; made when the package was built and shipped in
 it, :mod:`~leaderboard.report.vega.shipped`) and is inlined once per page that has charts;
-``templates/charts.js`` embeds every chart and wires the shared team selection. The static SVG is
-rendered from the same specification by :func:`vl_convert.vegalite_to_svg`, so the printed chart
-is the interactive one. Team names reach the page only as JSON string values with ``<``, ``>``,
+``templates/charts.js`` embeds every chart and wires the shared team selection, and draws them
+before printing. The static SVG, when asked for (``--static-charts``; a file or a notebook's
+summary that is itself a picture always has it), is rendered from the same specification by
+:func:`vl_convert.vegalite_to_svg`, so the printed chart is the interactive one; a page without it
+never starts the renderer's child process (0.70 s of CPU a run whose drawings are not kept:
+docs/benchmarks.md). Team names reach the page only as JSON string values with ``<``, ``>``,
 ``&``, U+2028/U+2029, bidi and control characters escaped
 (:func:`~leaderboard.report.render.script_json`), so no name can close the script element or
 open a comment.
@@ -178,6 +182,29 @@ class PendingChart:
 
 # False inside :func:`specifications_only`: charts are built without their static drawings.
 _DRAWING = contextvars.ContextVar("leaderboard_static_drawings", default=True)
+# True inside :func:`static_drawings`: a page's charts get their static drawings (off by default).
+_STATIC = contextvars.ContextVar("leaderboard_page_drawings", default=False)
+
+
+@contextmanager
+def static_drawings(on: bool = True):
+    """Charts built inside have their static SVG when ``on`` (``--static-charts``,
+    ``static_charts=True``; a picture file and the notebook's summary always ask): outside, a
+    page's charts are drawn by its JavaScript alone, and the renderer's child never starts.
+
+    Examples
+    --------
+    >>> with static_drawings():
+    ...     _STATIC.get()
+    True
+    >>> _STATIC.get()
+    False
+    """
+    token = _STATIC.set(bool(on))
+    try:
+        yield
+    finally:
+        _STATIC.reset(token)
 
 
 @contextmanager
@@ -195,18 +222,20 @@ def specifications_only():
 def pending_block(chart: Spec, id: str, title: str, *, static: bool = True,
                   caption: str = "") -> PendingChart:
     """:func:`block` with its static drawing started, not awaited: a page starts every chart's
-    drawing, goes on with its own work, and takes the blocks at the end (same bytes)."""
+    drawing, goes on with its own work, and takes the blocks at the end (same bytes). The
+    drawing only inside :func:`static_drawings`."""
     spec = chart.to_dict()
     on_page = _DRAWING.get()
-    drawing = renderer.svg_later(spec, VL_VERSION) if static and on_page else None
+    drawing = (renderer.svg_later(spec, VL_VERSION) if static and on_page and _STATIC.get()
+               else None)
     return PendingChart(id, title, spec, drawing, caption, on_page)
 
 
 def block(chart: Spec, id: str, title: str, *, static: bool = True,
           caption: str = "") -> ChartBlock:
-    """A chart ready for the page: its specification, and its static SVG if ``static`` (the
-    tests validate every specification against the Vega-Lite schema; the page does not pay for
-    it)."""
+    """A chart ready for the page: its specification, and its static SVG if ``static`` and
+    inside :func:`static_drawings` (the tests validate every specification against the
+    Vega-Lite schema; the page does not pay for it)."""
     return pending_block(chart, id, title, static=static, caption=caption).result()
 
 

@@ -17,7 +17,10 @@ made once per process (:data:`CACHE_ENTRIES` kept, keyed by the specification's 
 a notebook's repeated display, a second page of the same analysis, and the test suite's many pages
 of the same example ask again for the same pictures. :func:`warm_up` starts the child while the
 statistics run, so its start (a Python process, vl-convert's V8 engine: ~2 s on the 2-core
-development machine) is off the report's path.
+development machine) is off the report's path. Pages ask for drawings only with
+``--static-charts`` (:func:`leaderboard.report.vega.embed.static_drawings`): by default no page
+starts the child (0.70 s of CPU a run whose drawings are not kept: docs/benchmarks.md); a
+picture file (``.svg``, ``.png``) and the notebook's summary still do.
 
 Texts longer than :data:`LABEL_LIMIT` characters in a specification's data are shortened (with
 "…") before the static drawing: the picture could not show them anyway, and measuring a 100 KB
@@ -328,8 +331,9 @@ _WARM_UP = {"mark": "point", "data": {"values": [{"x": 0}]},
 
 def warm_up() -> None:
     """Start the child and its engine now, in the background (returns at once): a command that
-    will write a page calls this before its statistics, which then hide the child's start
-    (V8's first drawing took 1.7 s, any Vega-Lite version; another version's first 0.06 s).
+    will write a page with static drawings (``--static-charts``) calls this before its
+    statistics, which then hide the child's start (V8's first drawing took 1.7 s, any
+    Vega-Lite version; another version's first 0.06 s).
     Not when drawings are kept between runs (:func:`_stored`): the page's drawings may all be
     kept, and the child then starts at the first one that is not."""
     if _drawings() is None:

@@ -27,6 +27,8 @@ from leaderboard.tiers._pair_kernels import kth, t_stat
 # compiled code is a type of its own (Literal[bool]), and numba would compile side_max,
 # tree_count and the forceinline helpers twice each (about 3 s of CPU on a first run).
 UP, DOWN = np.bool_(True), np.bool_(False)
+# and a count that starts at 0 (a literal 0 would compile side_max for Literal[int](0) too)
+NONE = np.int64(0)
 
 
 @njit(cache=True)
@@ -53,6 +55,10 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
     nb, bs = blo.size, sub * K
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     arg, up = np.empty(n_rep, np.int64), np.empty(n_rep, np.bool_)
+    va, vb, cut, other = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
+    ja, jb = np.empty(n_rep, np.int64), np.empty(n_rep, np.int64)
+    lists = np.empty((4, n_rep), np.int64)   # replicates to search: up first, down first,
+    up1, dn1, dn2, up2 = lists[0], lists[1], lists[2], lists[3]   # then down, then up second
     ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
     stag, skip, tag = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_), 0
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
@@ -72,6 +78,7 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
             tag += 1   # the blocks' flags of an earlier entry or round no longer hold
             if n_rep >= nb:   # O(blocks) per round is within the O(replicates) of its walks
                 all_flags(i, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
+            n_up = n_dn = NONE   # counts of the lists
             for r in range(n_rep):
                 j = arg[r]
                 if j >= 0:   # its maximiser still in the family: the maximum stands
@@ -95,24 +102,40 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 # the side that can reach further first; the other only where its bound can
                 # reach what was found (a value at least the cut is all a search returns: the
                 # maximum and its first holder in walk order are those of a search from lo)
-                a, ja, b, jb = -np.inf, -1, -np.inf, -1
+                va[r], ja[r], vb[r], jb[r], cut[r] = -np.inf, -1, -np.inf, -1, lo
                 if top_up >= top_dn:
-                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om,
-                                     bzmax, szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
-                                     ilo, ihi, reach_i, lo, cache)
-                    if top_dn >= max(lo, a):
-                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag,
-                                         skip, on, bzmin, szmin, samin, semin, sz2min, blo, bhi,
-                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, a), cache)
+                    up1[n_up], other[r], n_up = r, top_dn, n_up + 1
                 else:
-                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
-                                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
-                                     ilo, ihi, reach_i, lo, cache)
-                    if top_up >= max(lo, b):
-                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag,
-                                         skip, om, bzmax, szmax, samax, semax, sz2max, blo, bhi,
-                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, b), cache)
-                m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
+                    dn1[n_dn], other[r], n_dn = r, top_up, n_dn + 1
+            # every replicate's first side in one call per side (see side_max), then the
+            # other side where it can still reach what the first found
+            side_max(i, up1, n_up, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om, bzmax,
+                     szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut,
+                     cache, va, ja)
+            side_max(i, dn1, n_dn, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
+                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
+                     reach_i, cut, cache, vb, jb)
+            n2_dn = n2_up = NONE
+            for k in range(n_up):
+                r = up1[k]
+                if other[r] >= max(lo, va[r]):
+                    cut[r] = max(lo, va[r])
+                    dn2[n2_dn], n2_dn = r, n2_dn + 1
+            for k in range(n_dn):
+                r = dn1[k]
+                if other[r] >= max(lo, vb[r]):
+                    cut[r] = max(lo, vb[r])
+                    up2[n2_up], n2_up = r, n2_up + 1
+            side_max(i, dn2, n2_dn, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
+                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
+                     reach_i, cut, cache, vb, jb)
+            side_max(i, up2, n2_up, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om,
+                     bzmax, szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
+                     reach_i, cut, cache, va, ja)
+            for k in range(n_up + n_dn):
+                r = up1[k] if k < n_up else dn1[k - n_up]
+                m[r], arg[r], up[r] = ((va[r], ja[r], True) if va[r] >= vb[r]
+                                       else (vb[r], jb[r], False))
                 if arg[r] < 0:
                     m[r] = cand[r] if c_prev >= 0 else -np.inf
             c = kth(m, kq - 1, work)
@@ -226,6 +249,7 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
     stag, skip = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_)   # nothing skipped
+    cut, at, every = np.empty(n_rep), np.empty(n_rep, np.int64), np.arange(n_rep)
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
@@ -245,10 +269,12 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
         if tmax <= lo:
             out[i, 0] = 1.0
             continue
+        cut[:] = lo
+        side_max(i, every, n_rep, UP, err, p, s, rho, np.inf, blk, stamp, stag, skip, om, bzmax,
+                 szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut,
+                 cache, m, at)
         for r in range(n_rep):
-            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, blk, stamp, stag, skip,
-                                         om, bzmax, szmax, samax, semax, sz2max, blo, bhi, slo,
-                                         shi, sub, ilo, ihi, reach_i, lo, cache)[0])
+            m[r] = max(cand[r], m[r])
         c = kth(m, kq - 1, work)
         out[i, 0], out[i, 1] = 1.0 if tmax <= c else 0.0, c
 

@@ -17,7 +17,7 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, reach, se_box, se_pair,
                                               sub_ranges, t_of, t_range)
-from leaderboard.tiers._block_tree import (STACK, all_flags, block_flags, node_t, sd_tree,
+from leaderboard.tiers._block_tree import (STACK, all_flags, node_t, sd_tree, verdicts,
                                            tree_count, tree_max_t)
 from leaderboard.tiers._block_walks import candidates, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
@@ -63,7 +63,9 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
     stag, skip, tag = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_), 0
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
+    n = p.size
     for i in range(i0, i1):
+        own = i // bs
         reach_i = reach(s[i], rho, s_lo, s_hi)
         cand[:] = -np.inf
         candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
@@ -89,9 +91,12 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 e_i = np.float64(err[i, r])
                 bu, bd = int(fu[r, 0]), int(fd[r, 0])
                 for bk in (bu, bd):
-                    if stag[bk] != tag:
-                        block_flags(i, bk, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp,
-                                    stag, skip)
+                    if stag[bk] != tag:   # its flags, written here (see verdicts)
+                        ilo[bk], ihi[bk], skip[bk, 0], skip[bk, 1] = verdicts(
+                            i, bk, c_prev, rho, n, bs, p[i], p[bk * bs],
+                            p[min(n, bk * bs + bs) - 1], blo[own], bhi[own], blo[bk], bhi[bk],
+                            ilo[bk], ihi[bk], stamp[bk] == own)
+                        stamp[bk], stag[bk] = own, tag
                 top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2], skip[bu, 0], blo[bu], bhi[bu],
                                    ilo[bu], ihi[bu], reach_i)
                 top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2], skip[bd, 1], blo[bd], bhi[bd],

@@ -23,7 +23,7 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
                                               sub_ranges, top_of)
-from leaderboard.tiers._block_tree import block_flags, box
+from leaderboard.tiers._block_tree import box, verdicts
 from leaderboard.tiers._pair_kernels import t_stat
 
 
@@ -62,16 +62,17 @@ def side_max(i, rs, nr, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, orde
              se, sz2, blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut, cache, val, at):
     """For each replicate r = ``rs[k]``, k < ``nr``: the largest value (see the module
     docstring) of at least ``cut[r]`` into ``val[r]``, ``at[r]`` (value, j), or (-inf, -1)
-    when none reaches it (one call for many replicates: see the module docstring). ``order``, ``bz``, ``sz``, ``sa``,
-    ``se``, ``sz2``: the layout's arrays of the side (``om``, ``bzmax``, ``szmax``, ``samax``,
-    ``semax``, ``sz2max`` up); ``ilo``, ``ihi``: 1 / se ranges of i's block against each block
-    and ``skip`` the blocks all of whose hypotheses are rejected at ``c_prev`` (passed over),
-    filled as the walk reaches them (:func:`~leaderboard.tiers._block_tree.block_flags`, for
-    the entry and round ``tag``); within a sub-block an entry's gap bounds its value before its
-    own SE is computed. The walks share only the flags and ``cache``, which hold the same
-    numbers whichever replicate fills them, so the order of the replicates changes nothing."""
+    when none reaches it (one call for many replicates: see the module docstring).
+    ``order``, ``bz``, ``sz``, ``sa``, ``se``, ``sz2``: the layout's arrays of the side
+    (``om``, ``bzmax``, ``szmax``, ``samax``, ``semax``, ``sz2max`` up); ``ilo``, ``ihi``: 1 /
+    se ranges of i's block against each block and ``skip`` the blocks all of whose hypotheses
+    are rejected at ``c_prev`` (passed over), filled as the walk reaches them
+    (:func:`~leaderboard.tiers._block_tree.verdicts`, for the entry and round ``tag``); within
+    a sub-block an entry's gap bounds its value before its own SE is computed. The walks share
+    only the flags and ``cache``, which hold the same numbers whichever replicate fills them,
+    so the order of the replicates changes nothing."""
     n, bs = p.size, sub * K
-    nsub = -(-n // sub)
+    nsub, own = -(-n // sub), i // bs
     for k in range(nr):
         r = rs[k]
         cut_r = cut[r]
@@ -83,8 +84,11 @@ def side_max(i, rs, nr, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, orde
             z = bz[r, b]
             if beyond(z if up else -z, w, reach_i) < max(best, cut_r):
                 break
-            if stag[b] != tag:
-                block_flags(i, b, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
+            if stag[b] != tag:   # the block's flags, written here (see verdicts)
+                ilo[b], ihi[b], skip[b, 0], skip[b, 1] = verdicts(
+                    i, b, c_prev, rho, n, bs, p_i, p[b * bs], p[min(n, b * bs + bs) - 1],
+                    blo[own], bhi[own], blo[b], bhi[b], ilo[b], ihi[b], stamp[b] == own)
+                stamp[b], stag[b] = own, tag
             if skip[b, 0 if up else 1]:
                 continue
             x = top_of(z, blo[b], bhi[b], up)

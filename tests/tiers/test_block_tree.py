@@ -85,7 +85,8 @@ def test_blocks_passed_over_by_the_walks_are_wholly_rejected():
                     ilo, ihi = se_box(blo[i // bs], bhi[i // bs], blo[b], bhi[b], rho)
                     members = slice(b * bs, min(n, b * bs + bs))
                     for up, shown in ((True, t[members, i]), (False, t[i, members])):
-                        if rejected(i, b, c, up, point, bs, ilo, ihi):
+                        if rejected(i, b, c, up, n, bs, point[i], point[members][0],
+                                    point[members][-1], ilo, ihi):
                             passed += 1
                             assert np.all(shown > c), (case, i, b, c, up)
     assert passed > 1000

@@ -111,3 +111,22 @@ def test_rank_and_best_sets_on_adversarial_boards_equal_brute_force():
         np.testing.assert_array_equal(sets.high, high, err_msg=case)
         np.testing.assert_array_equal(best_set(reps, ALPHA, batch=batch), brute_best(reps)[0],
                                       err_msg=case)
+
+
+def test_marginal_walks_filling_flags_as_reached_equal_brute_force():
+    """Fewer replicates than blocks: the marginal walks fill each block's flags where they reach
+    it (``verdicts``), not all at once as on the boards above; the same sets as the brute force
+    on the adversarial shapes (blocks of 8 entries, 4 replicates, up to 70 entries)."""
+    rng = np.random.default_rng(11)
+    lazy = 0
+    for case in range(18):
+        point, sd, rho, _ = _board(rng, case)
+        if point.size < 2:
+            continue
+        reps = RankReplicates.normal(point, sd, rho, True, replicates=4, seed=case)
+        lazy += -(-point.size // K) > 4
+        low, high, _ = brute_marginal(reps)
+        sets = rank_confidence_sets(reps, ALPHA, simultaneous=False, batch=K)
+        np.testing.assert_array_equal(sets.low, low, err_msg=case)
+        np.testing.assert_array_equal(sets.high, high, err_msg=case)
+    assert lazy >= 3

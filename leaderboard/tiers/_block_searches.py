@@ -204,23 +204,23 @@ def simultaneous_max(err, p, s, rho, sub, lay, c_prev, a_all, m, args, r0, r1):
         if args[r, 0] >= 0 and t_of(p, s, rho, args[r, 0], args[r, 1]) <= c_prev:
             continue
         best, arg[0], arg[1] = -np.inf, -1, -1
-        floor = max(-bzmin[r, on[r, 0]], 0.0)
+        floor = max(-bzmin[r, 0], 0.0)   # the layout's block z are in walk order
         for h1 in range(nb):
             a = om[r, h1]
-            za = bzmax[r, a]
+            za = bzmax[r, h1]
             if (max(za, 0.0) + floor) * a_all < best:
                 break
             a0, a1 = a * bs, min(n, a * bs + bs)
             for h2 in range(nb):
                 b = on[r, h2]
-                if (max(za, 0.0) + max(-bzmin[r, b], 0.0)) * a_all < best:
+                if (max(za, 0.0) + max(-bzmin[r, h2], 0.0)) * a_all < best:
                     break
                 b0, b1 = b * bs, min(n, b * bs + bs)
                 ilo, ihi = se_box(blo[a], bhi[a], blo[b], bhi[b], rho)
                 if a != b and t_range(p[a1 - 1] - p[b0], p[a0] - p[b1 - 1], ilo,
                                       ihi)[0] > c_prev:
                     continue   # every pair's hypothesis already rejected
-                if bound(_top_of2(za, blo[a], bhi[a], bzmin[r, b], blo[b], bhi[b]), ilo,
+                if bound(_top_of2(za, blo[a], bhi[a], bzmin[r, h2], blo[b], bhi[b]), ilo,
                          ihi) < best:
                     continue
                 best = _pair_block(err, p, s, rho, sub, szmax, szmin, slo, shi, r, a, b, c_prev,

@@ -80,8 +80,7 @@ def side_max(i, rs, nr, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, orde
         w = -e_i if up else e_i
         best, arg = -np.inf, -1
         for h in range(order.shape[1]):
-            b = order[r, h]
-            z = bz[r, b]
+            b, z = order[r, h], bz[r, h]
             if beyond(z if up else -z, w, reach_i) < max(best, cut_r):
                 break
             if stag[b] != tag:   # the block's flags, written here (see verdicts)

@@ -35,8 +35,8 @@ class Layout(NamedTuple):
 
     om: np.ndarray       # (R, nb) blocks by decreasing largest z
     on: np.ndarray       # (R, nb) blocks by increasing smallest z
-    bzmax: np.ndarray    # (R, nb) block extremes of z
-    bzmin: np.ndarray
+    bzmax: np.ndarray    # (R, nb) block extremes of z, in each replicate's order om (bzmax:
+    bzmin: np.ndarray    # bzmax[r, h] is block om[r, h]'s) and on (bzmin)
     first_up: np.ndarray  # (R, 3): om[r, 0], its z, the next block's z (for the filters)
     first_dn: np.ndarray  # (R, 3): on[r, 0], its z, the next block's z
     suf_arg: np.ndarray  # (nb, R) entry of largest z in blocks b.. end

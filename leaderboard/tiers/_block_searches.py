@@ -17,7 +17,7 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, reach, se_box, se_pair,
                                               sub_ranges, t_of, t_range)
-from leaderboard.tiers._block_tree import (STACK, all_flags, block_flags, node_t, sd_tree,
+from leaderboard.tiers._block_tree import (STACK, all_flags, node_t, sd_tree, verdicts,
                                            tree_count, tree_max_t)
 from leaderboard.tiers._block_walks import candidates, first_two, side_max
 from leaderboard.tiers._pair_kernels import kth, t_stat
@@ -27,6 +27,8 @@ from leaderboard.tiers._pair_kernels import kth, t_stat
 # compiled code is a type of its own (Literal[bool]), and numba would compile side_max,
 # tree_count and the forceinline helpers twice each (about 3 s of CPU on a first run).
 UP, DOWN = np.bool_(True), np.bool_(False)
+# and a count that starts at 0 (a literal 0 would compile side_max for Literal[int](0) too)
+NONE = np.int64(0)
 
 
 @njit(cache=True)
@@ -53,11 +55,17 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
     nb, bs = blo.size, sub * K
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     arg, up = np.empty(n_rep, np.int64), np.empty(n_rep, np.bool_)
+    va, vb, cut, other = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
+    ja, jb = np.empty(n_rep, np.int64), np.empty(n_rep, np.int64)
+    lists = np.empty((4, n_rep), np.int64)   # replicates to search: up first, down first,
+    up1, dn1, dn2, up2 = lists[0], lists[1], lists[2], lists[3]   # then down, then up second
     ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
     stag, skip, tag = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_), 0
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
+    n = p.size
     for i in range(i0, i1):
+        own = i // bs
         reach_i = reach(s[i], rho, s_lo, s_hi)
         cand[:] = -np.inf
         candidates(err, i, UP, suf, sufe, bs, rho, blo, bhi, ilo, ihi, stamp, cand)
@@ -72,6 +80,7 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
             tag += 1   # the blocks' flags of an earlier entry or round no longer hold
             if n_rep >= nb:   # O(blocks) per round is within the O(replicates) of its walks
                 all_flags(i, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
+            n_up = n_dn = NONE   # counts of the lists
             for r in range(n_rep):
                 j = arg[r]
                 if j >= 0:   # its maximiser still in the family: the maximum stands
@@ -82,9 +91,12 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 e_i = np.float64(err[i, r])
                 bu, bd = int(fu[r, 0]), int(fd[r, 0])
                 for bk in (bu, bd):
-                    if stag[bk] != tag:
-                        block_flags(i, bk, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp,
-                                    stag, skip)
+                    if stag[bk] != tag:   # its flags, written here (see verdicts)
+                        ilo[bk], ihi[bk], skip[bk, 0], skip[bk, 1] = verdicts(
+                            i, bk, c_prev, rho, n, bs, p[i], p[bk * bs],
+                            p[min(n, bk * bs + bs) - 1], blo[own], bhi[own], blo[bk], bhi[bk],
+                            ilo[bk], ihi[bk], stamp[bk] == own)
+                        stamp[bk], stag[bk] = own, tag
                 top_up = first_two(e_i, UP, fu[r, 1], fu[r, 2], skip[bu, 0], blo[bu], bhi[bu],
                                    ilo[bu], ihi[bu], reach_i)
                 top_dn = first_two(e_i, DOWN, fd[r, 1], fd[r, 2], skip[bd, 1], blo[bd], bhi[bd],
@@ -95,24 +107,40 @@ def marginal_owners(err, p, s, rho, sub, lay, s_lo, s_hi, kq, out, i0, i1):
                 # the side that can reach further first; the other only where its bound can
                 # reach what was found (a value at least the cut is all a search returns: the
                 # maximum and its first holder in walk order are those of a search from lo)
-                a, ja, b, jb = -np.inf, -1, -np.inf, -1
+                va[r], ja[r], vb[r], jb[r], cut[r] = -np.inf, -1, -np.inf, -1, lo
                 if top_up >= top_dn:
-                    a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om,
-                                     bzmax, szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub,
-                                     ilo, ihi, reach_i, lo, cache)
-                    if top_dn >= max(lo, a):
-                        b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag,
-                                         skip, on, bzmin, szmin, samin, semin, sz2min, blo, bhi,
-                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, a), cache)
+                    up1[n_up], other[r], n_up = r, top_dn, n_up + 1
                 else:
-                    b, jb = side_max(i, r, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
-                                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub,
-                                     ilo, ihi, reach_i, lo, cache)
-                    if top_up >= max(lo, b):
-                        a, ja = side_max(i, r, UP, err, p, s, rho, c_prev, tag, stamp, stag,
-                                         skip, om, bzmax, szmax, samax, semax, sz2max, blo, bhi,
-                                         slo, shi, sub, ilo, ihi, reach_i, max(lo, b), cache)
-                m[r], arg[r], up[r] = (a, ja, True) if a >= b else (b, jb, False)
+                    dn1[n_dn], other[r], n_dn = r, top_up, n_dn + 1
+            # every replicate's first side in one call per side (see side_max), then the
+            # other side where it can still reach what the first found
+            side_max(i, up1, n_up, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om, bzmax,
+                     szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut,
+                     cache, va, ja)
+            side_max(i, dn1, n_dn, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
+                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
+                     reach_i, cut, cache, vb, jb)
+            n2_dn = n2_up = NONE
+            for k in range(n_up):
+                r = up1[k]
+                if other[r] >= max(lo, va[r]):
+                    cut[r] = max(lo, va[r])
+                    dn2[n2_dn], n2_dn = r, n2_dn + 1
+            for k in range(n_dn):
+                r = dn1[k]
+                if other[r] >= max(lo, vb[r]):
+                    cut[r] = max(lo, vb[r])
+                    up2[n2_up], n2_up = r, n2_up + 1
+            side_max(i, dn2, n2_dn, DOWN, err, p, s, rho, c_prev, tag, stamp, stag, skip, on,
+                     bzmin, szmin, samin, semin, sz2min, blo, bhi, slo, shi, sub, ilo, ihi,
+                     reach_i, cut, cache, vb, jb)
+            side_max(i, up2, n2_up, UP, err, p, s, rho, c_prev, tag, stamp, stag, skip, om,
+                     bzmax, szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi,
+                     reach_i, cut, cache, va, ja)
+            for k in range(n_up + n_dn):
+                r = up1[k] if k < n_up else dn1[k - n_up]
+                m[r], arg[r], up[r] = ((va[r], ja[r], True) if va[r] >= vb[r]
+                                       else (vb[r], jb[r], False))
                 if arg[r] < 0:
                     m[r] = cand[r] if c_prev >= 0 else -np.inf
             c = kth(m, kq - 1, work)
@@ -176,23 +204,23 @@ def simultaneous_max(err, p, s, rho, sub, lay, c_prev, a_all, m, args, r0, r1):
         if args[r, 0] >= 0 and t_of(p, s, rho, args[r, 0], args[r, 1]) <= c_prev:
             continue
         best, arg[0], arg[1] = -np.inf, -1, -1
-        floor = max(-bzmin[r, on[r, 0]], 0.0)
+        floor = max(-bzmin[r, 0], 0.0)   # the layout's block z are in walk order
         for h1 in range(nb):
             a = om[r, h1]
-            za = bzmax[r, a]
+            za = bzmax[r, h1]
             if (max(za, 0.0) + floor) * a_all < best:
                 break
             a0, a1 = a * bs, min(n, a * bs + bs)
             for h2 in range(nb):
                 b = on[r, h2]
-                if (max(za, 0.0) + max(-bzmin[r, b], 0.0)) * a_all < best:
+                if (max(za, 0.0) + max(-bzmin[r, h2], 0.0)) * a_all < best:
                     break
                 b0, b1 = b * bs, min(n, b * bs + bs)
                 ilo, ihi = se_box(blo[a], bhi[a], blo[b], bhi[b], rho)
                 if a != b and t_range(p[a1 - 1] - p[b0], p[a0] - p[b1 - 1], ilo,
                                       ihi)[0] > c_prev:
                     continue   # every pair's hypothesis already rejected
-                if bound(_top_of2(za, blo[a], bhi[a], bzmin[r, b], blo[b], bhi[b]), ilo,
+                if bound(_top_of2(za, blo[a], bhi[a], bzmin[r, h2], blo[b], bhi[b]), ilo,
                          ihi) < best:
                     continue
                 best = _pair_block(err, p, s, rho, sub, szmax, szmin, slo, shi, r, a, b, c_prev,
@@ -226,6 +254,7 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
     m, work, cand = np.empty(n_rep), np.empty(n_rep), np.empty(n_rep)
     ilo, ihi, stamp = np.empty(nb), np.empty(nb), np.full(nb, -1, np.int64)
     stag, skip = np.full(nb, -1, np.int64), np.zeros((nb, 2), np.bool_)   # nothing skipped
+    cut, at, every = np.empty(n_rep), np.empty(n_rep, np.int64), np.arange(n_rep)
     tree, stack = sd_tree(blo, bhi), np.empty(STACK, np.int64)
     cache = _cache(slo.size)
     for i in range(i0, i1):
@@ -245,10 +274,12 @@ def best_owners(err, p, s, rho, sub, lay, s_lo, s_hi, zmax_all, kq, out, i0, i1)
         if tmax <= lo:
             out[i, 0] = 1.0
             continue
+        cut[:] = lo
+        side_max(i, every, n_rep, UP, err, p, s, rho, np.inf, blk, stamp, stag, skip, om, bzmax,
+                 szmax, samax, semax, sz2max, blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut,
+                 cache, m, at)
         for r in range(n_rep):
-            m[r] = max(cand[r], side_max(i, r, UP, err, p, s, rho, np.inf, blk, stamp, stag, skip,
-                                         om, bzmax, szmax, samax, semax, sz2max, blo, bhi, slo,
-                                         shi, sub, ilo, ihi, reach_i, lo, cache)[0])
+            m[r] = max(cand[r], m[r])
         c = kth(m, kq - 1, work)
         out[i, 0], out[i, 1] = 1.0 if tmax <= c else 0.0, c
 

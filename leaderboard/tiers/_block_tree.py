@@ -162,42 +162,40 @@ def box(b, own, rho, blo, bhi, ilo, ihi, stamp):
 
 
 @njit(cache=True, forceinline=True)
-def rejected(i, b, c, up, p, bs, ilo_b, ihi_b):
+def rejected(i, b, c, up, n, bs, p_i, p_first, p_last, ilo_b, ihi_b):
     """Every j of block b (not i's) has its hypothesis against i rejected at ``c`` (up: t_ji >
-    c, j shown better; else t_ij > c), so none of them can enter i's maxima."""
-    a0, a1 = b * bs, min(p.size, b * bs + bs)
-    glo, ghi = p[a1 - 1] - p[i], p[a0] - p[i]   # read on every path (reference counts)
-    if a0 <= i < a1 or not c < np.inf:
+    c, j shown better; else t_ij > c), so none of them can enter i's maxima. ``p_first``,
+    ``p_last``: the block's first and last points, ``p_i`` entry i's, of a board of n."""
+    if b * bs <= i < min(n, b * bs + bs) or not c < np.inf:
         return False
-    lo, hi = t_range(glo, ghi, ilo_b, ihi_b)
+    lo, hi = t_range(p_last - p_i, p_first - p_i, ilo_b, ihi_b)
     return (lo if up else -hi) > c
 
 
-@njit(cache=True)
-def block_flags(i, b, c, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip):
-    """Block b's verdicts for entry i at ``c`` into ``skip[b]`` (up, down: :func:`rejected`),
-    its 1 / se box first if i's block has none yet; ``stag[b] = tag`` says for which entry and
-    round. The walks test ``stag[b] != tag`` before calling, so a replicate's search reads two
-    flags where it computed the verdicts (the marginal sets were 15% slower at 8,000 entries
-    with 2,000 replicates without it)."""
-    own = i // bs
-    if stamp[b] != own:
-        box(b, own, rho, blo, bhi, ilo, ihi, stamp)
-    skip[b, 0] = rejected(i, b, c, True, p, bs, ilo[b], ihi[b])
-    skip[b, 1] = rejected(i, b, c, False, p, bs, ilo[b], ihi[b])
-    stag[b] = tag
+@njit(cache=True, forceinline=True)
+def verdicts(i, b, c, rho, n, bs, p_i, p_first, p_last, own_lo, own_hi, b_lo, b_hi, ilo_b,
+             ihi_b, boxed):
+    """Block b's flags for entry i at ``c``: (ilo, ihi, rejected up, rejected down), its 1 / se
+    box against i's block (SDs ``own_lo`` .. ``own_hi``) computed unless ``boxed`` (then
+    ``ilo_b``, ``ihi_b`` are kept). Scalars in and out, written where the walks reach a block
+    (``stag[b] != tag``, then ``stamp[b]``, ``stag[b]`` set): a call passing the flag arrays
+    paid two atomic reference counts per array, and where a round reaches most of the blocks
+    filling them one call at a time cost more than filling all of them (issue 41)."""
+    if not boxed:
+        ilo_b, ihi_b = se_box(own_lo, own_hi, b_lo, b_hi, rho)
+    return (ilo_b, ihi_b, rejected(i, b, c, True, n, bs, p_i, p_first, p_last, ilo_b, ihi_b),
+            rejected(i, b, c, False, n, bs, p_i, p_first, p_last, ilo_b, ihi_b))
 
 
 @njit(cache=True)
 def all_flags(i, c, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip):
-    """:func:`block_flags` of every block at once: where the replicates outnumber the blocks,
+    """:func:`verdicts` of every block at once: where the replicates outnumber the blocks,
     their walks reach most blocks in a round anyway, and one tight pass costs less than a call
     per block (the marginal sets were 40% slower at 100,000 entries and 2,000 replicates with
     the blocks' flags filled only as reached)."""
-    own = i // bs
+    n, own = p.size, i // bs
     for b in range(blo.size):
-        if stamp[b] != own:
-            box(b, own, rho, blo, bhi, ilo, ihi, stamp)
-        skip[b, 0] = rejected(i, b, c, True, p, bs, ilo[b], ihi[b])
-        skip[b, 1] = rejected(i, b, c, False, p, bs, ilo[b], ihi[b])
-        stag[b] = tag
+        ilo[b], ihi[b], skip[b, 0], skip[b, 1] = verdicts(
+            i, b, c, rho, n, bs, p[i], p[b * bs], p[min(n, b * bs + bs) - 1], blo[own],
+            bhi[own], blo[b], bhi[b], ilo[b], ihi[b], stamp[b] == own)
+        stamp[b], stag[b] = own, tag

@@ -12,7 +12,9 @@ where numba's ``inline="always"`` typed and lowered a copy at every call site (t
 compiled 20% faster without it, the same bits and warm speed; issue 27). :func:`side_max` is not
 inlined: it is compiled once and called (inlined at its three call sites it tripled the compile
 time of the block searches, 10 s of CPU on a first run, for no measured gain at 5,000 and 10,000
-entries).
+entries), once per side and round for every replicate that round searches, not once per
+replicate: a call costs two atomic reference-count operations per array it is passed, which
+were 35-40% of the marginal sets' time at 1,000 entries (issue 41).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from leaderboard._jit import njit
 
 from leaderboard.tiers._block_kernels import (K, beyond, bound, inv, low_value, se_pair,
                                               sub_ranges, top_of)
-from leaderboard.tiers._block_tree import block_flags, box
+from leaderboard.tiers._block_tree import box, verdicts
 from leaderboard.tiers._pair_kernels import t_stat
 
 
@@ -56,52 +58,61 @@ def _entry(i, j, up, e_i, e_j, p_i, p_j, s_i, s_j, rho, c_prev, qlo, qhi, floor)
 
 
 @njit(cache=True)
-def side_max(i, r, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, order, bz, sz, sa, se, sz2,
-             blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut, cache):
-    """Largest value (see the module docstring) of at least ``cut`` in replicate r: (value, j),
-    or (-inf, -1) when none reaches it. ``order``, ``bz``, ``sz``, ``sa``, ``se``, ``sz2``: the
-    layout's arrays of the side (``om``, ``bzmax``, ``szmax``, ``samax``, ``semax``, ``sz2max``
-    up); ``ilo``, ``ihi``: 1 / se ranges of i's block against each block and ``skip`` the
-    blocks all of whose hypotheses are rejected at ``c_prev`` (passed over), filled as the walk
-    reaches them (:func:`~leaderboard.tiers._block_tree.block_flags`, for the entry and round
-    ``tag``); within a sub-block an entry's gap bounds its value before its own SE is computed."""
+def side_max(i, rs, nr, up, err, p, s, rho, c_prev, tag, stamp, stag, skip, order, bz, sz, sa,
+             se, sz2, blo, bhi, slo, shi, sub, ilo, ihi, reach_i, cut, cache, val, at):
+    """For each replicate r = ``rs[k]``, k < ``nr``: the largest value (see the module
+    docstring) of at least ``cut[r]`` into ``val[r]``, ``at[r]`` (value, j), or (-inf, -1)
+    when none reaches it (one call for many replicates: see the module docstring).
+    ``order``, ``bz``, ``sz``, ``sa``, ``se``, ``sz2``: the layout's arrays of the side
+    (``om``, ``bzmax``, ``szmax``, ``samax``, ``semax``, ``sz2max`` up); ``ilo``, ``ihi``: 1 /
+    se ranges of i's block against each block and ``skip`` the blocks all of whose hypotheses
+    are rejected at ``c_prev`` (passed over), filled as the walk reaches them
+    (:func:`~leaderboard.tiers._block_tree.verdicts`, for the entry and round ``tag``); within
+    a sub-block an entry's gap bounds its value before its own SE is computed. The walks share
+    only the flags and ``cache``, which hold the same numbers whichever replicate fills them,
+    so the order of the replicates changes nothing."""
     n, bs = p.size, sub * K
-    e_i, p_i, s_i = np.float64(err[i, r]), p[i], s[i]
-    w = -e_i if up else e_i
-    best, arg = -np.inf, -1
-    nsub = -(-n // sub)
-    for h in range(order.shape[1]):
-        b = order[r, h]
-        z = bz[r, b]
-        if beyond(z if up else -z, w, reach_i) < max(best, cut):
-            break
-        if stag[b] != tag:
-            block_flags(i, b, c_prev, tag, rho, p, bs, blo, bhi, ilo, ihi, stamp, stag, skip)
-        if skip[b, 0 if up else 1]:
-            continue
-        x = top_of(z, blo[b], bhi[b], up)
-        if bound(x - e_i if up else e_i - x, ilo[b], ihi[b]) < max(best, cut):
-            continue
-        for q in range(b * K, min(b * K + K, nsub)):
-            xq = top_of(sz[r, q], slo[q], shi[q], up)
-            qlo, qhi = sub_ranges(i, q, s_i, rho, slo[q], shi[q], cache)
-            if bound(xq - e_i if up else e_i - xq, qlo, qhi) < max(best, cut):
+    nsub, own = -(-n // sub), i // bs
+    for k in range(nr):
+        r = rs[k]
+        cut_r = cut[r]
+        e_i, p_i, s_i = np.float64(err[i, r]), p[i], s[i]
+        w = -e_i if up else e_i
+        best, arg = -np.inf, -1
+        for h in range(order.shape[1]):
+            b, z = order[r, h], bz[r, h]
+            if beyond(z if up else -z, w, reach_i) < max(best, cut_r):
+                break
+            if stag[b] != tag:   # the block's flags, written here (see verdicts)
+                ilo[b], ihi[b], skip[b, 0], skip[b, 1] = verdicts(
+                    i, b, c_prev, rho, n, bs, p_i, p[b * bs], p[min(n, b * bs + bs) - 1],
+                    blo[own], bhi[own], blo[b], bhi[b], ilo[b], ihi[b], stamp[b] == own)
+                stamp[b], stag[b] = own, tag
+            if skip[b, 0 if up else 1]:
                 continue
-            j1 = sa[r, q]
-            v = _entry(i, j1, up, e_i, np.float64(se[r, q]), p_i, p[j1], s_i, s[j1], rho,
-                       c_prev, qlo, qhi, max(best, cut))
-            if v > best:
-                best, arg = v, j1
-            x2 = top_of(sz2[r, q], slo[q], shi[q], up)
-            if bound(x2 - e_i if up else e_i - x2, qlo, qhi) < max(best, cut):
-                continue   # every other member's z is at most the runner-up's
-            for j in range(q * sub, min(n, q * sub + sub)):
-                if j != j1:
-                    v = _entry(i, j, up, e_i, np.float64(err[j, r]), p_i, p[j], s_i, s[j],
-                               rho, c_prev, qlo, qhi, max(best, cut))
-                    if v > best:
-                        best, arg = v, j
-    return (best, arg) if best >= cut else (-np.inf, -1)
+            x = top_of(z, blo[b], bhi[b], up)
+            if bound(x - e_i if up else e_i - x, ilo[b], ihi[b]) < max(best, cut_r):
+                continue
+            for q in range(b * K, min(b * K + K, nsub)):
+                xq = top_of(sz[r, q], slo[q], shi[q], up)
+                qlo, qhi = sub_ranges(i, q, s_i, rho, slo[q], shi[q], cache)
+                if bound(xq - e_i if up else e_i - xq, qlo, qhi) < max(best, cut_r):
+                    continue
+                j1 = sa[r, q]
+                v = _entry(i, j1, up, e_i, np.float64(se[r, q]), p_i, p[j1], s_i, s[j1], rho,
+                           c_prev, qlo, qhi, max(best, cut_r))
+                if v > best:
+                    best, arg = v, j1
+                x2 = top_of(sz2[r, q], slo[q], shi[q], up)
+                if bound(x2 - e_i if up else e_i - x2, qlo, qhi) < max(best, cut_r):
+                    continue   # every other member's z is at most the runner-up's
+                for j in range(q * sub, min(n, q * sub + sub)):
+                    if j != j1:
+                        v = _entry(i, j, up, e_i, np.float64(err[j, r]), p_i, p[j], s_i, s[j],
+                                   rho, c_prev, qlo, qhi, max(best, cut_r))
+                        if v > best:
+                            best, arg = v, j
+        val[r], at[r] = (best, arg) if best >= cut_r else (-np.inf, -1)
 
 
 @njit(cache=True)

@@ -140,6 +140,9 @@ def _layout(err: np.ndarray, sd: np.ndarray, sub: int) -> Layout:
     for order, z, none in ((om, bzmax, -np.inf), (on, bzmin, np.inf)):
         nxt = z[rows, order[:, 1]] if nb > 1 else np.full(n_rep, none)
         first.append(np.column_stack([order[:, 0], z[rows, order[:, 0]], nxt]))
+    # each replicate's block z kept in its walk order, so that a walk reads them one after
+    # another, not at random across a row of nb (issue 41)
+    bzmax, bzmin = np.take_along_axis(bzmax, om, axis=1), np.take_along_axis(bzmin, on, axis=1)
     # sub-block z only bounds values, so float32 rounded outward will do (half the memory). The
     # eight replicate-major parts are made one at a time, each straight into its transposed
     # float32 or int32 array, and each float64 or int64 source is let go once nothing more is

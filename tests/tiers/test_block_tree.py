@@ -85,7 +85,8 @@ def test_blocks_passed_over_by_the_walks_are_wholly_rejected():
                     ilo, ihi = se_box(blo[i // bs], bhi[i // bs], blo[b], bhi[b], rho)
                     members = slice(b * bs, min(n, b * bs + bs))
                     for up, shown in ((True, t[members, i]), (False, t[i, members])):
-                        if rejected(i, b, c, up, point, bs, ilo, ihi):
+                        if rejected(i, b, c, up, n, bs, point[i], point[members][0],
+                                    point[members][-1], ilo, ihi):
                             passed += 1
                             assert np.all(shown > c), (case, i, b, c, up)
     assert passed > 1000
@@ -110,3 +111,22 @@ def test_rank_and_best_sets_on_adversarial_boards_equal_brute_force():
         np.testing.assert_array_equal(sets.high, high, err_msg=case)
         np.testing.assert_array_equal(best_set(reps, ALPHA, batch=batch), brute_best(reps)[0],
                                       err_msg=case)
+
+
+def test_marginal_walks_filling_flags_as_reached_equal_brute_force():
+    """Fewer replicates than blocks: the marginal walks fill each block's flags where they reach
+    it (``verdicts``), not all at once as on the boards above; the same sets as the brute force
+    on the adversarial shapes (blocks of 8 entries, 4 replicates, up to 70 entries)."""
+    rng = np.random.default_rng(11)
+    lazy = 0
+    for case in range(18):
+        point, sd, rho, _ = _board(rng, case)
+        if point.size < 2:
+            continue
+        reps = RankReplicates.normal(point, sd, rho, True, replicates=4, seed=case)
+        lazy += -(-point.size // K) > 4
+        low, high, _ = brute_marginal(reps)
+        sets = rank_confidence_sets(reps, ALPHA, simultaneous=False, batch=K)
+        np.testing.assert_array_equal(sets.low, low, err_msg=case)
+        np.testing.assert_array_equal(sets.high, high, err_msg=case)
+    assert lazy >= 3

@@ -87,3 +87,18 @@ def test_normal_replicates_take_read_only_and_strided_sds():
         RankReplicates.normal(np.linspace(0.9, 0.7, n), sd, 0.0, True, replicates=8)
     for sig in _compiled(replicates._write_block):
         assert all(a.layout == "C" and a.mutable for a in _arrays(sig)), sig
+
+
+def test_replicate_walks_take_run_time_counts():
+    """The marginal and best sets' walks (``side_max``) take a list of replicates and its length
+    counted at run time: a count that starts at a literal 0 compiled them a second time for
+    ``Literal[int](0)`` (issue 41)."""
+    from leaderboard.tiers import _block_walks
+
+    rng = np.random.default_rng(3)
+    point = np.sort(rng.uniform(0.7, 0.8, 40))[::-1]
+    reps = RankReplicates.normal(point, np.linspace(0.01, 0.02, 40), 0.3, True, replicates=32)
+    rank_confidence_sets(reps, simultaneous=False, batch=8)   # the block searches, not numpy's
+    best_set(reps, batch=8)
+    for sig in _compiled(_block_walks.side_max):
+        assert sig[2] == types.int64 and not isinstance(sig[2], types.Literal), sig

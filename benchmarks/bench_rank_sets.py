@@ -28,7 +28,7 @@ import numpy as np
 
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.best_set import best_set
-from leaderboard.tiers.rank_sets import (_marginal, _rank_sets_iv, _simultaneous,
+from leaderboard.tiers.rank_sets import (_marginal, _simultaneous, rank_sets_data,
                                          rank_confidence_sets, rank_set_tiers)
 
 # Percentiles (0, 1, 5, 10, 25, 50, 75, 90, 95, 99, 100) of the Sberbank public board's RMSLE.
@@ -46,7 +46,7 @@ def kaggle_board(n: int, sd: float, replicates: int, seed: int) -> RankReplicate
 
 def pair_tiles(reps: RankReplicates, simultaneous: bool):
     """The pair-tile step-down (the bootstrap's) run on closed-form draws."""
-    d = _rank_sets_iv(RankReplicates(reps.point, np.asarray(reps.errors, float), reps.sd, None,
+    d = rank_sets_data(RankReplicates(reps.point, np.asarray(reps.errors, float), reps.sd, None,
                                      reps.sign, "x"), 0.05, None)
     d = type(d)(d.err, d.err, d.point, np.asarray(reps.sd, float), float(reps.correlation),
                 False, d.kq, d.ib)

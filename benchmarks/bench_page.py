@@ -15,7 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]   # big_board imports tests.report
 
 from big_board import big_analysis  # noqa: E402
 from leaderboard.report.html import TEMPLATE, build_context  # noqa: E402

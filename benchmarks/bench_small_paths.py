@@ -29,7 +29,7 @@ import pandas as pd
 from leaderboard.metrics import _rank_kernels as _k
 from leaderboard.metrics.rank import _auc_stream, _order, _tied_stream
 from leaderboard.noise.rng import BLOCK, block_rng
-from leaderboard.noise.weights import _Plan, _put, _tally, count_block, resampling
+from leaderboard.noise.weights import ResamplingPlan, _put, _tally, count_block, resampling
 from leaderboard.pipelines.categories import _crossing
 
 
@@ -46,7 +46,7 @@ def baseline_crossing(groups, categories):
     return bool(pairs["g"].duplicated().any())
 
 
-def baseline_count_block(plan: _Plan, seed: int, block: int, stream: int = 2) -> np.ndarray:
+def baseline_count_block(plan: ResamplingPlan, seed: int, block: int, stream: int = 2) -> np.ndarray:
     """The block as it was drawn (main 3faad2a): one generator call and tally per replicate."""
     n = plan.n_rows
     rng = block_rng(seed, stream, block)

@@ -59,6 +59,7 @@ BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by th
 BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
 BOOT_SE_DRAWS = 100  # ... and, independent of them, for the pairs' SEs
 BOOT_BUDGET = 1.6e9  # entries x rows x replicates scored per check (about 2 s)
+BOOT_STEP = 16      # maxima scored this many replicates at a time (a board may settle early)
 
 
 @dataclass(frozen=True)
@@ -287,8 +288,6 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
     >>> c.family, c.boards
     ('bootstrap', 40)
     """
-    from leaderboard.noise.bootstrap import replicate_scores
-
     preds = np.asarray(preds)
     e, n = preds.shape[0], preds.shape[1]
     units = plan.n_groups if plan.resample == "grouped" else n
@@ -299,28 +298,53 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
         return skipped
     if metric.kind == "scores":   # one scale for every model: ranks within each model
         preds = np.stack([_average_ranks(p) for p in preds]) / n
-    impl = metric.impl
     rejected = 0
     with one_blas_thread():
         for b in range(boards):
             rng = block_rng(seed, STREAM, b)
             perm = np.argsort(rng.random((n, e)), axis=1)     # each row's models shuffled
             null = preds[perm.T, np.arange(n)[None, :]]        # (E, n, ...)
-            prepared = impl.prepare(y, list(null))
-            point = impl.point(prepared, len(y))
-            # two independent sets: SEs from one, maxima from the other (SEs from the maxima's
-            # own draws would make every draw's deviation exactly SD-sized while the observed
-            # gap keeps the SEs' noise: a 100-draw check would then find errors that 2,000
-            # draws do not have)
-            reps = replicate_scores(impl, prepared, plan, draws + se_draws, int(seed) + b,
-                                    STREAM)
-            finite = np.isfinite(reps).all(axis=0) & np.isfinite(point).all()
-            err, for_se = reps[:, :draws] - point[:, None], reps[:, draws:] - point[:, None]
-            err, for_se = err[:, finite[:draws]], for_se[:, finite[draws:]]
-            if err.shape[1] < 2 or for_se.shape[1] < 2:
-                continue
-            rejected += _boot_first_round(point, err, for_se, factor, _kth(alpha, err.shape[1]))
+            rejected += _null_board_rejects(metric.impl, y, null, plan, int(seed) + b, alpha,
+                                            factor, draws, se_draws)
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
+
+
+def _null_board_rejects(impl, y, null, plan, seed: int, alpha: float, factor: float, draws: int,
+                        se_draws: int) -> bool:
+    """Whether the bootstrap's first round declares some pair different on one null board.
+
+    Two independent sets of replicates: SEs from one (replicates ``draws ..``), maxima from the
+    other (``0 .. draws - 1``); SEs from the maxima's own draws would make every draw's deviation
+    exactly SD-sized while the observed gap keeps the SEs' noise: a 100-draw check would then
+    find errors that 2,000 draws do not have. The SEs and the observed largest |t| come first;
+    the maxima are then scored :data:`BOOT_STEP` replicates at a time, and once more of them
+    reach the observed |t| than any number of finite draws lets a rejection have, the board
+    cannot reject and the rest is not scored: the same verdict as scoring all of them (tested).
+    """
+    from leaderboard.noise.bootstrap import replicate_chunks
+
+    prepared = impl.prepare(y, list(null))
+    point = impl.point(prepared, len(y))
+    if not np.isfinite(point).all():      # every replicate dropped: nothing to compare
+        return False
+    reps = next(replicate_chunks(impl, prepared, plan, draws, draws + se_draws, seed, STREAM,
+                                 se_draws))
+    for_se = reps[:, np.isfinite(reps).all(axis=0)] - point[:, None]
+    if for_se.shape[1] < 2:
+        return False
+    ses, t_max = _pair_ses(point, for_se, factor)
+    settled, reached, maxima = _settled(alpha, draws), 0, []
+    for reps in replicate_chunks(impl, prepared, plan, 0, draws, seed, STREAM, BOOT_STEP):
+        best = _draw_maxima(reps[:, np.isfinite(reps).all(axis=0)] - point[:, None], ses)
+        maxima.append(best)
+        reached += int(np.count_nonzero(best >= t_max))
+        if reached > settled:
+            return False
+    best = np.concatenate(maxima)
+    if best.size < 2:
+        return False
+    kq = _kth(alpha, best.size)
+    return bool(t_max > np.partition(best, kq - 1)[kq - 1])
 
 
 def _average_ranks(x: np.ndarray) -> np.ndarray:
@@ -347,23 +371,43 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def _boot_first_round(point: np.ndarray, err: np.ndarray, for_se: np.ndarray, factor: float,
-                      kq: int) -> bool:
-    """The bootstrap max-t's first round over all pairs (SEs the SDs of the replicates
-    ``for_se``, as :mod:`~leaderboard.tiers.rank_sets` takes them from its own): the largest
-    |t| above the ``kq``-th smallest of the replicates' (``err``) largest studentised
-    |difference|."""
+def _settled(alpha: float, draws: int) -> int:
+    """The most draws whose maximum may reach the observed |t| on a board that rejects, for any
+    number of finite draws up to ``draws`` (rejection: the observed |t| above the ``kq``-th
+    smallest maximum, i.e. at most ``m - kq`` maxima reach it).
+
+    Examples
+    --------
+    >>> _settled(0.05, 100), _settled(0.05, 40), _settled(0.2, 100)
+    (5, 2, 20)
+    """
+    return max(m - _kth(alpha, m) for m in range(1, draws + 1))
+
+
+def _pair_ses(point: np.ndarray, for_se: np.ndarray, factor: float
+              ) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
+    """Per model ``j``, which later models it has a positive SE against and those SEs (the SDs of
+    the replicates ``for_se``, as :mod:`~leaderboard.tiers.rank_sets` takes them from its own),
+    and the observed largest studentised |difference| over all pairs (divided by ``factor``)."""
     cen = for_se - for_se.mean(axis=1, keepdims=True)
-    best, t_max = np.zeros(err.shape[1]), 0.0
+    ses, t_max = [], 0.0
     for j in range(point.size - 1):
         d = cen[j + 1:] - cen[j]
         se = np.sqrt((d * d).sum(axis=1) / (cen.shape[1] - 1))
         ok = se > 0
-        if not ok.any():
-            continue
-        gap = np.abs(point[j + 1:][ok] - point[j])
-        t_max = max(t_max, float((gap / se[ok]).max()) / factor)
-        np.maximum(best, (np.abs(err[j + 1:][ok] - err[j]) / se[ok, None]).max(axis=0),
-                   out=best)
-    return bool(t_max > np.partition(best, kq - 1)[kq - 1])
+        ses.append((ok, se[ok]))
+        if ok.any():
+            gap = np.abs(point[j + 1:][ok] - point[j])
+            t_max = max(t_max, float((gap / se[ok]).max()) / factor)
+    return ses, t_max
 
+
+def _draw_maxima(err: np.ndarray, ses: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Each replicate's (column of ``err``: replicate minus point) largest studentised
+    |difference| over the pairs with a positive SE."""
+    best = np.zeros(err.shape[1])
+    for j, (ok, se) in enumerate(ses):
+        if se.size:
+            np.maximum(best, (np.abs(err[j + 1:][ok] - err[j]) / se[:, None]).max(axis=0),
+                       out=best)
+    return best

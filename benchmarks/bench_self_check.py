@@ -68,45 +68,51 @@ def board(metric: str, e: int, n: int, seed: int = 0):
 
 def table(metrics: list[str], shapes: list[tuple[int, int]]) -> list[dict]:
     """One row per metric and shape: CPU per null board, and the boards the budget gives."""
-    import numpy as np
-
-    import leaderboard.tiers.guarantee_check as gc
     from leaderboard.metrics import get_metric
     from leaderboard.noise.weights import resampling
+    from leaderboard.tiers.guarantee_check import MIN_BOARDS
+    try:
+        from leaderboard.tiers.bootstrap_check import check_bootstrap
+        unlimited = {"budget": float("inf"), "work": float("inf")}
+    except ImportError:   # the code before
+        from leaderboard.tiers.guarantee_check import check_bootstrap
+        unlimited = {"budget": float("inf")}
 
     def cpu() -> float:
         t = os.times()
         return t.user + t.system
 
     warm = board("auc", 5, 300)
-    gc.check_bootstrap(warm[1], warm[0], get_metric("auc"), resampling(warm[0], "plain"), 0.05,
-                       boards=gc.MIN_BOARDS)   # imports and compiled kernels, outside
+    check_bootstrap(warm[1], warm[0], get_metric("auc"), resampling(warm[0], "plain"), 0.05,
+                    boards=MIN_BOARDS)   # imports and compiled kernels, outside
     rows = []
     for metric in metrics:
         m = get_metric(metric)
         for e, n in shapes:
             y, preds = board(metric, e, n)
             plan = resampling(y, "plain")
-            gc.check_bootstrap(preds[:2, :50], y[:50], m, resampling(y[:50], "plain"), 0.05,
-                               boards=gc.MIN_BOARDS)   # this metric's kernels, outside
+            check_bootstrap(preds[:2, :50], y[:50], m, resampling(y[:50], "plain"), 0.05,
+                            boards=MIN_BOARDS)   # this metric's kernels, outside
             start = cpu()
-            gc.check_bootstrap(preds, y, m, plan, 0.05, boards=gc.MIN_BOARDS,
-                               budget=float("inf"))
-            per_board = (cpu() - start) / gc.MIN_BOARDS
+            check_bootstrap(preds, y, m, plan, 0.05, boards=MIN_BOARDS, **unlimited)
+            per_board = (cpu() - start) / MIN_BOARDS
             rows.append({"metric": metric, "shape": f"{e}x{n}", "ms_per_board": 1e3 * per_board,
-                         "boards": _budget_boards(gc, m, preds, plan)})
+                         "boards": _budget_boards(m, preds, y)})
     return rows
 
 
-def _budget_boards(gc, metric, preds, plan) -> int:
+def _budget_boards(metric, preds, y) -> int:
     """The null boards the check's budget gives this board (0: not checked)."""
-    counted = getattr(gc, "boot_boards", None)
-    if counted is not None:
-        boards = counted(metric, preds.shape, plan)
-    else:   # the code before: entries x rows x replicates
+    import leaderboard.tiers.guarantee_check as gc
+
+    try:
+        from leaderboard.tiers.bootstrap_check import boot_boards
+    except ImportError:   # the code before: entries x rows x replicates
         e, n = preds.shape[0], preds.shape[1]
         boards = int(min(gc.BOOT_BOARDS, gc.BOOT_BUDGET // max(1, e * n * (
             gc.BOOT_DRAWS + gc.BOOT_SE_DRAWS))))
+    else:
+        boards = boot_boards(metric, preds, y)
     return boards if boards >= gc.MIN_BOARDS else 0
 
 
@@ -161,7 +167,7 @@ def main() -> None:
                 str(args.base), "--table-child", "--shapes", args.shapes, "--metrics",
                 args.metrics]
         runs: dict[str, list[list[dict]]] = {"before": [], "after": []}
-        for r in range(max(1, args.rounds - 1)):
+        for _ in range(max(1, args.rounds - 1)):
             for name, tree in trees.items():
                 runs[name].append(json.loads(child(tree, argv, subprocess.PIPE)[1]))
         print(f"\nself-check per metric and shape (load {os.getloadavg()[0]:.1f}): CPU ms per "

@@ -29,6 +29,46 @@ METRICS: tuple[Metric, ...] = (*rank.METRICS, *classification.METRICS, *regressi
                                *SCORES_ONLY)
 
 
+# What scoring one entry costs in the paired bootstrap's self-check (leaderboard.tiers.
+# bootstrap_check), per row and replicate, in units of a binary ROC AUC's: ``base + per_class * c
+# + per_pair * c (c - 1) / 2``, with ``c`` the classes (score or label columns of a matrix of
+# predictions; else the distinct labels of truth and predictions for labels and clusters; 1 for
+# one score or value per row). Measured with benchmarks/bench_self_check.py (CPU per null board
+# at 40 entries x 2,000 rows, and at 2, 4 and 10 classes, less the board's own cost of weights
+# and pairs; 2 shared cores, load 2-3.5, so about +-20%), then rounded up. Metrics not listed
+# (every mean of per-row values: their check is the sign flips') count as 1.
+CHECK_COST: dict[str, tuple[float, float, float]] = {
+    **dict.fromkeys(("auc", "auc_ovr", "auc_ovr_weighted"), (0.1, 0.9, 0.0)),   # c columns
+    **dict.fromkeys(("auc_ovo", "auc_ovo_weighted"), (0.5, 0.6, 0.65)),   # 2.4, 8.0, 35 at c = 2, 4, 10
+    "gini": (1.75, 0.0, 0.0), "cap_ar": (1.5, 0.0, 0.0),
+    "average_precision": (0.0, 1.55, 0.0),          # 1.2-1.4 at one column, 15.4 at ten
+    **dict.fromkeys((f"{m}{v}" for m in ("precision", "recall", "f1", "fbeta")
+                     for v in ("", "_micro", "_macro", "_weighted")), (0.3, 0.35, 0.0)),
+    **dict.fromkeys((f"{m}_samples" for m in ("precision", "recall", "f1", "fbeta")),
+                    (0.1, 0.2, 0.0)),                # c label columns: 0.9 at four
+    "mcc": (0.4, 0.11, 0.0), "balanced_accuracy": (0.25, 0.11, 0.0),
+    "qwk": (0.4, 0.12, 0.0), "cohen_kappa": (0.4, 0.12, 0.0),
+    "r2": (0.75, 0.0, 0.0), "explained_variance": (0.75, 0.0, 0.0),
+    "medae": (3.0, 0.0, 0.0),                        # a weighted median per replicate
+    "ari": (0.6, 0.05, 0.0), "fowlkes_mallows": (0.6, 0.05, 0.0),
+    **dict.fromkeys(("nmi", "v_measure", "homogeneity", "completeness"), (0.5, 0.1, 0.0)),
+    "ami": (0.2, 1.0, 0.0),                          # the expected mutual information: 2, 4, 10
+}
+
+
+def check_cost(metric: Metric, classes: int = 1) -> float:
+    """The self-check's cost of scoring one entry, per row and replicate, relative to a binary
+    ROC AUC's (:data:`CHECK_COST`), at ``classes`` classes.
+
+    Examples
+    --------
+    >>> check_cost(get_metric("auc")), check_cost(get_metric("auc"), 10), check_cost(get_metric("ami"), 4)
+    (1.0, 9.1, 4.2)
+    """
+    base, per_class, per_pair = CHECK_COST.get(metric.name, (1.0, 0.0, 0.0))
+    return round(base + per_class * classes + per_pair * classes * (classes - 1) / 2, 6)
+
+
 def _key(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch not in "-_ ")
 

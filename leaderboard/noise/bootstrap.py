@@ -314,7 +314,7 @@ def replicate_chunks(impl: MetricImpl, prepared, plan: ResamplingPlan, start: in
     >>> bool(np.array_equal(np.hstack(parts), whole[:, 20:], equal_nan=True))
     True
     """
-    held, counts = -1, None
+    held, counts = -1, np.empty((0, 0), dtype=np.uint8)
     for low in range(start, stop, step):
         high = min(low + step, stop)
         parts = []

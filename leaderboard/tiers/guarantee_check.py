@@ -17,16 +17,8 @@ the analysis measures it on null boards of the board's own shape, built from its
   method with error ``alpha`` would give that many less than 1% of the time (a one-sided binomial
   test); the page then shows the measured figure instead of the promise.
 
-For the paired bootstrap (metrics that are not a mean of per-row values: AUC, F1, R²), a null
-board permutes the models' predictions row by row (scores turned into ranks within each model
-first, so that rows of different models mix on one scale) and is scored by the metric itself
-on :data:`BOOT_DRAWS` bootstrap replicates for the maxima and :data:`BOOT_SE_DRAWS` others for
-the pairs' SEs (:func:`check_bootstrap`); its first round is the bootstrap's max-t over all
-pairs, as the analysis runs it. The SEs come from replicates of their own because SEs taken
-from the maxima's own hundred draws make every draw's deviation SD-sized while the observed gap
-keeps the SEs' noise, which 2,000 draws nearly do not: on null boards made from the insults
-competition's 27 submissions (AUC, 1,985 rows) this check measured 2.7% ± 0.9% (300 boards),
-the analysis itself with 2,000 replicates 4.0% ± 1.4% (200 boards).
+The paired bootstrap's check (metrics that are not a mean of per-row values: AUC, F1, R²) is
+:mod:`leaderboard.tiers.bootstrap_check`.
 
 The sign flips' check uses ``draws`` flips per null board (a randomization test is exact for any
 number of draws, so this measures the method, not its Monte Carlo error) and each pair's exact
@@ -55,11 +47,6 @@ DRAWS = 100         # sign flips per null board
 BUDGET = 1.2e9      # work units per check: about 2 s of CPU on the development machine
 UNIT_COST = 17      # work units per model and unit of a null board (its shuffle and flips)
 SHORT_P = 0.01      # the binomial test's level for "falls short"
-BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by the metric)
-BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
-BOOT_SE_DRAWS = 100  # ... and, independent of them, for the pairs' SEs
-BOOT_BUDGET = 1.6e9  # entries x rows x replicates scored per check (about 2 s)
-BOOT_STEP = 16      # maxima scored this many replicates at a time (a board may settle early)
 
 
 @dataclass(frozen=True)
@@ -252,162 +239,3 @@ def _first_round_rejects(totals: np.ndarray, signs: np.ndarray, kq: int) -> bool
         d *= inv[j, j + 1:, None]
         np.maximum(best, d.max(axis=0), out=best)
     return bool(best[0] > np.partition(best, kq - 1)[kq - 1])
-
-
-def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float, *,
-                    seed: int = DEFAULT_SEED, unit: str = "test row", factor: float = 1.0,
-                    boards: int = BOOT_BOARDS, draws: int = BOOT_DRAWS,
-                    se_draws: int = BOOT_SE_DRAWS, budget: float = BOOT_BUDGET
-                    ) -> GuaranteeCheck:
-    """The paired bootstrap's family-wise error on null boards made from ``preds``.
-
-    Parameters
-    ----------
-    preds : ndarray, shape (E, n, ...)
-        The entries' predictions on the ranking rows, in rank order.
-    y : ndarray
-        The truth of those rows.
-    metric : Metric
-    plan
-        The ranking split's resampling plan (:func:`~leaderboard.noise.weights.resampling`).
-    alpha, seed, unit
-    factor : float
-        The few-clusters stretch the analysis applied (t statistics divided by it).
-    boards, draws, budget
-        At most ``boards`` null boards of ``draws`` replicates, fewer when ``boards * E * n *
-        draws`` passes ``budget``.
-
-    Examples
-    --------
-    >>> from leaderboard.metrics import get_metric
-    >>> from leaderboard.noise.weights import resampling
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 300)
-    >>> preds = y + rng.normal(0, 1.5, (6, 300))
-    >>> c = check_bootstrap(preds, y, get_metric("auc"), resampling(y, "plain"), 0.05, boards=40)
-    >>> c.family, c.boards
-    ('bootstrap', 40)
-    """
-    preds = np.asarray(preds)
-    e, n = preds.shape[0], preds.shape[1]
-    units = plan.n_groups if plan.resample == "grouped" else n
-    base = dict(family="bootstrap", models=e, units=units, unit=unit, alpha=float(alpha))
-    boards = int(min(boards, budget // max(1, e * n * (draws + se_draws))))
-    skipped = _not_run(base, boards, f"{e:,} entries \u00d7 {n:,} rows")
-    if skipped is not None:
-        return skipped
-    if metric.kind == "scores":   # one scale for every model: ranks within each model
-        preds = np.stack([_average_ranks(p) for p in preds]) / n
-    rejected = 0
-    with one_blas_thread():
-        for b in range(boards):
-            rng = block_rng(seed, STREAM, b)
-            perm = np.argsort(rng.random((n, e)), axis=1)     # each row's models shuffled
-            null = preds[perm.T, np.arange(n)[None, :]]        # (E, n, ...)
-            rejected += _null_board_rejects(metric.impl, y, null, plan, int(seed) + b, alpha,
-                                            factor, draws, se_draws)
-    return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
-
-
-def _null_board_rejects(impl, y, null, plan, seed: int, alpha: float, factor: float, draws: int,
-                        se_draws: int) -> bool:
-    """Whether the bootstrap's first round declares some pair different on one null board.
-
-    Two independent sets of replicates: SEs from one (replicates ``draws ..``), maxima from the
-    other (``0 .. draws - 1``); SEs from the maxima's own draws would make every draw's deviation
-    exactly SD-sized while the observed gap keeps the SEs' noise: a 100-draw check would then
-    find errors that 2,000 draws do not have. The SEs and the observed largest |t| come first;
-    the maxima are then scored :data:`BOOT_STEP` replicates at a time, and once more of them
-    reach the observed |t| than any number of finite draws lets a rejection have, the board
-    cannot reject and the rest is not scored: the same verdict as scoring all of them (tested).
-    """
-    from leaderboard.noise.bootstrap import replicate_chunks
-
-    prepared = impl.prepare(y, list(null))
-    point = impl.point(prepared, len(y))
-    if not np.isfinite(point).all():      # every replicate dropped: nothing to compare
-        return False
-    reps = next(replicate_chunks(impl, prepared, plan, draws, draws + se_draws, seed, STREAM,
-                                 se_draws))
-    for_se = reps[:, np.isfinite(reps).all(axis=0)] - point[:, None]
-    if for_se.shape[1] < 2:
-        return False
-    ses, t_max = _pair_ses(point, for_se, factor)
-    settled, reached, maxima = _settled(alpha, draws), 0, []
-    for reps in replicate_chunks(impl, prepared, plan, 0, draws, seed, STREAM, BOOT_STEP):
-        best = _draw_maxima(reps[:, np.isfinite(reps).all(axis=0)] - point[:, None], ses)
-        maxima.append(best)
-        reached += int(np.count_nonzero(best >= t_max))
-        if reached > settled:
-            return False
-    best = np.concatenate(maxima)
-    if best.size < 2:
-        return False
-    kq = _kth(alpha, best.size)
-    return bool(t_max > np.partition(best, kq - 1)[kq - 1])
-
-
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n along the first axis, ties sharing their mean rank (each column on its own):
-    ``scipy.stats.rankdata``'s, without importing scipy.stats.
-
-    Examples
-    --------
-    >>> _average_ranks(np.array([0.3, 0.1, 0.3, 0.2])).tolist()
-    [3.5, 1.0, 3.5, 2.0]
-    """
-    x = np.asarray(x, dtype=float)
-    if x.ndim > 1:
-        return np.stack([_average_ranks(col) for col in x.reshape(len(x), -1).T], axis=1
-                        ).reshape(x.shape)
-    order = np.argsort(x, kind="stable")
-    sorted_x = x[order]
-    start = np.r_[True, sorted_x[1:] != sorted_x[:-1]]
-    group = np.cumsum(start) - 1
-    first = np.flatnonzero(start)
-    last = np.r_[first[1:], x.size] - 1
-    ranks = np.empty(x.size)
-    ranks[order] = ((first + last) / 2.0 + 1.0)[group]
-    return ranks
-
-
-def _settled(alpha: float, draws: int) -> int:
-    """The most draws whose maximum may reach the observed |t| on a board that rejects, for any
-    number of finite draws up to ``draws`` (rejection: the observed |t| above the ``kq``-th
-    smallest maximum, i.e. at most ``m - kq`` maxima reach it).
-
-    Examples
-    --------
-    >>> _settled(0.05, 100), _settled(0.05, 40), _settled(0.2, 100)
-    (5, 2, 20)
-    """
-    return max(m - _kth(alpha, m) for m in range(1, draws + 1))
-
-
-def _pair_ses(point: np.ndarray, for_se: np.ndarray, factor: float
-              ) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
-    """Per model ``j``, which later models it has a positive SE against and those SEs (the SDs of
-    the replicates ``for_se``, as :mod:`~leaderboard.tiers.rank_sets` takes them from its own),
-    and the observed largest studentised |difference| over all pairs (divided by ``factor``)."""
-    cen = for_se - for_se.mean(axis=1, keepdims=True)
-    ses, t_max = [], 0.0
-    for j in range(point.size - 1):
-        d = cen[j + 1:] - cen[j]
-        se = np.sqrt((d * d).sum(axis=1) / (cen.shape[1] - 1))
-        ok = se > 0
-        ses.append((ok, se[ok]))
-        if ok.any():
-            gap = np.abs(point[j + 1:][ok] - point[j])
-            t_max = max(t_max, float((gap / se[ok]).max()) / factor)
-    return ses, t_max
-
-
-def _draw_maxima(err: np.ndarray, ses: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Each replicate's (column of ``err``: replicate minus point) largest studentised
-    |difference| over the pairs with a positive SE."""
-    best = np.zeros(err.shape[1])
-    for j, (ok, se) in enumerate(ses):
-        if se.size:
-            np.maximum(best, (np.abs(err[j + 1:][ok] - err[j]) / se[:, None]).max(axis=0),
-                       out=best)
-    return best

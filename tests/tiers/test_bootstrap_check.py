@@ -16,8 +16,9 @@ import pytest
 from leaderboard.metrics import get_metric
 from leaderboard.noise.bootstrap import replicate_scores
 from leaderboard.noise.weights import resampling
-from leaderboard.tiers.guarantee_check import (BOOT_DRAWS, BOOT_SE_DRAWS, STREAM, _null_board_rejects,
-                                               check_bootstrap)
+from leaderboard.tiers.bootstrap_check import (BOOT_DRAWS, BOOT_SE_DRAWS, _null_board_rejects,
+                                              check_bootstrap)
+from leaderboard.tiers.guarantee_check import STREAM
 
 
 def _reference(impl, y, null, plan, seed, alpha, factor):
@@ -71,3 +72,20 @@ def test_the_check_finds_a_broken_method():
     broken = check_bootstrap(preds, y, get_metric("r2"), plan, 0.05, boards=40, factor=0.6)
     sound = check_bootstrap(preds, y, get_metric("r2"), plan, 0.05, boards=40)
     assert broken.falls_short and not sound.falls_short and sound.rejected <= 6
+
+
+def test_every_metric_the_check_scores_has_a_measured_cost_and_the_boards_follow_the_shape():
+    from leaderboard.engine.work import flips_apply
+    from leaderboard.metrics.registry import CHECK_COST, METRICS
+    from leaderboard.tiers.bootstrap_check import boot_boards
+
+    scored = {m.name for m in METRICS if m.can_score and not flips_apply(m)}
+    assert scored == set(CHECK_COST)              # a new metric is measured, not guessed
+    auc, y = get_metric("auc"), np.arange(2100) % 10 == 0
+    rng = np.random.default_rng(0)
+    # the shape decides, not the values: two boards of one shape get the same number
+    assert boot_boards(auc, rng.random((40, 2100)), y) == boot_boards(auc, np.zeros((40, 2100)), y)
+    # a costlier metric, more classes or more pairs: fewer boards (never more than the rule before)
+    ap = boot_boards(get_metric("average_precision"), np.zeros((40, 2100)), y)
+    assert boot_boards(get_metric("ami"), np.zeros((40, 2100)), y % 7) < ap <= 95
+    assert boot_boards(auc, np.zeros((40, 2100, 8)), y % 8) < boot_boards(auc, np.zeros((40, 2100, 3)), y % 3)

@@ -21,7 +21,10 @@ not depend on which replicates share the call). Under the null most boards settl
 first 16 or 32 maxima.
 
 Cost. How many null boards a check runs is fixed by the board's shape and the metric, never by
-a clock (same inputs and seed, same page): :func:`boot_boards` counts a null board's CPU as
+a clock (same inputs and seed, same page). :func:`boot_boards` takes at most
+:data:`BOOT_BOARDS`, at most :data:`BOOT_WORK` entries x rows x replicates (the rule before this
+count, which still sets the submissions example's 95 boards), and at most what
+:data:`BOOT_BUDGET` (about two seconds) holds of a null board's counted CPU,
 
     draws x (rows x (cost x entries x ENTRY_ROW + ROW) + pairs x PAIR) + cost x entries x ENTRY
     + BOARD    nanoseconds,
@@ -29,10 +32,14 @@ a clock (same inputs and seed, same page): :func:`boot_boards` counts a null boa
 with ``cost`` the metric's factor from the registry
 (:data:`~leaderboard.metrics.registry.CHECK_COST`: 1 for a binary AUC, 9.1 for a ten-class
 one-vs-rest AUC, 3 for the median absolute error, ...) and the constants below, fitted to binary
-AUC boards from 2 x 2,000 to 300 x 100 and 2 x 50,000 (within 15% of each), and runs as many
-boards as fit in :data:`BOOT_BUDGET` (at most :data:`BOOT_BOARDS`; fewer than
-:data:`~leaderboard.tiers.guarantee_check.MIN_BOARDS`: not checked, and the result says why).
-Measured costs per metric and shape are in docs/benchmarks.md (benchmarks/bench_self_check.py).
+AUC boards from 2 x 2,000 to 300 x 100 and 2 x 50,000 (each within 15%). Fewer than
+:data:`~leaderboard.tiers.guarantee_check.MIN_BOARDS`: not checked, and the result says why.
+Where the old rule alone overspent, measured on 2 shared cores: 300 entries x 100 rows ran 200
+boards (about 9 s), now 46; average precision on 11 entries x 2,100 rows under Poisson weights
+took about 7 s at load 8 for its 200 boards, now about 1.5 s (its loop, not its boards, was
+the cost). The submissions example's check (40 x 2,100, AUC, 95 boards) took 1.6 s, now about
+1.1 s with the same verdicts. Per metric and shape: docs/benchmarks.md
+(benchmarks/bench_self_check.py).
 """
 from __future__ import annotations
 
@@ -41,7 +48,7 @@ import numpy as np
 from leaderboard._threads import one_blas_thread
 from leaderboard.noise.rng import block_rng
 from leaderboard.params import DEFAULT_SEED
-from leaderboard.tiers.guarantee_check import STREAM, GuaranteeCheck, _kth, _not_run
+from leaderboard.tiers.guarantee_check import MIN_BOARDS, STREAM, GuaranteeCheck, _kth, _not_run
 
 BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by the metric)
 BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
@@ -137,10 +144,13 @@ def boot_boards(metric, preds: np.ndarray, y: np.ndarray, *, boards: int = BOOT_
     from leaderboard.metrics.registry import check_cost
 
     e, n = preds.shape[0], preds.shape[1]
+    boards = int(min(boards, work // max(1, e * n * (draws + se_draws))))
+    if boards < MIN_BOARDS:   # not checked: no need to count the classes of a large board
+        return boards
     cost = check_cost(metric, _classes(metric, preds, y))
     one = ((draws + se_draws) * (n * (cost * e * ENTRY_ROW + ROW) + e * (e - 1) / 2 * PAIR)
            + cost * e * ENTRY + BOARD)
-    return int(min(boards, work // max(1, e * n * (draws + se_draws)), budget // one))
+    return int(min(boards, budget // one))
 
 
 def _classes(metric, preds: np.ndarray, y: np.ndarray) -> int:

@@ -14,6 +14,7 @@ code before, put first on ``PYTHONPATH`` of a child process; this tree's own cod
 
     nice -n 10 python benchmarks/bench_self_check.py --base /tmp/base [--parts example,table]
         [--rounds 3] [--shapes 5x300,11x2100,40x2100,100x500] [--metrics auc,...]
+        [--resample plain|stratified|poisson]
 
 docs/benchmarks.md quotes its output.
 """
@@ -66,7 +67,8 @@ def board(metric: str, e: int, n: int, seed: int = 0):
     return y, np.where(rng.random((e, n)) < 0.7, y, rng.integers(0, 5, (e, n)))
 
 
-def table(metrics: list[str], shapes: list[tuple[int, int]]) -> list[dict]:
+def table(metrics: list[str], shapes: list[tuple[int, int]], resample: str = "plain"
+          ) -> list[dict]:
     """One row per metric and shape: CPU per null board, and the boards the budget gives."""
     from leaderboard.metrics import get_metric
     from leaderboard.noise.weights import resampling
@@ -90,7 +92,7 @@ def table(metrics: list[str], shapes: list[tuple[int, int]]) -> list[dict]:
         m = get_metric(metric)
         for e, n in shapes:
             y, preds = board(metric, e, n)
-            plan = resampling(y, "plain")
+            plan = resampling(y, resample)
             check_bootstrap(preds[:2, :50], y[:50], m, resampling(y[:50], "plain"), 0.05,
                             boards=MIN_BOARDS)   # this metric's kernels, outside
             start = cpu()
@@ -141,11 +143,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shapes", default="5x300,11x2100,40x2100,100x500")
     ap.add_argument("--metrics", default=METRICS)
+    ap.add_argument("--resample", default="plain", help="the table's resampling scheme")
     ap.add_argument("--table-child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes.split(",")]
     if args.table_child:
-        print(json.dumps(table(args.metrics.split(","), shapes)))
+        print(json.dumps(table(args.metrics.split(","), shapes, args.resample)))
         return
     trees = {"before": args.base.resolve(), "after": ROOT}
     print(f"load {os.getloadavg()[0]:.1f} at start; {args.rounds} rounds, the first not counted")
@@ -165,7 +168,7 @@ def main() -> None:
     if "table" in args.parts.split(","):
         argv = [sys.executable, str(ROOT / "benchmarks" / "bench_self_check.py"), "--base",
                 str(args.base), "--table-child", "--shapes", args.shapes, "--metrics",
-                args.metrics]
+                args.metrics, "--resample", args.resample]
         runs: dict[str, list[list[dict]]] = {"before": [], "after": []}
         for _ in range(max(1, args.rounds - 1)):
             for name, tree in trees.items():

@@ -50,8 +50,8 @@ def test_a_null_board_that_stops_early_has_the_verdict_of_all_its_draws(metric, 
     verdicts = []
     for b in range(12):
         null = preds[np.argsort(rng.random((120, 6)), axis=1).T, np.arange(120)[None, :]]
-        got = _null_board_rejects(impl, y, null, plan, 100 + b, alpha, factor, BOOT_DRAWS,
-                                  BOOT_SE_DRAWS)
+        got = _null_board_rejects(impl, impl.prepare(y, list(null)), len(y), plan, 100 + b,
+                                  alpha, factor, BOOT_DRAWS, BOOT_SE_DRAWS)
         assert got == _reference(impl, y, null, plan, 100 + b, alpha, factor), b
         verdicts.append(got)
     if factor < 1:   # t inflated: boards that reject are compared too, not only early stops

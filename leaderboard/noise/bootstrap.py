@@ -293,11 +293,12 @@ def replicate_scores(impl: MetricImpl, prepared, plan: ResamplingPlan, replicate
 
 
 def replicate_chunks(impl: MetricImpl, prepared, plan: ResamplingPlan, start: int, stop: int,
-                     seed: int, stream: int = STREAM, step: int = BLOCK):
-    """Scores ``(E, <= step)`` of replicates ``start .. stop - 1``, in order, ``step`` at a time:
-    the columns :func:`replicate_scores` gives them (each block's weights regenerated from
-    ``(seed, stream, block)``; a replicate's score does not depend on which replicates share
-    the call), for a caller that may stop early (the self-check's null boards).
+                     seed: int, stream: int = STREAM, step: int | Sequence[int] = BLOCK):
+    """Scores ``(E, <= step)`` of replicates ``start .. stop - 1``, in order, ``step`` at a time
+    (or the sizes in ``step`` in turn, the last one repeated): the columns
+    :func:`replicate_scores` gives them (each block's weights regenerated from ``(seed, stream,
+    block)``; a replicate's score does not depend on which replicates share the call), for a
+    caller that may stop early (the self-check's null boards).
 
     Examples
     --------
@@ -313,10 +314,14 @@ def replicate_chunks(impl: MetricImpl, prepared, plan: ResamplingPlan, start: in
     >>> whole = replicate_scores(impl, prepared, plan, 70, seed=3)
     >>> bool(np.array_equal(np.hstack(parts), whole[:, 20:], equal_nan=True))
     True
+    >>> [part.shape[1] for part in replicate_chunks(impl, prepared, plan, 0, 100, 3, step=(16, 32))]
+    [16, 32, 32, 20]
     """
+    sizes = [step] if isinstance(step, int) else list(step)
     held, counts = -1, np.empty((0, 0), dtype=np.uint8)
-    for low in range(start, stop, step):
-        high = min(low + step, stop)
+    low = start
+    while low < stop:
+        high = min(low + (sizes.pop(0) if len(sizes) > 1 else sizes[0]), stop)
         parts = []
         for block in range(low // BLOCK, -(-high // BLOCK)):
             if block != held:      # a block two chunks share is drawn once
@@ -324,3 +329,4 @@ def replicate_chunks(impl: MetricImpl, prepared, plan: ResamplingPlan, start: in
             first = block * BLOCK
             parts.append(counts[max(low, first) - first:min(high, first + BLOCK) - first])
         yield impl.evaluate(prepared, np.vstack(parts).astype(float))
+        low = high

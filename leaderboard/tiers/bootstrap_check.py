@@ -14,7 +14,7 @@ submissions (AUC, 1,985 rows) this check measured 2.7% ± 0.9% (300 boards), the
 with 2,000 replicates 4.0% ± 1.4% (200 boards).
 
 A board's SEs and observed largest |t| are computed first; its maxima are then scored
-:data:`BOOT_STEP` replicates at a time, and once more maxima reach the observed |t| than a
+:data:`BOOT_STEPS` replicates at a time, and once more maxima reach the observed |t| than a
 rejection allows with any number of finite draws, the board cannot reject and the rest is not
 scored: the verdict, hence every number, is that of scoring all of them (a replicate's score does
 not depend on which replicates share the call). Under the null most boards settle within the
@@ -53,7 +53,7 @@ from leaderboard.tiers.guarantee_check import MIN_BOARDS, STREAM, GuaranteeCheck
 BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by the metric)
 BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
 BOOT_SE_DRAWS = 100  # ... and, independent of them, for the pairs' SEs
-BOOT_STEP = 16      # maxima scored this many replicates at a time (a board may settle early)
+BOOT_STEPS = (16, 32, 64)  # maxima scored 16, 32, then the rest (a board may settle early)
 # A null board's CPU in nanoseconds on the machine these were measured on (2 shared cores of an
 # AMD EPYC, kernels compiled; benchmarks/bench_self_check.py), per:
 ROW = 4.0           # row and replicate (its weights and class totals, whatever the entries)
@@ -112,6 +112,10 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
     if metric.kind == "scores":   # one scale for every model: ranks within each model
         preds = np.stack([_average_ranks(p) for p in preds]) / n
     rejected, impl = 0, metric.impl
+    # stopping early saves scoring and costs a pass over the pairs per step: where the pairs
+    # cost more than the rows (300 entries x 100 rows: 31.6 ms a board in steps, 26.3 before),
+    # the maxima are scored in one step
+    steps = BOOT_STEPS if e * (e - 1) / 2 * PAIR < n * (e * ENTRY_ROW + ROW) else (draws,)
     with one_blas_thread():
         for b in range(boards):
             rng = block_rng(seed, STREAM, b)
@@ -122,7 +126,7 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
             # and its pages were faulted in again on every board (2,900 faults a board, +25% CPU)
             prepared = impl.prepare(y, list(null))
             rejected += _null_board_rejects(impl, prepared, len(y), plan, int(seed) + b, alpha,
-                                            factor, draws, se_draws)
+                                            factor, draws, se_draws, steps)
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
 
 
@@ -169,7 +173,7 @@ def _classes(metric, preds: np.ndarray, y: np.ndarray) -> int:
 
 
 def _null_board_rejects(impl, prepared, n_rows: int, plan, seed: int, alpha: float, factor: float,
-                        draws: int, se_draws: int) -> bool:
+                        draws: int, se_draws: int, steps=BOOT_STEPS) -> bool:
     """Whether the bootstrap's first round declares some pair different on one null board
     (``prepared`` by ``impl``).
 
@@ -177,7 +181,7 @@ def _null_board_rejects(impl, prepared, n_rows: int, plan, seed: int, alpha: flo
     other (``0 .. draws - 1``); SEs from the maxima's own draws would make every draw's deviation
     exactly SD-sized while the observed gap keeps the SEs' noise: a 100-draw check would then
     find errors that 2,000 draws do not have. The SEs and the observed largest |t| come first;
-    the maxima are then scored :data:`BOOT_STEP` replicates at a time, and once more of them
+    the maxima are then scored :data:`BOOT_STEPS` replicates at a time, and once more of them
     reach the observed |t| than any number of finite draws lets a rejection have, the board
     cannot reject and the rest is not scored: the same verdict as scoring all of them (tested).
     """
@@ -193,7 +197,7 @@ def _null_board_rejects(impl, prepared, n_rows: int, plan, seed: int, alpha: flo
         return False
     ses, t_max = _pair_ses(point, for_se, factor)
     settled, reached, maxima = _settled(alpha, draws), 0, []
-    for reps in replicate_chunks(impl, prepared, plan, 0, draws, seed, STREAM, BOOT_STEP):
+    for reps in replicate_chunks(impl, prepared, plan, 0, draws, seed, STREAM, steps):
         best = _draw_maxima(reps[:, np.isfinite(reps).all(axis=0)] - point[:, None], ses)
         maxima.append(best)
         reached += int(np.count_nonzero(best >= t_max))

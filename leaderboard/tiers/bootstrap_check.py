@@ -32,14 +32,15 @@ count, which still sets the submissions example's 95 boards), and at most what
 with ``cost`` the metric's factor from the registry
 (:data:`~leaderboard.metrics.registry.CHECK_COST`: 1 for a binary AUC, 12.7 for a ten-class
 one-vs-rest AUC, 4 for the median absolute error, ...) and the constants below, fitted to binary
-AUC boards from 2 x 2,000 to 300 x 100 and 2 x 50,000 (each within 15%). Fewer than
+AUC boards from 2 x 2,000 to 300 x 100 and 2 x 50,000 (twelve shapes: within 12% but 10 x 300,
+22%). Fewer than
 :data:`~leaderboard.tiers.guarantee_check.MIN_BOARDS`: not checked, and the result says why.
-Where the old rule alone overspent, measured on 2 shared cores: 300 entries x 100 rows ran 200
-boards (about 9 s), now 46; average precision on 11 entries x 2,100 rows under Poisson weights
-took about 7 s at load 8 for its 200 boards, now about 1.5 s (its loop, not its boards, was
-the cost). The submissions example's check (40 x 2,100, AUC, 95 boards) took 1.6 s, now about
-1.1 s with the same verdicts. Per metric and shape: docs/benchmarks.md
-(benchmarks/bench_self_check.py).
+Measured on 2 shared cores (load 2-4), old code against this: 300 entries x 100 rows of AUC ran
+200 boards in 5.4 s, now 69 (about 1.9 s); average precision on 11 entries x 2,100 rows under
+Poisson weights 2.5 s, now 1.15 s for the same 200 boards (its loop, not its boards, was the
+cost: about 7 s at load 8); the submissions example's check (40 x 2,100, AUC, 95 boards) 1.56 s,
+now 1.28 s with the same verdicts; AMI on 100 x 500 ran 160 boards in 16 s and is now not
+checked. Per metric and shape: docs/benchmarks.md (benchmarks/bench_self_check.py).
 """
 from __future__ import annotations
 
@@ -57,9 +58,9 @@ BOOT_STEPS = (16, 32, 64)  # maxima scored 16, 32, then the rest (a board may se
 # A null board's CPU in nanoseconds on the machine these were measured on (2 shared cores of an
 # AMD EPYC, kernels compiled; benchmarks/bench_self_check.py), per:
 ROW = 4.0           # row and replicate (its weights and class totals, whatever the entries)
-ENTRY_ROW = 0.4     # entry, row and replicate of a binary AUC (times the metric's cost)
-PAIR = 2.2          # pair of entries and replicate (the max-t's first round)
-ENTRY = 67_000.0    # entry (its predictions prepared: sorted for a rank metric)
+ENTRY_ROW = 0.45    # entry, row and replicate of a binary AUC (times the metric's cost)
+PAIR = 1.0          # pair of entries and replicate (the max-t's first round)
+ENTRY = 55_000.0    # entry (its predictions prepared: sorted for a rank metric)
 BOARD = 500_000.0   # board (its shuffle, its steps)
 BOOT_WORK = 1.6e9    # entries x rows x replicates scored per check at most (the rule before)
 BOOT_BUDGET = 2.0e9  # nanoseconds of counted CPU per check at most: about two seconds
@@ -140,12 +141,13 @@ def boot_boards(metric, preds: np.ndarray, y: np.ndarray, *, boards: int = BOOT_
     Examples
     --------
     The submissions example's shape (binary AUC), where the rule before decides; 300 entries on
-    100 rows, where the pairs' cost does (it counted 266 boards, 9 s of CPU); a ten-class AUC:
+    100 rows, where the counted CPU does (the rule before gave it 200 boards, 5.4 s); a
+    ten-class AUC:
 
     >>> from leaderboard.metrics import get_metric
     >>> auc, y = get_metric("auc"), (np.arange(2100) % 10 == 0).astype(int)
     >>> boot_boards(auc, np.zeros((40, 2100)), y), boot_boards(auc, np.zeros((300, 100)), y[:100])
-    (95, 46)
+    (95, 69)
     >>> boot_boards(auc, np.zeros((40, 2100, 10)), y % 10)
     16
     """

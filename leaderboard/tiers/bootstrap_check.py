@@ -49,7 +49,8 @@ import numpy as np
 from leaderboard._threads import one_blas_thread
 from leaderboard.noise.rng import block_rng
 from leaderboard.params import DEFAULT_SEED
-from leaderboard.tiers.guarantee_check import MIN_BOARDS, STREAM, GuaranteeCheck, _kth, _not_run
+from leaderboard.tiers.guarantee_check import (MIN_BOARDS, STREAM, GuaranteeCheck, critical_place,
+                                               not_checked)
 
 BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by the metric)
 BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
@@ -107,7 +108,7 @@ def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float
     base = dict(family="bootstrap", models=e, units=units, unit=unit, alpha=float(alpha))
     boards = boot_boards(metric, preds, y, boards=boards, draws=draws, se_draws=se_draws,
                          budget=budget, work=work)
-    skipped = _not_run(base, boards, f"{e:,} entries \u00d7 {n:,} rows")
+    skipped = not_checked(base, boards, f"{e:,} entries \u00d7 {n:,} rows")
     if skipped is not None:
         return skipped
     if metric.kind == "scores":   # one scale for every model: ranks within each model
@@ -208,7 +209,7 @@ def _null_board_rejects(impl, prepared, n_rows: int, plan, seed: int, alpha: flo
     best = np.concatenate(maxima)
     if best.size < 2:
         return False
-    kq = _kth(alpha, best.size)
+    kq = critical_place(alpha, best.size)
     return bool(t_max > np.partition(best, kq - 1)[kq - 1])
 
 
@@ -246,7 +247,7 @@ def _settled(alpha: float, draws: int) -> int:
     >>> _settled(0.05, 100), _settled(0.05, 40), _settled(0.2, 100)
     (5, 2, 20)
     """
-    return max(m - _kth(alpha, m) for m in range(1, draws + 1))
+    return max(m - critical_place(alpha, m) for m in range(1, draws + 1))
 
 
 def _pair_ses(point: np.ndarray, for_se: np.ndarray, factor: float

@@ -188,22 +188,39 @@ def check_sign_flips(totals: np.ndarray, n_items: int, alpha: float, *, seed: in
     per_board = max(1, draws * pairs + UNIT_COST * e * g)   # measured: 1.6 ns a unit
     boards = int(min(boards, budget // per_board))
     base = dict(family="sign-flip", models=e, units=g, unit=unit, alpha=float(alpha))
-    skipped = _not_run(base, boards, f"{e:,} models \u00d7 {g:,} {unit}s")
+    skipped = not_checked(base, boards, f"{e:,} models \u00d7 {g:,} {unit}s")
     if skipped is not None:
         return skipped
-    kq = _kth(alpha, draws)
+    kq = critical_place(alpha, draws)
     with one_blas_thread():   # small products: OpenBLAS's threads cost more than they save
         rejected = sum(_null_board(totals, seed, b, draws, kq) for b in range(boards))
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
 
 
-def _kth(alpha: float, draws: int) -> int:
-    """The critical value's place among ``draws`` sorted maxima (as the rank sets take it)."""
+def critical_place(alpha: float, draws: int) -> int:
+    """The critical value's place among ``draws`` sorted maxima (as the rank sets take it):
+    a null board rejects when its observed maximum is above the maximum at this place (1-based).
+
+    Examples
+    --------
+    >>> critical_place(0.05, 100), critical_place(0.05, 39), critical_place(0.5, 1)
+    (95, 38, 1)
+    """
     return min(draws, max(1, math.ceil(round((1 - alpha) * draws, 9))))
 
 
-def _not_run(base: dict, boards: int, shape: str) -> GuaranteeCheck | None:
-    """The check not run, and why (one entry; too large for :data:`MIN_BOARDS` in seconds)."""
+def not_checked(base: dict, boards: int, shape: str) -> GuaranteeCheck | None:
+    """The check not run, and why (one entry; too large for :data:`MIN_BOARDS` in seconds), or
+    None when it runs. ``base`` holds the :class:`GuaranteeCheck`'s fields but its counts.
+
+    Examples
+    --------
+    >>> base = dict(family="bootstrap", models=3, units=30, unit="test row", alpha=0.05)
+    >>> not_checked(base, 200, "3 entries") is None
+    True
+    >>> not_checked(base, 12, "3 entries").reason[:43]
+    '3 entries is more than 40 null boards in se'
+    """
     if base["models"] < 2:
         return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason="one entry")
     if boards < MIN_BOARDS:

@@ -51,7 +51,8 @@ def fewest_null_boards(monkeypatch) -> None:
     import functools
 
     from leaderboard.pipelines import family
-    from leaderboard.tiers.guarantee_check import MIN_BOARDS, check_bootstrap
+    from leaderboard.tiers.bootstrap_check import check_bootstrap
+    from leaderboard.tiers.guarantee_check import MIN_BOARDS
 
     monkeypatch.setattr(family, "check_bootstrap",
                         functools.partial(check_bootstrap, boards=MIN_BOARDS))

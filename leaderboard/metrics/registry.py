@@ -29,6 +29,49 @@ METRICS: tuple[Metric, ...] = (*rank.METRICS, *classification.METRICS, *regressi
                                *SCORES_ONLY)
 
 
+# What scoring one entry costs in the paired bootstrap's self-check (leaderboard.tiers.
+# bootstrap_check), per row and replicate, in units of a binary ROC AUC's: ``base + per_class * c
+# + per_pair * c (c - 1) / 2``, with ``c`` the classes (score or label columns of a matrix of
+# predictions; else the distinct labels of truth and predictions for labels and clusters; 1 for
+# one score or value per row). Measured with benchmarks/bench_self_check.py: CPU per null board
+# at 11 x 2,100, 40 x 2,100, 100 x 500 and 300 x 100 (and at 2, 4 and 10 classes) less what the board costs
+# whatever the metric (bootstrap_check's ROW, PAIR, BOARD), over a binary AUC's; 2 shared cores
+# at load 1-3, so +-20%; the larger of the shapes' figures, rounded. Metrics not listed (every
+# mean of per-row values: their check is the sign flips') count as 1.
+CHECK_COST: dict[str, tuple[float, float, float]] = {
+    # 1 at one score column (the unit), measured 2.2, 3.8, 4.2, 9.4 at c = 2, 3, 4, 10 columns
+    **dict.fromkeys(("auc", "auc_ovr", "auc_ovr_weighted"), (-0.3, 1.3, 0.0)),
+    **dict.fromkeys(("auc_ovo", "auc_ovo_weighted"), (0.5, 1.0, 0.6)),   # 2.6, 5.7, 8.5, 37
+    "gini": (2.1, 0.0, 0.0), "cap_ar": (1.75, 0.0, 0.0),
+    "average_precision": (0.0, 1.75, 0.0),          # 0.9-1.75 at one column, 15.4 at ten
+    **dict.fromkeys((f"{m}{v}" for m in ("precision", "recall", "f1", "fbeta")
+                     for v in ("", "_micro", "_macro", "_weighted")), (0.3, 0.4, 0.0)),
+    **dict.fromkeys((f"{m}_samples" for m in ("precision", "recall", "f1", "fbeta")),
+                    (0.1, 0.3, 0.0)),                # c label columns: 1.0-1.3 at four
+    "mcc": (0.55, 0.15, 0.0), "balanced_accuracy": (0.35, 0.15, 0.0),
+    "qwk": (0.7, 0.2, 0.0), "cohen_kappa": (0.7, 0.2, 0.0),
+    "r2": (0.9, 0.0, 0.0), "explained_variance": (0.9, 0.0, 0.0),
+    "medae": (4.0, 0.0, 0.0),                        # a weighted median per replicate: 2.3-3.9
+    "ari": (1.0, 0.06, 0.0), "fowlkes_mallows": (1.0, 0.06, 0.0),   # 1.3 at 300 x 100
+    **dict.fromkeys(("nmi", "v_measure", "homogeneity", "completeness"),
+                    (0.9, 0.4, 0.0)),                # 2.9 at five clusters, 300 x 100
+    "ami": (0.5, 1.2, 0.0),                          # expected mutual information: 2.0, 5.9-6.5, 10.6
+}
+
+
+def check_cost(metric: Metric, classes: int = 1) -> float:
+    """The self-check's cost of scoring one entry, per row and replicate, relative to a binary
+    ROC AUC's (:data:`CHECK_COST`), at ``classes`` classes.
+
+    Examples
+    --------
+    >>> check_cost(get_metric("auc")), check_cost(get_metric("auc"), 10), check_cost(get_metric("ami"), 4)
+    (1.0, 12.7, 5.3)
+    """
+    base, per_class, per_pair = CHECK_COST.get(metric.name, (1.0, 0.0, 0.0))
+    return round(base + per_class * classes + per_pair * classes * (classes - 1) / 2, 6)
+
+
 def _key(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch not in "-_ ")
 

@@ -290,3 +290,43 @@ def replicate_scores(impl: MetricImpl, prepared, plan: ResamplingPlan, replicate
         if progress is not None:
             progress.advance(len(blocks))
     return np.hstack(parts)
+
+
+def replicate_chunks(impl: MetricImpl, prepared, plan: ResamplingPlan, start: int, stop: int,
+                     seed: int, stream: int = STREAM, step: int | Sequence[int] = BLOCK):
+    """Scores ``(E, <= step)`` of replicates ``start .. stop - 1``, in order, ``step`` at a time
+    (or the sizes in ``step`` in turn, the last one repeated): the columns
+    :func:`replicate_scores` gives them (each block's weights regenerated from ``(seed, stream,
+    block)``; a replicate's score does not depend on which replicates share the call), for a
+    caller that may stop early (the self-check's null boards).
+
+    Examples
+    --------
+    >>> from leaderboard.metrics import get_metric
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 50)
+    >>> impl = get_metric("auc").impl
+    >>> prepared = impl.prepare(y, [y + rng.normal(size=50)])
+    >>> plan = resampling(y, "plain")
+    >>> parts = list(replicate_chunks(impl, prepared, plan, 20, 70, seed=3, step=16))
+    >>> [part.shape[1] for part in parts]
+    [16, 16, 16, 2]
+    >>> whole = replicate_scores(impl, prepared, plan, 70, seed=3)
+    >>> bool(np.array_equal(np.hstack(parts), whole[:, 20:], equal_nan=True))
+    True
+    >>> [part.shape[1] for part in replicate_chunks(impl, prepared, plan, 0, 100, 3, step=(16, 32))]
+    [16, 32, 32, 20]
+    """
+    sizes = [step] if isinstance(step, int) else list(step)
+    held, counts = -1, np.empty((0, 0), dtype=np.uint8)
+    low = start
+    while low < stop:
+        high = min(low + (sizes.pop(0) if len(sizes) > 1 else sizes[0]), stop)
+        parts = []
+        for block in range(low // BLOCK, -(-high // BLOCK)):
+            if block != held:      # a block two chunks share is drawn once
+                held, counts = block, count_block(plan, seed, block, stream)
+            first = block * BLOCK
+            parts.append(counts[max(low, first) - first:min(high, first + BLOCK) - first])
+        yield impl.evaluate(prepared, np.vstack(parts).astype(float))
+        low = high

@@ -17,7 +17,8 @@ from __future__ import annotations
 from leaderboard.engine.work import flips_apply, mean_direction
 import numpy as np
 
-from leaderboard.tiers.guarantee_check import GuaranteeCheck, check_bootstrap, check_sign_flips
+from leaderboard.tiers.bootstrap_check import check_bootstrap
+from leaderboard.tiers.guarantee_check import GuaranteeCheck, check_sign_flips
 from leaderboard.tiers.sign_flips import from_flips
 
 

@@ -17,16 +17,8 @@ the analysis measures it on null boards of the board's own shape, built from its
   method with error ``alpha`` would give that many less than 1% of the time (a one-sided binomial
   test); the page then shows the measured figure instead of the promise.
 
-For the paired bootstrap (metrics that are not a mean of per-row values: AUC, F1, R²), a null
-board permutes the models' predictions row by row (scores turned into ranks within each model
-first, so that rows of different models mix on one scale) and is scored by the metric itself
-on :data:`BOOT_DRAWS` bootstrap replicates for the maxima and :data:`BOOT_SE_DRAWS` others for
-the pairs' SEs (:func:`check_bootstrap`); its first round is the bootstrap's max-t over all
-pairs, as the analysis runs it. The SEs come from replicates of their own because SEs taken
-from the maxima's own hundred draws make every draw's deviation SD-sized while the observed gap
-keeps the SEs' noise, which 2,000 draws nearly do not: on null boards made from the insults
-competition's 27 submissions (AUC, 1,985 rows) this check measured 2.7% ± 0.9% (300 boards),
-the analysis itself with 2,000 replicates 4.0% ± 1.4% (200 boards).
+The paired bootstrap's check (metrics that are not a mean of per-row values: AUC, F1, R²) is
+:mod:`leaderboard.tiers.bootstrap_check`.
 
 The sign flips' check uses ``draws`` flips per null board (a randomization test is exact for any
 number of draws, so this measures the method, not its Monte Carlo error) and each pair's exact
@@ -55,10 +47,6 @@ DRAWS = 100         # sign flips per null board
 BUDGET = 1.2e9      # work units per check: about 2 s of CPU on the development machine
 UNIT_COST = 17      # work units per model and unit of a null board (its shuffle and flips)
 SHORT_P = 0.01      # the binomial test's level for "falls short"
-BOOT_BOARDS = 200   # null boards of the bootstrap's check (each is scored by the metric)
-BOOT_DRAWS = 100    # bootstrap replicates per null board for the maxima
-BOOT_SE_DRAWS = 100  # ... and, independent of them, for the pairs' SEs
-BOOT_BUDGET = 1.6e9  # entries x rows x replicates scored per check (about 2 s)
 
 
 @dataclass(frozen=True)
@@ -200,22 +188,39 @@ def check_sign_flips(totals: np.ndarray, n_items: int, alpha: float, *, seed: in
     per_board = max(1, draws * pairs + UNIT_COST * e * g)   # measured: 1.6 ns a unit
     boards = int(min(boards, budget // per_board))
     base = dict(family="sign-flip", models=e, units=g, unit=unit, alpha=float(alpha))
-    skipped = _not_run(base, boards, f"{e:,} models \u00d7 {g:,} {unit}s")
+    skipped = not_checked(base, boards, f"{e:,} models \u00d7 {g:,} {unit}s")
     if skipped is not None:
         return skipped
-    kq = _kth(alpha, draws)
+    kq = critical_place(alpha, draws)
     with one_blas_thread():   # small products: OpenBLAS's threads cost more than they save
         rejected = sum(_null_board(totals, seed, b, draws, kq) for b in range(boards))
     return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
 
 
-def _kth(alpha: float, draws: int) -> int:
-    """The critical value's place among ``draws`` sorted maxima (as the rank sets take it)."""
+def critical_place(alpha: float, draws: int) -> int:
+    """The critical value's place among ``draws`` sorted maxima (as the rank sets take it):
+    a null board rejects when its observed maximum is above the maximum at this place (1-based).
+
+    Examples
+    --------
+    >>> critical_place(0.05, 100), critical_place(0.05, 39), critical_place(0.5, 1)
+    (95, 38, 1)
+    """
     return min(draws, max(1, math.ceil(round((1 - alpha) * draws, 9))))
 
 
-def _not_run(base: dict, boards: int, shape: str) -> GuaranteeCheck | None:
-    """The check not run, and why (one entry; too large for :data:`MIN_BOARDS` in seconds)."""
+def not_checked(base: dict, boards: int, shape: str) -> GuaranteeCheck | None:
+    """The check not run, and why (one entry; too large for :data:`MIN_BOARDS` in seconds), or
+    None when it runs. ``base`` holds the :class:`GuaranteeCheck`'s fields but its counts.
+
+    Examples
+    --------
+    >>> base = dict(family="bootstrap", models=3, units=30, unit="test row", alpha=0.05)
+    >>> not_checked(base, 200, "3 entries") is None
+    True
+    >>> not_checked(base, 12, "3 entries").reason[:43]
+    '3 entries is more than 40 null boards in se'
+    """
     if base["models"] < 2:
         return GuaranteeCheck(**base, boards=0, draws=0, rejected=0, reason="one entry")
     if boards < MIN_BOARDS:
@@ -251,119 +256,3 @@ def _first_round_rejects(totals: np.ndarray, signs: np.ndarray, kq: int) -> bool
         d *= inv[j, j + 1:, None]
         np.maximum(best, d.max(axis=0), out=best)
     return bool(best[0] > np.partition(best, kq - 1)[kq - 1])
-
-
-def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float, *,
-                    seed: int = DEFAULT_SEED, unit: str = "test row", factor: float = 1.0,
-                    boards: int = BOOT_BOARDS, draws: int = BOOT_DRAWS,
-                    se_draws: int = BOOT_SE_DRAWS, budget: float = BOOT_BUDGET
-                    ) -> GuaranteeCheck:
-    """The paired bootstrap's family-wise error on null boards made from ``preds``.
-
-    Parameters
-    ----------
-    preds : ndarray, shape (E, n, ...)
-        The entries' predictions on the ranking rows, in rank order.
-    y : ndarray
-        The truth of those rows.
-    metric : Metric
-    plan
-        The ranking split's resampling plan (:func:`~leaderboard.noise.weights.resampling`).
-    alpha, seed, unit
-    factor : float
-        The few-clusters stretch the analysis applied (t statistics divided by it).
-    boards, draws, budget
-        At most ``boards`` null boards of ``draws`` replicates, fewer when ``boards * E * n *
-        draws`` passes ``budget``.
-
-    Examples
-    --------
-    >>> from leaderboard.metrics import get_metric
-    >>> from leaderboard.noise.weights import resampling
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 300)
-    >>> preds = y + rng.normal(0, 1.5, (6, 300))
-    >>> c = check_bootstrap(preds, y, get_metric("auc"), resampling(y, "plain"), 0.05, boards=40)
-    >>> c.family, c.boards
-    ('bootstrap', 40)
-    """
-    from leaderboard.noise.bootstrap import replicate_scores
-
-    preds = np.asarray(preds)
-    e, n = preds.shape[0], preds.shape[1]
-    units = plan.n_groups if plan.resample == "grouped" else n
-    base = dict(family="bootstrap", models=e, units=units, unit=unit, alpha=float(alpha))
-    boards = int(min(boards, budget // max(1, e * n * (draws + se_draws))))
-    skipped = _not_run(base, boards, f"{e:,} entries \u00d7 {n:,} rows")
-    if skipped is not None:
-        return skipped
-    if metric.kind == "scores":   # one scale for every model: ranks within each model
-        preds = np.stack([_average_ranks(p) for p in preds]) / n
-    impl = metric.impl
-    rejected = 0
-    with one_blas_thread():
-        for b in range(boards):
-            rng = block_rng(seed, STREAM, b)
-            perm = np.argsort(rng.random((n, e)), axis=1)     # each row's models shuffled
-            null = preds[perm.T, np.arange(n)[None, :]]        # (E, n, ...)
-            prepared = impl.prepare(y, list(null))
-            point = impl.point(prepared, len(y))
-            # two independent sets: SEs from one, maxima from the other (SEs from the maxima's
-            # own draws would make every draw's deviation exactly SD-sized while the observed
-            # gap keeps the SEs' noise: a 100-draw check would then find errors that 2,000
-            # draws do not have)
-            reps = replicate_scores(impl, prepared, plan, draws + se_draws, int(seed) + b,
-                                    STREAM)
-            finite = np.isfinite(reps).all(axis=0) & np.isfinite(point).all()
-            err, for_se = reps[:, :draws] - point[:, None], reps[:, draws:] - point[:, None]
-            err, for_se = err[:, finite[:draws]], for_se[:, finite[draws:]]
-            if err.shape[1] < 2 or for_se.shape[1] < 2:
-                continue
-            rejected += _boot_first_round(point, err, for_se, factor, _kth(alpha, err.shape[1]))
-    return GuaranteeCheck(**base, boards=boards, draws=draws, rejected=rejected)
-
-
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """Ranks 1..n along the first axis, ties sharing their mean rank (each column on its own):
-    ``scipy.stats.rankdata``'s, without importing scipy.stats.
-
-    Examples
-    --------
-    >>> _average_ranks(np.array([0.3, 0.1, 0.3, 0.2])).tolist()
-    [3.5, 1.0, 3.5, 2.0]
-    """
-    x = np.asarray(x, dtype=float)
-    if x.ndim > 1:
-        return np.stack([_average_ranks(col) for col in x.reshape(len(x), -1).T], axis=1
-                        ).reshape(x.shape)
-    order = np.argsort(x, kind="stable")
-    sorted_x = x[order]
-    start = np.r_[True, sorted_x[1:] != sorted_x[:-1]]
-    group = np.cumsum(start) - 1
-    first = np.flatnonzero(start)
-    last = np.r_[first[1:], x.size] - 1
-    ranks = np.empty(x.size)
-    ranks[order] = ((first + last) / 2.0 + 1.0)[group]
-    return ranks
-
-
-def _boot_first_round(point: np.ndarray, err: np.ndarray, for_se: np.ndarray, factor: float,
-                      kq: int) -> bool:
-    """The bootstrap max-t's first round over all pairs (SEs the SDs of the replicates
-    ``for_se``, as :mod:`~leaderboard.tiers.rank_sets` takes them from its own): the largest
-    |t| above the ``kq``-th smallest of the replicates' (``err``) largest studentised
-    |difference|."""
-    cen = for_se - for_se.mean(axis=1, keepdims=True)
-    best, t_max = np.zeros(err.shape[1]), 0.0
-    for j in range(point.size - 1):
-        d = cen[j + 1:] - cen[j]
-        se = np.sqrt((d * d).sum(axis=1) / (cen.shape[1] - 1))
-        ok = se > 0
-        if not ok.any():
-            continue
-        gap = np.abs(point[j + 1:][ok] - point[j])
-        t_max = max(t_max, float((gap / se[ok]).max()) / factor)
-        np.maximum(best, (np.abs(err[j + 1:][ok] - err[j]) / se[ok, None]).max(axis=0),
-                   out=best)
-    return bool(t_max > np.partition(best, kq - 1)[kq - 1])
-

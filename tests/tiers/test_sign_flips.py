@@ -14,7 +14,8 @@ import pytest
 from leaderboard.noise.bootstrap import paired_bootstrap
 from leaderboard.metrics import get_metric, items_metric
 from leaderboard.noise.weights import resampling
-from leaderboard.tiers.guarantee_check import GuaranteeCheck, check_bootstrap, check_sign_flips
+from leaderboard.tiers.bootstrap_check import check_bootstrap
+from leaderboard.tiers.guarantee_check import GuaranteeCheck, check_sign_flips
 from leaderboard.tiers.rank_sets import rank_confidence_sets
 from leaderboard.tiers.ranking import rank_board
 from leaderboard.tiers.replicates import RankReplicates

@@ -8,8 +8,10 @@ pays three things a warm run does not, each kept between runs in its own place:
   shipped in the package (``leaderboard/report/vega/shipped.py``), so a fresh install no longer
   pays it; a package without it (installed before, or its vl-convert upgraded since) builds it in
   the renderer's child process and keeps it in ``~/.cache/leaderboard/vega-bundle-*.js``;
-- the renderer's start (its Python, vl-convert's V8 engine) and the page's static drawings
-  (``~/.cache/leaderboard/drawings``): a warm run whose drawings are all kept starts no renderer;
+- with ``--static-charts`` only (since issue 41 a page has no static drawings unless asked
+  for, and the default run starts no renderer): the renderer's start (its Python, vl-convert's V8
+  engine) and the page's static drawings (``~/.cache/leaderboard/drawings``), which a warm run
+  whose drawings are all kept does not pay (``bench_renderer_child.py`` times them);
 - the noise models (the result cache beside the kernels, ``$NUMBA_CACHE_DIR/leaderboard/results``).
 
 So the example runs, alternated round by round, with each cache emptied on its own and all of them

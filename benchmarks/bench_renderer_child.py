@@ -1,19 +1,21 @@
-"""Benchmark: what the chart renderer's child process costs a first run of ``analyze --example``.
+"""Benchmark: what the chart renderer's child process costs a run of ``analyze --example
+--static-charts`` whose drawings are not kept.
 
-A fresh install's first run pays the renderer (leaderboard/report/vega/renderer.py) for the
-page's static drawings; a warm run reads them from ``~/.cache/leaderboard/drawings`` and starts
-no renderer (``bench_first_run.py`` splits the first run by cache). Here the example runs from
-the command line as a fresh install (an empty ``HOME``: every drawing made; an empty result
-cache), its renderer's child replaced by an instrumented copy that answers the same requests the
-same way and notes, per request, the CPU seconds (user and system) and page faults it cost: the
-child's Python start and imports, then each drawing in the order the page asks for them (the
-first one starts vl-convert's V8 engine).
+Since issue 41 a page carries static drawings only when asked for (``--static-charts``); a page
+without them never starts the renderer (leaderboard/report/vega/renderer.py). Asked for, a
+fresh install's first run pays the renderer for them, and a warm run reads them from
+``~/.cache/leaderboard/drawings`` and starts no renderer (``bench_first_run.py`` splits the first
+run by cache). Here the example runs with ``--static-charts`` from the command line as a fresh
+install (an empty ``HOME``: every drawing made; an empty result cache), its renderer's child
+replaced by an instrumented copy that answers the same requests the same way and notes, per
+request, the CPU seconds (user and system) and page faults it cost: the child's Python start and
+imports, then each drawing in the order the page asks for them (the first one starts vl-convert's
+V8 engine).
 
-Then, to size the product choices the first-run goal leaves (issue 41, item 3), the whole CLI's
-CPU seconds, alternated round by round, of: the first run as it is; the same with a static
-drawing of the scores chart only; with no static drawing (the renderer never starts); and warm.
-The last two are not what the page does: they change its bytes (the static pictures are what a
-reader without JavaScript, a printout and a README see); they only say what the renderer costs.
+Then the whole CLI's CPU seconds, alternated round by round, of: that first run; the same with a
+static drawing of the scores chart only; with no static drawing (the renderer never starts: what
+the default page now is); and warm. They size what the drawings cost (issue 41, item 3, where
+they decided the default).
 
     python benchmarks/bench_renderer_child.py [--rounds 3]
 """
@@ -103,7 +105,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-child-") as tmp:
         folder = Path(tmp)
         (folder / "out").mkdir()
-        command = ours(["analyze", "--example"], folder / "out")[3:]   # after python -m leaderboard
+        command = ours(["analyze", "--example", "--static-charts"],
+                       folder / "out")[3:]   # after python -m leaderboard
         warm_home, kernels = folder / "home", folder / "kernels"
         warm_home.mkdir()
         kernels.mkdir()

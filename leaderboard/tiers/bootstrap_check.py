@@ -34,13 +34,15 @@ with ``cost`` the metric's factor from the registry
 one-vs-rest AUC, 4 for the median absolute error, ...) and the constants below, fitted to binary
 AUC boards from 2 x 2,000 to 300 x 100 and 2 x 50,000 (twelve shapes: within 12% but 10 x 300,
 22%). Fewer than
-:data:`~leaderboard.tiers.guarantee_check.MIN_BOARDS`: not checked, and the result says why.
+:data:`~leaderboard.tiers.guarantee_check.MIN_BOARDS` in that budget: that many boards when they
+fit in :data:`BOOT_FLOOR_BUDGET` (about eight seconds: a ten-class AUC of 40 entries on 2,100
+rows, 15 boards in two seconds, is checked on 40), else not checked, and the result says why.
 Measured on 2 shared cores (load 2-4), old code against this: 300 entries x 100 rows of AUC ran
 200 boards in 5.4 s, now 69 (about 1.9 s); average precision on 11 entries x 2,100 rows under
 Poisson weights 2.5 s, now 1.15 s for the same 200 boards (its loop, not its boards, was the
 cost: about 7 s at load 8); the submissions example's check (40 x 2,100, AUC, 95 boards) 1.56 s,
-now 1.28 s with the same verdicts; AMI on 100 x 500 ran 160 boards in 16 s and is now not
-checked. Per metric and shape: docs/benchmarks.md (benchmarks/bench_self_check.py).
+now 1.28 s with the same verdicts; AMI on 100 x 500 ran 160 boards in 16 s and now runs 40
+(the floor). Per metric and shape: docs/benchmarks.md (benchmarks/bench_self_check.py).
 """
 from __future__ import annotations
 
@@ -65,6 +67,9 @@ ENTRY = 55_000.0    # entry (its predictions prepared: sorted for a rank metric)
 BOARD = 500_000.0   # board (its shuffle, its steps)
 BOOT_WORK = 1.6e9    # entries x rows x replicates scored per check at most (the rule before)
 BOOT_BUDGET = 2.0e9  # nanoseconds of counted CPU per check at most: about two seconds
+# ... but a check of MIN_BOARDS boards is run when they fit in this many (about eight seconds):
+# a board checked at its minimum says more than one left unchecked for six seconds
+BOOT_FLOOR_BUDGET = 8.0e9
 
 
 def check_bootstrap(preds: np.ndarray, y: np.ndarray, metric, plan, alpha: float, *,
@@ -137,7 +142,9 @@ def boot_boards(metric, preds: np.ndarray, y: np.ndarray, *, boards: int = BOOT_
                 budget: float = BOOT_BUDGET, work: float = BOOT_WORK) -> int:
     """How many null boards the check runs (the module's docstring): at most ``boards``, at
     most ``work`` entries x rows x replicates, and at most what ``budget`` nanoseconds of
-    counted CPU hold. It depends on the shape, the metric and its classes only.
+    counted CPU hold, but :data:`~leaderboard.tiers.guarantee_check.MIN_BOARDS` when those fit
+    in :data:`BOOT_FLOOR_BUDGET` (four times ``budget``). It depends on the shape, the metric and
+    its classes only.
 
     Examples
     --------
@@ -149,8 +156,8 @@ def boot_boards(metric, preds: np.ndarray, y: np.ndarray, *, boards: int = BOOT_
     >>> auc, y = get_metric("auc"), (np.arange(2100) % 10 == 0).astype(int)
     >>> boot_boards(auc, np.zeros((40, 2100)), y), boot_boards(auc, np.zeros((300, 100)), y[:100])
     (95, 69)
-    >>> boot_boards(auc, np.zeros((40, 2100, 10)), y % 10)
-    15
+    >>> boot_boards(auc, np.zeros((40, 2100, 10)), y % 10)   # 15 in two seconds: the floor's 40
+    40
     """
     from leaderboard.metrics.registry import check_cost
 
@@ -161,7 +168,10 @@ def boot_boards(metric, preds: np.ndarray, y: np.ndarray, *, boards: int = BOOT_
     cost = check_cost(metric, _classes(metric, preds, y))
     one = ((draws + se_draws) * (n * (cost * e * ENTRY_ROW + ROW) + e * (e - 1) / 2 * PAIR)
            + cost * e * ENTRY + BOARD)
-    return int(min(boards, budget // one))
+    held = budget // one
+    if held < MIN_BOARDS and MIN_BOARDS * one <= budget * BOOT_FLOOR_BUDGET / BOOT_BUDGET:
+        held = MIN_BOARDS   # the fewest boards a verdict is read from, within the floor
+    return int(min(boards, held))
 
 
 def _classes(metric, preds: np.ndarray, y: np.ndarray) -> int:

@@ -89,3 +89,10 @@ def test_every_metric_the_check_scores_has_a_measured_cost_and_the_boards_follow
     ap = boot_boards(get_metric("average_precision"), np.zeros((40, 2100)), y)
     assert boot_boards(get_metric("ami"), np.zeros((40, 2100)), y % 7) < ap <= 95
     assert boot_boards(auc, np.zeros((40, 2100, 8)), y % 8) < boot_boards(auc, np.zeros((40, 2100, 3)), y % 3)
+    # the floor: fewer than 40 in two seconds but 40 within eight run 40 (15 without the floor,
+    # unchecked); 40 beyond eight seconds stay unchecked
+    from leaderboard.tiers.guarantee_check import MIN_BOARDS
+
+    assert boot_boards(auc, np.zeros((40, 2100, 10)), y % 10) == MIN_BOARDS
+    labels = np.arange(600) % 5
+    assert boot_boards(get_metric("ami"), np.tile(labels, (300, 1)), labels) < MIN_BOARDS

@@ -82,8 +82,9 @@ def environment(home: Path, kernels: Path) -> dict:
 def fresh_home(folder: Path, warm: Path, keep: str) -> Path:
     """A new HOME: empty, or with the warm HOME's bundle only, or with all of its caches."""
     home = Path(tempfile.mkdtemp(dir=folder))
-    if keep == "all":
-        shutil.copytree(warm / ".cache", home / ".cache")
+    if keep == "all":   # a default run keeps nothing in HOME since issue 41 (no drawings)
+        if (warm / ".cache").is_dir():
+            shutil.copytree(warm / ".cache", home / ".cache")
     elif keep == "bundle":
         cache = home / ".cache" / "leaderboard"
         cache.mkdir(parents=True, mode=0o700)

@@ -96,6 +96,8 @@ def command_line(args: argparse.Namespace) -> str:
         if value != default:
             words += [option, f"{value:g}" if isinstance(value, float) else str(value)]
     words += ["-o", args.output] + (["--json", args.json] if args.json else [])
+    if getattr(args, "static_charts", False):   # the page it made holds the drawings
+        words.append("--static-charts")
     return shlex.join(words)
 
 

@@ -105,3 +105,16 @@ def test_python_refuses_it_where_no_page_has_charts(tmp_path):
         with pytest.raises(InputError, match="a page with charts, which a"):
             page.save(tmp_path / "x.html", static_charts=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_simulates_page_names_the_option_in_its_command():
+    """The command a simulate page prints to rerun it keeps --static-charts when the page has
+    its drawings (it dropped the option)."""
+    from leaderboard.cli import build_parser
+    from leaderboard.cli.simulate import command_line
+
+    argv = ["simulate", "--score", "0.8", "--n-test", "500", "-o", "s.html"]
+    parser = build_parser(only="simulate")
+    assert command_line(parser.parse_args([*argv, "--static-charts"])).endswith(
+        "-o s.html --static-charts")
+    assert "--static-charts" not in command_line(parser.parse_args(argv))

@@ -121,15 +121,16 @@ def said(text: str) -> str:
     return text if COMMAND_LINE.get() else python_words(text)
 
 
-def said_with(option: str, shown: str) -> str:
-    """An option with a value from the data (a column's name, quoted by the caller), in the
-    words of the interface in use: ``--cluster-col 'passage'`` or ``cluster_col='passage'``; the
-    value is never reworded.
+def said_with(option: str, shown: str, quoted: str | None = None) -> str:
+    """An option with a value from the data (a column's name), in the words of the interface in
+    use: ``--cluster-col passage`` (``shown``) or ``cluster_col='passage'`` (``quoted``, a
+    Python literal; by default ``shown``); the value is never reworded.
 
     Examples
     --------
-    >>> said_with("--cluster-col", "'--passage'")
+    >>> said_with("--cluster-col", "--passage", "'--passage'")
     "cluster_col='--passage'"
     """
     name = said(option)
-    return f"{name}{shown}" if name.endswith("=") else f"{name} {shown}"
+    return f"{name}{shown if quoted is None else quoted}" if name.endswith("=") else \
+        f"{name} {shown}"

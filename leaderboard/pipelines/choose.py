@@ -15,6 +15,7 @@ import pandas as pd
 
 from leaderboard.pipelines.submission_scoring import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
+from leaderboard.api_words import said
 from leaderboard import limits
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard
@@ -384,9 +385,9 @@ def _assumed_note(c: Candidates, settings: ChooseSettings) -> str:
         words += ("With little correlation assumed, the candidates' shared noise is left out of "
                   "their intervals, which held the truth in as few as half of simulated "
                   "competitions whose candidates were alike. ")
-    return words + ("Giving their predictions (--solution, --submissions) measures it; without "
-                    "them the pair is the two best public scores unless the model's gain over "
-                    "them clears its Monte Carlo error.")
+    return words + said("Giving their predictions (--solution, --submissions) measures it; "
+                        "without them the pair is the two best public scores unless the model's "
+                        "gain over them clears its Monte Carlo error.")
 
 
 def _group_notes(names: list[str], identical: list[str | None],

@@ -16,6 +16,10 @@ from leaderboard.params import LIMITS, PARAMETERS, Choice, Choices, Either, Opti
 # The API's inputs, which the table does not check (a path or a DataFrame): --items -> items=
 _INPUT_ARGUMENTS = frozenset({"items", "solution", "submissions", "battles", "public_scores",
                               "baseline", "candidate"})
+# The command line's options that are no keyword argument: what the API has in their place
+_IN_PLACE = {"json": "to_json()", "csv": "to_csv()", "markdown": "to_markdown()",
+             "name_col": "name_col=", "lower_is_better": "higher_is_better=False",
+             "from": "leaderboard.plan_from()"}
 _OPTION = re.compile(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?: ('[^']*'|-?[\d.]+\b|[a-z][\w-]*))?")
 
 
@@ -34,6 +38,11 @@ def python_words(message: str) -> str:
     The caps are no keyword of the API's functions: they are set by
     :func:`leaderboard.limits.using`.
 
+    An option that is no keyword argument is named by what the API has in its place:
+
+    >>> python_words("the whole table is in the CSV (`--csv`) and the JSON (`--json`)")
+    'the whole table is in the CSV (`to_csv()`) and the JSON (`to_json()`)'
+
     A word the option takes is its value, quoted, whether the option takes one word, several or
     a word or a number:
 
@@ -46,6 +55,8 @@ def python_words(message: str) -> str:
         name, value = match[1].replace("-", "_"), match[2]
         if name == "help":
             return "help(leaderboard)" + (f" {value}" if value else "")
+        if name in _IN_PLACE:
+            return _IN_PLACE[name] + (f" {value}" if value else "")
         if name in LIMITS:
             return f"leaderboard.limits.Limits({name}=)" + (f" {value}" if value else "")
         if name not in PARAMETERS and name not in _INPUT_ARGUMENTS:

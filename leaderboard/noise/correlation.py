@@ -373,10 +373,10 @@ class CorrelationChoice:
                     "scores of other submissions all widen the gaps, so the estimate errs low, "
                     "toward wider tiers. If the private score also counts the public rows the gaps "
                     + said("shrink and it errs high: then state --correlation. ")
-                    + "The gaps are measured in units of the simulated noise, so the estimate also absorbs a universe that "
-                    "overstates the noise (as the bounded universe of Dice and IoU does by "
-                    "design): the noise of a difference between two entries then comes from the "
-                    "board's own gaps.")
+                    + "The gaps are measured in units of the simulated noise, so the estimate "
+                    "also absorbs a universe that overstates the noise (as the bounded universe "
+                    "of Dice and IoU does by design): the noise of a difference between two "
+                    "entries then comes from the board's own gaps.")
         if self.source == "stated":
             return (f"Entries are compared assuming a correlation of {self.used:g} between their "
                     "scores (stated), as entries scored on one shared test set have. If the real "

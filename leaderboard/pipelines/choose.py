@@ -371,7 +371,7 @@ def correlation_used(c: Candidates, settings: ChooseSettings) -> dict:
 def _assumed_note(c: Candidates, settings: ChooseSettings) -> str:
     """What the choice assumed about candidates given only by a public score."""
     if settings.correlation is not None:
-        rho = f"{settings.correlation:g} (--correlation)"
+        rho = said(f"{settings.correlation:g} (--correlation)")
     elif all(src == "table" for src in c.source):
         rho = (f"{TABLE_CORRELATION:g}, the default: a team's submissions usually share most of "
                "their predictions (one real team's 27 measured 0.75 median)")

@@ -6,14 +6,16 @@ a name in the data that looks like an option (a team called ``--score-col``) is 
 from __future__ import annotations
 
 import json
+import threading
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import leaderboard
 from interface_words import options_in, page_text
 from leaderboard.cli import main
-from leaderboard.pipelines.examples import make_submissions_example
 from leaderboard.resources import data_dir
 
 HOSTILE = "--score-col"   # a team's name: data, never reworded
@@ -40,10 +42,29 @@ def _kaggle():
                                n_test=900, prevalence=0.1, draws=100, **FEW)
 
 
-def _submissions():
-    preset = make_submissions_example()   # has a file with a wrong header: its hint
-    return leaderboard.analyze_submissions(preset["solution"], preset["submissions"],
-                                           metric=preset["metric"], **FEW)
+def _write_submissions(folder: Path) -> tuple[Path, Path]:
+    """A solution of 120 rows and three teams' files, one with a misnamed prediction column (its
+    rejection hints at the option that names it)."""
+    rng = np.random.default_rng(0)
+    y = (rng.random(120) < 0.4).astype(int)
+    pd.DataFrame({"id": range(120), "target": y,
+                  "Usage": ["Public"] * 40 + ["Private"] * 80}).to_csv(folder / "solution.csv",
+                                                                       index=False)
+    (folder / "subs").mkdir()
+    for k, name in enumerate(("a", "b", "wrong header")):
+        column = "prediction" if name == "wrong header" else "target"
+        pd.DataFrame({"id": range(120), column: y + rng.normal(0, 0.8 + 0.2 * k, 120)}).to_csv(
+            folder / "subs" / f"{name}.csv", index=False)
+    return folder / "solution.csv", folder / "subs"
+
+
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory) -> tuple[Path, Path]:
+    return _write_submissions(tmp_path_factory.mktemp("submissions"))
+
+
+def _submissions(files):
+    return leaderboard.analyze_submissions(*files, metric="auc", **FEW)
 
 
 def _items():   # the passage column groups the items, undeclared: its warning
@@ -57,7 +78,7 @@ def _battles():   # the judge column groups the battles, undeclared: its warning
 
 def _choose():   # public scores alone: the correlation note names the predictions' inputs
     return leaderboard.choose_finals(data_dir() / "example_candidates.csv", metric="accuracy",
-                                     n_public=1000, draws=500, **FEW)
+                                     n_public=1000, draws=100, **FEW)
 
 
 def _plan():
@@ -82,8 +103,8 @@ RUNS = {"scores": _scores, "kaggle": _kaggle, "submissions": _submissions, "item
 
 
 @pytest.mark.parametrize("mode", RUNS)
-def test_a_python_result_names_keyword_arguments(mode):
-    result = RUNS[mode]()
+def test_a_python_result_names_keyword_arguments(mode, submissions):
+    result = RUNS[mode](submissions) if mode == "submissions" else RUNS[mode]()
     text = json.dumps(result.to_dict(), ensure_ascii=False)
     assert options_in(text, (HOSTILE,)) == [], mode
     assert options_in(result.to_json(), (HOSTILE,)) == [], mode
@@ -122,3 +143,28 @@ def test_the_command_line_keeps_its_options(tmp_path):
     assert said <= set(options_in(text, (HOSTILE,))) and said <= set(options_in(page, (HOSTILE,)))
     assert "(--exclude-flagged perfect sets it aside)" in text
     assert HOSTILE in [e["team"] for e in json.loads(text)["entries"]]
+
+
+def test_a_worker_words_the_files_as_the_caller(submissions, tmp_path, monkeypatch):
+    """A batch of files read elsewhere (a Dask worker is another process; here a new thread,
+    which starts without the caller's context) says the caller's words: the command line's
+    rejection hint names --pred-col, the API's pred_col=."""
+    import leaderboard.engine.local as local
+
+    def elsewhere(job, first, items):
+        out = []
+        worker = threading.Thread(target=lambda: out.append(local_batch(job, first, items)))
+        worker.start()
+        worker.join()
+        return out[0]
+
+    local_batch = local.run_batch
+    monkeypatch.setattr(local, "run_batch", elsewhere)
+    solution, subs = submissions
+    assert main(["analyze", "--solution", str(solution), "--submissions", str(subs),
+                 "--metric", "auc", "--replicates", "100", "--quiet",
+                 "--json", str(tmp_path / "r.json")]) == 0
+    files = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["files"]
+    assert any("use --pred-col if" in str(f["reason"]) for f in files)
+    files = _submissions(submissions).to_dict()["files"]
+    assert any("use pred_col= if" in str(f["reason"]) for f in files)

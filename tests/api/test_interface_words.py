@@ -125,6 +125,8 @@ def test_the_texts_that_named_options_now_name_keywords_and_keep_a_team_named_li
                   "(n_public= and n_private=, or n_test= with public_fraction=)"):
         assert words in text, words
     assert "exclude_flagged=&#39;perfect&#39; sets it aside" in page
+    notebook = result._repr_html_()   # the notebook's summary, a frame of its own
+    assert options_in(notebook, (HOSTILE,)) == [] and "exclude_flagged=" in notebook
     # the team is data: its name is shown as given, in the JSON and on the page
     assert HOSTILE in [entry["team"] for entry in data["entries"]] and f">{HOSTILE}<" in page
 

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.ingest.text_rules import invisible as _invisible
 from leaderboard.ingest.text_rules import look_alike_groups
 from leaderboard.metrics import Metric
@@ -102,7 +103,10 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
     ['perfect']
     >>> print(flags[0].message)  # doctest: +NORMALIZE_WHITESPACE
     2 entries have a perfect F1 score (1): leaked test labels, or a solved task; a perfect score says nothing
-    about its noise (--exclude-flagged perfect sets them aside).
+    about its noise (exclude_flagged='perfect' sets them aside).
+
+    The option is named in the words of the interface in use (:func:`leaderboard.api_words.said`):
+    ``--exclude-flagged perfect`` on the command line.
     """
     teams = [str(t) for t in teams]
     scores = np.asarray(scores, dtype=float)
@@ -121,8 +125,8 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
                                      + ("answers seen in training, or a solved task"
                                         if items else "leaked test labels, or a solved task")
                                      + "; a perfect score says nothing about its noise "
-                                       f"(--exclude-flagged perfect sets {_them(perfect.sum())} "
-                                       "aside).",
+                                     + said(f"(--exclude-flagged perfect sets "
+                                            f"{_them(perfect.sum())} aside)."),
                           _names(teams, perfect)))
     top = finite & (scores == np.nanmax(sign * scores) * sign)
     if top.sum() > 1 and not perfect.any():
@@ -139,8 +143,9 @@ def board_flags(teams, scores, metric: Metric, higher_is_better: bool, *, split:
             flags.append(Flag("far_out", f"{_entries(far.sum())} {_verb(far.sum(), 'score')} far "
                                          f"worse than the rest{where} (beyond "
                                          f"{_g(sign * fence)}, three interquartile ranges past "
-                                         f"the quartile): {kinds} (--exclude-flagged junk sets "
-                                         f"{_them(far.sum())} aside).", _names(teams, far)))
+                                         f"the quartile): {kinds} "
+                                         + said(f"(--exclude-flagged junk sets {_them(far.sum())} "
+                                                "aside)."), _names(teams, far)))
     chance = no_skill_score(metric, prevalence, class_shares)
     if chance is not None:
         worse = finite & (sign * scores < sign * chance)

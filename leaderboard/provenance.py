@@ -185,11 +185,14 @@ def _entry_bytes(value: object) -> bytes:
 
 
 def provenance(inputs: list[tuple[str, object]], seed: int) -> Provenance:
-    """The provenance of a run reading ``inputs`` (role, path or table) with ``seed``."""
+    """The provenance of a run reading ``inputs`` (role, path or table) with ``seed``; a role
+    that is an option is named in the words of the interface in use (``--items`` on the command
+    line, ``items=`` in Python: :func:`leaderboard.api_words.said`)."""
     from leaderboard import __version__
+    from leaderboard.api_words import said
 
     date, source = today()
-    found = tuple(d for d in (digest_input(role, value) for role, value in inputs)
+    found = tuple(d for d in (digest_input(said(role), value) for role, value in inputs)
                   if d is not None)
     return Provenance(version=__version__, date=date, date_from=source,
                       command=_CALL.get() or "(called from Python without a recorded call)",

@@ -5,7 +5,9 @@ The eight analyses (:func:`leaderboard.analyze`, :func:`~leaderboard.analyze_sub
 :func:`~leaderboard.choose_finals`, :func:`~leaderboard.compare`, :func:`~leaderboard.plan` and
 :func:`~leaderboard.simulate`) return objects that follow :class:`AnalysisResult`: ``to_dict()``
 (the command line's JSON as a dictionary), ``to_json()`` (that JSON, byte for byte as the
-command's ``--json`` writes it, the same inputs and seed), ``save(path)`` (the format chosen by the
+command's ``--json`` writes it, the same inputs and seed, but for the words that name an option:
+a result made in Python names the keyword argument, :func:`leaderboard.api_words.said`),
+``save(path)`` (the format chosen by the
 path's suffix), and ``to_html()`` where the command writes a page (every one but ``compare``,
 whose outputs are the JSON and a Markdown comment). A page with charts (:attr:`Saves.CHARTS`) draws
 them with its script; ``to_html(static_charts=True)`` and ``save(path, static_charts=True)`` also
@@ -115,7 +117,8 @@ class Reported(Saves):
         return import_module(self.REPORT).to_json_dict(self)
 
     def to_json(self) -> str:
-        """The JSON the command's ``--json`` writes, byte for byte."""
+        """The JSON the command's ``--json`` writes, byte for byte (its words naming keyword
+        arguments where a result made in Python has them)."""
         return import_module(self.REPORT).json_text(self)
 
     def to_html(self, static_charts: bool = False) -> str:

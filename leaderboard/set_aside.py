@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.errors import InputError
 from leaderboard.flags import EXCLUDABLE, FAR_OUT, NAMES_SHOWN, Flag, board_flags, visible
 from leaderboard.ingest.records import DroppedRows
@@ -197,7 +198,7 @@ def set_aside_files(subs, point: np.ndarray, settings, exclude: Sequence[str],
                              prevalence=prevalence)
         for word, why, entries in aside:
             for k in entries["line"]:
-                reasons[int(k)] = f"set aside (--exclude-flagged {word}): {why}"
+                reasons[int(k)] = said(f"set aside (--exclude-flagged {word})") + f": {why}"
     if not reasons:
         return subs, flags
     if len(reasons) == len(ok):
@@ -237,7 +238,7 @@ def board_set_aside(board, words: Sequence[str], metric, higher: bool,
     kept, aside = set_aside(board.entries, words, metric, higher, prevalence=prevalence)
     if len(kept) < 1:
         raise InputError("--exclude-flagged: every entry is flagged; nothing is left to analyse")
-    dropped = tuple(DroppedRows(f"set aside (--exclude-flagged {word}): {why}", len(rows),
+    dropped = tuple(DroppedRows(said(f"set aside (--exclude-flagged {word})") + f": {why}", len(rows),
                                 tuple(int(x) for x in rows["line"].head(20)))
                     for word, why, rows in aside)
     return dataclasses.replace(board, entries=kept, dropped=board.dropped + dropped)

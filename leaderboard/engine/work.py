@@ -20,10 +20,11 @@ on which entries share a batch, on the batch size or on the worker.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from leaderboard.api_words import COMMAND_LINE
 from leaderboard.errors import processing
 from leaderboard.metrics.base import Metric, RowMean
 from leaderboard.noise.bootstrap import ResamplingPlan, replicate_scores
@@ -76,6 +77,9 @@ class Job:
     replicates: int
     seed: int
     batch: int | None = None
+    #: whether the command line runs (read where the job is made): a Dask worker, another
+    #: process, words the files' reasons for the caller's interface (--pred-col or pred_col=)
+    command_line: bool = field(default_factory=COMMAND_LINE.get)
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,19 +119,24 @@ def entries_per_batch(n_rows: int, width: int = 1, budget: int = BATCH_BYTES) ->
 
 
 def run_batch(job: Job, first: int, items: Sequence[Found | SubmissionFile]) -> BatchResult:
-    """Read, validate and score ``items`` (entries ``first, first + 1, ...``)."""
+    """Read, validate and score ``items`` (entries ``first, first + 1, ...``), in the words of
+    the interface that made the job (:attr:`Job.command_line`)."""
+    interface = COMMAND_LINE.set(job.command_line)
     try:
         read, parts = [], []
-        for item in items:
-            status, reason, rows, prediction = _read(job, item)
-            ok = status == "ok"
-            read.append((status, reason, rows, digest(prediction) if ok else None))
-            # only the scored rows of each split are kept, never the whole file
-            parts.append([prediction[s.rows] for s in job.splits] if ok else None)
-            del prediction
+        try:
+            for item in items:
+                status, reason, rows, prediction = _read(job, item)
+                ok = status == "ok"
+                read.append((status, reason, rows, digest(prediction) if ok else None))
+                # only the scored rows of each split are kept, never the whole file
+                parts.append([prediction[s.rows] for s in job.splits] if ok else None)
+                del prediction
+        finally:
+            close_archives()
+        return _score(job, first, read, parts)
     finally:
-        close_archives()
-    return _score(job, first, read, parts)
+        COMMAND_LINE.reset(interface)
 
 
 def _read(job: Job, item: Found | SubmissionFile) -> tuple:

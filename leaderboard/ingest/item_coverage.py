@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.choices import ITEMS_POLICIES
 from leaderboard.errors import InputError
 from leaderboard.ingest.item_sets import NAMED, SampleSpread
@@ -111,17 +112,18 @@ class ItemCoverage:
             out.append(f"The models were scored on different item sets: {len(self.used):,} of "
                        f"the file's {self.items_in_file:,} items are shared by every model "
                        "analysed, and only those are used" + self._cells_words()
-                       + " (--items-policy pairwise compares each pair on the items they share)"
+                       + said(" (--items-policy pairwise compares each pair on the items they "
+                              "share)")
                        + self.shrink_words() + ".")
         elif self.ragged:
             out.append(f"The models were scored on different item sets "
                        f"({min(n for _, n in self.items_per_model):,} to "
                        f"{max(n for _, n in self.items_per_model):,} of {self.items_in_file:,} "
-                       "items; --items-policy pairwise): each model's score, interval, rank "
-                       "and tier are its mean over its own items, resampled with the items it "
-                       "shares with others (paired there); models on easier items look better "
-                       "by that alone. The pairwise table compares each pair on the items they "
-                       "share only.")
+                       + said("items; --items-policy pairwise)")
+                       + ": each model's score, interval, rank and tier are its mean over its "
+                       "own items, resampled with the items it shares with others (paired "
+                       "there); models on easier items look better by that alone. The pairwise "
+                       "table compares each pair on the items they share only.")
         if self.samples is not None:
             out.append(self.samples.sentence())
         return out
@@ -135,13 +137,13 @@ class ItemCoverage:
         models_side = f"{mb:,} x {ib:,} = {mb * ib:,}"
         if self.policy != "common":
             forced = "drop-models" if chosen == "models" else "drop-items"
-            return f" (--items-policy {forced})"
+            return said(f" (--items-policy {forced})")
         if chosen == "models":
             return (f": {mb:,} models x {ib:,} items = {mb * ib:,} cells, against {ma:,} x "
                     f"{ia:,} = {ma * ia:,} keeping every model on the shared items "
-                    "(--items-policy drop-items keeps them instead)")
+                    + said("(--items-policy drop-items keeps them instead)"))
         return (f": {items_side}, against {models_side} keeping only the models that have "
-                "every item (--items-policy drop-models)")
+                "every item " + said("(--items-policy drop-models)"))
 
     def shrink_words(self) -> str:
         """Which models shrink the common set most, as the end of a sentence (or "")."""

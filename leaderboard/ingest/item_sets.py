@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.errors import InputError
 from leaderboard.ingest.toolkit.messages import show
 
@@ -216,8 +217,8 @@ def item_cells(m_code: np.ndarray, i_code: np.ndarray, values: np.ndarray,
                 + (f"; on {show(items[bad_items[0]])}: " if bad_items.size > 1 else ": ")
                 + f"{first_value[first]:g} then {sorted_value[first]:g})"
                 + ("; give one value per model, item and sample" if s_code is not None else
-                   "; give one value per model and item, or --sample-col if these are repeated "
-                   "samples"))
+                   said("; give one value per model and item, or --sample-col if these are "
+                        "repeated samples")))
         merged = tuple(str(models[k]) for k in np.unique(sorted_model[repeat & ~clash])
                        if int(k) not in refused)
     kept = ~repeat

@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard import limits
 from leaderboard.errors import InputError
 from leaderboard.ingest.item_coverage import item_coverage
@@ -149,7 +150,7 @@ def _drop_incomplete(files: list[SubmissionFile], coverage, models: pd.Index
              if coverage.policy == "common" else "common or drop-items keeps it")
     return [replace(f, status="set aside", reason=(
         f"has {lacking[f.team]:,} of the {total:,} items: left out so that every model is "
-        f"compared on every item (--items-policy {other})"))
+        f"compared on every item " + said(f"(--items-policy {other})")))
         if f.team in lacking else f for f in files]
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.ingest.json_logs import parse_json
@@ -169,7 +170,7 @@ def _model_column(raw: pd.DataFrame, given: str | None, known: Collection[str],
     """The column naming the models, and how it was chosen (words for the page)."""
     if given is not None:
         return find_column(raw, given, (), "model", "--published-model-col", source), \
-            "given (--published-model-col)"
+            said("given (--published-model-col)")
     known = set(known)
     matches = {c: int(raw[c].str.strip().isin(known).sum()) for c in raw.columns}
     best = max(matches.values(), default=0)

@@ -88,6 +88,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import gammaincinv
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 from leaderboard.params import DEFAULT_ALPHA
 
@@ -313,7 +314,7 @@ class CorrelationChoice:
                     f"{self._interval()} (estimate {self.value:.3g}), estimated "
                     f"from {e.n_pairs:,} public/private pairs")
         if self.source == "stated":
-            return f"{self.used:g} (stated with --correlation)"
+            return said(f"{self.used:g} (stated with --correlation)")
         return f"0 ({self.source[len('assumed 0 ('):-1]}): independent, the conservative choice"
 
     def note(self) -> str:
@@ -323,11 +324,13 @@ class CorrelationChoice:
             text = (f"Comparisons assume a correlation of {self.used:.3g} between entries' scores: "
                     f"the lower end of the {_conf(e.alpha)} interval {self._interval()} "
                     f"(estimate {self.value:.3g}) estimated from the spread of "
-                    f"{e.n_pairs:,} entries' public-minus-private gaps (--correlation auto). "
+                    f"{e.n_pairs:,} entries' public-minus-private gaps "
+                    + said("(--correlation auto). ")
                     if self.high is not None and self.high > 0 else
                     "Comparisons assume each entry's score moves independently (correlation 0): "
                     f"the public-minus-private gaps of {e.n_pairs:,} entries spread at least as "
-                    "much as independent entries' noise would make them (--correlation auto). ")
+                    "much as independent entries' noise would make them "
+                    + said("(--correlation auto). "))
             text += ("Anything besides sampling noise that moves the gaps (entries that over-fitted "
                     "the public board, a public board on other data, public scores of other "
                     "submissions) widens them, so the estimate errs low, toward wider tiers.")
@@ -342,8 +345,8 @@ class CorrelationChoice:
             return text
         if self.source == "stated":
             return (f"Comparisons assume a correlation of {self.used:g} between entries' scores, "
-                    "as stated (--correlation). If the real correlation is lower, the tiers are "
-                    "narrower than they should be.")
+                    + said("as stated (--correlation). If the real correlation is lower, the "
+                           "tiers are narrower than they should be."))
         text = ("Comparisons assume each entry's score moves independently, as if every entry had "
                 "its own test set. Entries scored on one shared test set are positively "
                 "correlated, so if the noise model holds the real differences are less noisy than "
@@ -369,11 +372,11 @@ class CorrelationChoice:
                     "that over-fitted the public board, a public board on other data and public "
                     "scores of other submissions all widen the gaps, so the estimate errs low, "
                     "toward wider tiers. If the private score also counts the public rows the gaps "
-                    "shrink and it errs high: then state --correlation. The gaps are measured in "
-                    "units of the simulated noise, so the estimate also absorbs a universe that "
-                    "overstates the noise (as the bounded universe of Dice and IoU does by "
-                    "design): the noise of a difference between two entries then comes from the "
-                    "board's own gaps.")
+                    + said("shrink and it errs high: then state --correlation. ")
+                    + "The gaps are measured in units of the simulated noise, so the estimate "
+                    "also absorbs a universe that overstates the noise (as the bounded universe "
+                    "of Dice and IoU does by design): the noise of a difference between two "
+                    "entries then comes from the board's own gaps.")
         if self.source == "stated":
             return (f"Entries are compared assuming a correlation of {self.used:g} between their "
                     "scores (stated), as entries scored on one shared test set have. If the real "
@@ -382,8 +385,9 @@ class CorrelationChoice:
                 "leaderboard they share one test set, so their scores move together and true "
                 "differences are less noisy than assumed: the tiers come out wider than "
                 "necessary, never narrower. That is the conservative choice. With public and "
-                "private scores and both slices' sizes, --correlation auto estimates the "
-                f"correlation from the board; {SHARPER_NOTE[0].lower()}{SHARPER_NOTE[1:]}.")
+                "private scores and both slices' sizes, " + said("--correlation auto")
+                + " estimates the correlation from the board; "
+                f"{SHARPER_NOTE[0].lower()}{SHARPER_NOTE[1:]}.")
 
     def to_json(self) -> dict:
         """``{value, source, low, high, used}`` (``low``/``high`` None unless estimated)."""
@@ -429,4 +433,5 @@ def choose_correlation(setting: float | str, estimate: CorrelationEstimate | Non
                                  estimate)
     short, why = (("no usable public/private pairs", estimate.reason) if estimate is not None
                   else FALLBACK[missing])
-    return CorrelationChoice(0.0, 0.0, None, None, f"assumed 0 ({short})", estimate, why)
+    return CorrelationChoice(0.0, 0.0, None, None, f"assumed 0 ({short})", estimate,
+                             None if why is None else said(why))

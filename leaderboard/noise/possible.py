@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 
+from leaderboard.api_words import said
 from leaderboard.metrics import Metric
 
 _SMALLEST_AT_ONE_HIT = {"f1": lambda n: 2.0 / (n + 1.0)}   # one true positive, all else wrong
@@ -156,11 +157,11 @@ def impossible_scores(metric: Metric, scores: np.ndarray, n_test: int, low: np.n
             reasons.append(f"{metric.label} {s:.5g} is below the smallest non-zero "
                            f"{metric.label} possible on {n_test:,} rows ({floor:.3g}: one true "
                            "positive, every other row wrong), so it cannot be a score on that "
-                           "test set; check --n-test or the score")
+                           + said("test set; check --n-test or the score"))
         elif np.isfinite(low[i]) and not (low[i] - slack[i] <= s <= high[i] + slack[i]):
             mask[i] = True
             reasons.append(f"{metric.label} {s:.5g} is not a score the universe produces on "
                            f"{n_test:,} rows near any true score (its interval would be "
-                           f"{low[i]:.3g} to {high[i]:.3g}, excluding the score itself); check "
-                           "--n-test or the score")
+                           f"{low[i]:.3g} to {high[i]:.3g}, excluding the score itself); "
+                           + said("check --n-test or the score"))
     return mask, reasons

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from leaderboard.api_words import said, said_with
 from leaderboard.params import DEFAULT_SEED
 
 VERDICTS = ("holds", "doubtful", "not checkable")
@@ -205,15 +206,15 @@ def _rows_or_items(found: tuple, unit: str, affects: tuple[str, ...]) -> Assumpt
         return Assumption(name, "The items are independent: no two share a passage, a "
                           "repository or a source that makes them succeed or fail together.",
                           affects, True, checked, "doubtful" if found else "holds",
-                          f"Pass --cluster-col {show(found[0][0])} if items of a group are "
-                          "related."
-                          if found else "If items come in groups the file does not show, "
-                          "add the group as a column and pass --cluster-col.",
+                          f"Pass {said_with('--cluster-col', show(found[0][0]))} if items of "
+                          "a group are related."
+                          if found else said("If items come in groups the file does not show, "
+                                             "add the group as a column and pass --cluster-col."),
                           {"grouping_columns": [{"column": c, "groups": g} for c, g in found]})
     return Assumption(name, "The test rows are independent: no patient, session or user has "
                       "several rows.", affects, False, None, "not checkable",
-                      "If rows come in groups, give the group column (--group-col) so whole "
-                      "groups are resampled.")
+                      said("If rows come in groups, give the group column (--group-col) so "
+                           "whole groups are resampled."))
 
 
 def _independence(boot, flags, grouping: tuple, items: bool) -> Assumption:
@@ -262,9 +263,9 @@ def _scores(analysis, sweep: dict | None) -> tuple[Assumption, ...]:
          f"{universe} universe: the simulated test sets give every interval its width."
          if universe else "No universe was simulated, so no interval rests on a shape."),
         _INTERVALS, False, None, "not checkable",
-        "Give the predictions (--solution with --submissions, or --items) so the real test rows "
-        "are resampled; or check the universe options against what the test set is like "
-        "(docs/scores_only.md measures them).")
+        said("Give the predictions (--solution with --submissions, or --items) so the real test "
+             "rows are resampled; or check the universe options against what the test set is "
+             "like (docs/scores_only.md measures them)."))
     if getattr(analysis, "tails", None) is not None and universe:
         shape = _tails_shape(analysis.tails, universe)
     rows = _rows_or_items((), "rows", _INTERVALS)
@@ -299,8 +300,8 @@ def _tails_shape(tails, universe: str) -> Assumption:
             "their own intervals are too narrow).", tails.to_json())
     return Assumption(
         "universe_shape", statement, _INTERVALS, False, None, "not checkable",
-        "State the residuals' kurtosis (--kurtosis, from a validation set's residuals), or give "
-        "public and private scores with both slices' sizes, whose gaps show the noise."
+        said("State the residuals' kurtosis (--kurtosis, from a validation set's residuals), or "
+             "give public and private scores with both slices' sizes, whose gaps show the noise.")
         if tails.how == "unknown" else "Nothing, if the stated tails are right.",
         tails.to_json())
 
@@ -340,7 +341,8 @@ def _scores_correlation(analysis, sweep: dict | None) -> Assumption:
                   f"estimated correlation ran from {real['low']:.2f} to {real['high']:.2f}.")
     return Assumption(
         "correlation_between_entries", f"{statement} {words}", affects, False, checked,
-        "not checkable", "If the entries share much of their predictions (ensembles of one "
-        "base model, forks of one notebook), a higher correlation is likely and fewer entries "
-        "are tied; give both public and private scores with their sizes (--correlation auto "
-        "estimates it), or the predictions (which measure it).", measured)
+        "not checkable", said("If the entries share much of their predictions (ensembles of one "
+                              "base model, forks of one notebook), a higher correlation is likely "
+                              "and fewer entries are tied; give both public and private scores "
+                              "with their sizes (--correlation auto estimates it), or the "
+                              "predictions (which measure it)."), measured)

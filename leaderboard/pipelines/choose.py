@@ -15,6 +15,7 @@ import pandas as pd
 
 from leaderboard.pipelines.submission_scoring import split_scores
 from leaderboard.choose import Choice, Ladder, Posterior, candidate_posterior, choose_pair, ladder_check
+from leaderboard.api_words import said
 from leaderboard import limits
 from leaderboard.errors import InputError
 from leaderboard.ingest.leaderboards import Leaderboard
@@ -370,7 +371,7 @@ def correlation_used(c: Candidates, settings: ChooseSettings) -> dict:
 def _assumed_note(c: Candidates, settings: ChooseSettings) -> str:
     """What the choice assumed about candidates given only by a public score."""
     if settings.correlation is not None:
-        rho = f"{settings.correlation:g} (--correlation)"
+        rho = said(f"{settings.correlation:g} (--correlation)")
     elif all(src == "table" for src in c.source):
         rho = (f"{TABLE_CORRELATION:g}, the default: a team's submissions usually share most of "
                "their predictions (one real team's 27 measured 0.75 median)")
@@ -384,9 +385,9 @@ def _assumed_note(c: Candidates, settings: ChooseSettings) -> str:
         words += ("With little correlation assumed, the candidates' shared noise is left out of "
                   "their intervals, which held the truth in as few as half of simulated "
                   "competitions whose candidates were alike. ")
-    return words + ("Giving their predictions (--solution, --submissions) measures it; without "
-                    "them the pair is the two best public scores unless the model's gain over "
-                    "them clears its Monte Carlo error.")
+    return words + said("Giving their predictions (--solution, --submissions) measures it; "
+                        "without them the pair is the two best public scores unless the model's "
+                        "gain over them clears its Monte Carlo error.")
 
 
 def _group_notes(names: list[str], identical: list[str | None],

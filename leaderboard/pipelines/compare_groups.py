@@ -11,6 +11,7 @@ import dataclasses
 
 import numpy as np
 
+from leaderboard.api_words import said_with
 from leaderboard.errors import printable
 from leaderboard.noise.bootstrap import MIN_CLUSTERS
 from leaderboard.pipelines.compare import GateOptions, compare_pair
@@ -42,6 +43,7 @@ def undeclared_groups_hold(items, baseline, candidate, options: GateOptions,
             return ("undeclared_groups_held", (
                 f"held: column '{name}' groups the items into {count:,} groups nobody "
                 f"declared, and with each group's items resampled together (related items, "
-                f"as --cluster-col {name} would) the candidate is not shown better "
-                f"(lower bound {r.lower:.4g}); pass --cluster-col {name} to use that grouping"))
+                f"as {said_with('--cluster-col', name, repr(name))} would) the candidate is "
+                f"not shown better (lower bound {r.lower:.4g}); pass "
+                f"{said_with('--cluster-col', name, repr(name))} to use that grouping"))
     return None

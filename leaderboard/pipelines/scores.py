@@ -8,10 +8,12 @@ importable from here too. Nothing here imports the report.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.pipelines.analysis import (Analysis, LeftOut, Settings, check_settings,
                                             join_ranking, rank_entries, sanity_flags)
 from leaderboard.pipelines.tails import choose_tails, with_bracket
@@ -21,8 +23,6 @@ from leaderboard.errors import InputError
 from leaderboard.pipelines.assumptions import (SWEEP_REPLICATES, analysis_assumptions,
                                                correlation_sweep)
 from leaderboard.flags import Flag, class_count_flags
-from leaderboard.ingest.leaderboards import Leaderboard
-from leaderboard.metrics import Metric
 from leaderboard.noise.correlation import CorrelationChoice, choose_correlation
 from leaderboard.noise.grid import UnreachableScores, build_noise_model
 from leaderboard.noise.possible import holding_own_score, impossible_scores
@@ -30,6 +30,10 @@ from leaderboard.noise.universes import not_simulable_reason
 from leaderboard.progress import Progress
 from leaderboard.tiers import RankReplicates
 from leaderboard.tiers.ranking import rank_board
+
+if TYPE_CHECKING:   # annotations only
+    from leaderboard.ingest.leaderboards import Leaderboard
+    from leaderboard.metrics import Metric
 
 __all__ = ["Analysis", "LeftOut", "Settings", "analyze", "join_ranking", "rank_entries",
            "sanity_flags"]
@@ -80,8 +84,8 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
         notes.append(f"Intervals and tiers are not available: {reason}. Entries are ranked but "
                      "not compared.")
     elif settings.n_test is None:
-        notes.append("No test-set size was given (--n-test), so the sampling noise cannot be "
-                     "simulated: entries are ranked but not compared.")
+        notes.append(said("No test-set size was given (--n-test), so the sampling noise cannot "
+                          "be simulated: entries are ranked but not compared."))
     else:
         progress = Progress("simulating test sets", quiet=quiet)
         try:
@@ -99,7 +103,8 @@ def analyze(leaderboard: Leaderboard, settings: Settings, *, quiet: bool = True)
             left_out.append(LeftOut("intervals, tiers and ranks", why,
                                     tuple(table["team"].astype(str))))
             notes.append(f"Intervals and tiers are not available: {why}. Entries are ranked but "
-                         "not compared. Check the scores, --metric or the universe options.")
+                         + said("not compared. Check the scores, --metric or the universe "
+                                "options."))
         progress.close()
     if noise is not None:
         low, high = noise.interval(scores)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.noise.correlation import (CorrelationChoice, CorrelationEstimate,
                                            choose_correlation, estimate_correlation)
 from leaderboard.noise.grid import build_noise_model
@@ -136,8 +137,8 @@ def shakeup_from_scores(public: np.ndarray, private: np.ndarray, settings: Setti
     public, private = np.asarray(public, float), np.asarray(private, float)
     reason = not_simulable_reason(metric, options)
     if reason is None and (n_public is None or n_private is None):
-        reason = ("the sizes of the public and private slices were not given (--n-public and "
-                  "--n-private, or --n-test with --public-fraction)")
+        reason = said("the sizes of the public and private slices were not given (--n-public "
+                      "and --n-private, or --n-test with --public-fraction)")
     if reason is not None:
         stats = shakeup_stats(public, private, higher_is_better)
         return _result(public, private, stats, None, None, n_public, n_private, two_stage,

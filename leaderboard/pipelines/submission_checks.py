@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.flags import Flag, class_count_flags
 from leaderboard.ingest.submissions.identical import identical_by_digest
 
@@ -105,8 +106,8 @@ def bootstrap_notes(boot: BootstrapResult, solution: Solution) -> list[str]:
     if undefined.any():
         notes.append(f"On {int(undefined.max()):,} of {boot.replicates.shape[1]:,} replicates the "
                      f"metric was undefined for some entry (e.g. no positives were drawn); those "
-                     "replicates are left out of that entry's interval. Stratified resampling "
-                     "(--resample stratified) avoids this.")
+                     "replicates are left out of that entry's interval. "
+                     + said("Stratified resampling (--resample stratified) avoids this."))
     if (solution.usage == "ignored").any():
         notes.append(f"{int((solution.usage == 'ignored').sum()):,} solution rows marked Ignored "
                      "are not scored.")

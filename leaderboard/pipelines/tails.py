@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.noise.tails import NoiseScale, read_noise_scale
 from leaderboard.noise.universes import DEFAULT_DF, default_universe, not_simulable_reason
 
@@ -116,7 +117,7 @@ class Tails:
                       f"{self.light['compared']:,} could be the best instead of "
                       f"{self.heavy['best_set']:,}")
         return (f"not known ({self.why_unknown}): the page assumes heavy tails "
-                f"({self.shape_words}){counts}; --kurtosis states them")
+                f"({self.shape_words}){counts}; " + said("--kurtosis states them"))
 
     def note(self) -> str:
         """The report's note on the tails: what each number rests on."""
@@ -129,10 +130,11 @@ class Tails:
                       f"best; with heavy-tailed ones ({self.shape_words}, shown here) "
                       f"{self.heavy['best_set']:,}.")
             return ("How heavy the residuals' tails are, scores cannot show, and the noise of a "
-                    "regression score grows with them." + counts + " State the residuals' "
-                    "kurtosis (--kurtosis: 3 for normal residuals, more for heavier tails; from "
-                    "a validation set's residuals), or give public and private scores with both "
-                    "slices' sizes, whose gaps show the noise.")
+                    "regression score grows with them." + counts
+                    + said(" State the residuals' kurtosis (--kurtosis: 3 for normal residuals, "
+                           "more for heavier tails; from a validation set's residuals), or give "
+                           "public and private scores with both slices' sizes, whose gaps show "
+                           "the noise."))
         c = self.scale
         assert c is not None   # "gaps": the gaps were read
         read = ("0, the lightest tails that explain them" if c.correlation == 0 else
@@ -288,8 +290,8 @@ def _why_not_read(public, private, settings: Settings) -> str | None:
     if public is None or private is None:
         return "the board has one score per entry"
     if settings.n_public is None or settings.n_private is None:
-        return ("the sizes of the public and private slices were not given (--n-public and "
-                "--n-private, or --n-test with --public-fraction)")
+        return said("the sizes of the public and private slices were not given (--n-public and "
+                    "--n-private, or --n-test with --public-fraction)")
     return None
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from leaderboard.api_words import said
 from leaderboard.noise.bradley_terry import SCALE
 from leaderboard.report.card_text import card_json, card_markdown
 
@@ -168,7 +169,7 @@ def battles_markdown(a: BattlesAnalysis, rows: int | None = MARKDOWN_ROWS) -> st
                                              f"{r.battles:,}"]) + " |")
         if len(t) > len(shown):
             lines.append(f"\n{len(t) - len(shown):,} more models not shown; the whole table is "
-                         "in the CSV (`--csv`), the JSON (`--json`) and the HTML report.")
+                         + said("in the CSV (`--csv`), the JSON (`--json`) and the HTML report."))
     for group in a.not_comparable:
         lines.append("\nNot rated, never linked by battles to the models above (no rating "
                      "compares them): " + ", ".join(markdown_text(m) for m in group) + ".")

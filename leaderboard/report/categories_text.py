@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def intervals_said(c) -> str:
                f"{MAX_T_EACH} of cases for a nominal 99%)")
             + f"; they do not all hold together (with many models some miss at once). "
             f"Intervals meant to hold together with probability {together} are in the JSON as "
-            "ci_sim_low and ci_sim_high (shown with --category-intervals simultaneous). "
+            + said("ci_sim_low and ci_sim_high (shown with --category-intervals simultaneous). ")
             + simultaneous)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 from leaderboard.pipelines.compare import Comparison, Gate
 from leaderboard.inert_text import markdown_text as _text   # untrusted names, inert
@@ -59,8 +60,8 @@ def gate_verdict(gate: Gate) -> str:
         "" if not gate.held else
         " (the test alone would pass it; held: not shown better with related items resampled "
         "together, see below)" if grouped else
-        " (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
-        "score is expected)")
+        said(" (the test alone would pass it; flagged, see below; --allow-perfect when a perfect "
+             "score is expected)"))
 
 
 def gate_markdown(gate: Gate) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 from leaderboard.inert_text import csv_text, markdown_text
 from leaderboard.tiers.methods import TIER_METHODS
@@ -89,7 +90,7 @@ def to_markdown(analysis: Analysis, rows: int | None = MARKDOWN_ROWS) -> str:
     omitted = len(whole) - len(out)
     if omitted:
         table.append(f"\n{omitted:,} more entries not shown; the whole table of {len(whole):,} "
-                     "is in the CSV (`--csv`), the JSON (`--json`) and the HTML report.")
+                     + said("is in the CSV (`--csv`), the JSON (`--json`) and the HTML report."))
     method = TIER_METHODS[analysis.ranking.method if analysis.ranking is not None
                           else s.tier_method]
     return (f"**{markdown_text(s.metric.label)}**, {len(out):,} entries, best first; {conf} "

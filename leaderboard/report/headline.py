@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.noise.spread import TYPICAL_CORRELATION, spread_of_equals
 
 if TYPE_CHECKING:
@@ -262,7 +263,7 @@ def _who(a: Analysis, names: bool = True) -> str:
         low, high = sorted((light, b))
         count = f"{low:,} to {'all ' if high == n else ''}{high:,}"
         return (f"{count} of {of} entries {what}, depending on how heavy the errors' tails are "
-                f"(--kurtosis narrows it){named}")
+                + said("(--kurtosis narrows it)") + named)
     if b == 1:
         return f"Only {listed[0]} can be the best."
     if b == n:

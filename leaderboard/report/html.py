@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import markupsafe
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 from leaderboard.report import tier_table
 from leaderboard.report.answer_box import answer_context
@@ -124,6 +125,7 @@ def build_context(a: Analysis, static_rows: int | None = tier_table.STATIC_ROWS,
         "legend": legend, "legend_note": legend_note,
         "more_notes": list(a.notes if a.tiers is not None else a.notes[1:]),
         "rows": tier_table.static_rows(a, num.score, static_rows), "n_entries": len(t),
+        "exports": {"json": said("--json"), "csv": said("--csv")},   # the interface's words
         "table_caption": tier_table.caption(a),
         "table_data": _TABLE_DATA if interactive else None,   # see page_pieces
         "table_meta": _table_meta(a, num, conf) if interactive else None,

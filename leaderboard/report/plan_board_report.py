@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 from leaderboard.report.render import render_page
 from leaderboard.safe_write import write_text
@@ -65,7 +66,8 @@ def terminal_text(p) -> str:
         _goal_words(p.top, p, f"the top {p.top.k} ({top}) each alone in its tier"),
         *p.notes,
         f"({p.boards:,} simulated boards per size; a share's Monte Carlo SE is about "
-        f"{_mc(p):.2f}. Assumes the board's scores are the true ones: see --json's assumes.)"])
+        f"{_mc(p):.2f}. "
+        + said("Assumes the board's scores are the true ones: see --json's assumes.)")])
 
 
 def _mc(p) -> float:

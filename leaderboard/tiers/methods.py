@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from leaderboard.api_words import said
 from leaderboard.confidence import confidence_label
 
 
@@ -71,9 +72,10 @@ class TierMethod:
         cannot)."""
         if self.same_family_as_rank_sets:
             return None
-        return ("These tiers are another procedure than the simultaneous rank sets and the "
-                "significance map, so an entry's tier and its rank set or map cells can disagree "
-                "(the default --tiers rank-sets reads all three from one family of tests).")
+        return said("These tiers are another procedure than the simultaneous rank sets and the "
+                    "significance map, so an entry's tier and its rank set or map cells can "
+                    "disagree (the default --tiers rank-sets reads all three from one family of "
+                    "tests).")
 
 
 RANK_SETS = TierMethod(

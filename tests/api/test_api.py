@@ -12,6 +12,7 @@ import pytest
 
 import leaderboard
 from chart_helpers import svg_text
+from interface_words import in_python_words
 from leaderboard.cli import main
 from leaderboard.resources import data_dir
 
@@ -46,6 +47,8 @@ def test_a_dataframe_gives_the_command_lines_numbers(tmp_path):
     result = leaderboard.analyze(frame, **EXAMPLE)
     cli = _cli_json(tmp_path, [str(path), *FLAGS])
     api = result.to_dict()
+    # the command's JSON, its notes and flags in the API's words (exclude_flagged=, not --...)
+    cli = in_python_words(cli)
     assert _numbers(api) == _numbers(cli) == _numbers(json.loads(result.to_json()))
     assert api["entries"] and all(e["tier"] >= 1 for e in api["entries"])
     # the table is the JSON's entries, and the path form is the same analysis again

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import leaderboard
+from interface_words import in_python_words
 from leaderboard.cli import main
 from leaderboard.report.choose_report import to_json_dict
 from leaderboard.report.compare_report import gate_json
@@ -42,6 +43,7 @@ def test_choose_finals_on_a_dataframe_gives_the_command_lines_numbers(tmp_path):
                                "--metric", "accuracy", "--n-public", "500", "--n-private",
                                "1500", "--draws", "2000", "--seed", "3", "-o",
                                str(tmp_path / "c.html")])
+    cli = in_python_words(cli)   # its notes in the API's words: (correlation=), not (--...)
     assert _without_inputs(json.loads(json.dumps(to_json_dict(api)))) == _without_inputs(cli)
     assert _without_inputs(json.loads(api.to_json())) == _without_inputs(cli)
     assert api.inputs == ("DataFrame 'public_scores'",)

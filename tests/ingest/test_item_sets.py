@@ -173,7 +173,7 @@ def test_samples_average_within_items_and_repeats_of_a_sample_merge_or_refuse():
     _, models = _read(flipped, sample_col="gen")
     assert models.files[0].status == "rejected" and "per model, item and sample" in \
         models.files[0].reason
-    with pytest.raises(InputError, match="or --sample-col if these are repeated samples"):
+    with pytest.raises(InputError, match="or sample_col= if these are repeated samples"):
         _read(frame)                                  # samples without --sample-col: refused
 
 

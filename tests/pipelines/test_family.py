@@ -100,7 +100,7 @@ def test_compare_holds_a_gate_that_only_passes_with_related_items_resampled_alon
     gate = leaderboard.compare("base", "cand", items=frame, metric="mean", replicates=R)
     assert not gate.better and gate.held
     kinds = [kind for kind, _ in gate.gate_flags]
-    assert kinds == ["undeclared_groups_held"] and "--cluster-col repo" in gate.gate_flags[0][1]
+    assert kinds == ["undeclared_groups_held"] and "cluster_col='repo'" in gate.gate_flags[0][1]
     declared = leaderboard.compare("base", "cand", items=frame, metric="mean", replicates=R,
                                    cluster_col="repo")
     assert not declared.better and not declared.held

@@ -138,7 +138,7 @@ def test_exclude_flagged_sets_aside_in_items_mode(tmp_path, capsys):
                                   exclude_flagged=("perfect",)).analysis
     assert "leaky" not in a.table["team"].tolist()
     leaky = next(f for f in a.submissions.files if f.team == "leaky")
-    assert leaky.status == "set aside" and "--exclude-flagged perfect" in leaky.reason
+    assert leaky.status == "set aside" and "exclude_flagged='perfect'" in leaky.reason
     path = tmp_path / "items.csv"
     frame.to_csv(path, index=False)
     assert main(["analyze", "--items", str(path), "--metric", "accuracy",
@@ -195,7 +195,7 @@ def test_titanics_everyone_died_file_is_a_baseline_and_insults_gain_no_flag(shar
     b = leaderboard.analyze_submissions(insults / "solution.csv", insults / "submissions",
                                         metric="auc", replicates=100).analysis
     assert [f.kind for f in b.flags] == ["far_out"]
-    assert "junk" not in b.flags[0].message.replace("--exclude-flagged junk", "")
+    assert "junk" not in b.flags[0].message.replace("exclude_flagged='junk'", "")
 
 
 def test_a_metadata_row_among_four_rows_is_named_with_the_range_it_was_judged_by():

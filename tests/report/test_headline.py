@@ -206,7 +206,7 @@ def test_markdown_of_a_big_board_is_capped(monkeypatch):
     assert len(text) < 65_000
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert len(rows) == 50 + 1
-    assert f"{n - 50:,} more entries not shown" in text and "--csv" in text
+    assert f"{n - 50:,} more entries not shown" in text and "to_csv()" in text
 
 
 @pytest.fixture(scope="module")

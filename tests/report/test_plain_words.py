@@ -62,7 +62,7 @@ def test_flags_agree_in_number():
     far, worse = board_flags([f"t{i}" for i in range(13)], scores, get_metric("auc"), True,
                              prevalence=0.2)
     assert far.message.startswith("1 entry scores far worse than the rest")
-    assert far.message.endswith("(--exclude-flagged junk sets it aside).")
+    assert far.message.endswith("(exclude_flagged='junk' sets it aside).")
     assert worse.message.startswith("1 entry scores worse than predicting")
     two = board_flags([f"t{i}" for i in range(14)], scores + [0.31], get_metric("auc"), True)
     assert two[0].message.startswith("2 entries score far worse") and "sets them aside" in \

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from leaderboard.api_words import said
 from leaderboard.errors import InputError
 from leaderboard.ingest.records import Solution
 from leaderboard.ingest.submissions.solution import id_keys
@@ -214,7 +215,7 @@ def _choose(fields: list[str], plan: Plan) -> tuple[str, tuple[str, ...], str]:
     if len(others) == 1 and not plan.explicit and not plan.names:
         return id_name, (others[0],), plan.mode
     wanted = quote(plan.names[0]) if plan.names else "(one prediction column)"
-    hint = "" if plan.explicit else "; use --pred-col if the name differs"
+    hint = "" if plan.explicit else said("; use --pred-col if the name differs")
     raise Rejected(f"missing prediction column {wanted} {listed}{hint}")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from leaderboard.api_words import said_with
 from leaderboard.errors import printable
 
 _NAME_LIMIT = 40  # characters of an untrusted name or value quoted in a reason
@@ -67,7 +68,8 @@ def grouping_words(column: object, groups: int, units: str, related: str = "") -
     name = show(column)
     quoted = name if name.startswith(("'", '"')) else f"'{name}'"
     return (f"column {quoted} groups the {units} into {groups:,} groups; if {units} of a group "
-            f"are related{related}, pass --cluster-col {name}: the intervals may be too narrow "
+            f"are related{related}, pass {said_with('--cluster-col', name, quoted)}: the "
+            "intervals may be too narrow "
             "without it")
 
 

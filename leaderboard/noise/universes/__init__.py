@@ -34,6 +34,7 @@ from typing import Protocol
 
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.errors import InputError
 from leaderboard.metrics import Metric
 from leaderboard.noise.universes.binomial import BinomialAccuracyUniverse, BoundedMeanUniverse
@@ -89,8 +90,8 @@ def not_simulable_reason(metric: Metric, options: UniverseOptions = UniverseOpti
     """Why ``metric`` cannot be simulated with ``options``, in one sentence; None if it can."""
     try:
         _check(metric, options)
-    except InputError as error:
-        return str(error)
+    except InputError as error:   # :func:`_check`'s words: the package's, on checked options
+        return said(str(error))
     return None
 
 

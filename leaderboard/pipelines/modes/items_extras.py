@@ -8,6 +8,7 @@ from typing import cast
 
 import numpy as np
 
+from leaderboard.api_words import said
 from leaderboard.errors import InputError
 from leaderboard.ingest.in_memory import InMemory
 from leaderboard.pipelines.analysis import Analysis
@@ -115,12 +116,13 @@ def _measured_on(coverage, read) -> str:
         return ""
     n = len(coverage.used)
     if not coverage.complete and coverage.ragged:
-        words = "each model's own items (--items-policy pairwise)"
+        words = said("each model's own items (--items-policy pairwise)")
     elif coverage.dropped == "items":
         words = f"the {n:,} items every analysed model has (of the file's {coverage.items_in_file:,})"
     else:
         words = f"all {n:,} items"
     if read.items_format in ("auto", "swebench") and read.missing_instances == "unresolved":
-        words += ("; for SWE-bench results, an instance without a result counts as unresolved "
-                  "(the leaderboard's denominator; --missing-instances missing leaves it out)")
+        words += said("; for SWE-bench results, an instance without a result counts as "
+                      "unresolved (the leaderboard's denominator; --missing-instances missing "
+                      "leaves it out)")
     return words

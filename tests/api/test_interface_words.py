@@ -129,6 +129,8 @@ def test_the_texts_that_named_options_now_name_keywords_and_keep_a_team_named_li
     assert options_in(notebook, (HOSTILE,)) == [] and "exclude_flagged=" in notebook
     # the team is data: its name is shown as given, in the JSON and on the page
     assert HOSTILE in [entry["team"] for entry in data["entries"]] and f">{HOSTILE}<" in page
+    # the card's input: the API's argument, not the command's FILE
+    assert [i["role"] for i in data["card"]["provenance"]["inputs"]] == ["data="]
 
 
 def test_the_command_line_keeps_its_options(tmp_path):
@@ -144,6 +146,7 @@ def test_the_command_line_keeps_its_options(tmp_path):
     # (the card's command line names the options it was given too)
     assert said <= set(options_in(text, (HOSTILE,))) and said <= set(options_in(page, (HOSTILE,)))
     assert "(--exclude-flagged perfect sets it aside)" in text
+    assert [i["role"] for i in json.loads(text)["card"]["provenance"]["inputs"]] == ["FILE"]
     assert HOSTILE in [e["team"] for e in json.loads(text)["entries"]]
 
 

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from leaderboard.api_words import COMMAND_LINE
 from leaderboard.errors import InputError
 from leaderboard.metrics import get_metric, metric_names
 from leaderboard.options import AnalyzeOptions, NoiseOptions, SliceOptions
@@ -61,7 +62,8 @@ def with_card(analysis: Analysis, inputs: Inputs, options: AnalyzeOptions) -> An
     from leaderboard.provenance import provenance
     from leaderboard.pipelines.card_modes import analysis_card
 
-    roles = [("FILE", inputs.board), ("--solution", inputs.solution),
+    board = "FILE" if COMMAND_LINE.get() else "data="   # the command's argument, the API's
+    roles = [(board, inputs.board), ("--solution", inputs.solution),
              ("--submissions", inputs.submissions), ("--items", inputs.items),
              ("--published", inputs.published), ("--instances", options.read.instances)]
     return replace(analysis, card=analysis_card(

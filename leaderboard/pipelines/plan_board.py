@@ -295,11 +295,16 @@ def far_notes(truth: Truth, goals: tuple[Goal, ...]) -> tuple[str, ...]:
         said.add(j)
         notes.append(
             f"{truth.names[j]} and {truth.names[j + 1]} are what takes so long: they are "
-            f"{gap:.2g} apart on this board, {gap / math.sqrt(var):.2g} standard errors of their "
+            f"{_plain(gap)} apart on this board, {_plain(gap / math.sqrt(var))} standard errors of their "
             f"difference at its size. Ordering them takes {PRACTICAL_FACTOR:,} or more times "
             f"this board's {truth.unit}s: unless that many can be had, read the two as tied "
             "(their true gap may be smaller still, or zero).")
     return tuple(notes)
+
+
+def _plain(x: float) -> str:
+    """Two significant digits, never in exponent form (a gap of 5e-05 reads 0.00005)."""
+    return np.format_float_positional(x, precision=2, unique=False, fractional=False, trim="-")
 
 
 def _hardness(truth: Truth, j: int) -> float:

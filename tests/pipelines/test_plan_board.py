@@ -151,3 +151,8 @@ def test_a_goal_no_practical_test_set_meets_names_the_near_tie_behind_it():
     clear = Truth(mu=np.array([0.90, 0.85, 0.80]), names=("a", "b", "c"), n0=500, unit="item",
                   cov=cov)
     assert plan_board(clear, k=2, boards=20, replicates=200).notes == ()
+    # a gap too small for its digits is still written out, never as 5e-05
+    from leaderboard.pipelines.plan_board import Goal, far_notes
+    tiny = Truth(mu=np.array([0.9, 0.89995]), names=("a", "b"), n0=500, unit="item", cov=cov[:2, :2])
+    never = Goal("leader alone in tier 1", 1, None, 0.0, None, "more than ...")
+    assert "they are 0.00005 apart" in far_notes(tiny, (never,))[0]

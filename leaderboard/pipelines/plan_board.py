@@ -281,24 +281,27 @@ def far_notes(truth: Truth, goals: tuple[Goal, ...]) -> tuple[str, ...]:
     ...           unit="item", cov=np.diag([1e-4, 1e-4, 1e-4]))
     >>> far = Goal("leader alone in tier 1", 1, None, 0.0, None, "more than ...")
     >>> print(far_notes(t, (far,))[0][:60])
-    a and b are what takes so long: they are 0.0001 apart on thi
+    Leader alone in tier 1: a and b hold it back, 0.0001 apart o
     """
-    notes, said = [], set()
+    goals_of: dict[int, list[str]] = {}   # pair -> the goals it holds back, in order
     for goal in goals:
         if goal.needed is not None and goal.needed < PRACTICAL_FACTOR * truth.n0:
             continue
         pairs = range(min(goal.k, truth.mu.size - 1))
         j = max(pairs, key=lambda i: _hardness(truth, i))
         gap, var = _adjacent(truth, j)
-        if j in said or gap <= 0 or not var > 0:   # a tie has its own reason already
-            continue
-        said.add(j)
+        if gap > 0 and var > 0:   # a tie has its own reason already
+            goals_of.setdefault(j, []).append(goal.name)
+    notes = []
+    for j, names in goals_of.items():
+        gap, var = _adjacent(truth, j)
+        what = " and ".join(names)
         notes.append(
-            f"{truth.names[j]} and {truth.names[j + 1]} are what takes so long: they are "
-            f"{_plain(gap)} apart on this board, {_plain(gap / math.sqrt(var))} standard errors of their "
-            f"difference at its size. Ordering them takes {PRACTICAL_FACTOR:,} or more times "
-            f"this board's {truth.unit}s: unless that many can be had, read the two as tied "
-            "(their true gap may be smaller still, or zero).")
+            f"{what[0].upper()}{what[1:]}: {truth.names[j]} and {truth.names[j + 1]} hold it "
+            f"back, {_plain(gap)} apart on this board, {_plain(gap / math.sqrt(var))} standard "
+            f"errors of their difference at its size. Ordering them takes {PRACTICAL_FACTOR:,} "
+            f"or more times this board's {truth.unit}s: unless that many can be had, read the "
+            "two as tied (their true gap may be smaller still, or zero).")
     return tuple(notes)
 
 

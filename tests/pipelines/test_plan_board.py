@@ -146,7 +146,7 @@ def test_a_goal_no_practical_test_set_meets_names_the_near_tie_behind_it():
     assert plan.leader.needed is not None and plan.leader.needed < 10 * near.n0
     assert plan.top.needed is None or plan.top.needed >= PRACTICAL_FACTOR * near.n0
     assert len(plan.notes) == 1, plan.notes
-    assert plan.notes[0].startswith("b and c are what takes so long: they are 0.0002 apart")
+    assert plan.notes[0].startswith("Top 2 separate: b and c hold it back, 0.0002 apart")
     assert "0.014 standard errors" in plan.notes[0] and "read the two as tied" in plan.notes[0]
     clear = Truth(mu=np.array([0.90, 0.85, 0.80]), names=("a", "b", "c"), n0=500, unit="item",
                   cov=cov)
@@ -155,4 +155,4 @@ def test_a_goal_no_practical_test_set_meets_names_the_near_tie_behind_it():
     from leaderboard.pipelines.plan_board import Goal, far_notes
     tiny = Truth(mu=np.array([0.9, 0.89995]), names=("a", "b"), n0=500, unit="item", cov=cov[:2, :2])
     never = Goal("leader alone in tier 1", 1, None, 0.0, None, "more than ...")
-    assert "they are 0.00005 apart" in far_notes(tiny, (never,))[0]
+    assert "hold it back, 0.00005 apart" in far_notes(tiny, (never,))[0]
